@@ -1,0 +1,173 @@
+//! Per-case checks: declarations and their pure evaluation.
+//!
+//! A check is declared in `suite.toml` as one `[[assertions]]` entry. The
+//! loader (`host::suite`) hands the entry's keys to [`build`], which
+//! validates them and returns a [`DeclaredCheck`]: the check's parameters,
+//! its reported name, threshold, tolerance, accepted output kinds and its
+//! `assertion_id` (what a baseline pairs on, equal to digline 0.10.0's).
+//! [`DeclaredCheck::evaluate`] is a pure function of the case's
+//! [`Inputs`] → [`Verdict`]. No I/O here.
+//!
+//! Spec `20-checks.md`; design record ADR 0007 §1 (`shared/seeds/004_*`).
+
+use serde_json::{Map, Number, Value};
+
+use super::verdict::Verdict;
+
+pub mod build;
+mod eval;
+
+pub use build::{build, BuildError, BuildErrorKind};
+
+/// The kind of an answer, by its JSON shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OutputKind {
+    /// A string.
+    Text,
+    /// A JSON object.
+    Structured,
+    /// A list of messages.
+    Conversation,
+}
+
+impl OutputKind {
+    /// The word used in `accepts` and in reasons (`text`, `structured`, `conversation`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputKind::Text => "text",
+            OutputKind::Structured => "structured",
+            OutputKind::Conversation => "conversation",
+        }
+    }
+}
+
+/// `length`'s unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LengthUnit {
+    /// Unicode code points.
+    Characters,
+    /// Runs separated by whitespace, as Python's `str.split()` counts them.
+    Words,
+}
+
+/// A check's parameters, one variant per check type.
+///
+/// Numbers keep the integer/float distinction of the suite file
+/// ([`Number`]): `max_ms = 800` and `max_ms = 800.0` are different
+/// identities in digline 0.10.0 and are written back as declared.
+#[derive(Clone, Debug)]
+pub enum Check {
+    /// Pass iff `needle` occurs in the text output.
+    Contains {
+        /// Non-empty substring.
+        needle: String,
+        /// `false` compares Unicode-casefolded text.
+        case_sensitive: bool,
+    },
+    /// Pass iff `needle` does not occur in the text output.
+    NotContains {
+        /// Non-empty substring.
+        needle: String,
+        /// `false` compares Unicode-casefolded text.
+        case_sensitive: bool,
+    },
+    /// Pass iff `pattern` matches somewhere in the text output (unanchored search).
+    Regex {
+        /// The pattern as declared (quoted in reasons).
+        pattern: String,
+        /// The compiled pattern.
+        compiled: regex::Regex,
+    },
+    /// Pass iff the length is within the declared bounds.
+    Length {
+        /// Inclusive lower bound, if declared.
+        minimum: Option<Number>,
+        /// Inclusive upper bound, if declared.
+        maximum: Option<Number>,
+        /// What is counted.
+        unit: LengthUnit,
+    },
+    /// Graded score `cap / (cap + cost)`: exactly 0.5 at the cap (USD).
+    CostBudget {
+        /// The cap in USD, > 0.
+        max_usd: Number,
+    },
+    /// Graded score `cap / (cap + latency)`: exactly 0.5 at the cap (ms).
+    LatencyBudget {
+        /// The cap in milliseconds, > 0.
+        max_ms: Number,
+    },
+}
+
+/// One `[[assertions]]` entry, validated and ready to evaluate.
+#[derive(Clone, Debug)]
+pub struct DeclaredCheck {
+    /// The `type` token as written (`contains`, `affix`).
+    pub token: String,
+    /// The reported name (`contains`, `starts_with`, or the declared `name`).
+    pub name: String,
+    /// The parameters.
+    pub check: Check,
+    /// 0–1; the score must reach it to pass.
+    pub threshold: f64,
+    /// ≥ 0; how far the score may move against the baseline before it counts.
+    pub tolerance: f64,
+    /// The output kinds this check judges; any other kind is an `error`.
+    pub accepts: Vec<OutputKind>,
+    /// 16 hex chars, equal to digline 0.10.0's for the same declaration.
+    pub assertion_id: String,
+    /// The value hashed into `assertion_id` (Python's identity payload), kept
+    /// for tests and for `config_hash`.
+    pub identity_payload: Value,
+}
+
+/// What a check sees of one answer to one case.
+#[derive(Clone, Copy, Debug)]
+pub struct Inputs<'a> {
+    /// The answer: a string (text), an object (structured) or an array (conversation).
+    pub output: &'a Value,
+    /// What the system under test was asked (the request body for HTTP targets).
+    pub input: Option<&'a str>,
+    /// The case's `expected`, if any.
+    pub expected: Option<&'a Value>,
+    /// The case's retrieval `context`.
+    pub context: &'a [String],
+    /// What the call cost, in USD, if the target reported it.
+    pub cost_usd: Option<f64>,
+    /// How long the call took, in milliseconds.
+    pub latency_ms: Option<f64>,
+    /// What the target reported beside the answer (`tools`, `tool_calls`).
+    pub response_metadata: &'a Map<String, Value>,
+}
+
+/// The kind of an output value, or `None` for a shape that is no valid output.
+pub fn output_kind(output: &Value) -> Option<OutputKind> {
+    match output {
+        Value::String(_) => Some(OutputKind::Text),
+        Value::Object(_) => Some(OutputKind::Structured),
+        Value::Array(items) if items.iter().all(Value::is_object) => {
+            Some(OutputKind::Conversation)
+        }
+        _ => None,
+    }
+}
+
+impl DeclaredCheck {
+    /// Judge one answer. Never panics; anything that prevents judging is an
+    /// `error` verdict with a one-line cause.
+    pub fn evaluate(&self, inputs: &Inputs) -> Verdict {
+        eval::evaluate(self, inputs)
+    }
+
+    /// An `error` verdict for this check, e.g. when the target could not be called.
+    pub fn errored(&self, reason: String) -> Verdict {
+        Verdict::errored(
+            &self.name,
+            &self.assertion_id,
+            self.threshold,
+            self.tolerance,
+            reason,
+            Map::new(),
+        )
+    }
+}

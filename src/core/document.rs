@@ -1,0 +1,134 @@
+//! The schema-10 run document as data: a run, its case results, and a
+//! baseline (a run plus `promoted_at`).
+//!
+//! Pure types; reading, validating and writing files is `store`'s job.
+//! Field names, presence and absence follow what digline 0.10.0 writes
+//! (absent and empty mean different things). Design record: ADR 0014
+//! (`shared/seeds/001_*`); spec `30-documents.md`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::verdict::Verdict;
+
+/// The schema version this binary reads and writes.
+pub const SCHEMA_VERSION: i64 = 10;
+
+/// One case's outcome in a run (`results[]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseResult {
+    /// The case's id from `cases.json`: what pairing uses, with the assertion id.
+    pub case_id: String,
+    /// True when the case was not run (its reason is in `suspended_reason`).
+    pub suspended: bool,
+    /// Why the case is suspended; payload, present only on suspended cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspended_reason: Option<String>,
+    /// `true` on canary cases; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<bool>,
+    /// One verdict per declared check, in declaration order (empty when suspended).
+    pub verdicts: Vec<Verdict>,
+    /// The recorded answers (`record_responses = true`), one per sample; payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responses: Option<Vec<Value>>,
+}
+
+impl CaseResult {
+    /// True when this case is a canary.
+    pub fn is_canary(&self) -> bool {
+        self.canary == Some(true)
+    }
+}
+
+/// A run document (`runs/<suite>/<key>.json`) or, with `promoted_at`, a
+/// baseline (`baselines/<suite>.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunDocument {
+    /// Run-level verdicts (precision, recall, accuracy, f1), in declaration order.
+    pub aggregate: Vec<Verdict>,
+    /// Declared artifacts by path: `{sha, text}` as 0.10.0 records them.
+    pub artifacts: Map<String, Value>,
+    /// 16 hex chars fingerprinting the rules (checks, thresholds, tolerances, samples).
+    pub config_hash: String,
+    /// When the run was made: `datetime.now(UTC).isoformat()`.
+    pub created_at: String,
+    /// The release that wrote the document (`0.1.0`).
+    pub digline_version: String,
+    /// The suite's `environment`.
+    pub environment: String,
+    /// The repository's commit when the run was made, if known.
+    pub git_commit: Option<String>,
+    /// What the judges reported about themselves (empty without judges).
+    pub judge_config: Map<String, Value>,
+    /// `--meta K=V` pairs given to `run`; payload.
+    pub metadata: Map<String, Value>,
+    /// True when payload fields were dropped from this document.
+    pub redacted: bool,
+    /// One entry per case, in `cases.json` order.
+    pub results: Vec<CaseResult>,
+    /// Always [`SCHEMA_VERSION`] for documents this binary writes.
+    pub schema_version: i64,
+    /// The suite's `name`.
+    pub suite: String,
+    /// What the target reported about how it answered (`{"values": {...}}`), or `{}`.
+    pub target_config: Map<String, Value>,
+    /// The suite's `tenant`: the perimeter a comparison never crosses.
+    pub tenant: String,
+    /// Set on a baseline: when a person promoted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promoted_at: Option<String>,
+}
+
+impl RunDocument {
+    /// Cases with at least one errored verdict (`unjudged` in the headline).
+    pub fn unjudged_cases(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|c| c.verdicts.iter().any(|v| v.status == super::verdict::Status::Error))
+            .count()
+    }
+
+    /// Suspended cases.
+    pub fn suspended_cases(&self) -> usize {
+        self.results.iter().filter(|c| c.suspended).count()
+    }
+}
+
+/// The run key: `created_at` with every run of non-alphanumerics turned into
+/// one `-`, trimmed, then `-<config_hash>`.
+///
+/// `2026-11-30T04:16:02.573852+00:00` + `d4d9fd58fc759255` →
+/// `2026-11-30T04-16-02-573852-00-00-d4d9fd58fc759255`.
+pub fn run_key(created_at: &str, config_hash: &str) -> String {
+    let mut key = String::new();
+    let mut in_gap = false;
+    for c in created_at.chars() {
+        if c.is_ascii_alphanumeric() {
+            if in_gap && !key.is_empty() {
+                key.push('-');
+            }
+            in_gap = false;
+            key.push(c);
+        } else {
+            in_gap = true;
+        }
+    }
+    format!("{key}-{config_hash}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_key_collapses_separators() {
+        assert_eq!(
+            run_key("2026-11-30T04:16:02.573852+00:00", "d4d9fd58fc759255"),
+            "2026-11-30T04-16-02-573852-00-00-d4d9fd58fc759255"
+        );
+        assert_eq!(run_key("--2026::x--", "ab"), "2026-x-ab");
+    }
+}

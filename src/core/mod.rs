@@ -1,0 +1,14 @@
+//! `core`: checks, comparison, identity and the document model — pure.
+//!
+//! Owns everything digline decides: how an answer is graded, how two runs
+//! pair and compare, how a declaration is identified. Imports nothing else
+//! of the crate and does no I/O (no files, clock, network or environment);
+//! a test (`tests/cli/layering.rs`) enforces it.
+
+pub mod checks;
+pub mod compare;
+pub mod document;
+pub mod identity;
+pub mod pyjson;
+pub mod suite;
+pub mod verdict;

@@ -1,0 +1,55 @@
+//! A loaded suite as pure data: its identity, its cases and its checks.
+//!
+//! `host::suite` builds it from `suite.toml` + `cases.json`; the driver
+//! (`run`) reads it. The target is not here: it is `target`'s type.
+//! Spec `10-suite.md`; design record ADR 0007 (`shared/seeds/004_*`).
+
+use serde_json::{Map, Value};
+
+use super::checks::DeclaredCheck;
+
+/// One entry of `cases.json`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Case {
+    /// Unique, non-empty: the pairing key.
+    pub id: String,
+    /// Template variables and body references; payload.
+    pub vars: Map<String, Value>,
+    /// The expected answer (string or object), if any; payload.
+    pub expected: Option<Value>,
+    /// Retrieval context; payload.
+    pub context: Vec<String>,
+    /// Free-form data about the case; payload.
+    pub metadata: Map<String, Value>,
+    /// Why the case is not run, if it is suspended; payload.
+    pub suspended: Option<String>,
+    /// `positive` or `negative`, for aggregates.
+    pub label: Option<String>,
+    /// The group for `by_group` aggregates.
+    pub group: Option<String>,
+    /// True for a canary case (needs samples ≥ 2).
+    pub canary: bool,
+}
+
+/// A suite ready to run.
+#[derive(Clone, Debug)]
+pub struct Suite {
+    /// The perimeter: `.digline/<tenant>/`.
+    pub tenant: String,
+    /// Where the run happens (`local`, `ci`, …); recorded.
+    pub environment: String,
+    /// The suite's name: the baseline's file name.
+    pub name: String,
+    /// Target calls per case (≥ 1).
+    pub samples: u32,
+    /// The fraction of samples that must agree, when `samples` > 1 (0–1).
+    pub min_agreement: Option<f64>,
+    /// Per-case checks in declaration order (= report order).
+    pub checks: Vec<DeclaredCheck>,
+    /// The cases in file order.
+    pub cases: Vec<Case>,
+    /// Record the answers in the run document.
+    pub record_responses: bool,
+    /// Declared artifact paths, as written (relative to the suite file).
+    pub artifacts: Vec<String>,
+}

@@ -1,0 +1,189 @@
+//! The verdict: what one check decided about one case (or one run).
+//!
+//! Three states only (`pass`, `fail`, `error`); an error means *could not
+//! judge* and is never a fail. A verdict is stored with its score,
+//! threshold and tolerance rounded to 6 decimals, and passes iff
+//! `round6(score) >= round6(threshold)`. Design record: ADR 0006 as carried
+//! by ADR 0014 (`shared/seeds/001_*`); spec `20-checks.md`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::pyjson::round6;
+
+/// The three states of a verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The score met the threshold.
+    Pass,
+    /// The score fell short of the threshold.
+    Fail,
+    /// The check could not judge (no score).
+    Error,
+}
+
+impl Status {
+    /// The lowercase word written in documents (`pass`, `fail`, `error`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// `meets(v, limit)`: `round6(v) >= round6(limit)` (a score meets its threshold).
+pub fn meets(value: f64, limit: f64) -> bool {
+    round6(value) >= round6(limit)
+}
+
+/// `within(v, limit)`: `round6(v) <= round6(limit)` (a measurement stays under a cap).
+pub fn within(value: f64, limit: f64) -> bool {
+    round6(value) <= round6(limit)
+}
+
+/// One verdict as a schema-10 document stores it (`results[].verdicts[]`
+/// and `aggregate[]`).
+///
+/// `score` is a 0–1 value, `None` iff `status` is `error`. `reason` is
+/// payload: it may quote parameters but never the output, and it never
+/// leaves the document (no comment, JSON or log carries it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verdict {
+    /// The check's reported name (`contains`, `starts_with`, `precision[group=a]`).
+    pub assertion: String,
+    /// 16 hex chars identifying the check's declaration: what baselines pair on.
+    pub assertion_id: String,
+    /// Measured facts (lengths, counts, sampled scores); never the output.
+    pub metadata: Map<String, Value>,
+    /// Why the check decided as it did; payload.
+    pub reason: String,
+    /// 0–1, rounded to 6 decimals; `None` iff the check errored.
+    pub score: Option<f64>,
+    /// pass, fail or error.
+    pub status: Status,
+    /// 0–1, rounded to 6 decimals.
+    pub threshold: f64,
+    /// ≥ 0, rounded to 6 decimals: how far the score may move before it counts.
+    pub tolerance: f64,
+    /// The per-sample scores when the check was sampled (suite `samples` > 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<Vec<f64>>,
+    /// The lowest sampled score: the bottom of the measured noise interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_min: Option<f64>,
+    /// The highest sampled score: the top of the measured noise interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_max: Option<f64>,
+    /// Set to `true` when the samples were themselves folds (`repeated` under suite samples).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_means: Option<bool>,
+    /// Set to `true` on verdicts of judged checks (`llm_rubric`, `faithfulness`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<bool>,
+}
+
+impl Verdict {
+    /// A judged verdict: the status follows from `score` and `threshold`.
+    /// All three numbers are rounded to 6 decimals.
+    pub fn scored(
+        name: &str,
+        assertion_id: &str,
+        score: f64,
+        threshold: f64,
+        tolerance: f64,
+        reason: String,
+        metadata: Map<String, Value>,
+    ) -> Verdict {
+        let score = round6(score);
+        let status = if meets(score, threshold) {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        Verdict {
+            assertion: name.to_string(),
+            assertion_id: assertion_id.to_string(),
+            metadata,
+            reason,
+            score: Some(score),
+            status,
+            threshold: round6(threshold),
+            tolerance: round6(tolerance),
+            samples: None,
+            sample_min: None,
+            sample_max: None,
+            sample_means: None,
+            judged: None,
+        }
+    }
+
+    /// An `error` verdict: the check could not judge, for `reason`.
+    pub fn errored(
+        name: &str,
+        assertion_id: &str,
+        threshold: f64,
+        tolerance: f64,
+        reason: String,
+        metadata: Map<String, Value>,
+    ) -> Verdict {
+        Verdict {
+            assertion: name.to_string(),
+            assertion_id: assertion_id.to_string(),
+            metadata,
+            reason,
+            score: None,
+            status: Status::Error,
+            threshold: round6(threshold),
+            tolerance: round6(tolerance),
+            samples: None,
+            sample_min: None,
+            sample_max: None,
+            sample_means: None,
+            judged: None,
+        }
+    }
+
+    /// True when status and score agree (`error` ⇔ no score; otherwise the
+    /// status is what `meets(score, threshold)` says). A contradictory
+    /// verdict is a bug or a tampered document.
+    pub fn is_consistent(&self) -> bool {
+        match (self.status, self.score) {
+            (Status::Error, None) => true,
+            (Status::Error, Some(_)) | (_, None) => false,
+            (status, Some(score)) => {
+                (0.0..=1.0).contains(&score)
+                    && (status == Status::Pass) == meets(score, self.threshold)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_follows_rounded_score() {
+        let v = Verdict::scored("x", "id", 0.8999996, 0.9, 0.0, "r".into(), Map::new());
+        assert_eq!(v.status, Status::Pass);
+        assert_eq!(v.score, Some(0.9));
+        let v = Verdict::scored("x", "id", 0.899999, 0.9, 0.0, "r".into(), Map::new());
+        assert_eq!(v.status, Status::Fail);
+        assert!(v.is_consistent());
+    }
+
+    #[test]
+    fn contradictions_are_detected() {
+        let mut v = Verdict::scored("x", "id", 1.0, 1.0, 0.0, "r".into(), Map::new());
+        v.status = Status::Fail;
+        assert!(!v.is_consistent());
+        v.status = Status::Error;
+        assert!(!v.is_consistent());
+        let e = Verdict::errored("x", "id", 1.0, 0.0, "r".into(), Map::new());
+        assert!(e.is_consistent());
+    }
+}

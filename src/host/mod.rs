@@ -1,0 +1,11 @@
+//! `host`: the edge with the outside world.
+//!
+//! The only layer that reads the clock, git, environment variables and
+//! suite files. Loads `suite.toml` + `cases.json` into a `core::suite::Suite`
+//! and a target spec, refusing bad input with located sentences
+//! ([`load_errors::LoadError`]). May import `run`, `target`, `report`,
+//! `wire`, `store`, `core`; never the front ends.
+
+pub mod clock;
+pub mod load_errors;
+pub mod suite;

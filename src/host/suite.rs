@@ -1,0 +1,3 @@
+//! Loading `suite.toml` + `cases.json`.
+//!
+//! (Skeleton: filled in by the suite loader work.)

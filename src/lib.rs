@@ -1,0 +1,22 @@
+//! digline: a regression gate for LLM applications.
+//!
+//! A team commits an approved reference (the baseline); on every pull
+//! request digline asks the system under test again, grades each answer
+//! with declared checks, compares with the baseline within declared
+//! tolerances and exits with a contract code (0 fine, 1 worse, 2 could not
+//! be judged, 64 refused, 70 bug).
+//!
+//! One crate, layered; arrows point down only:
+//! `cli` → `host` → `run` → `target` → `report`/`wire` → `store` → `core`.
+//! `tests/cli/layering.rs` enforces the direction.
+
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod core;
+pub mod host;
+pub mod report;
+pub mod run;
+pub mod store;
+pub mod target;
+pub mod wire;

@@ -1,0 +1,4 @@
+//! `wire`: every machine-readable shape digline prints (`--json`).
+//!
+//! Pure: no I/O, no clock. Never carries payload (outputs, reasons, vars,
+//! metadata). May import `store` and `core` only.
