@@ -28,6 +28,15 @@ pub struct HttpTargetSpec {
     pub timeout_s: f64,
 }
 
+/// Check the `case.*` references of a `[target.body]` at load time.
+///
+/// # Errors
+/// A sentence naming the bad reference and what a case can provide.
+pub fn check_body_references(body: &Map<String, Value>) -> Result<(), String> {
+    let _ = body;
+    Ok(())
+}
+
 /// One answer from the system under test.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {

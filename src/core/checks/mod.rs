@@ -16,6 +16,7 @@ use super::verdict::Verdict;
 
 pub mod build;
 mod eval;
+pub mod pattern;
 
 pub use build::{build, BuildError, BuildErrorKind};
 
@@ -76,7 +77,7 @@ pub enum Check {
         /// The pattern as declared (quoted in reasons).
         pattern: String,
         /// The compiled pattern.
-        compiled: regex::Regex,
+        compiled: fancy_regex::Regex,
     },
     /// Pass iff the length is within the declared bounds.
     Length {
