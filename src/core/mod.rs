@@ -10,5 +10,6 @@ pub mod compare;
 pub mod document;
 pub mod identity;
 pub mod pyjson;
+pub mod ratio;
 pub mod suite;
 pub mod verdict;

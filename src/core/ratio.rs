@@ -1,0 +1,269 @@
+//! Ratios: quantities that are really "k out of n", written as numbers or
+//! as fractions (`"2/3"`).
+//!
+//! digline 0.10.0 accepts a ratio as a number or as a string that Python's
+//! `fractions.Fraction` parses (`"2/3"`, `" 9 / 10 "`, `"0.5"`, `"3"`,
+//! `"1e-3"`, signs and digit underscores allowed). An *agreement* (the
+//! share of samples that must agree) must also be reachable as `k/samples`
+//! for some `k` in `1..=samples`, compared at 6 decimals: `"2/4"` with three
+//! samples is refused because of its value, not its notation.
+//! Spec `10-suite.md`; facts `python-input.md` §0.
+
+use serde_json::Value;
+
+use super::pyjson::round6;
+
+/// Parse a string the way Python's `Fraction(text)` does and return its
+/// value as the nearest `f64`.
+///
+/// Accepted shapes: optional surrounding whitespace, an optional sign, then
+/// either `N/D` (whitespace allowed around `/`) or a decimal with optional
+/// fraction and exponent (`3`, `0.5`, `.5`, `2.`, `1e-3`). Digits may be
+/// grouped with single underscores (`1_000`). Returns `None` for anything
+/// else, and for a zero denominator.
+pub fn parse_fraction(text: &str) -> Option<f64> {
+    let trimmed = text.trim();
+    let (negative, body) = match trimmed.as_bytes().first() {
+        Some(b'-') => (true, &trimmed[1..]),
+        Some(b'+') => (false, &trimmed[1..]),
+        _ => (false, trimmed),
+    };
+    let value = if let Some((num, den)) = body.split_once('/') {
+        let (num, den) = (num.trim_end(), den.trim_start());
+        let num = digits(num)?;
+        let den = digits(den)?;
+        let (n, d) = (num.parse::<f64>().ok()?, den.parse::<f64>().ok()?);
+        if d == 0.0 {
+            return None;
+        }
+        n / d
+    } else {
+        decimal(body)?
+    };
+    if !value.is_finite() {
+        return None;
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// `\d+(_\d+)*` with the underscores removed, or `None`.
+fn digits(text: &str) -> Option<String> {
+    if text.is_empty() || text.starts_with('_') || text.ends_with('_') || text.contains("__") {
+        return None;
+    }
+    if !text.chars().all(|c| c.is_ascii_digit() || c == '_') {
+        return None;
+    }
+    Some(text.replace('_', ""))
+}
+
+/// A decimal with optional fraction and exponent, as `Fraction` reads one.
+fn decimal(text: &str) -> Option<f64> {
+    // Python requires a digit, or a dot followed by a digit, up front.
+    let first = text.chars().next()?;
+    let second = text.chars().nth(1);
+    if !(first.is_ascii_digit() || (first == '.' && second.is_some_and(|c| c.is_ascii_digit()))) {
+        return None;
+    }
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], Some(&text[at + 1..])),
+        None => (text, None),
+    };
+    let (int_part, frac_part) = match mantissa.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (mantissa, None),
+    };
+    let mut clean = if int_part.is_empty() {
+        String::new()
+    } else {
+        digits(int_part)?
+    };
+    if let Some(frac) = frac_part {
+        clean.push('.');
+        if !frac.is_empty() {
+            clean.push_str(&digits(frac)?);
+        }
+    }
+    if let Some(exp) = exponent {
+        let (sign, rest) = match exp.as_bytes().first() {
+            Some(b'-') => ("-", &exp[1..]),
+            Some(b'+') => ("", &exp[1..]),
+            _ => ("", exp),
+        };
+        clean.push('e');
+        clean.push_str(sign);
+        clean.push_str(&digits(rest)?);
+    }
+    if clean.starts_with('.') {
+        clean.insert(0, '0');
+    }
+    clean.parse::<f64>().ok()
+}
+
+/// Why a ratio was refused; the text is a full sentence naming the field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RatioError {
+    /// The sentence, starting with the field as written (`min_agreement is …`).
+    pub message: String,
+}
+
+/// Read a ratio: a number (int or float, never a bool) or a fraction string.
+///
+/// `field` is the key as the suite writes it; it starts the error sentence.
+///
+/// # Errors
+/// A string that is no number or fraction, a non-numeric value, or a
+/// non-finite number.
+pub fn as_ratio(value: &Value, field: &str) -> Result<f64, RatioError> {
+    let parsed = match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => parse_fraction(s),
+        _ => {
+            return Err(RatioError {
+                message: format!(
+                    "`{field}` is {}, which is not a number or a fraction like \"2/3\"",
+                    describe(value)
+                ),
+            })
+        }
+    };
+    match parsed {
+        Some(v) if v.is_finite() => Ok(v),
+        _ => Err(RatioError {
+            message: format!(
+                "`{field}` is {}, which is not a number or a fraction like \"2/3\"",
+                describe(value)
+            ),
+        }),
+    }
+}
+
+/// Read an agreement: a ratio in (0, 1] that `samples` samples can produce
+/// as `k/samples` (compared at 6 decimals).
+///
+/// # Errors
+/// Not a ratio, outside (0, 1], or unreachable; the unreachable sentence
+/// lists every reachable `k/n = 0.xxxxxx`.
+pub fn as_agreement(value: &Value, samples: u32, field: &str) -> Result<f64, RatioError> {
+    let parsed = as_ratio(value, field)?;
+    if !(parsed > 0.0 && parsed <= 1.0) {
+        return Err(RatioError {
+            message: format!(
+                "`{field}` is {}, outside (0, 1]: an agreement is the share of samples that agree",
+                super::pyjson::float_repr(parsed)
+            ),
+        });
+    }
+    let rounded = round6(parsed);
+    let n = samples.max(1);
+    if (1..=n).any(|k| round6(f64::from(k) / f64::from(n)) == rounded) {
+        return Ok(parsed);
+    }
+    let options: Vec<String> = (1..=n)
+        .map(|k| format!("{k}/{n} = {:.6}", f64::from(k) / f64::from(n)))
+        .collect();
+    Err(RatioError {
+        message: format!(
+            "`{field}` is {parsed:.6}, which {n} sample(s) cannot produce: agreement counts \
+             samples, so it is one of {}. Write the fraction you mean, e.g. \"2/3\"",
+            options.join(", ")
+        ),
+    })
+}
+
+/// A short description of a JSON value for messages about parameters
+/// (`'abc'`, `true`, `an array`); never used for payload.
+pub fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "empty".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => format!("'{s}'"),
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "a table".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parse_fraction_reads_what_python_fraction_reads() {
+        let table: &[(&str, Option<f64>)] = &[
+            ("2/3", Some(2.0 / 3.0)),
+            (" 9 / 10 ", Some(0.9)),
+            ("0.5", Some(0.5)),
+            (".5", Some(0.5)),
+            ("2.", Some(2.0)),
+            ("3", Some(3.0)),
+            ("1e-3", Some(0.001)),
+            ("1E+2", Some(100.0)),
+            ("-1/2", Some(-0.5)),
+            ("+1/4", Some(0.25)),
+            ("1_000/2_000", Some(0.5)),
+            ("", None),
+            ("abc", None),
+            ("1/0", None),
+            ("1/", None),
+            ("/2", None),
+            ("1.5/2", None),
+            ("1__0", None),
+            ("_1", None),
+            (".", None),
+            ("nan", None),
+            ("inf", None),
+            ("2/3/4", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(parse_fraction(text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn as_ratio_takes_numbers_and_fractions_only() {
+        assert_eq!(as_ratio(&json!("9/10"), "threshold"), Ok(0.9));
+        assert_eq!(as_ratio(&json!(1), "threshold"), Ok(1.0));
+        assert_eq!(as_ratio(&json!(0.25), "threshold"), Ok(0.25));
+        for bad in [json!("x"), json!(true), json!([1]), json!(null)] {
+            let err = as_ratio(&bad, "threshold").unwrap_err();
+            assert!(
+                err.message.starts_with("`threshold` is "),
+                "{}",
+                err.message
+            );
+        }
+    }
+
+    #[test]
+    fn as_agreement_checks_the_value_against_the_samples() {
+        let table: &[(Value, u32, Result<f64, &str>)] = &[
+            (json!("2/3"), 3, Ok(2.0 / 3.0)),
+            (json!("4/6"), 6, Ok(4.0 / 6.0)),
+            (json!("2/3"), 6, Ok(2.0 / 3.0)),
+            (json!(1), 1, Ok(1.0)),
+            (json!(0.666667), 3, Ok(0.666667)),
+            (
+                json!("2/4"),
+                3,
+                Err("1/3 = 0.333333, 2/3 = 0.666667, 3/3 = 1.000000"),
+            ),
+            (json!("2/5"), 3, Err("is 0.400000, which 3 sample(s)")),
+            (json!(0.67), 3, Err("cannot produce")),
+            (json!(0), 3, Err("outside (0, 1]")),
+            (json!("3/2"), 3, Err("outside (0, 1]")),
+            (json!("1/2"), 1, Err("1/1 = 1.000000")),
+        ];
+        for (value, samples, want) in table {
+            let got = as_agreement(value, *samples, "min_agreement");
+            match (got, want) {
+                (Ok(v), Ok(w)) => assert!((v - w).abs() < 1e-12, "{value}"),
+                (Err(e), Err(fragment)) => {
+                    assert!(e.message.contains(fragment), "{value}: {}", e.message)
+                }
+                (got, want) => panic!("{value} with {samples}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+}

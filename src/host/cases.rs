@@ -1,0 +1,1 @@
+//! Loading `cases.json`.
