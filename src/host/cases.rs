@@ -1,1 +1,634 @@
-//! Loading `cases.json`.
+//! Loading `cases.json`: a JSON array of case objects, refused with located
+//! sentences when it is anything else.
+//!
+//! Tolerated (spec over 0.10.0): a UTF-8 BOM and CRLF line endings.
+//! Refused: invalid UTF-8 (with the byte offset), invalid JSON (line and
+//! column), `NaN`/`Infinity`, a duplicate key inside any object (serde_json
+//! would silently keep the last; [`parse_json`] detects it and names the key
+//! and entry), a top level that is not an array, an empty array, an entry
+//! that is not an object, unknown fields (with the near miss), duplicate ids,
+//! and every field rule of `10-suite.md`. A file shaped otherwise
+//! (`{id, question}`) is refused, never mapped.
+//!
+//! Messages name fields and ids, never the values of `vars`, `metadata` or
+//! `expected` (payload).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+use super::load_errors::{LoadError, LoadErrorKind};
+use super::near_miss::{hint, listing};
+use crate::core::suite::Case;
+
+/// The fields a case may have (0.10.0's `Case`), sorted.
+pub const CASE_FIELDS: &[&str] = &[
+    "canary",
+    "context",
+    "expected",
+    "group",
+    "id",
+    "label",
+    "metadata",
+    "suspended",
+    "vars",
+];
+
+/// Decode `bytes` as UTF-8 text, dropping a leading BOM.
+///
+/// # Errors
+/// A [`LoadErrorKind::Read`] sentence naming `file` and the byte offset of
+/// the first invalid byte.
+pub fn decode_utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, LoadError> {
+    let (skipped, bytes) = match bytes.strip_prefix(b"\xef\xbb\xbf") {
+        Some(rest) => (3, rest),
+        None => (0, bytes),
+    };
+    std::str::from_utf8(bytes).map_err(|e| {
+        LoadError::new(
+            LoadErrorKind::Read,
+            file,
+            None,
+            None,
+            &format!(
+                "this file is not UTF-8: the byte at offset {} cannot start or continue a \
+                 character. Save it as UTF-8",
+                skipped + e.valid_up_to()
+            ),
+        )
+    })
+}
+
+/// Parse JSON text into a [`Value`], refusing duplicate keys and the
+/// non-standard numbers `NaN`/`Infinity`.
+///
+/// # Errors
+/// A [`LoadErrorKind::Syntax`] sentence naming `file`: the line and column
+/// of a syntax error, or the duplicated key and (for an array of objects)
+/// the 1-based entry holding it.
+pub fn parse_json(text: &str, file: &str) -> Result<Value, LoadError> {
+    let state = RefCell::new(DupState::default());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let parsed = ValueSeed {
+        state: &state,
+        depth: 0,
+    }
+    .deserialize(&mut de)
+    .and_then(|v| de.end().map(|()| v));
+    match parsed {
+        Ok(value) => Ok(value),
+        Err(err) => {
+            let state = state.into_inner();
+            if let Some(key) = state.duplicate {
+                let sentence = format!(
+                    "the key `{key}` appears twice in one object, and JSON readers disagree on \
+                     which one counts. Keep one"
+                );
+                let locator = state.entry.map(|n| format!("#{n}"));
+                return Err(LoadError::new(
+                    LoadErrorKind::Syntax,
+                    file,
+                    locator.as_deref(),
+                    Some(&key),
+                    &sentence,
+                ));
+            }
+            let (line, column) = (err.line(), err.column());
+            let sentence = if non_standard_number_at(text, line, column) {
+                format!(
+                    "line {line}, column {column} holds NaN or Infinity, which JSON does not \
+                     have. Write a number, or leave the value out"
+                )
+            } else {
+                format!("this is not valid JSON: {err}")
+            };
+            Err(LoadError::new(
+                LoadErrorKind::Syntax,
+                file,
+                None,
+                None,
+                &sentence,
+            ))
+        }
+    }
+}
+
+/// True when the syntax error at (line, column), both 1-based, sits on a
+/// `NaN`, `Infinity` or `-Infinity` token.
+fn non_standard_number_at(text: &str, line: usize, column: usize) -> bool {
+    let Some(row) = text.split('\n').nth(line.saturating_sub(1)) else {
+        return false;
+    };
+    let chars: Vec<char> = row.chars().collect();
+    let start = column.saturating_sub(2).min(chars.len());
+    let around: String = chars[start..].iter().take(12).collect();
+    let around = around.trim_start_matches(|c: char| !c.is_ascii_alphabetic() && c != '-');
+    ["NaN", "Infinity", "-Infinity"]
+        .iter()
+        .any(|word| around.starts_with(word))
+}
+
+#[derive(Default)]
+struct DupState {
+    /// The 1-based index of the top-level array entry being read.
+    current: Option<usize>,
+    /// The entry where a duplicate key was found.
+    entry: Option<usize>,
+    /// The duplicated key.
+    duplicate: Option<String>,
+}
+
+/// Deserializes a [`Value`] like serde_json does, but refuses duplicate keys.
+struct ValueSeed<'s> {
+    state: &'s RefCell<DupState>,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("a number JSON cannot hold"))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        let mut index = 0usize;
+        loop {
+            if self.depth == 0 {
+                index += 1;
+                self.state.borrow_mut().current = Some(index);
+            }
+            let next = seq.next_element_seed(ValueSeed {
+                state: self.state,
+                depth: self.depth + 1,
+            })?;
+            match next {
+                Some(item) => items.push(item),
+                None => break,
+            }
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            if map.contains_key(&key) {
+                let mut state = self.state.borrow_mut();
+                state.entry = state.current;
+                state.duplicate = Some(key);
+                return Err(de::Error::custom("duplicate key"));
+            }
+            let value = access.next_value_seed(ValueSeed {
+                state: self.state,
+                depth: self.depth + 1,
+            })?;
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+/// Read the cases from the bytes of a cases file named `file`.
+///
+/// # Errors
+/// A located [`LoadError`] for every rule of `10-suite.md` on cases.
+pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
+    let text = decode_utf8(bytes, file)?;
+    let value = parse_json(text, file)?;
+    let Value::Array(entries) = value else {
+        return Err(LoadError::new(
+            LoadErrorKind::Invalid,
+            file,
+            None,
+            None,
+            &format!(
+                "this file holds {}, and a cases file is an array of case objects",
+                noun(&value)
+            ),
+        ));
+    };
+    if entries.is_empty() {
+        return Err(LoadError::new(
+            LoadErrorKind::Invalid,
+            file,
+            None,
+            None,
+            "this file holds no cases, and a suite without cases checks nothing",
+        ));
+    }
+    let mut cases = Vec::with_capacity(entries.len());
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let n = i + 1;
+        let case = parse_case(entry, n, file)?;
+        if let Some(first) = seen.get(&case.id) {
+            return Err(LoadError::new(
+                LoadErrorKind::Invalid,
+                file,
+                Some(&format!("#{n}")),
+                Some("id"),
+                &format!(
+                    "the case id '{}' is already taken by #{first}: ids are how a result \
+                     finds its counterpart in the baseline, so each must be unique",
+                    case.id
+                ),
+            ));
+        }
+        seen.insert(case.id.clone(), n);
+        cases.push(case);
+    }
+    Ok(cases)
+}
+
+fn noun(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
+    let locator = format!("#{n}");
+    let refuse = |kind: LoadErrorKind, key: Option<&str>, sentence: String| {
+        LoadError::new(kind, file, Some(&locator), key, &sentence)
+    };
+    let invalid = |key: &str, sentence: String| refuse(LoadErrorKind::Invalid, Some(key), sentence);
+    let Value::Object(fields) = entry else {
+        return Err(refuse(
+            LoadErrorKind::Invalid,
+            None,
+            format!("this entry is {}, not an object", noun(entry)),
+        ));
+    };
+    let unknown: Vec<&str> = fields
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !CASE_FIELDS.contains(k))
+        .collect();
+    if let Some(first) = unknown.first() {
+        let sentence = if unknown.len() == 1 {
+            match hint(first, CASE_FIELDS) {
+                Some(h) => format!("no such field `{first}`. {h}"),
+                None => format!(
+                    "no such field `{first}`. Known fields: {}",
+                    listing(CASE_FIELDS)
+                ),
+            }
+        } else {
+            let mut lines = vec![format!("no such fields {}.", listing(&unknown))];
+            let hints: Vec<String> = unknown
+                .iter()
+                .filter_map(|k| {
+                    super::near_miss::did_you_mean(k, CASE_FIELDS)
+                        .map(|h| format!("  `{k}`: did you mean `{h}`?"))
+                })
+                .collect();
+            if hints.is_empty() {
+                lines.push(format!("Known fields: {}", listing(CASE_FIELDS)));
+            } else {
+                lines.extend(hints);
+            }
+            lines.join("\n")
+        };
+        return Err(refuse(LoadErrorKind::Unknown, Some(first), sentence));
+    }
+    let id = match fields.get("id") {
+        None => {
+            return Err(refuse(
+                LoadErrorKind::Missing,
+                Some("id"),
+                "no `id`, and every case needs one: it pairs the case with the baseline"
+                    .to_string(),
+            ))
+        }
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(Value::String(_)) => {
+            return Err(invalid(
+                "id",
+                "`id` is empty, and an id must name the case".into(),
+            ))
+        }
+        Some(other) => {
+            return Err(invalid(
+                "id",
+                format!("`id` is {}, and it has to be a string", noun(other)),
+            ))
+        }
+    };
+    let object = |key: &str| -> Result<Map<String, Value>, LoadError> {
+        match fields.get(key) {
+            None => Ok(Map::new()),
+            Some(Value::Object(map)) => Ok(map.clone()),
+            Some(other) => Err(invalid(
+                key,
+                format!(
+                    "case '{id}': `{key}` is {}, and it has to be an object",
+                    noun(other)
+                ),
+            )),
+        }
+    };
+    let vars = object("vars")?;
+    let metadata = object("metadata")?;
+    let expected = match fields.get("expected") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.is_empty() => return Err(empty_expected(&id, &invalid)),
+        Some(Value::Object(m)) if m.is_empty() => return Err(empty_expected(&id, &invalid)),
+        Some(v @ (Value::String(_) | Value::Object(_))) => Some(v.clone()),
+        Some(other) => {
+            return Err(invalid(
+                "expected",
+                format!(
+                    "case '{id}': `expected` is {}, and it has to be a string or an object",
+                    noun(other)
+                ),
+            ))
+        }
+    };
+    let context = match fields.get("context") {
+        None => Vec::new(),
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        Some(_) => {
+            return Err(invalid(
+                "context",
+                format!("case '{id}': `context` has to be an array of strings"),
+            ))
+        }
+    };
+    let optional_text = |key: &str, why: &str| -> Result<Option<String>, LoadError> {
+        match fields.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+            Some(Value::String(_)) => {
+                Err(invalid(key, format!("case '{id}': `{key}` is empty{why}")))
+            }
+            Some(other) => Err(invalid(
+                key,
+                format!(
+                    "case '{id}': `{key}` is {}, and it has to be a non-empty string",
+                    noun(other)
+                ),
+            )),
+        }
+    };
+    let suspended = optional_text(
+        "suspended",
+        ": a suspension nobody can justify is a case quietly dropped. Give the reason",
+    )?;
+    let group = optional_text("group", ", and a group needs a name")?;
+    let label = match fields.get("label") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s == "positive" || s == "negative" => Some(s.clone()),
+        Some(Value::String(s)) => {
+            return Err(invalid(
+                "label",
+                format!(
+                    "case '{id}': `label` is '{s}', and a label is \"positive\" or \"negative\""
+                ),
+            ))
+        }
+        Some(other) => {
+            return Err(invalid(
+                "label",
+                format!(
+                    "case '{id}': `label` is {}, and a label is \"positive\" or \"negative\"",
+                    noun(other)
+                ),
+            ))
+        }
+    };
+    let canary = match fields.get("canary") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(invalid(
+                "canary",
+                format!(
+                    "case '{id}': `canary` is {}, and it has to be true or false",
+                    noun(other)
+                ),
+            ))
+        }
+    };
+    if canary && group.is_some() {
+        return Err(invalid(
+            "group",
+            format!(
+                "case '{id}' is a canary and declares a group: a canary is counted in no \
+                 aggregate, so its group would gate nothing. Leave the group unset"
+            ),
+        ));
+    }
+    Ok(Case {
+        id,
+        vars,
+        expected,
+        context,
+        metadata,
+        suspended,
+        label,
+        group,
+        canary,
+    })
+}
+
+fn empty_expected(id: &str, invalid: &dyn Fn(&str, String) -> LoadError) -> LoadError {
+    invalid(
+        "expected",
+        format!(
+            "case '{id}' declares an empty `expected`, which an empty output would match \
+             perfectly. Leave it out if there is nothing to compare against: absence is not \
+             emptiness"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn good_files_load() {
+        let table: &[(&[u8], usize)] = &[
+            (br#"[{"id": "a"}]"#, 1),
+            (b"\xef\xbb\xbf[{\"id\": \"a\"}]", 1),
+            (b"[\r\n {\"id\": \"a\",\r\n  \"vars\": {\"q\": \"x\"}},\r\n {\"id\": \"b\"}\r\n]\r\n", 2),
+            (
+                br#"[{"id": "a", "vars": {"q": 1}, "expected": {"k": 1}, "context": ["c"],
+                   "metadata": {"m": null}, "suspended": "flaky", "label": "negative",
+                   "group": "g", "canary": false}]"#,
+                1,
+            ),
+            (br#"[{"id": "a", "canary": true, "expected": "yes"}]"#, 1),
+        ];
+        for (bytes, count) in table {
+            let cases = parse_cases(bytes, "cases.json")
+                .unwrap_or_else(|e| panic!("{}: {e}", String::from_utf8_lossy(bytes)));
+            assert_eq!(cases.len(), *count);
+        }
+        let cases = parse_cases(
+            br#"[{"id": "a", "expected": "x", "context": ["c1", "c2"], "label": "positive"}]"#,
+            "cases.json",
+        )
+        .unwrap();
+        assert_eq!(cases[0].expected, Some(Value::String("x".into())));
+        assert_eq!(cases[0].context, vec!["c1".to_string(), "c2".to_string()]);
+        assert_eq!(cases[0].label.as_deref(), Some("positive"));
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_a_located_sentence() {
+        let table: &[(&[u8], &str)] = &[
+            (b"[{\"id\": \"a\xff\"}]", "offset 10"),
+            (b"\xef\xbb\xbf[{\"id\": \"a\xff\"}]", "offset 13"),
+            (b"{\"id\": \"a\"}", "cases.json: this file holds an object"),
+            (b"[]", "holds no cases"),
+            (b"[{\"id\": 1,}]", "not valid JSON"),
+            (
+                b"[{\"id\": \"r1\", \"id\": \"r2\"}]",
+                "cases.json #1: the key `id` appears twice",
+            ),
+            (
+                b"[{\"id\": \"a\"}, {\"id\": \"b\", \"vars\": {\"x\": 1, \"x\": 2}}]",
+                "cases.json #2: the key `x` appears twice",
+            ),
+            (
+                b"[{\"id\": \"a\", \"metadata\": {\"x\": NaN}}]",
+                "holds NaN or Infinity",
+            ),
+            (
+                b"[{\"id\": \"a\", \"metadata\": {\"x\": -Infinity}}]",
+                "holds NaN or Infinity",
+            ),
+            (
+                b"[{\"id\": \"a\"}, \"b\"]",
+                "cases.json #2: this entry is a string, not an object",
+            ),
+            (
+                b"[{\"id\": \"a\", \"expectd\": \"x\"}]",
+                "#1: no such field `expectd`. Did you mean `expected`?",
+            ),
+            (
+                b"[{\"id\": \"a\", \"question\": \"x\"}]",
+                "no such field `question`. Known fields: `canary`",
+            ),
+            (b"[{\"vars\": {}}]", "#1: no `id`"),
+            (b"[{\"id\": \"\"}]", "`id` is empty"),
+            (b"[{\"id\": 3}]", "`id` is a number"),
+            (
+                b"[{\"id\": \"r1\"}, {\"id\": \"r1\"}]",
+                "#2: the case id 'r1' is already taken by #1",
+            ),
+            (b"[{\"id\": \"a\", \"expected\": \"\"}]", "empty `expected`"),
+            (b"[{\"id\": \"a\", \"expected\": {}}]", "empty `expected`"),
+            (
+                b"[{\"id\": \"a\", \"expected\": [1]}]",
+                "`expected` is an array",
+            ),
+            (
+                b"[{\"id\": \"a\", \"context\": \"c\"}]",
+                "`context` has to be an array of strings",
+            ),
+            (b"[{\"id\": \"a\", \"vars\": []}]", "`vars` is an array"),
+            (
+                b"[{\"id\": \"a\", \"metadata\": \"m\"}]",
+                "`metadata` is a string",
+            ),
+            (
+                b"[{\"id\": \"a\", \"suspended\": \"\"}]",
+                "`suspended` is empty",
+            ),
+            (
+                b"[{\"id\": \"a\", \"label\": \"maybe\"}]",
+                "`label` is 'maybe'",
+            ),
+            (b"[{\"id\": \"a\", \"group\": \"\"}]", "`group` is empty"),
+            (
+                b"[{\"id\": \"a\", \"canary\": \"yes\"}]",
+                "`canary` is a string",
+            ),
+            (
+                b"[{\"id\": \"c\", \"canary\": true, \"group\": \"g\"}]",
+                "is a canary and declares a group",
+            ),
+        ];
+        for (bytes, fragment) in table {
+            let err = parse_cases(bytes, "cases.json").expect_err(&String::from_utf8_lossy(bytes));
+            assert!(
+                err.message.contains(fragment),
+                "{}: {}",
+                String::from_utf8_lossy(bytes),
+                err.message
+            );
+            assert!(err.message.starts_with("cases.json"), "{}", err.message);
+        }
+    }
+
+    #[test]
+    fn messages_never_quote_vars_metadata_or_expected() {
+        let secret = "s3cr3t-payload";
+        let inputs = [
+            format!(r#"[{{"id": "a", "vars": {{"k": "{secret}"}}, "expected": ""}}]"#),
+            format!(r#"[{{"id": "a", "metadata": {{"k": "{secret}"}}, "context": "x"}}]"#),
+            format!(r#"[{{"id": "a", "expected": "{secret}", "label": 3}}]"#),
+        ];
+        for input in inputs {
+            let err = parse_cases(input.as_bytes(), "cases.json").unwrap_err();
+            assert!(!err.message.contains(secret), "{}", err.message);
+        }
+    }
+}
