@@ -7,6 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::checks::DeclaredCheck;
+use super::identity::{config_hash, RuleEntry};
 
 /// One entry of `cases.json`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -52,4 +53,24 @@ pub struct Suite {
     pub record_responses: bool,
     /// Declared artifact paths, as written (relative to the suite file).
     pub artifacts: Vec<String>,
+}
+
+impl Suite {
+    /// The suite's `config_hash` (16 hex chars), equal to digline 0.10.0's:
+    /// what two runs must share to compare the same rules. It covers each
+    /// check's `assertion_id`, threshold and tolerance (order-free), the
+    /// samples and `min_agreement` (by value: `"2/3"` and `"4/6"` agree);
+    /// not the cases, the target or `record_responses`.
+    pub fn config_hash(&self) -> String {
+        let rules: Vec<RuleEntry> = self
+            .checks
+            .iter()
+            .map(|c| RuleEntry {
+                assertion_id: c.assertion_id.clone(),
+                threshold: c.threshold,
+                tolerance: c.tolerance,
+            })
+            .collect();
+        config_hash(&rules, self.samples, self.min_agreement, &[])
+    }
 }
