@@ -53,6 +53,9 @@ pub struct Suite {
     pub record_responses: bool,
     /// Declared artifact paths, as written (relative to the suite file).
     pub artifacts: Vec<String>,
+    /// One `config_hash` entry per check, same order as `checks`, with
+    /// threshold and tolerance as declared (integer or float).
+    pub rules: Vec<RuleEntry>,
 }
 
 impl Suite {
@@ -62,14 +65,13 @@ impl Suite {
     /// samples and `min_agreement` (by value: `"2/3"` and `"4/6"` agree);
     /// not the cases, the target or `record_responses`.
     pub fn config_hash(&self) -> String {
+        if self.rules.len() == self.checks.len() {
+            return config_hash(&self.rules, self.samples, self.min_agreement, &[]);
+        }
         let rules: Vec<RuleEntry> = self
             .checks
             .iter()
-            .map(|c| RuleEntry {
-                assertion_id: c.assertion_id.clone(),
-                threshold: c.threshold,
-                tolerance: c.tolerance,
-            })
+            .map(|c| RuleEntry::floats(&c.assertion_id, c.threshold, c.tolerance))
             .collect();
         config_hash(&rules, self.samples, self.min_agreement, &[])
     }

@@ -20,7 +20,7 @@
 use serde_json::{json, Map, Number, Value};
 
 use super::{pattern, Check, DeclaredCheck, LengthUnit, OutputKind};
-use crate::core::identity;
+use crate::core::identity::{self, RuleEntry};
 use crate::core::pyjson::round6;
 use crate::core::ratio::{as_agreement, as_ratio, describe};
 
@@ -809,6 +809,35 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
+/// The threshold a check of this type has when the entry writes none
+/// (0–1), or `None` when `threshold` is mandatory (judged checks,
+/// aggregates) or the type is unknown. `repeated` takes its inner check's.
+pub fn default_threshold(token: &str) -> Option<f64> {
+    spec(token)?
+        .fields
+        .iter()
+        .find(|f| f.name == "threshold" && f.settable)
+        .and_then(|f| match f.def {
+            Def::Float(x) => Some(x),
+            _ => None,
+        })
+}
+
+/// The check's `config_hash` entry: its id with threshold and tolerance as
+/// the entry wrote them (an integer stays an integer, as 0.10.0 hashes it);
+/// defaults and ratio strings give floats.
+pub fn rule_entry(check: &DeclaredCheck, params: &Map<String, Value>) -> RuleEntry {
+    let declared = |key: &str, parsed: f64| match params.get(key) {
+        Some(Value::Number(n)) => n.clone(),
+        _ => Number::from_f64(parsed).unwrap_or_else(|| Number::from(0)),
+    };
+    RuleEntry {
+        assertion_id: check.assertion_id.clone(),
+        threshold: declared("threshold", check.threshold),
+        tolerance: declared("tolerance", check.tolerance),
+    }
+}
+
 /// Validate one entry (`type` token plus its other keys, TOML integers and
 /// floats kept apart) into a [`DeclaredCheck`].
 ///
@@ -1082,8 +1111,7 @@ fn build_length(params: &Map<String, Value>) -> Result<Check, BuildError> {
         return Err(BuildError::invalid(
             "length",
             "minimum",
-            "`length` needs `minimum`, `maximum` or both: with neither, every output passes"
-                .to_string(),
+            "it needs `minimum`, `maximum` or both: with neither, every output passes".to_string(),
         ));
     }
     if let (Some(lo), Some(hi)) = (&minimum, &maximum) {
