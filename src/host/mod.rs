@@ -6,6 +6,8 @@
 //! ([`load_errors::LoadError`]). May import `run`, `target`, `report`,
 //! `wire`, `store`, `core`; never the front ends.
 
+pub mod artifacts;
 pub mod clock;
+pub mod git;
 pub mod load_errors;
 pub mod suite;
