@@ -2,3 +2,5 @@
 //!
 //! Pure: no I/O, no clock. Never carries payload (outputs, reasons, vars,
 //! metadata). May import `store` and `core` only.
+
+pub mod compare;
