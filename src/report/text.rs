@@ -24,8 +24,8 @@
 use serde_json::Value;
 
 use crate::core::compare::{
-    ArtifactDelta, ArtifactOutcome, Comparison, ConfigDelta, ConfigOutcome, Delta, Headline,
-    Noise, Outcome, Scope, IDENTITY_FIELD,
+    ArtifactDelta, ArtifactOutcome, Comparison, ConfigDelta, ConfigOutcome, Delta, Headline, Noise,
+    Outcome, Scope, IDENTITY_FIELD,
 };
 use crate::core::verdict::Status;
 
@@ -283,7 +283,12 @@ pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) 
         0 => String::new(),
         n => plural(n, "", s.noise_one, s.noise_many),
     };
-    let unjudged = plural(head.unjudged, s.unjudged_none, s.unjudged_one, s.unjudged_many);
+    let unjudged = plural(
+        head.unjudged,
+        s.unjudged_none,
+        s.unjudged_one,
+        s.unjudged_many,
+    );
     let uncomputed = match head.uncomputed_measures.len() {
         0 => String::new(),
         1 => fill(s.uncomputed_one, &[("names", &head.uncomputed_measures[0])]),
@@ -295,7 +300,12 @@ pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) 
             ],
         ),
     };
-    let suspended = plural(head.suspended, s.suspended_none, s.suspended_one, s.suspended_many);
+    let suspended = plural(
+        head.suspended,
+        s.suspended_none,
+        s.suspended_one,
+        s.suspended_many,
+    );
     let config = if head.config_changed {
         s.config_changed
     } else {
@@ -317,8 +327,8 @@ pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) 
         fill(s.judge_changed, &[("changes", &judge_changes)])
     };
     [
-        worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target,
-        canary, judge,
+        worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target, canary,
+        judge,
     ]
     .into_iter()
     .filter(|part| !part.is_empty())
@@ -357,7 +367,10 @@ pub fn artifact_lines(comparison: &Comparison, s: &Strings) -> Vec<String> {
             let detail = if added + removed > 0 {
                 fill(
                     s.artifacts_tally,
-                    &[("added", &added.to_string()), ("removed", &removed.to_string())],
+                    &[
+                        ("added", &added.to_string()),
+                        ("removed", &removed.to_string()),
+                    ],
                 )
             } else {
                 match d.outcome {
@@ -403,7 +416,10 @@ pub fn summary_lines(comparison: &Comparison, s: &Strings, limit: Option<usize>)
     if shown < chosen.len() {
         lines.push(fill(
             s.summary_truncated,
-            &[("shown", &shown.to_string()), ("total", &chosen.len().to_string())],
+            &[
+                ("shown", &shown.to_string()),
+                ("total", &chosen.len().to_string()),
+            ],
         ));
     }
     lines
@@ -453,7 +469,10 @@ fn detail_text(delta: &Delta, s: &Strings) -> String {
         }
         return text;
     }
-    let noise = delta.noise.map(|n| noise_interval(&n, s)).unwrap_or_default();
+    let noise = delta
+        .noise
+        .map(|n| noise_interval(&n, s))
+        .unwrap_or_default();
     let template = if delta.within_noise {
         s.detail_within_noise
     } else {
@@ -465,7 +484,10 @@ fn detail_text(delta: &Delta, s: &Strings) -> String {
             _ => s.detail_unchanged,
         }
     };
-    fill(template, &[("before", &was), ("now", &is_now), ("noise", &noise)])
+    fill(
+        template,
+        &[("before", &was), ("now", &is_now), ("noise", &noise)],
+    )
 }
 
 fn noise_interval(noise: &Noise, s: &Strings) -> String {
@@ -485,7 +507,10 @@ fn canary_fact(comparison: &Comparison, s: &Strings) -> String {
         return String::new();
     };
     let score = |side: &Option<crate::core::compare::Side>| {
-        side.as_ref().and_then(|x| x.score).map(fmt_score).unwrap_or_default()
+        side.as_ref()
+            .and_then(|x| x.score)
+            .map(fmt_score)
+            .unwrap_or_default()
     };
     let beyond = first
         .noise
@@ -521,9 +546,7 @@ fn artifact_fact(deltas: &[ArtifactDelta], s: &Strings) -> String {
         .iter()
         .filter(|d| !matches!(d.outcome, ArtifactOutcome::Same | ArtifactOutcome::Unknown))
         .count();
-    let unknown = deltas
-        .iter()
-        .any(|d| d.outcome == ArtifactOutcome::Unknown);
+    let unknown = deltas.iter().any(|d| d.outcome == ArtifactOutcome::Unknown);
     match changed {
         0 if unknown => s.artifacts_unknown.to_string(),
         n => plural(n, s.artifacts_unchanged, s.artifacts_one, s.artifacts_many),
@@ -684,7 +707,15 @@ fn py_splitlines(text: &str) -> Vec<&str> {
     while let Some((i, c)) = chars.next() {
         let boundary = matches!(
             c,
-            '\n' | '\r' | '\u{0b}' | '\u{0c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+            '\n' | '\r'
+                | '\u{0b}'
+                | '\u{0c}'
+                | '\u{1c}'
+                | '\u{1d}'
+                | '\u{1e}'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}'
         );
         if boundary {
             lines.push(&text[start..i]);

@@ -34,9 +34,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::core::compare::{
-    headline_exit_code, Comparison, ConfigDelta, Delta, Headline, Outcome,
-};
+use crate::core::compare::{headline_exit_code, Comparison, ConfigDelta, Delta, Headline, Outcome};
 
 /// The version of every `compare --json` shape. It moves only on a rename,
 /// removal or type change — never for an added key.
@@ -63,11 +61,23 @@ pub fn full_json(comparison: &Comparison, sentence: &str) -> Value {
     );
     map.insert(
         "target_config_deltas".into(),
-        Value::Array(comparison.target_config_deltas.iter().map(config_json).collect()),
+        Value::Array(
+            comparison
+                .target_config_deltas
+                .iter()
+                .map(config_json)
+                .collect(),
+        ),
     );
     map.insert(
         "judge_config_deltas".into(),
-        Value::Array(comparison.judge_config_deltas.iter().map(config_json).collect()),
+        Value::Array(
+            comparison
+                .judge_config_deltas
+                .iter()
+                .map(config_json)
+                .collect(),
+        ),
     );
     Value::Object(map)
 }
