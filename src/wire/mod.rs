@@ -4,3 +4,6 @@
 //! metadata). May import `store` and `core` only.
 
 pub mod compare;
+
+/// The version shared by every `--json` shape (see [`compare::OUTPUT_VERSION`]).
+pub use compare::OUTPUT_VERSION;
