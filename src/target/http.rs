@@ -440,13 +440,13 @@ impl HttpTarget {
 /// `[Errno 111] Connection refused`, wrapped as `urllib` wraps a failure to
 /// connect (`<urlopen error …>`).
 fn io_said(e: &io::Error) -> String {
-    if let Some(inner) = e.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>()) {
-        if let ureq::Error::BodyExceedsLimit(_) = inner {
-            return format!(
-                "the answer is larger than {} MiB, the most digline reads",
-                MAX_ANSWER_BYTES / (1024 * 1024)
-            );
-        }
+    if let Some(ureq::Error::BodyExceedsLimit(_)) =
+        e.get_ref().and_then(|i| i.downcast_ref::<ureq::Error>())
+    {
+        return format!(
+            "the answer is larger than {} MiB, the most digline reads",
+            MAX_ANSWER_BYTES / (1024 * 1024)
+        );
     }
     match e.kind() {
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => return "timed out".to_string(),

@@ -1,7 +1,6 @@
 //! Tests for the HTTP target against a loopback server on 127.0.0.1:0
 //! (tiny_http), one thread per request so sleeping answers overlap.
 
-use std::io::Read;
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
