@@ -11,7 +11,7 @@
 //!
 //! | what happened | cause |
 //! |---|---|
-//! | status outside 2xx | `127.0.0.1:8731 could not be called: HTTP Error 500: Internal Server Error` |
+//! | status outside 2xx | `127.0.0.1:8731 could not be called: HTTP Error 500: Internal Server Error` (the standard reason phrase for the code; 0.10.0 repeated the server's own) |
 //! | nothing listening | `… could not be called: <urlopen error [Errno 111] Connection refused>` |
 //! | no answer in time | `… could not be called: timed out` |
 //! | redirect loop | `… could not be called: HTTP Error 302: The HTTP server returned a redirect error that would lead to an infinite loop. The last 30x error message was: Found` (0.10.0 breaks this over three lines) |

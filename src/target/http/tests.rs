@@ -530,3 +530,21 @@ fn utf8_errors_read_like_python() {
         assert_eq!(utf8_said(bytes, &e), *want, "{bytes:?}");
     }
 }
+
+#[test]
+fn an_odd_timeout_never_panics() {
+    let server = Loopback::start(|_, _| reply(200, stub_answer(json!("a"), "stub-1")));
+    let host = format!("127.0.0.1:{}", server.port);
+    for timeout_s in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e300] {
+        let mut s = spec(&server.url("/"));
+        s.timeout_s = timeout_s;
+        match target(s).call(&case("c1")) {
+            Ok(r) => assert_eq!(r.output, json!("a"), "{timeout_s}"),
+            Err(e) => assert_eq!(
+                e,
+                format!("{host} could not be called: timed out"),
+                "{timeout_s}"
+            ),
+        }
+    }
+}
