@@ -96,7 +96,8 @@ fn header_names(headers: &[(String, String)]) -> Vec<&str> {
     headers.iter().map(|(name, _)| name.as_str()).collect()
 }
 
-/// Check at load that `url` names a host digline can speak of.
+/// Check at load that `url` names a host digline can speak of; returns that
+/// `host[:port]` (see [`endpoint_host`]).
 ///
 /// # Errors
 /// A sentence that does not repeat the URL (it may hold a mistyped secret).

@@ -548,3 +548,21 @@ fn an_odd_timeout_never_panics() {
         }
     }
 }
+
+#[test]
+fn suite_headers_are_not_sent_to_another_origin() {
+    let elsewhere = Loopback::start(|_, _| reply(200, stub_answer(json!("there"), "stub-1")));
+    let to = elsewhere.url("/landing");
+    let home = Loopback::start(move |_, _| redirect(302, &to));
+    let headers = vec![("X-Api-Token".to_string(), "tok-123".to_string())];
+    let t = HttpTarget::new(spec(&home.url("/")), headers).expect("a host");
+    assert_eq!(t.call(&case("c1")).map(|r| r.output), Ok(json!("there")));
+    let has_token = |seen: &Seen| seen.headers.iter().any(|(_, v)| v == "tok-123");
+    assert!(
+        has_token(&home.seen()[0]),
+        "the suite's own endpoint gets its headers"
+    );
+    let away = elsewhere.seen();
+    assert_eq!(away[0].method, "GET");
+    assert!(!has_token(&away[0]), "another origin does not");
+}
