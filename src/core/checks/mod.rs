@@ -146,9 +146,7 @@ pub fn output_kind(output: &Value) -> Option<OutputKind> {
     match output {
         Value::String(_) => Some(OutputKind::Text),
         Value::Object(_) => Some(OutputKind::Structured),
-        Value::Array(items) if items.iter().all(Value::is_object) => {
-            Some(OutputKind::Conversation)
-        }
+        Value::Array(items) if items.iter().all(Value::is_object) => Some(OutputKind::Conversation),
         _ => None,
     }
 }
