@@ -190,7 +190,8 @@ mod tests {
         let int = |n: u64| Number::from(n);
         let float = |x: f64| Number::from_f64(x).unwrap_or_else(|| Number::from(0));
         // (min, max, unit, text, score, reason)
-        let rows: Vec<(Option<Number>, Option<Number>, LengthUnit, &str, f64, &str)> = vec![
+        type Row = (Option<Number>, Option<Number>, LengthUnit, &'static str, f64, &'static str);
+        let rows: Vec<Row> = vec![
             (
                 Some(int(2)),
                 None,

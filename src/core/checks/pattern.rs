@@ -124,14 +124,8 @@ impl Translator {
     }
 
     fn starts_with(&self, s: &str) -> bool {
-        let mut i = self.pos;
-        for c in s.chars() {
-            if self.chars.get(i) != Some(&c) {
-                return false;
-            }
-            i += 1;
-        }
-        true
+        let wanted: Vec<char> = s.chars().collect();
+        self.chars.get(self.pos..self.pos + wanted.len()) == Some(&wanted[..])
     }
 
     /// `(?aiLmsux)` groups at the very start: Python's global flags.

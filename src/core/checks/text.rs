@@ -130,4 +130,40 @@ mod tests {
         }
         assert_ne!(casefold("ß"), "ß".to_lowercase());
     }
+
+    /// Code points the `caseless` table (Unicode 16) folds but Python 3.13
+    /// (Unicode 15.1) leaves alone: letters new in Unicode 16.
+    const NEW_IN_UNICODE_16: &[u32] = &[0x1C89, 0xA7CB, 0xA7CC, 0xA7DA, 0xA7DC];
+
+    #[test]
+    fn casefold_agrees_with_python_3_13() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/goldens/checks/casefold-python-3.13.txt"
+        );
+        let table = std::fs::read_to_string(path).unwrap_or_default();
+        let mut python = std::collections::HashMap::new();
+        for line in table.lines() {
+            let mut fields = line
+                .split(' ')
+                .map(|h| u32::from_str_radix(h, 16).ok().and_then(char::from_u32));
+            let Some(Some(from)) = fields.next() else {
+                continue;
+            };
+            let folded: Option<String> = fields.collect();
+            python.insert(from, folded.unwrap_or_default());
+        }
+        assert_eq!(python.len(), 1530);
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let ours = casefold(c.encode_utf8(&mut [0; 4]));
+            let code = u32::from(c);
+            let new_letter =
+                NEW_IN_UNICODE_16.contains(&code) || (0x10D50..=0x10D65).contains(&code);
+            match python.get(&c) {
+                Some(folded) => assert_eq!(&ours, folded, "U+{code:04X}"),
+                None if new_letter => assert_ne!(ours, c.to_string(), "U+{code:04X}"),
+                None => assert_eq!(ours, c.to_string(), "U+{code:04X}"),
+            }
+        }
+    }
 }
