@@ -190,7 +190,14 @@ mod tests {
         let int = |n: u64| Number::from(n);
         let float = |x: f64| Number::from_f64(x).unwrap_or_else(|| Number::from(0));
         // (min, max, unit, text, score, reason)
-        type Row = (Option<Number>, Option<Number>, LengthUnit, &'static str, f64, &'static str);
+        type Row = (
+            Option<Number>,
+            Option<Number>,
+            LengthUnit,
+            &'static str,
+            f64,
+            &'static str,
+        );
         let rows: Vec<Row> = vec![
             (
                 Some(int(2)),
