@@ -14,9 +14,13 @@ use serde_json::{Map, Number, Value};
 
 use super::verdict::Verdict;
 
+mod budget;
 pub mod build;
 mod eval;
+mod length;
 pub mod pattern;
+mod regex;
+mod text;
 
 pub use build::{build, BuildError, BuildErrorKind};
 
