@@ -56,7 +56,7 @@ pub fn execute(args: RunArgs) -> Result<i32, CliError> {
     let loaded = load_suite(&args.suite)?;
     let headers = host::suite::expand_headers(&loaded.target, |name| std::env::var(name).ok())?;
     let artifacts = host::artifacts::record(&loaded.suite_dir, &loaded.suite.artifacts)?;
-    let target = HttpTarget::new(loaded.target.clone(), headers);
+    let target = HttpTarget::new(loaded.target.clone(), headers).map_err(CliError::Refused)?;
     let plan = Plan::of(&loaded.suite);
     if plan.cases > 0 {
         target.preflight().map_err(CliError::Refused)?;

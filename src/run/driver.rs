@@ -4,8 +4,9 @@
 //! order whatever the completion order. A failed call errors every check
 //! of that case with a one-line cause (`target raised ValueError: …`, the
 //! wording digline 0.10.0 records); it never fails a check. The first
-//! answer's reported configuration (in case order) becomes the run's
-//! `target_config`; an answer under another configuration errors its case.
+//! unsuspended case is asked alone, so the configuration it reports (which
+//! the target holds every later answer to) is the first in case order, as
+//! in digline 0.10.0's sequential run.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -25,11 +26,19 @@ pub trait Ask: Sync {
     /// # Errors
     /// A one-line cause, naming the endpoint by host:port at most.
     fn ask(&self, case: &Case) -> Result<Response, String>;
+
+    /// What the system under test reported about itself (`{"values": {...}}`,
+    /// or `{}`), fixed by the first answer in case order.
+    fn target_config(&self) -> Map<String, Value>;
 }
 
 impl Ask for HttpTarget {
     fn ask(&self, case: &Case) -> Result<Response, String> {
         self.call(case)
+    }
+
+    fn target_config(&self) -> Map<String, Value> {
+        HttpTarget::target_config(self)
     }
 }
 
@@ -89,7 +98,6 @@ pub fn execute(
         )));
     }
     let answers = ask_all(suite, target, ctx.concurrency.max(1));
-    let mut target_config: Option<Map<String, Value>> = None;
     let mut results = Vec::with_capacity(suite.cases.len());
     for (case, answer) in suite.cases.iter().zip(answers) {
         let mut result = CaseResult {
@@ -100,27 +108,9 @@ pub fn execute(
             verdicts: Vec::new(),
             responses: None,
         };
-        let Some(answer) = answer else {
-            results.push(result);
-            continue;
-        };
-        let answer = answer.and_then(|response| {
-            if let Some(config) = &response.config {
-                match &target_config {
-                    None => target_config = Some(config.clone()),
-                    Some(first) if first != config => {
-                        return Err(format!(
-                            "the target answered under a different configuration part way through the run ({}), so this case does not measure the same system as the others",
-                            describe_config_change(first, config)
-                        ))
-                    }
-                    Some(_) => {}
-                }
-            }
-            Ok(response)
-        });
         match answer {
-            Ok(response) => {
+            None => {}
+            Some(Ok(response)) => {
                 let inputs = Inputs {
                     output: &response.output,
                     input: Some(&response.input),
@@ -135,21 +125,18 @@ pub fn execute(
                     result.responses = Some(vec![recorded(&response)]);
                 }
             }
-            Err(cause) => {
+            Some(Err(cause)) => {
                 let reason = format!("target raised ValueError: {}", clip(&cause));
-                result.verdicts = suite.checks.iter().map(|c| c.errored(reason.clone())).collect();
+                result.verdicts = suite
+                    .checks
+                    .iter()
+                    .map(|c| c.errored(reason.clone()))
+                    .collect();
             }
         }
         results.push(result);
     }
-    let target_config = match target_config {
-        Some(values) => {
-            let mut m = Map::new();
-            m.insert("values".into(), Value::Object(values));
-            m
-        }
-        None => Map::new(),
-    };
+    let target_config = target.target_config();
     Ok(RunDocument {
         aggregate: Vec::new(),
         artifacts: ctx.artifacts.clone(),
@@ -184,20 +171,6 @@ fn suite_config_hash(suite: &Suite) -> String {
     config_hash(&rules, suite.samples, suite.min_agreement, &[])
 }
 
-fn describe_config_change(first: &Map<String, Value>, now: &Map<String, Value>) -> String {
-    let mut keys: Vec<&String> = first.keys().chain(now.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .filter(|k| first.get(*k) != now.get(*k))
-        .map(|k| {
-            let show = |v: Option<&Value>| v.map_or("nothing".to_string(), |v| v.to_string());
-            format!("{k} {} → {}", show(first.get(k)), show(now.get(k)))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn recorded(response: &Response) -> Value {
     let kind = output_kind(&response.output).map_or("invalid", |k| k.as_str());
     json!({
@@ -215,6 +188,12 @@ type Answer = Option<Result<Response, String>>;
 fn ask_all(suite: &Suite, target: &dyn Ask, concurrency: usize) -> Vec<Answer> {
     let slots: Vec<Mutex<Answer>> = suite.cases.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
+    if let Some(first) = suite.cases.iter().position(|c| c.suspended.is_none()) {
+        if let Ok(mut slot) = slots[first].lock() {
+            *slot = Some(target.ask(&suite.cases[first]));
+        }
+        next.store(first + 1, Ordering::SeqCst);
+    }
     let workers = concurrency.min(suite.cases.len()).max(1);
     std::thread::scope(|scope| {
         for _ in 0..workers {
