@@ -1,8 +1,173 @@
 //! `cli`: the command-line front end — clap definitions, printing, exit codes.
 //!
-//! (Skeleton.)
+//! One file per command. [`main`] is the only place a result becomes a
+//! process exit code: clap's parse errors are 64 (not clap's 2, which would
+//! read as a verdict), `--help`/`--version` are 0, a refusal is 64, a panic
+//! prints one line and is 70. May import every layer below; never `mcp`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+pub mod compare;
+pub mod error;
+pub mod exit;
+pub mod list;
+pub mod promote;
+pub mod run;
+
+pub use error::CliError;
+
+const AFTER_HELP: &str = "\
+Exit codes: 0 nothing got worse · 1 something got worse · 2 could not be judged · 64 refused · 70 internal error.
+
+Example, the whole cycle:
+  digline run     --suite examples/quickstart/suite.toml --root examples/quickstart
+  digline promote --suite examples/quickstart/suite.toml --root examples/quickstart --run latest
+  digline run     --suite examples/quickstart/suite.toml --root examples/quickstart
+  digline compare --suite examples/quickstart/suite.toml --root examples/quickstart --run latest";
+
+/// digline: a regression gate for LLM applications.
+///
+/// Ask your system again, grade every answer with the suite's checks,
+/// compare with the approved baseline, and exit with a code CI obeys.
+#[derive(Debug, Parser)]
+#[command(name = "digline", version, about, long_about, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Ask the system under test about every case and store the run (prints its key).
+    #[command(after_help = "Example:\n  digline run --suite suite.toml --meta build=1234\n\nNever a gate: exits 0 when the run is stored, whatever the verdicts; 64 when refused.")]
+    Run(run::RunArgs),
+    /// Compare a stored run with the baseline; exit 0 (fine), 1 (worse) or 2 (could not be judged).
+    #[command(after_help = "Example:\n  digline compare --suite suite.toml --run latest\n  digline compare --suite suite.toml --run latest --json full")]
+    Compare(compare::CompareArgs),
+    /// Make a run the baseline: same suite, same rules, nothing errored.
+    #[command(after_help = "Example:\n  digline promote --suite suite.toml --run latest\n\nThen commit .digline/<tenant>/baselines/<suite>.json: the gate compares against it.")]
+    Promote(promote::PromoteArgs),
+    /// List the stored runs of a suite, newest first (* marks the baseline's run).
+    #[command(after_help = "Example:\n  digline list --suite suite.toml")]
+    List(list::ListArgs),
+}
+
+/// Flags every command takes: which suite, which repository.
+#[derive(Debug, Args)]
+pub struct SuiteArgs {
+    /// The suite file (suite.toml).
+    #[arg(long, value_name = "SUITE.toml")]
+    pub suite: PathBuf,
+    /// The repository root holding .digline/ (suite paths must stay inside it).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// Verify the suite's tenant (never overrides it).
+    #[arg(long)]
+    pub tenant: Option<String>,
+    /// Verify the suite's environment (never overrides it).
+    #[arg(long = "env", value_name = "ENV")]
+    pub environment: Option<String>,
+}
 
 /// Run the command line and return the process exit code.
 pub fn main() -> i32 {
-    0
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_string());
+        eprintln!(
+            "digline: internal error ({what}{at}). This is a bug in digline, not a verdict on the suite (exit 70)."
+        );
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayVersion
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
+                _ => exit::REFUSED,
+            };
+            let _ = e.print();
+            return code;
+        }
+    };
+    guarded(|| dispatch(cli))
+}
+
+/// Run a command, turning a refusal into 64 (printed) and a panic into 70.
+fn guarded(command: impl FnOnce() -> Result<i32, CliError>) -> i32 {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(command)) {
+        Ok(Ok(code)) => code,
+        Ok(Err(err)) => {
+            eprintln!("{}", err.render());
+            err.exit_code()
+        }
+        Err(_) => exit::INTERNAL,
+    }
+}
+
+/// Load the suite named by `args` and verify `--tenant`/`--env` against it.
+///
+/// # Errors
+/// [`CliError::Load`] for a bad suite, [`CliError::Usage`] for a flag that
+/// does not match what the suite declares.
+pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, CliError> {
+    let loaded = crate::host::suite::load(&args.suite, &args.root)?;
+    let checks = [
+        ("--tenant", args.tenant.as_deref(), loaded.suite.tenant.as_str()),
+        ("--env", args.environment.as_deref(), loaded.suite.environment.as_str()),
+    ];
+    for (flag, given, declared) in checks {
+        if let Some(given) = given {
+            if given != declared {
+                return Err(CliError::usage(
+                    format!("{flag} '{given}' does not match the suite, which declares '{declared}': the suite decides, and this flag only verifies"),
+                    Some(format!("drop {flag}, or pass {flag} {declared}")),
+                ));
+            }
+        }
+    }
+    Ok(loaded)
+}
+
+fn dispatch(cli: Cli) -> Result<i32, CliError> {
+    match cli.command {
+        Command::Run(args) => run::execute(args),
+        Command::Compare(args) => compare::execute(args),
+        Command::Promote(args) => promote::execute(args),
+        Command::List(args) => list::execute(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_exit_70_and_a_refusal_64() {
+        assert_eq!(guarded(|| panic!("boom")), exit::INTERNAL);
+        assert_eq!(
+            guarded(|| Err(CliError::Refused("no".into()))),
+            exit::REFUSED
+        );
+        assert_eq!(guarded(|| Ok(exit::WORSE)), exit::WORSE);
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 }

@@ -87,7 +87,11 @@ impl RunDocument {
     pub fn unjudged_cases(&self) -> usize {
         self.results
             .iter()
-            .filter(|c| c.verdicts.iter().any(|v| v.status == super::verdict::Status::Error))
+            .filter(|c| {
+                c.verdicts
+                    .iter()
+                    .any(|v| v.status == super::verdict::Status::Error)
+            })
             .count()
     }
 

@@ -6,8 +6,10 @@
 //! ([`load_errors::LoadError`]). May import `run`, `target`, `report`,
 //! `wire`, `store`, `core`; never the front ends.
 
+pub mod artifacts;
 pub mod cases;
 pub mod clock;
+pub mod git;
 pub mod load_errors;
 pub mod near_miss;
 pub mod suite;

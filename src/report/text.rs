@@ -1,3 +1,778 @@
-//! The terminal text of `compare`: headline sentence and per-check lines.
+//! The terminal text of `compare`: the headline sentence, the configuration
+//! and artifact lines, and one line per regression and per check that could
+//! not run — byte for byte what digline 0.10.0 prints in English.
 //!
-//! (Skeleton: filled in by the comparison work.)
+//! Layout of stdout (every line ends with `\n`):
+//!
+//! ```text
+//! <headline sentence>
+//!
+//!   <file> · +N −M lines                 (one per changed artifact)
+//!   system · model stub-1 → stub-2        (target, then judge, when moved)
+//!
+//! <case> · <check> · <what happened>     (regressions, then unjudged; at most 20)
+//! showing the first 20 of N; the full list is in the report
+//! ```
+//!
+//! Each block after the sentence is printed only when it has lines. Nothing
+//! goes to stderr in any of 0.10.0's compare scenarios ([`CompareText::stderr`]
+//! is empty; the host adds the "written by a newer digline" warning itself).
+//! Every English string lives in [`Strings`] ([`EN`]) so other locales are
+//! translations of the same table. No reason text, output or case input is
+//! ever printed: everything is composed from the comparison's facts.
+
+use serde_json::Value;
+
+use crate::core::compare::{
+    ArtifactDelta, ArtifactOutcome, Comparison, ConfigDelta, ConfigOutcome, Delta, Headline, Noise,
+    Outcome, Scope, IDENTITY_FIELD,
+};
+use crate::core::verdict::Status;
+
+/// How many summary lines the terminal shows before saying how many it left out.
+pub const SUMMARY_LIMIT: usize = 20;
+
+/// What separates the three fields of a summary line.
+pub const SUMMARY_SEPARATOR: &str = " · ";
+
+/// Fields a provider reports rather than a caller sends (their `new` and
+/// `missing` rows say "reported", not "sent").
+const OBSERVED_FIELDS: [&str; 2] = ["resolved_model", "fingerprint"];
+
+/// Every sentence and fragment `compare`'s text is built from, for one
+/// locale. Placeholders are `{name}`, filled by name.
+#[derive(Clone, Copy, Debug)]
+pub struct Strings {
+    /// Nothing regressed.
+    pub worse_none: &'static str,
+    /// One check regressed.
+    pub worse_one: &'static str,
+    /// `{count}` checks regressed.
+    pub worse_many: &'static str,
+    /// No verdict was shared by run and reference (this product's strictness).
+    pub nothing_compared: &'static str,
+    /// One delta within noise.
+    pub noise_one: &'static str,
+    /// `{count}` deltas within noise.
+    pub noise_many: &'static str,
+    /// No case errored in the run.
+    pub unjudged_none: &'static str,
+    /// One case errored.
+    pub unjudged_one: &'static str,
+    /// `{count}` cases errored.
+    pub unjudged_many: &'static str,
+    /// One run-level measure `{names}` errored (this product's strictness).
+    pub uncomputed_one: &'static str,
+    /// `{count}` run-level measures `{names}` errored.
+    pub uncomputed_many: &'static str,
+    /// No suspended case.
+    pub suspended_none: &'static str,
+    /// One suspended case.
+    pub suspended_one: &'static str,
+    /// `{count}` suspended cases.
+    pub suspended_many: &'static str,
+    /// The config hashes differ.
+    pub config_changed: &'static str,
+    /// The config hashes are equal.
+    pub config_unchanged: &'static str,
+    /// Declared files all the same.
+    pub artifacts_unchanged: &'static str,
+    /// One declared file changed.
+    pub artifacts_one: &'static str,
+    /// `{count}` declared files changed.
+    pub artifacts_many: &'static str,
+    /// Declared files withheld, none known to change.
+    pub artifacts_unknown: &'static str,
+    /// The run's answers were replayed.
+    pub rejudged: &'static str,
+    /// One canary `{case}` moved `{before}` → `{after}`, then `{beyond}`.
+    pub canary_one: &'static str,
+    /// `{count}` canary checks moved, naming `{case}`.
+    pub canary_many: &'static str,
+    /// `, beyond the noise of this check ({interval})`.
+    pub canary_beyond: &'static str,
+    /// The target moved: `{changes}`.
+    pub target_changed: &'static str,
+    /// The target did not move.
+    pub target_unchanged: &'static str,
+    /// One side recorded no target configuration.
+    pub target_unknown: &'static str,
+    /// The judging moved: `{changes}`.
+    pub judge_changed: &'static str,
+    /// `{field} {before} → {after}`.
+    pub change_changed: &'static str,
+    /// `{field} {after}`, new in the run (sent).
+    pub change_new: &'static str,
+    /// `{field} {before}`, gone from the run (sent).
+    pub change_missing: &'static str,
+    /// `{field} {after}`, new in the run (reported by the provider).
+    pub change_new_observed: &'static str,
+    /// `{field} {before}`, gone from the run (reported by the provider).
+    pub change_missing_observed: &'static str,
+    /// A judge `{judge}` joined.
+    pub judge_added: &'static str,
+    /// A judge `{judge}` left.
+    pub judge_removed: &'static str,
+    /// ` This drop coincides with {changes}.`
+    pub coincides: &'static str,
+    /// The terminal label of the target's configuration line.
+    pub terminal_target: &'static str,
+    /// The terminal label of the judges' configuration line.
+    pub terminal_judge: &'static str,
+    /// `+{added} −{removed} lines`.
+    pub artifacts_tally: &'static str,
+    /// An artifact changed with no line tally.
+    pub artifact_changed: &'static str,
+    /// An artifact added.
+    pub artifact_new: &'static str,
+    /// An artifact removed.
+    pub artifact_missing: &'static str,
+    /// An artifact withheld.
+    pub artifact_unknown: &'static str,
+    /// The case field of a run-level line.
+    pub scope_run: &'static str,
+    /// More lines than the limit: `{shown}` of `{total}`.
+    pub summary_truncated: &'static str,
+    /// A drop without interval: `{before}` → `{now}`.
+    pub detail_dropped: &'static str,
+    /// A rise without interval.
+    pub detail_rose: &'static str,
+    /// No movement: `{now}`.
+    pub detail_unchanged: &'static str,
+    /// `{low}–{high} across {count} samples`.
+    pub noise_interval: &'static str,
+    /// A move inside the interval `{noise}`.
+    pub detail_within_noise: &'static str,
+    /// A drop beyond the interval `{noise}`.
+    pub detail_dropped_beyond_noise: &'static str,
+    /// A rise beyond the interval `{noise}`.
+    pub detail_rose_beyond_noise: &'static str,
+    /// A pass → fail flip.
+    pub detail_flipped_worse: &'static str,
+    /// A fail → pass flip.
+    pub detail_flipped_better: &'static str,
+    /// The threshold moved: `{before_threshold}` → `{now_threshold}`.
+    pub detail_threshold_moved: &'static str,
+    /// A check only in the run.
+    pub detail_new: &'static str,
+    /// A check only in the run, which errored.
+    pub detail_new_errored: &'static str,
+    /// A check only in the reference.
+    pub detail_missing: &'static str,
+    /// A check that could not run.
+    pub detail_errored: &'static str,
+}
+
+/// English, as digline 0.10.0 writes it.
+pub const EN: Strings = Strings {
+    worse_none: "Nothing got worse compared with the reference.",
+    worse_one: "1 check got worse compared with the reference.",
+    worse_many: "{count} checks got worse compared with the reference.",
+    nothing_compared: "Nothing was compared: the run and the reference share no check, so whether anything got worse is not known.",
+    noise_one: "1 check moved within noise.",
+    noise_many: "{count} checks moved within noise.",
+    unjudged_none: "Every case could be judged.",
+    unjudged_one: "1 case could not be judged.",
+    unjudged_many: "{count} cases could not be judged.",
+    uncomputed_one: "The whole-run measure {names} could not be computed.",
+    uncomputed_many: "{count} whole-run measures could not be computed: {names}.",
+    suspended_none: "No case is suspended.",
+    suspended_one: "1 case is suspended.",
+    suspended_many: "{count} cases are suspended.",
+    config_changed: "The suite changed since the reference, so these numbers compare different rules.",
+    config_unchanged: "The suite is unchanged from the reference.",
+    artifacts_unchanged: "The files under test are the same as the reference.",
+    artifacts_one: "1 file under test changed since the reference.",
+    artifacts_many: "{count} files under test changed since the reference.",
+    artifacts_unknown: "The files under test are not included, so whether they changed is not known.",
+    rejudged: "The answers in this run were replayed from a stored run, not measured: the target was not asked anything.",
+    canary_one: "The model under this alias likely changed: the canary {case} moved from {before} to {after}{beyond}.",
+    canary_many: "The model under this alias likely changed: {count} canary checks moved, including {case} from {before} to {after}{beyond}.",
+    canary_beyond: ", beyond the noise of this check ({interval})",
+    target_changed: "The system under test answered under a different configuration: {changes}.",
+    target_unchanged: "The system under test answered under the same configuration as the reference.",
+    target_unknown: "The configuration of the system under test is not recorded on both sides, so whether it changed is not known.",
+    judge_changed: "The judging changed ({changes}), so these scores are less comparable with the reference: what moved is the measuring instrument, not only what it measured.",
+    change_changed: "{field} {before} → {after}",
+    change_new: "{field} {after}, not sent for the reference",
+    change_missing: "{field} {before}, no longer sent",
+    change_new_observed: "{field} {after}, not reported for the reference",
+    change_missing_observed: "{field} {before}, no longer reported",
+    judge_added: "{judge} was added as a judge",
+    judge_removed: "{judge} no longer judges",
+    coincides: " This drop coincides with {changes}.",
+    terminal_target: "system",
+    terminal_judge: "judge",
+    artifacts_tally: "+{added} −{removed} lines",
+    artifact_changed: "changed",
+    artifact_new: "added since the reference",
+    artifact_missing: "no longer declared",
+    artifact_unknown: "not included, so whether it changed is not known",
+    scope_run: "whole run",
+    summary_truncated: "showing the first {shown} of {total}; the full list is in the report",
+    detail_dropped: "Score fell from {before} to {now}.",
+    detail_rose: "Score rose from {before} to {now}.",
+    detail_unchanged: "Score unchanged at {now}.",
+    noise_interval: "{low}–{high} across {count} samples",
+    detail_within_noise: "Score moved from {before} to {now} — within the noise of this check ({noise}); not counted as a regression.",
+    detail_dropped_beyond_noise: "Score fell from {before} to {now} — beyond the noise of this check ({noise}).",
+    detail_rose_beyond_noise: "Score rose from {before} to {now} — beyond the noise of this check ({noise}).",
+    detail_flipped_worse: "Went from passing to failing ({before} → {now}).",
+    detail_flipped_better: "Went from failing to passing ({before} → {now}).",
+    detail_threshold_moved: " The bar moved from {before_threshold} to {now_threshold}, so this is a change of rule rather than of behaviour.",
+    detail_new: "Checked here, not present in the reference.",
+    detail_new_errored: "New here, and the check could not run.",
+    detail_missing: "Present in the reference, not checked here.",
+    detail_errored: "The check could not run.",
+};
+
+/// What `compare` prints, split by stream. Both strings end with `\n` when
+/// non-empty, ready to be written as they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompareText {
+    /// Everything printed to stdout.
+    pub stdout: String,
+    /// Everything printed to stderr (empty: 0.10.0 prints nothing there for a
+    /// comparison it could make).
+    pub stderr: String,
+}
+
+/// Renders the whole terminal text of `compare` (see the module doc for the layout).
+pub fn render_compare(comparison: &Comparison, s: &Strings) -> CompareText {
+    let head = comparison.headline();
+    let mut out = headline_sentence(comparison, &head, s);
+    out.push('\n');
+    let moved: Vec<String> = artifact_lines(comparison, s)
+        .into_iter()
+        .chain(config_lines(comparison, s))
+        .collect();
+    if !moved.is_empty() {
+        out.push('\n');
+        for line in moved {
+            out.push_str("  ");
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    let lines = summary_lines(comparison, s, Some(SUMMARY_LIMIT));
+    if !lines.is_empty() {
+        out.push('\n');
+        for line in lines {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    CompareText {
+        stdout: out,
+        stderr: String::new(),
+    }
+}
+
+/// The headline sentence: its clauses in fixed order — worse (or "nothing
+/// was compared"), within noise, unjudged cases, uncomputed measures,
+/// suspended, suite, artifacts, replay, target configuration, canary, judges.
+/// Clauses with nothing to say are left out.
+pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) -> String {
+    let regressed = head.counts.get(Outcome::Regressed);
+    let worse = if head.nothing_compared {
+        s.nothing_compared.to_string()
+    } else {
+        plural(regressed, s.worse_none, s.worse_one, s.worse_many)
+    };
+    let noise = match head.within_noise {
+        0 => String::new(),
+        n => plural(n, "", s.noise_one, s.noise_many),
+    };
+    let unjudged = plural(
+        head.unjudged,
+        s.unjudged_none,
+        s.unjudged_one,
+        s.unjudged_many,
+    );
+    let uncomputed = match head.uncomputed_measures.len() {
+        0 => String::new(),
+        1 => fill(s.uncomputed_one, &[("names", &head.uncomputed_measures[0])]),
+        n => fill(
+            s.uncomputed_many,
+            &[
+                ("count", &n.to_string()),
+                ("names", &head.uncomputed_measures.join(", ")),
+            ],
+        ),
+    };
+    let suspended = plural(
+        head.suspended,
+        s.suspended_none,
+        s.suspended_one,
+        s.suspended_many,
+    );
+    let config = if head.config_changed {
+        s.config_changed
+    } else {
+        s.config_unchanged
+    }
+    .to_string();
+    let artifacts = artifact_fact(&comparison.artifact_deltas, s);
+    let rejudged = if head.rejudged {
+        s.rejudged.to_string()
+    } else {
+        String::new()
+    };
+    let target = target_fact(&comparison.target_config_deltas, s);
+    let canary = canary_fact(comparison, s);
+    let judge_changes = config_changes(&comparison.judge_config_deltas, s);
+    let judge = if judge_changes.is_empty() {
+        String::new()
+    } else {
+        fill(s.judge_changed, &[("changes", &judge_changes)])
+    };
+    [
+        worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target, canary,
+        judge,
+    ]
+    .into_iter()
+    .filter(|part| !part.is_empty())
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// One line per side whose configuration moved: `system · model a → b`,
+/// then `judge · …`.
+pub fn config_lines(comparison: &Comparison, s: &Strings) -> Vec<String> {
+    [
+        (s.terminal_target, &comparison.target_config_deltas),
+        (s.terminal_judge, &comparison.judge_config_deltas),
+    ]
+    .into_iter()
+    .filter_map(|(label, rows)| {
+        let changes = config_changes(rows, s);
+        (!changes.is_empty()).then(|| format!("{label}{SUMMARY_SEPARATOR}{changes}"))
+    })
+    .collect()
+}
+
+/// One line per changed declared file: `prompt.md · +3 −1 lines`, or the
+/// outcome when there is no line tally. Nothing at all when any file was
+/// withheld (a path is payload then).
+pub fn artifact_lines(comparison: &Comparison, s: &Strings) -> Vec<String> {
+    if comparison.artifact_deltas.iter().any(|d| d.withheld) {
+        return Vec::new();
+    }
+    comparison
+        .artifact_deltas
+        .iter()
+        .filter(|d| !matches!(d.outcome, ArtifactOutcome::Same | ArtifactOutcome::Unknown))
+        .map(|d| {
+            let (added, removed) = diff_tally(d);
+            let detail = if added + removed > 0 {
+                fill(
+                    s.artifacts_tally,
+                    &[
+                        ("added", &added.to_string()),
+                        ("removed", &removed.to_string()),
+                    ],
+                )
+            } else {
+                match d.outcome {
+                    ArtifactOutcome::New => s.artifact_new,
+                    ArtifactOutcome::Missing => s.artifact_missing,
+                    ArtifactOutcome::Unknown => s.artifact_unknown,
+                    _ => s.artifact_changed,
+                }
+                .to_string()
+            };
+            format!("{}{SUMMARY_SEPARATOR}{detail}", d.path)
+        })
+        .collect()
+}
+
+/// `<case> · <check> · <what happened>` for every regression, then every
+/// other check whose run side errored, in delta order; with `limit`, at most
+/// that many, plus a last line saying how many were left out.
+pub fn summary_lines(comparison: &Comparison, s: &Strings, limit: Option<usize>) -> Vec<String> {
+    let chosen: Vec<&Delta> = comparison
+        .deltas
+        .iter()
+        .filter(|d| d.outcome == Outcome::Regressed)
+        .chain(
+            comparison
+                .deltas
+                .iter()
+                .filter(|d| d.outcome != Outcome::Regressed && d.errored_now()),
+        )
+        .collect();
+    let shown = limit.map_or(chosen.len(), |n| n.min(chosen.len()));
+    let coincides = change_list(comparison.config_changes(), s);
+    let mut lines: Vec<String> = chosen[..shown]
+        .iter()
+        .map(|d| {
+            let case = match d.key.scope {
+                Scope::Case => d.key.case_id.as_str(),
+                Scope::Run => s.scope_run,
+            };
+            [case, d.assertion.as_str(), &check_line(d, &coincides, s)].join(SUMMARY_SEPARATOR)
+        })
+        .collect();
+    if shown < chosen.len() {
+        lines.push(fill(
+            s.summary_truncated,
+            &[
+                ("shown", &shown.to_string()),
+                ("total", &chosen.len().to_string()),
+            ],
+        ));
+    }
+    lines
+}
+
+/// What happened to one check, in one sentence; `coincides` (the moved
+/// target parameters, e.g. `model a → b`) is appended to a regression.
+pub fn check_line(delta: &Delta, coincides: &str, s: &Strings) -> String {
+    let mut text = detail_text(delta, s);
+    if !coincides.is_empty() && delta.outcome == Outcome::Regressed {
+        text.push_str(&fill(s.coincides, &[("changes", coincides)]));
+    }
+    text
+}
+
+fn detail_text(delta: &Delta, s: &Strings) -> String {
+    match delta.outcome {
+        Outcome::New if delta.errored_now() => return s.detail_new_errored.to_string(),
+        Outcome::New => return s.detail_new.to_string(),
+        Outcome::Missing => return s.detail_missing.to_string(),
+        Outcome::Errored => return s.detail_errored.to_string(),
+        _ => {}
+    }
+    let (Some(now), Some(before)) = (&delta.after, &delta.before) else {
+        return s.detail_errored.to_string();
+    };
+    let (Some(now_score), Some(before_score)) = (now.score, before.score) else {
+        return s.detail_errored.to_string();
+    };
+    let was = fmt_score(before_score);
+    let is_now = fmt_score(now_score);
+    if now.status != before.status {
+        let key = if before.status == Status::Pass {
+            s.detail_flipped_worse
+        } else {
+            s.detail_flipped_better
+        };
+        let mut text = fill(key, &[("before", &was), ("now", &is_now)]);
+        if now.threshold != before.threshold {
+            text.push_str(&fill(
+                s.detail_threshold_moved,
+                &[
+                    ("before_threshold", &fmt_score(before.threshold)),
+                    ("now_threshold", &fmt_score(now.threshold)),
+                ],
+            ));
+        }
+        return text;
+    }
+    let noise = delta
+        .noise
+        .map(|n| noise_interval(&n, s))
+        .unwrap_or_default();
+    let template = if delta.within_noise {
+        s.detail_within_noise
+    } else {
+        match (delta.outcome, noise.is_empty()) {
+            (Outcome::Regressed, true) => s.detail_dropped,
+            (Outcome::Regressed, false) => s.detail_dropped_beyond_noise,
+            (Outcome::Improved, true) => s.detail_rose,
+            (Outcome::Improved, false) => s.detail_rose_beyond_noise,
+            _ => s.detail_unchanged,
+        }
+    };
+    fill(
+        template,
+        &[("before", &was), ("now", &is_now), ("noise", &noise)],
+    )
+}
+
+fn noise_interval(noise: &Noise, s: &Strings) -> String {
+    fill(
+        s.noise_interval,
+        &[
+            ("low", &fmt_score(noise.min)),
+            ("high", &fmt_score(noise.max)),
+            ("count", &noise.samples.to_string()),
+        ],
+    )
+}
+
+fn canary_fact(comparison: &Comparison, s: &Strings) -> String {
+    let moved = comparison.moved_canaries();
+    let Some(first) = moved.first() else {
+        return String::new();
+    };
+    let score = |side: &Option<crate::core::compare::Side>| {
+        side.as_ref()
+            .and_then(|x| x.score)
+            .map(fmt_score)
+            .unwrap_or_default()
+    };
+    let beyond = first
+        .noise
+        .map(|n| fill(s.canary_beyond, &[("interval", &noise_interval(&n, s))]))
+        .unwrap_or_default();
+    let case = if first.key.case_id.is_empty() {
+        first.assertion.as_str()
+    } else {
+        first.key.case_id.as_str()
+    };
+    let template = if moved.len() == 1 {
+        s.canary_one
+    } else {
+        s.canary_many
+    };
+    fill(
+        template,
+        &[
+            ("count", &moved.len().to_string()),
+            ("case", case),
+            ("before", &score(&first.before)),
+            ("after", &score(&first.after)),
+            ("beyond", &beyond),
+        ],
+    )
+}
+
+fn artifact_fact(deltas: &[ArtifactDelta], s: &Strings) -> String {
+    if deltas.is_empty() {
+        return String::new();
+    }
+    let changed = deltas
+        .iter()
+        .filter(|d| !matches!(d.outcome, ArtifactOutcome::Same | ArtifactOutcome::Unknown))
+        .count();
+    let unknown = deltas.iter().any(|d| d.outcome == ArtifactOutcome::Unknown);
+    match changed {
+        0 if unknown => s.artifacts_unknown.to_string(),
+        n => plural(n, s.artifacts_unchanged, s.artifacts_one, s.artifacts_many),
+    }
+}
+
+fn target_fact(deltas: &[ConfigDelta], s: &Strings) -> String {
+    if deltas.is_empty() {
+        return String::new();
+    }
+    let changes = config_changes(deltas, s);
+    if !changes.is_empty() {
+        fill(s.target_changed, &[("changes", &changes)])
+    } else if deltas.iter().all(|d| d.outcome == ConfigOutcome::Unknown) {
+        s.target_unknown.to_string()
+    } else {
+        s.target_unchanged.to_string()
+    }
+}
+
+/// `model a → b, temperature 0.3 → 0.7`: the rows that are changes.
+fn config_changes(deltas: &[ConfigDelta], s: &Strings) -> String {
+    change_list(deltas.iter().filter(|d| d.outcome.is_change()).collect(), s)
+}
+
+fn change_list(deltas: Vec<&ConfigDelta>, s: &Strings) -> String {
+    deltas
+        .into_iter()
+        .map(|d| change(d, s))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn change(delta: &ConfigDelta, s: &Strings) -> String {
+    if delta.field == IDENTITY_FIELD {
+        let (template, label) = if delta.outcome == ConfigOutcome::New {
+            (s.judge_added, &delta.after)
+        } else {
+            (s.judge_removed, &delta.before)
+        };
+        return fill(template, &[("judge", &fmt_value(label))]);
+    }
+    let observed = OBSERVED_FIELDS.contains(&delta.field.as_str());
+    let template = match (delta.outcome, observed) {
+        (ConfigOutcome::New, false) => s.change_new,
+        (ConfigOutcome::New, true) => s.change_new_observed,
+        (ConfigOutcome::Missing, false) => s.change_missing,
+        (ConfigOutcome::Missing, true) => s.change_missing_observed,
+        _ => s.change_changed,
+    };
+    fill(
+        template,
+        &[
+            ("field", &delta.field),
+            ("before", &fmt_value(&delta.before)),
+            ("after", &fmt_value(&delta.after)),
+        ],
+    )
+}
+
+/// A score as printed: six decimals, a dot in every locale (`0.978723`).
+pub fn fmt_score(value: f64) -> String {
+    format!("{value:.6}")
+}
+
+/// A configuration value as a reader sees it: Python's `str()` (`0.3`,
+/// `1e-05`, `true`), `—` for none.
+pub fn fmt_value(value: &Value) -> String {
+    match value {
+        Value::Null => "—".to_string(),
+        Value::String(text) => text.clone(),
+        other => py_repr(other),
+    }
+}
+
+/// Python's `repr()` of a JSON value (`True`/`False` only inside containers,
+/// where Python would print them so; top-level booleans read `true`/`false`).
+fn py_repr(value: &Value) -> String {
+    match value {
+        Value::Null => "None".to_string(),
+        Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            (_, _, Some(f)) => py_float(f),
+            _ => n.to_string(),
+        },
+        Value::String(text) => format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'")),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(py_inner).collect();
+            format!("[{}]", inner.join(", "))
+        }
+        Value::Object(map) => {
+            let inner: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", py_inner(&Value::String(k.clone())), py_inner(v)))
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+fn py_inner(value: &Value) -> String {
+    match value {
+        Value::Bool(true) => "True".to_string(),
+        Value::Bool(false) => "False".to_string(),
+        other => py_repr(other),
+    }
+}
+
+fn py_float(f: f64) -> String {
+    if f.is_nan() {
+        "nan".to_string()
+    } else if f.is_infinite() {
+        if f > 0.0 { "inf" } else { "-inf" }.to_string()
+    } else {
+        crate::core::pyjson::float_repr(f)
+    }
+}
+
+/// Lines added and removed between the two recorded texts (Python
+/// `unified_diff` over `splitlines()`, counting lines that start with `+` but
+/// not `+++`, and `-` but not `---`, as 0.10.0 does). `(0, 0)` when a side
+/// has no text.
+fn diff_tally(delta: &ArtifactDelta) -> (usize, usize) {
+    let (Some(before), Some(after)) = (&delta.before_text, &delta.after_text) else {
+        return (0, 0);
+    };
+    if delta.withheld {
+        return (0, 0);
+    }
+    let a = py_splitlines(before);
+    let b = py_splitlines(after);
+    let mut matcher = difflib::sequencematcher::SequenceMatcher::new(&a, &b);
+    let (mut added, mut removed) = (0, 0);
+    for op in matcher.get_opcodes() {
+        if op.tag == "equal" {
+            continue;
+        }
+        removed += a[op.first_start..op.first_end]
+            .iter()
+            .filter(|line| !line.starts_with("--"))
+            .count();
+        added += b[op.second_start..op.second_end]
+            .iter()
+            .filter(|line| !line.starts_with("++"))
+            .count();
+    }
+    (added, removed)
+}
+
+/// Python's `str.splitlines()`: splits on every line boundary Python knows,
+/// `\r\n` as one, and drops a final empty piece.
+fn py_splitlines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let boundary = matches!(
+            c,
+            '\n' | '\r'
+                | '\u{0b}'
+                | '\u{0c}'
+                | '\u{1c}'
+                | '\u{1d}'
+                | '\u{1e}'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}'
+        );
+        if boundary {
+            lines.push(&text[start..i]);
+            let mut end = i + c.len_utf8();
+            if c == '\r' {
+                if let Some(&(j, '\n')) = chars.peek() {
+                    end = j + 1;
+                    chars.next();
+                }
+            }
+            start = end;
+        }
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+/// Picks the none/one/many form and fills `{count}`.
+fn plural(count: usize, none: &str, one: &str, many: &str) -> String {
+    match count {
+        0 => none.to_string(),
+        1 => one.to_string(),
+        n => fill(many, &[("count", &n.to_string())]),
+    }
+}
+
+/// Replaces each `{name}` in `template` by its value, in one left-to-right
+/// pass (values are never re-scanned, so a value containing braces is safe).
+fn fill(template: &str, params: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let replaced = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            params
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (close, *v))
+        });
+        match replaced {
+            Some((close, value)) => {
+                out.push_str(value);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,4 +1,15 @@
 //! `store`: `.digline/` — layout, run documents, baselines, promotion.
 //!
-//! Owns every file under `.digline/`: names, atomic writes, the strict
-//! schema-10 reader and writer. May import `core` only.
+//! Owns every file under `.digline/`: safe names, atomic writes, the strict
+//! schema-10 reader and the Python-compatible writer, finding runs, and the
+//! promotion rules. May import `core` only. Design record: ADR 0014
+//! (`shared/seeds/001_*`); spec `30-documents.md`.
+
+pub mod atomic;
+pub mod document;
+pub mod error;
+pub mod layout;
+pub mod promote;
+
+pub use error::StoreError;
+pub use layout::Store;

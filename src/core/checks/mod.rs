@@ -14,9 +14,13 @@ use serde_json::{Map, Number, Value};
 
 use super::verdict::Verdict;
 
+mod budget;
 pub mod build;
 mod eval;
+mod length;
 pub mod pattern;
+mod regex;
+mod text;
 
 pub use build::{build, BuildError, BuildErrorKind};
 
@@ -146,9 +150,7 @@ pub fn output_kind(output: &Value) -> Option<OutputKind> {
     match output {
         Value::String(_) => Some(OutputKind::Text),
         Value::Object(_) => Some(OutputKind::Structured),
-        Value::Array(items) if items.iter().all(Value::is_object) => {
-            Some(OutputKind::Conversation)
-        }
+        Value::Array(items) if items.iter().all(Value::is_object) => Some(OutputKind::Conversation),
         _ => None,
     }
 }

@@ -1,11 +1,692 @@
 //! Python `re` patterns run in Rust.
 //!
-//! (Skeleton: filled in by the check evaluation work.)
+//! digline 0.10.0 judges `regex` with Python's `re.search(pattern, output)`
+//! (unanchored, no flags). Here a pattern is first *translated* from
+//! Python's syntax into the syntax of the `fancy_regex` crate (the `regex`
+//! crate plus backtracking for lookaround, backreferences, atomic groups and
+//! conditionals), then compiled. The translation is a small parser of
+//! Python's grammar, so every construct is either given Python's meaning or
+//! refused with a sentence; nothing is passed through on trust.
+//!
+//! # Supported, with Python's meaning
+//!
+//! | Python | runs as | why it is rewritten |
+//! |---|---|---|
+//! | `$` (outside a class) | `(?:$\|(?=\n\z))` | Python's `$` also matches just before one trailing newline |
+//! | `\Z` | `\z` | Python's end of text |
+//! | `\A`, `^`, `.`, `\d`, `\D`, `\b`, `\B` | themselves | same meaning (`\d` is Unicode `Nd` in both, so `٣` is a digit) |
+//! | `\w`, `\W` | `[\p{L}\p{N}_]`, its negation | Python's word characters: letters, numbers and `_` |
+//! | `\s`, `\S` | the 29 characters of Python's `str.isspace`, its negation | Python also counts U+001C–U+001F |
+//! | `\n \t \r \f \v \a`, `\xhh`, `\uhhhh`, `\Uhhhhhhhh`, octal `\0`, `\012` | the character | spelled `\x{…}` for the Rust parser |
+//! | `\1` … `\99`, `(?P=name)` | backreferences | |
+//! | `(?P<name>…)`, `(?:…)`, `(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`, `(?>…)` | themselves | |
+//! | `(?(1)yes\|no)`, `(?(name)yes\|no)` | conditionals | the name is spelled `<name>` |
+//! | `(?#…)` | dropped | a comment |
+//! | leading `(?imsux)`, scoped `(?ims-ims:…)` | the same flags | `u` is the default and dropped |
+//! | `(?x)` at the start | handled here | whitespace and `#` comments are dropped outside classes, as Python does (Rust would also drop them inside classes) |
+//! | `{m}`, `{m,}`, `{,n}`, `{m,n}` and their lazy/possessive forms | `{m}` … `{0,n}` | Rust needs the lower bound |
+//! | `{` that starts no quantifier, lone `}` and `]` | literal | as in Python |
+//! | `[…]` classes | rebuilt item by item | `[`, `&&`, `~~` are literal in Python but set syntax in Rust; `\b` in a class is backspace |
+//!
+//! # Refused (the error says which)
+//!
+//! The ASCII and locale flags (`(?a)`, `(?L)`), a scoped verbose flag
+//! `(?x:…)`, named Unicode characters `\N{…}`, and everything Python itself
+//! refuses that this parser notices (bad escapes such as `\q` or `\z`,
+//! `(?<name>…)`, flags that are not at the start, unterminated classes,
+//! octal escapes above `\377`). Anything else the engine cannot run is
+//! refused with the engine's own message.
+//!
+//! # Known differences that remain
+//!
+//! - `\b`/`\B` use the Rust engine's word characters, which also count
+//!   combining marks and connector punctuation other than `_`, and not
+//!   `No` numbers such as `²`. They decide differently only next to such
+//!   characters.
+//! - Case-insensitive matching (`(?i)`) uses Unicode simple case folding in
+//!   both engines; Python adds a few special equivalences (e.g. `ſ`/`s`,
+//!   `K`/`k` with the Kelvin sign) that the Rust engine may treat otherwise.
+//! - Unicode data follow the crates' Unicode version, not Python's.
+//! - Matching can give up on pathological backtracking (the engine's
+//!   backtrack limit); the check then reports an `error`, where Python would
+//!   run on.
+
+/// Python's `\s`: the code points for which `str.isspace()` is true (29 of
+/// them), written as the items of a Rust character class.
+const PY_SPACE_ITEMS: &str = r"\x{9}-\x{D}\x{1C}-\x{20}\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}";
+
+/// Python's `\w`: letters, numbers and `_`, as the items of a Rust character class.
+const PY_WORD_ITEMS: &str = r"\p{L}\p{N}_";
+
+/// How many backtracking steps one search may take before it gives up with
+/// an error (the `fancy_regex` default).
+const BACKTRACK_LIMIT: usize = 1_000_000;
 
 /// Compile a pattern written for Python's `re.search`.
 ///
+/// The result searches unanchored, like `re.search`; use `is_match` or
+/// `find`. Matching itself can still fail at run time (backtrack limit),
+/// which callers must report as an error, not a miss.
+///
 /// # Errors
-/// A sentence saying why the pattern cannot run.
+/// A sentence saying why the pattern cannot run (Python syntax this port
+/// refuses, or a pattern the engine rejects), without a leading capital or
+/// trailing period, e.g. `named Unicode characters (\N{...}) are not
+/// supported`.
 pub fn compile(pattern: &str) -> Result<fancy_regex::Regex, String> {
-    fancy_regex::Regex::new(pattern).map_err(|e| e.to_string())
+    let translated = translate(pattern)?;
+    fancy_regex::RegexBuilder::new(&translated)
+        .backtrack_limit(BACKTRACK_LIMIT)
+        .build()
+        .map_err(|e| format!("the regex engine rejects it: {e}"))
+}
+
+/// Rewrite a Python `re` pattern into `fancy_regex` syntax with the same
+/// meaning (see the module doc for what changes and what is refused).
+///
+/// # Errors
+/// A sentence naming the construct that cannot be translated.
+pub fn translate(pattern: &str) -> Result<String, String> {
+    let mut t = Translator {
+        chars: pattern.chars().collect(),
+        pos: 0,
+        out: String::with_capacity(pattern.len() + 16),
+        verbose: false,
+    };
+    t.leading_flags()?;
+    t.body()?;
+    Ok(t.out)
+}
+
+/// A one-pass rewriter over the pattern's code points.
+struct Translator {
+    chars: Vec<char>,
+    pos: usize,
+    out: String,
+    verbose: bool,
+}
+
+/// One element of a character class, already in Rust syntax.
+enum ClassItem {
+    /// A single character (can start or end a range).
+    Char(char),
+    /// A class escape (`\d`, Python `\w`…), already rendered.
+    Set(String),
+}
+
+impl Translator {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, offset: usize) -> Option<char> {
+        self.chars.get(self.pos + offset).copied()
+    }
+
+    fn starts_with(&self, s: &str) -> bool {
+        let wanted: Vec<char> = s.chars().collect();
+        self.chars.get(self.pos..self.pos + wanted.len()) == Some(&wanted[..])
+    }
+
+    /// `(?aiLmsux)` groups at the very start: Python's global flags.
+    fn leading_flags(&mut self) -> Result<(), String> {
+        while self.starts_with("(?") {
+            let mut end = self.pos + 2;
+            while self.chars.get(end).is_some_and(|c| "aiLmsux".contains(*c)) {
+                end += 1;
+            }
+            if end == self.pos + 2 || self.chars.get(end) != Some(&')') {
+                return Ok(());
+            }
+            let flags: String = self.chars[self.pos + 2..end].iter().collect();
+            self.pos = end + 1;
+            let mut kept = String::new();
+            for f in flags.chars() {
+                match f {
+                    'a' => return Err(ascii_flag_refusal()),
+                    'L' => return Err(locale_flag_refusal()),
+                    'u' => {}
+                    'x' => self.verbose = true,
+                    other => kept.push(other),
+                }
+            }
+            if !kept.is_empty() {
+                self.out.push_str("(?");
+                self.out.push_str(&kept);
+                self.out.push(')');
+            }
+        }
+        Ok(())
+    }
+
+    fn body(&mut self) -> Result<(), String> {
+        while let Some(c) = self.peek() {
+            if self.verbose && matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C') {
+                self.pos += 1;
+                continue;
+            }
+            if self.verbose && c == '#' {
+                while let Some(c) = self.peek() {
+                    self.pos += 1;
+                    if c == '\n' {
+                        break;
+                    }
+                }
+                continue;
+            }
+            match c {
+                '\\' => {
+                    self.pos += 1;
+                    self.escape()?;
+                }
+                '[' => {
+                    self.pos += 1;
+                    self.class()?;
+                }
+                '(' => self.group()?,
+                '$' => {
+                    self.pos += 1;
+                    self.out.push_str(r"(?:$|(?=\n\z))");
+                }
+                '{' => self.brace(),
+                '}' | ']' => {
+                    self.pos += 1;
+                    push_literal(&mut self.out, c);
+                }
+                '.' | '^' | '|' | '*' | '+' | '?' | ')' => {
+                    self.pos += 1;
+                    self.out.push(c);
+                }
+                _ => {
+                    self.pos += 1;
+                    push_literal(&mut self.out, c);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `{…}`: a quantifier if it reads as one, else a literal brace.
+    fn brace(&mut self) {
+        let start = self.pos;
+        let mut i = start + 1;
+        let digits = |i: &mut usize, chars: &[char]| {
+            let from = *i;
+            while chars.get(*i).is_some_and(char::is_ascii_digit) {
+                *i += 1;
+            }
+            chars[from..*i].iter().collect::<String>()
+        };
+        let low = digits(&mut i, &self.chars);
+        let mut high = None;
+        if self.chars.get(i) == Some(&',') {
+            i += 1;
+            high = Some(digits(&mut i, &self.chars));
+        }
+        let closes = self.chars.get(i) == Some(&'}');
+        let empty = low.is_empty() && high.is_none();
+        if !closes || empty {
+            self.pos += 1;
+            push_literal(&mut self.out, '{');
+            return;
+        }
+        self.pos = i + 1;
+        let low = if low.is_empty() { "0".to_string() } else { low };
+        match high {
+            None => self.out.push_str(&format!("{{{low}}}")),
+            Some(h) => self.out.push_str(&format!("{{{low},{h}}}")),
+        }
+    }
+
+    /// After a `\` outside a class.
+    fn escape(&mut self) -> Result<(), String> {
+        let Some(c) = self.peek() else {
+            return Err("it ends with a lone backslash".to_string());
+        };
+        self.pos += 1;
+        match c {
+            'A' | 'b' | 'B' | 'd' | 'D' => {
+                self.out.push('\\');
+                self.out.push(c);
+            }
+            'Z' => self.out.push_str(r"\z"),
+            'w' => self.out.push_str(&format!("[{PY_WORD_ITEMS}]")),
+            'W' => self.out.push_str(&format!("[^{PY_WORD_ITEMS}]")),
+            's' => self.out.push_str(&format!("[{PY_SPACE_ITEMS}]")),
+            'S' => self.out.push_str(&format!("[^{PY_SPACE_ITEMS}]")),
+            '1'..='9' => {
+                // Three octal digits make an octal escape; otherwise one or
+                // two digits are a group reference.
+                let second = self.peek();
+                let third = self.peek_at(1);
+                if let (true, Some(s), Some(t)) = (c <= '7', second, third) {
+                    if ('0'..='7').contains(&s) && ('0'..='7').contains(&t) {
+                        self.pos += 2;
+                        let ch = octal_char(&[c, s, t])?;
+                        push_literal(&mut self.out, ch);
+                        return Ok(());
+                    }
+                }
+                self.out.push('\\');
+                self.out.push(c);
+                if let Some(s) = second.filter(char::is_ascii_digit) {
+                    self.pos += 1;
+                    self.out.push(s);
+                }
+            }
+            _ => {
+                let ch = self.char_escape(c, false)?;
+                push_literal(&mut self.out, ch);
+            }
+        }
+        Ok(())
+    }
+
+    /// The escapes that stand for one character, shared by both contexts.
+    /// `c` is the character after the backslash (already consumed).
+    fn char_escape(&mut self, c: char, in_class: bool) -> Result<char, String> {
+        match c {
+            'n' => Ok('\n'),
+            't' => Ok('\t'),
+            'r' => Ok('\r'),
+            'f' => Ok('\x0C'),
+            'v' => Ok('\x0B'),
+            'a' => Ok('\x07'),
+            'b' if in_class => Ok('\x08'),
+            'x' => self.hex_escape('x', 2),
+            'u' => self.hex_escape('u', 4),
+            'U' => self.hex_escape('U', 8),
+            'N' => Err(r"named Unicode characters (\N{...}) are not supported".to_string()),
+            '0'..='7' => {
+                let mut digits = vec![c];
+                while let Some(d) = self
+                    .peek()
+                    .filter(|d| digits.len() < 3 && ('0'..='7').contains(d))
+                {
+                    digits.push(d);
+                    self.pos += 1;
+                }
+                octal_char(&digits)
+            }
+            c if c.is_ascii_alphanumeric() => Err(format!("it has the bad escape \\{c}")),
+            c => Ok(c),
+        }
+    }
+
+    /// `\xhh`, `\uhhhh`, `\Uhhhhhhhh`: exactly `len` hex digits.
+    fn hex_escape(&mut self, letter: char, len: usize) -> Result<char, String> {
+        let digits: String = self
+            .chars
+            .iter()
+            .skip(self.pos)
+            .take(len)
+            .take_while(|c| c.is_ascii_hexdigit())
+            .collect();
+        if digits.chars().count() != len {
+            return Err(format!(
+                "it has the incomplete escape \\{letter}{digits} ({len} hex digits expected)"
+            ));
+        }
+        self.pos += len;
+        u32::from_str_radix(&digits, 16)
+            .ok()
+            .and_then(char::from_u32)
+            .ok_or_else(|| format!("the escape \\{letter}{digits} is not a valid character"))
+    }
+
+    /// `(`…: groups, lookaround, flags, comments, conditionals.
+    fn group(&mut self) -> Result<(), String> {
+        if !self.starts_with("(?") {
+            self.pos += 1;
+            self.out.push('(');
+            return Ok(());
+        }
+        for passthrough in ["(?:", "(?=", "(?!", "(?<=", "(?<!", "(?>"] {
+            if self.starts_with(passthrough) {
+                self.pos += passthrough.chars().count();
+                self.out.push_str(passthrough);
+                return Ok(());
+            }
+        }
+        if self.starts_with("(?P<") {
+            self.pos += 4;
+            let name = self.name_until('>', false)?;
+            self.out.push_str(&format!("(?P<{name}>"));
+            return Ok(());
+        }
+        if self.starts_with("(?P=") {
+            self.pos += 4;
+            let name = self.name_until(')', false)?;
+            self.out.push_str(&format!(r"\k<{name}>"));
+            return Ok(());
+        }
+        if self.starts_with("(?#") {
+            while let Some(c) = self.peek() {
+                self.pos += 1;
+                if c == ')' {
+                    return Ok(());
+                }
+            }
+            return Err("it has an unterminated comment (?#".to_string());
+        }
+        if self.starts_with("(?(") {
+            self.pos += 3;
+            let reference = self.name_until(')', true)?;
+            if reference.chars().all(|c| c.is_ascii_digit()) {
+                self.out.push_str(&format!("(?({reference})"));
+            } else {
+                self.out.push_str(&format!("(?(<{reference}>)"));
+            }
+            return Ok(());
+        }
+        self.scoped_flags()
+    }
+
+    /// `(?ims-ims:…)`; a bare `(?i)` here is not at the start.
+    fn scoped_flags(&mut self) -> Result<(), String> {
+        let mut i = self.pos + 2;
+        let mut on = String::new();
+        let mut off = String::new();
+        let mut negative = false;
+        while let Some(&c) = self.chars.get(i) {
+            match c {
+                '-' if !negative => negative = true,
+                'a' => return Err(ascii_flag_refusal()),
+                'L' => return Err(locale_flag_refusal()),
+                'x' => {
+                    return Err("a scoped verbose flag (?x:...) is not supported; \
+                         put (?x) at the start of the pattern"
+                        .to_string())
+                }
+                'i' | 'm' | 's' | 'u' => {
+                    if c != 'u' {
+                        if negative {
+                            off.push(c);
+                        } else {
+                            on.push(c);
+                        }
+                    }
+                }
+                ':' => {
+                    self.pos = i + 1;
+                    self.out.push_str("(?");
+                    self.out.push_str(&on);
+                    if !off.is_empty() {
+                        self.out.push('-');
+                        self.out.push_str(&off);
+                    }
+                    self.out.push(':');
+                    return Ok(());
+                }
+                ')' if !negative && i > self.pos + 2 => {
+                    return Err("it has global flags that are not at the start".to_string())
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        let shown: String = self.chars[self.pos..(self.pos + 3).min(self.chars.len())]
+            .iter()
+            .collect();
+        Err(format!("it has the unknown group extension {shown}"))
+    }
+
+    /// A group name (or, with `allow_number`, a group number) up to `end` (consumed).
+    fn name_until(&mut self, end: char, allow_number: bool) -> Result<String, String> {
+        let mut name = String::new();
+        while let Some(c) = self.peek() {
+            self.pos += 1;
+            if c == end {
+                let identifier = name
+                    .chars()
+                    .next()
+                    .is_some_and(|f| f.is_alphabetic() || f == '_')
+                    && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+                let number = !name.is_empty() && name.chars().all(|c| c.is_ascii_digit());
+                if !(identifier || (number && allow_number)) {
+                    return Err(format!("it has the bad group name {name:?}"));
+                }
+                return Ok(name);
+            }
+            name.push(c);
+        }
+        Err("it has an unterminated group name".to_string())
+    }
+
+    /// After a `[`: a Python character class, rebuilt item by item.
+    fn class(&mut self) -> Result<(), String> {
+        let mut rendered = String::from("[");
+        if self.peek() == Some('^') {
+            self.pos += 1;
+            rendered.push('^');
+        }
+        let mut first = true;
+        loop {
+            let Some(c) = self.peek() else {
+                return Err("it has an unterminated character set".to_string());
+            };
+            if c == ']' && !first {
+                self.pos += 1;
+                break;
+            }
+            first = false;
+            let item = self.class_item()?;
+            // A range: item `-` item, unless the `-` closes the class.
+            if self.peek() == Some('-') && self.peek_at(1).is_some_and(|n| n != ']') {
+                self.pos += 1;
+                let end = self.class_item()?;
+                match (item, end) {
+                    (ClassItem::Char(a), ClassItem::Char(b)) if a <= b => {
+                        push_class_char(&mut rendered, a);
+                        rendered.push('-');
+                        push_class_char(&mut rendered, b);
+                    }
+                    (ClassItem::Char(a), ClassItem::Char(b)) => {
+                        return Err(format!(
+                            "it has the bad character range {a}-{b} (the start is after the end)"
+                        ));
+                    }
+                    _ => {
+                        return Err(
+                            "it has a character range that starts or ends with a class like \\d"
+                                .to_string(),
+                        )
+                    }
+                }
+                continue;
+            }
+            match item {
+                ClassItem::Char(ch) => push_class_char(&mut rendered, ch),
+                ClassItem::Set(s) => rendered.push_str(&s),
+            }
+        }
+        rendered.push(']');
+        self.out.push_str(&rendered);
+        Ok(())
+    }
+
+    fn class_item(&mut self) -> Result<ClassItem, String> {
+        let Some(c) = self.peek() else {
+            return Err("it has an unterminated character set".to_string());
+        };
+        self.pos += 1;
+        if c != '\\' {
+            return Ok(ClassItem::Char(c));
+        }
+        let Some(e) = self.peek() else {
+            return Err("it ends with a lone backslash".to_string());
+        };
+        self.pos += 1;
+        Ok(match e {
+            'd' | 'D' => ClassItem::Set(format!("\\{e}")),
+            'w' => ClassItem::Set(PY_WORD_ITEMS.to_string()),
+            'W' => ClassItem::Set(format!("[^{PY_WORD_ITEMS}]")),
+            's' => ClassItem::Set(PY_SPACE_ITEMS.to_string()),
+            'S' => ClassItem::Set(format!("[^{PY_SPACE_ITEMS}]")),
+            _ => ClassItem::Char(self.char_escape(e, true)?),
+        })
+    }
+}
+
+fn ascii_flag_refusal() -> String {
+    "the ASCII-only flag (?a) is not supported; spell the class out, e.g. [0-9] for \\d".to_string()
+}
+
+fn locale_flag_refusal() -> String {
+    "the locale flag (?L) is not supported".to_string()
+}
+
+/// The character of an octal escape (at most `\377`, as in Python).
+fn octal_char(digits: &[char]) -> Result<char, String> {
+    let text: String = digits.iter().collect();
+    let value = u32::from_str_radix(&text, 8).unwrap_or(u32::MAX);
+    if value > 0o377 {
+        return Err(format!(
+            "it has the octal escape \\{text}, above the largest (\\377)"
+        ));
+    }
+    char::from_u32(value).ok_or_else(|| format!("the escape \\{text} is not a valid character"))
+}
+
+/// Append `c` as a literal outside a class: alphanumerics and non-ASCII as
+/// themselves, ASCII punctuation, spaces and controls as `\x{…}`.
+fn push_literal(out: &mut String, c: char) {
+    if c.is_ascii_alphanumeric() || c == '_' || (!c.is_ascii() && !c.is_whitespace()) {
+        out.push(c);
+    } else {
+        out.push_str(&format!("\\x{{{:X}}}", u32::from(c)));
+    }
+}
+
+/// Append `c` as a literal inside a class (same spelling as outside).
+fn push_class_char(out: &mut String, c: char) {
+    push_literal(out, c);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (pattern, text, whether Python's `re.search` finds a match), each
+    /// checked against digline 0.10.0's Python (3.13).
+    const SEARCHES: &[(&str, &str, bool)] = &[
+        // `$` also matches before one trailing newline, not two.
+        ("end$", "the end\n", true),
+        ("end$", "the end\n\n", false),
+        ("end$", "the end", true),
+        ("end$", "end of it", false),
+        ("(?m)^b$", "a\nb\nc", true),
+        // `\Z` is the very end.
+        ("end\\Z", "the end\n", false),
+        ("end\\Z", "the end", true),
+        // `\d` is Unicode: Arabic-Indic digits count.
+        ("\\d{3}", "٣٤٥", true),
+        ("\\d", "abc", false),
+        // `\w` is Unicode letters, numbers and `_`.
+        ("^\\w+$", "café", true),
+        ("^\\w$", "²", true),
+        ("^\\w$", "\u{301}", false),
+        ("^\\w$", "-", false),
+        // `\s` includes U+001C..U+001F.
+        ("a\\sb", "a\u{1f}b", true),
+        ("a\\Sb", "a\u{1f}b", false),
+        ("[\\s]", "\u{1c}", true),
+        // Backreferences, named and numbered.
+        ("(?P<x>ab)(?P=x)", "abab", true),
+        ("(?P<x>ab)(?P=x)", "abba", false),
+        ("(a)\\1", "aa", true),
+        // Lookaround.
+        ("foo(?=bar)", "foobar", true),
+        ("foo(?=bar)", "foobaz", false),
+        ("(?<!x)foo", "xfoo", false),
+        ("(?<!x)foo", "yfoo", true),
+        // Conditionals.
+        ("(?P<q>\")?a(?(q)\"|!)", "a!", true),
+        ("^(?P<q>\")?a(?(q)\"|!)", "\"a!", false),
+        ("(<)?b(?(1)>|c)", "<b>", true),
+        // Braces.
+        ("a{}", "a{}", true),
+        ("a{,2}b", "aab", true),
+        ("a{,}", "", true),
+        ("x{y}", "x{y}", true),
+        ("}", "}", true),
+        ("]", "]", true),
+        // Classes with Rust set syntax that Python reads literally.
+        ("[[]", "[", true),
+        ("[a&&b]", "&", true),
+        ("[]a]", "]", true),
+        ("[^]]", "]", false),
+        ("[\\b]", "\u{8}", true),
+        ("[a-]", "-", true),
+        // Escapes.
+        ("\\x41\\u00e9\\U0001F600", "Aé😀", true),
+        ("\\101", "A", true),
+        ("\\0", "\u{0}", true),
+        ("\\.", "a", false),
+        // Flags, comments, verbose.
+        ("(?i)straße", "STRAßE", true),
+        ("(?i:AB)c", "abc", true),
+        ("(?i:AB)c", "abC", false),
+        ("a(?#note)b", "ab", true),
+        ("(?x) a b # comment [\n c", "abc", true),
+        ("(?x)[ ]", " ", true),
+        // Atomic groups and possessive quantifiers.
+        ("a(?>bc|b)c", "abc", false),
+        ("x{2}+", "xxx", true),
+    ];
+
+    #[test]
+    fn searches_as_python_does() {
+        for (pattern, text, expected) in SEARCHES {
+            let regex =
+                compile(pattern).unwrap_or_else(|e| panic!("{pattern:?} should compile: {e}"));
+            let found = regex.is_match(text).ok();
+            assert_eq!(found, Some(*expected), "{pattern:?} on {text:?}");
+        }
+    }
+
+    #[test]
+    fn refuses_what_cannot_run() {
+        let refused: &[(&str, &str)] = &[
+            ("(?a)\\d", "ASCII-only"),
+            ("(?L)x", "locale"),
+            ("(?x:a b)", "scoped verbose"),
+            ("\\N{DIGIT ONE}", "named Unicode"),
+            ("\\q", "bad escape \\q"),
+            ("\\z", "bad escape \\z"),
+            ("[\\A]", "bad escape \\A"),
+            ("x(?i)", "not at the start"),
+            ("(?<n>a)", "unknown group extension"),
+            ("[abc", "unterminated character set"),
+            ("abc\\", "lone backslash"),
+            ("\\xZZ", "incomplete escape"),
+            ("\\777", "above the largest"),
+            ("[z-a]", "bad character range"),
+            ("[\\d-z]", "character range"),
+            ("(unclosed", "the regex engine rejects it"),
+            ("*a", "the regex engine rejects it"),
+            ("(?P<1a>x)", "bad group name"),
+        ];
+        for (pattern, needle) in refused {
+            match compile(pattern) {
+                Ok(_) => panic!("{pattern:?} should be refused"),
+                Err(e) => assert!(e.contains(needle), "{pattern:?}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn translation_spells_the_differences() {
+        let cases: &[(&str, &str)] = &[
+            ("a$", r"a(?:$|(?=\n\z))"),
+            (r"a\Z", r"a\z"),
+            (r"\d", r"\d"),
+            ("a{,3}", "a{0,3}"),
+            ("(?u)x", "x"),
+            ("(?P=n)", r"\k<n>"),
+        ];
+        for (python, rust) in cases {
+            assert_eq!(translate(python).as_deref(), Ok(*rust), "{python:?}");
+        }
+    }
 }

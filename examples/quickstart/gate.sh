@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The quickstart, end to end: start the local stub, ask it every case,
+# compare the run with the committed baseline, exit with digline's code.
+#
+#   ./examples/quickstart/gate.sh        # 0 = nothing got worse
+#
+# Edit examples/quickstart/answers.json (the stub re-reads it) and run
+# again to watch the gate say what got worse (exit 1).
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+cd "$repo"
+
+cargo build --quiet --release --bin digline --example quickstart-stub || exit 70
+digline="$repo/target/release/digline"
+stub="$repo/target/release/examples/quickstart-stub"
+
+log="$(mktemp)"
+"$stub" --answers "$here/answers.json" --port 8731 >"$log" 2>&1 &
+stub_pid=$!
+trap 'kill "$stub_pid" 2>/dev/null; wait "$stub_pid" 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 1 100); do
+  grep -q "listening" "$log" && break
+  kill -0 "$stub_pid" 2>/dev/null || { cat "$log" >&2; exit 70; }
+  sleep 0.05
+done
+
+"$digline" run --suite "$here/suite.toml" --root "$here" >/dev/null || exit $?
+"$digline" compare --suite "$here/suite.toml" --root "$here" --run latest

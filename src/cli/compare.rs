@@ -1,0 +1,82 @@
+//! `digline compare`: a stored run against the baseline — the gate's verdict.
+//!
+//! Prints the headline sentence and the lines that got worse (or, with
+//! `--json`, the headline object, `full` adding the deltas) and exits
+//! 0 (nothing got worse), 1 (worse, or a canary moved) or 2 (could not be
+//! judged). No baseline is a refusal (64): a gate is never green without a
+//! comparison.
+
+use clap::{Args, ValueEnum};
+
+use crate::core::compare::{compare, exit_code};
+use crate::report::text::{headline_sentence, render_compare, EN};
+use crate::store::Store;
+use crate::wire::compare::{full_json, headline_json, print};
+
+use super::{load_suite, CliError, SuiteArgs};
+
+/// How much JSON `--json` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum JsonDepth {
+    /// The headline object alone (with `exit_code`).
+    Headline,
+    /// The headline plus every delta and the configuration deltas.
+    Full,
+}
+
+/// Flags of `digline compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Which suite, which repository.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// The run to compare: a key, or `latest`.
+    #[arg(long, value_name = "KEY|latest")]
+    pub run: String,
+    /// Print JSON instead of text: the headline alone, or `full` to add the deltas.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "headline", value_name = "headline|full")]
+    pub json: Option<JsonDepth>,
+}
+
+/// Execute `digline compare`; returns the contract exit code.
+///
+/// # Errors
+/// A [`CliError`] (exit 64): bad suite, no such run, no baseline, an
+/// unreadable document, runs of different tenants.
+pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
+    let loaded = load_suite(&args.suite)?;
+    let suite = &loaded.suite;
+    let store = Store::new(&args.suite.root);
+    let run = store.read_run(&suite.tenant, &suite.name, &args.run)?;
+    let Some(baseline) = store.read_baseline(&suite.tenant, &suite.name)? else {
+        return Err(CliError::usage(
+            format!(
+                "suite '{}' has no baseline for tenant '{}' yet, so there is nothing to compare with",
+                suite.name, suite.tenant
+            ),
+            Some(format!(
+                "look at the run, then make it the reference: digline promote --suite {} --run {}",
+                args.suite.suite.display(),
+                run.key
+            )),
+        ));
+    };
+    let comparison = compare(&run.doc, &baseline).map_err(|e| CliError::Refused(e.to_string()))?;
+    let code = exit_code(&comparison);
+    match args.json {
+        Some(depth) => {
+            let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
+            let value = match depth {
+                JsonDepth::Headline => headline_json(&comparison, &sentence),
+                JsonDepth::Full => full_json(&comparison, &sentence),
+            };
+            print!("{}", print(&value));
+        }
+        None => {
+            let text = render_compare(&comparison, &EN);
+            print!("{}", text.stdout);
+            eprint!("{}", text.stderr);
+        }
+    }
+    Ok(code)
+}

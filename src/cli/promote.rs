@@ -1,0 +1,66 @@
+//! `digline promote`: make a run the baseline, only when it is safe to.
+//!
+//! Never a gate: 0 when the baseline is written, 64 when refused (other
+//! suite, other rules, an errored check, a moved reference).
+
+use clap::Args;
+
+use crate::core::document::run_key;
+use crate::host;
+use crate::store::promote::{promote, PromotionRequest};
+use crate::store::Store;
+
+use super::{exit, load_suite, CliError, SuiteArgs};
+
+/// Flags of `digline promote`.
+#[derive(Debug, Args)]
+pub struct PromoteArgs {
+    /// Which suite, which repository.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// The run to promote: a key, or `latest`.
+    #[arg(long, value_name = "KEY|latest")]
+    pub run: String,
+    /// Only if the current baseline is this run (`none`: only if there is no baseline yet).
+    #[arg(long, value_name = "KEY|none")]
+    pub replacing: Option<String>,
+}
+
+/// Execute `digline promote`.
+///
+/// # Errors
+/// A [`CliError`] (exit 64) naming the condition that failed.
+pub fn execute(args: PromoteArgs) -> Result<i32, CliError> {
+    let loaded = load_suite(&args.suite)?;
+    let suite = &loaded.suite;
+    let store = Store::new(&args.suite.root);
+    let stored = store.read_run(&suite.tenant, &suite.name, &args.run)?;
+    let current = store.read_baseline(&suite.tenant, &suite.name)?;
+    let config_hash = suite.config_hash();
+    let promoted_at = host::clock::now_iso();
+    let replacing = args
+        .replacing
+        .as_deref()
+        .map(|r| if r == "none" { None } else { Some(r) });
+    let baseline = promote(&PromotionRequest {
+        run: &stored.doc,
+        run_key: &stored.key,
+        tenant: &suite.tenant,
+        suite: &suite.name,
+        config_hash: &config_hash,
+        replacing,
+        current: current.as_ref(),
+        promoted_at: &promoted_at,
+    })?;
+    let path = store.write_baseline(&baseline)?;
+    println!(
+        "{} baseline set to {}",
+        suite.name,
+        run_key(&baseline.created_at, &baseline.config_hash)
+    );
+    eprintln!(
+        "digline: commit {} so the gate compares against it",
+        path.display()
+    );
+    Ok(exit::OK)
+}

@@ -1,0 +1,79 @@
+//! `regex`: does the pattern match somewhere in the text output?
+//!
+//! The pattern was translated and compiled at load by
+//! [`super::pattern::compile`], so this is Python's `re.search`: an
+//! unanchored search. Reasons quote the declared pattern between slashes
+//! (`pattern /\d{3}/ matched`, `pattern /\d{3}/ did not match`), never the
+//! text. A search the engine gives up on (backtrack limit) is an `error`.
+
+use super::eval::Outcome;
+
+/// Search `text` for `compiled` (declared as `pattern`). Score 1.0 on a
+/// match, 0.0 without one.
+pub(super) fn search(pattern: &str, compiled: &fancy_regex::Regex, text: &str) -> Outcome {
+    match compiled.is_match(text) {
+        Ok(true) => Outcome::binary(true, format!("pattern /{pattern}/ matched")),
+        Ok(false) => Outcome::binary(false, format!("pattern /{pattern}/ did not match")),
+        Err(e) => Outcome::Errored(format!(
+            "pattern /{pattern}/ could not be searched to the end: {e}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::checks::pattern::compile;
+
+    #[test]
+    fn match_miss_and_give_up() {
+        // (pattern, text, outcome)
+        let rows: Vec<(&str, String, Outcome)> = vec![
+            (
+                r"\d{3}",
+                "Bestellung 482".into(),
+                Outcome::binary(true, r"pattern /\d{3}/ matched".into()),
+            ),
+            (
+                r"\d{3}",
+                "grüße ٣٤٥".into(),
+                Outcome::binary(true, r"pattern /\d{3}/ matched".into()),
+            ),
+            (
+                r"\d{3}",
+                "no digits".into(),
+                Outcome::binary(false, r"pattern /\d{3}/ did not match".into()),
+            ),
+            (
+                "done$",
+                "done\n".into(),
+                Outcome::binary(true, "pattern /done$/ matched".into()),
+            ),
+        ];
+        for (pattern, text, expected) in rows {
+            let compiled = compile(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"));
+            assert_eq!(
+                search(pattern, &compiled, &text),
+                expected,
+                "{pattern} on {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn catastrophic_backtracking_is_an_error() {
+        let pattern = r"^(a|a)*(?=b)\1c";
+        let compiled = compile(pattern).unwrap_or_else(|e| panic!("{e}"));
+        let text = "a".repeat(40);
+        match search(pattern, &compiled, &text) {
+            Outcome::Errored(reason) => {
+                assert!(
+                    reason.starts_with("pattern /^(a|a)*(?=b)\\1c/ could not be searched"),
+                    "{reason}"
+                );
+                assert!(!reason.contains("aaaa"), "the text is never quoted");
+            }
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,576 @@
+//! Comparison of a run with its baseline: pairing, outcomes, headline facts.
+//!
+//! Verdicts pair by `(scope, case_id, assertion_id, occurrence)` — never by
+//! name or position. Per pair, in order: only in the run → `new`; only in the
+//! baseline → `missing`; either side errored → `errored`; statuses differ →
+//! a flip, `regressed`/`improved` (tolerance and noise never rescue it);
+//! otherwise `round6(|delta|)` within the **run's** tolerance → `unchanged`;
+//! inside the **baseline's** sampled interval → `unchanged` + `within_noise`;
+//! else `regressed`/`improved` beyond the measured noise. This is digline
+//! 0.10.0's `compare`, plus two deliberate strictnesses of this product
+//! (spec `40-compare.md`): an errored run-level measure, and a comparison
+//! that paired nothing, both mean "could not be judged" (exit 2).
+//!
+//! Pure: the [`Comparison`] carries no payload (no reason, output or case
+//! input), only scores, statuses, thresholds and names.
+
+mod config;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+pub use config::{
+    artifact_deltas, config_deltas, ArtifactDelta, ArtifactOutcome, ConfigDelta, ConfigOutcome,
+    IDENTITY_FIELD,
+};
+
+use super::document::RunDocument;
+use super::pyjson::round6;
+use super::verdict::{meets, within, Status, Verdict};
+
+/// Exit code: nothing got worse and everything could be judged.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: something got worse, or a canary moved.
+pub const EXIT_WORSE: i32 = 1;
+/// Exit code: the comparison could not be judged.
+pub const EXIT_UNJUDGED: i32 = 2;
+
+/// Whether a verdict belongs to one case or to the whole run (an aggregate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// A per-case check (`results[].verdicts[]`). Sorts first.
+    Case,
+    /// A run-level measure (`aggregate[]`), with `case_id` `""`.
+    Run,
+}
+
+impl Scope {
+    /// The word printed in `--json full` (`case`, `run`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Case => "case",
+            Scope::Run => "run",
+        }
+    }
+}
+
+/// What happened to one paired check. Declaration order is 0.10.0's
+/// headline order (`regressed, errored, new, missing, improved, unchanged`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Outcome {
+    /// Got worse: a pass→fail flip, or a drop beyond tolerance and noise.
+    Regressed,
+    /// Either side could not judge.
+    Errored,
+    /// Only in the run.
+    New,
+    /// Only in the baseline (a suspended or removed case lands here).
+    Missing,
+    /// Got better: a fail→pass flip, or a rise beyond tolerance and noise.
+    Improved,
+    /// Within the run's tolerance, or within the baseline's noise.
+    Unchanged,
+}
+
+impl Outcome {
+    /// All six, in headline order.
+    pub const ALL: [Outcome; 6] = [
+        Outcome::Regressed,
+        Outcome::Errored,
+        Outcome::New,
+        Outcome::Missing,
+        Outcome::Improved,
+        Outcome::Unchanged,
+    ];
+
+    /// The lowercase word printed in JSON (`regressed`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Regressed => "regressed",
+            Outcome::Errored => "errored",
+            Outcome::New => "new",
+            Outcome::Missing => "missing",
+            Outcome::Improved => "improved",
+            Outcome::Unchanged => "unchanged",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Outcome::Regressed => 0,
+            Outcome::Errored => 1,
+            Outcome::New => 2,
+            Outcome::Missing => 3,
+            Outcome::Improved => 4,
+            Outcome::Unchanged => 5,
+        }
+    }
+}
+
+/// The pairing key: `(scope, case_id, assertion_id, occurrence)`. Its
+/// derived order (scope, then case id, then id, then occurrence, comparing
+/// strings by code point) is the order deltas come out in.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PairKey {
+    /// Case or run.
+    pub scope: Scope,
+    /// The case id; `""` for run-level measures.
+    pub case_id: String,
+    /// The 16-hex identity of the check's declaration.
+    pub assertion_id: String,
+    /// 0 for the first verdict with this id in the case (or aggregate list),
+    /// 1 for the second, …
+    pub occurrence: usize,
+}
+
+/// One side of a pair, without payload: what a verdict decided.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Side {
+    /// pass, fail or error.
+    pub status: Status,
+    /// 0–1, rounded to 6 decimals; `None` iff errored.
+    pub score: Option<f64>,
+    /// The bar, 0–1.
+    pub threshold: f64,
+    /// How far the score may move before it counts.
+    pub tolerance: f64,
+}
+
+impl Side {
+    fn of(verdict: &Verdict) -> Side {
+        Side {
+            status: verdict.status,
+            score: verdict.score,
+            threshold: verdict.threshold,
+            tolerance: verdict.tolerance,
+        }
+    }
+}
+
+/// The interval a baseline measured by sampling a check: scores 0–1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Noise {
+    /// The lowest sampled score.
+    pub min: f64,
+    /// The highest sampled score.
+    pub max: f64,
+    /// How many samples were taken.
+    pub samples: usize,
+}
+
+impl Noise {
+    /// The baseline verdict's interval, when it was sampled (non-empty `samples`).
+    fn of(verdict: &Verdict) -> Option<Noise> {
+        let samples = verdict.samples.as_ref().filter(|s| !s.is_empty())?;
+        let lowest = samples.iter().copied().fold(f64::INFINITY, f64::min);
+        let highest = samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        Some(Noise {
+            min: round6(verdict.sample_min.unwrap_or(lowest)),
+            max: round6(verdict.sample_max.unwrap_or(highest)),
+            samples: samples.len(),
+        })
+    }
+
+    /// True when `score` lies inside `[min, max]` (at 6 decimals).
+    pub fn covers(&self, score: f64) -> bool {
+        meets(score, self.min) && within(score, self.max)
+    }
+}
+
+/// What happened to one paired check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delta {
+    /// The pairing key.
+    pub key: PairKey,
+    /// The check's reported name (the run's, else the baseline's): display only.
+    pub assertion: String,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// The baseline's verdict, if it has one.
+    pub before: Option<Side>,
+    /// The run's verdict, if it has one.
+    pub after: Option<Side>,
+    /// `round6(after − before)` when both scored; `None` otherwise.
+    pub delta: Option<f64>,
+    /// True when the move stayed inside the baseline's sampled interval.
+    pub within_noise: bool,
+    /// The baseline's sampled interval; attached only when neither side
+    /// errored and the status did not flip (as 0.10.0 does).
+    pub noise: Option<Noise>,
+    /// True when the case is a canary (in the run, or in the baseline for a
+    /// case the run does not have).
+    pub canary: bool,
+}
+
+impl Delta {
+    /// True when the run's side exists and errored.
+    pub fn errored_now(&self) -> bool {
+        self.after
+            .as_ref()
+            .is_some_and(|s| s.status == Status::Error)
+    }
+}
+
+/// Tallies of the six outcomes, zeros included.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts([usize; 6]);
+
+impl Counts {
+    /// How many deltas have `outcome`.
+    pub fn get(&self, outcome: Outcome) -> usize {
+        self.0[outcome.index()]
+    }
+}
+
+/// Why two documents could not be compared at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CompareErrorKind {
+    /// The run and the baseline belong to different tenants.
+    CrossTenant {
+        /// The run's tenant.
+        run: String,
+        /// The baseline's tenant.
+        baseline: String,
+    },
+}
+
+/// A refusal to compare (exit 64 at the front end).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompareError {
+    kind: CompareErrorKind,
+}
+
+impl CompareError {
+    /// What was refused.
+    pub fn kind(&self) -> &CompareErrorKind {
+        &self.kind
+    }
+}
+
+impl fmt::Display for CompareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            CompareErrorKind::CrossTenant { run, baseline } => write!(
+                f,
+                "cannot compare across tenants: the run belongs to tenant {run:?} and the \
+                 reference to tenant {baseline:?}; each tenant is compared only with its own reference"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CompareError {}
+
+/// A run compared with its baseline: every delta, the configuration and
+/// artifact deltas, and the run facts the headline needs. No payload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// The tenant both documents belong to.
+    pub tenant: String,
+    /// The run's suite name.
+    pub suite: String,
+    /// The run's environment.
+    pub environment: String,
+    /// The baseline's environment (reported, never refused).
+    pub baseline_environment: String,
+    /// True when the two `config_hash` values differ: the numbers compare different rules.
+    pub config_changed: bool,
+    /// One delta per key in the union of both sides, in key order.
+    pub deltas: Vec<Delta>,
+    /// One row per declared file, sorted by path.
+    pub artifact_deltas: Vec<ArtifactDelta>,
+    /// The target's configuration rows (see [`config_deltas`]).
+    pub target_config_deltas: Vec<ConfigDelta>,
+    /// The judges' configuration rows.
+    pub judge_config_deltas: Vec<ConfigDelta>,
+    /// Cases in the run with at least one errored verdict.
+    pub unjudged: usize,
+    /// Suspended cases in the run.
+    pub suspended: usize,
+    /// True when neither side is redacted.
+    pub reasons_available: bool,
+    /// Names of the run-level measures (aggregates) that errored in the run,
+    /// in aggregate order: measures that could not be computed.
+    pub uncomputed_measures: Vec<String>,
+    /// How many keys have a verdict on both sides.
+    pub paired: usize,
+}
+
+/// The facts of a comparison's headline (what `compare --json` prints
+/// besides the sentence).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Headline {
+    /// Some check regressed.
+    pub worse: bool,
+    /// Cases in the run with an errored verdict.
+    pub unjudged: usize,
+    /// Suspended cases in the run.
+    pub suspended: usize,
+    /// The config hashes differ.
+    pub config_changed: bool,
+    /// The six outcome counts.
+    pub counts: Counts,
+    /// Neither side is redacted.
+    pub reasons_available: bool,
+    /// Some artifact delta is neither `same` nor `unknown`.
+    pub artifacts_changed: bool,
+    /// Some target configuration row is a change.
+    pub target_config_changed: bool,
+    /// Some judge configuration row is a change.
+    pub judge_config_changed: bool,
+    /// The run's answers were replayed (never, for schema-10 documents).
+    pub rejudged: bool,
+    /// A canary check regressed or improved.
+    pub canary_moved: bool,
+    /// Deltas that stayed inside the baseline's noise.
+    pub within_noise: usize,
+    /// Run-level measures that errored in the run (this product's strictness).
+    pub uncomputed_measures: Vec<String>,
+    /// Nothing was paired: no verdict shared by run and baseline (strictness).
+    pub nothing_compared: bool,
+}
+
+impl Comparison {
+    /// The six outcome counts.
+    pub fn counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        for d in &self.deltas {
+            counts.0[d.outcome.index()] += 1;
+        }
+        counts
+    }
+
+    /// The canary deltas that regressed or improved, in delta order.
+    pub fn moved_canaries(&self) -> Vec<&Delta> {
+        self.deltas
+            .iter()
+            .filter(|d| d.canary && matches!(d.outcome, Outcome::Regressed | Outcome::Improved))
+            .collect()
+    }
+
+    /// The target rows whose outcome is `changed`: what a drop "coincides with".
+    pub fn config_changes(&self) -> Vec<&ConfigDelta> {
+        self.target_config_deltas
+            .iter()
+            .filter(|d| d.outcome == ConfigOutcome::Changed)
+            .collect()
+    }
+
+    /// The headline facts.
+    pub fn headline(&self) -> Headline {
+        let counts = self.counts();
+        let changed = |rows: &[ConfigDelta]| rows.iter().any(|d| d.outcome.is_change());
+        Headline {
+            worse: counts.get(Outcome::Regressed) > 0,
+            unjudged: self.unjudged,
+            suspended: self.suspended,
+            config_changed: self.config_changed,
+            counts,
+            reasons_available: self.reasons_available,
+            artifacts_changed: self
+                .artifact_deltas
+                .iter()
+                .any(|d| !matches!(d.outcome, ArtifactOutcome::Same | ArtifactOutcome::Unknown)),
+            target_config_changed: changed(&self.target_config_deltas),
+            judge_config_changed: changed(&self.judge_config_deltas),
+            rejudged: false,
+            canary_moved: !self.moved_canaries().is_empty(),
+            within_noise: self.deltas.iter().filter(|d| d.within_noise).count(),
+            uncomputed_measures: self.uncomputed_measures.clone(),
+            nothing_compared: self.paired == 0,
+        }
+    }
+}
+
+/// The process exit code of `compare` (and the `exit_code` JSON field):
+/// 1 when something got worse or a canary moved; else 2 when a case could not
+/// be judged, a run-level measure could not be computed, or nothing was
+/// paired; else 0.
+pub fn exit_code(comparison: &Comparison) -> i32 {
+    headline_exit_code(&comparison.headline())
+}
+
+/// [`exit_code`] from already computed headline facts.
+pub fn headline_exit_code(head: &Headline) -> i32 {
+    if head.worse || head.canary_moved {
+        EXIT_WORSE
+    } else if head.unjudged > 0 || !head.uncomputed_measures.is_empty() || head.nothing_compared {
+        EXIT_UNJUDGED
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Indexes every verdict of `doc` by its pairing key.
+pub fn index_verdicts(doc: &RunDocument) -> BTreeMap<PairKey, &Verdict> {
+    let mut out = BTreeMap::new();
+    for case in &doc.results {
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for v in &case.verdicts {
+            let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
+            out.insert(
+                PairKey {
+                    scope: Scope::Case,
+                    case_id: case.case_id.clone(),
+                    assertion_id: v.assertion_id.clone(),
+                    occurrence: *n,
+                },
+                v,
+            );
+            *n += 1;
+        }
+    }
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in &doc.aggregate {
+        let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
+        out.insert(
+            PairKey {
+                scope: Scope::Run,
+                case_id: String::new(),
+                assertion_id: v.assertion_id.clone(),
+                occurrence: *n,
+            },
+            v,
+        );
+        *n += 1;
+    }
+    out
+}
+
+/// Compares `run` with `baseline` (digline 0.10.0's `compare`).
+///
+/// Errors: [`CompareErrorKind::CrossTenant`] when the tenants differ.
+/// Different environments and different config hashes are reported, not refused.
+pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, CompareError> {
+    if run.tenant != baseline.tenant {
+        return Err(CompareError {
+            kind: CompareErrorKind::CrossTenant {
+                run: run.tenant.clone(),
+                baseline: baseline.tenant.clone(),
+            },
+        });
+    }
+    let current = index_verdicts(run);
+    let previous = index_verdicts(baseline);
+    let in_run: BTreeSet<&str> = run.results.iter().map(|c| c.case_id.as_str()).collect();
+    let mut canaries: BTreeSet<&str> = run
+        .results
+        .iter()
+        .filter(|c| c.is_canary())
+        .map(|c| c.case_id.as_str())
+        .collect();
+    canaries.extend(
+        baseline
+            .results
+            .iter()
+            .filter(|c| c.is_canary() && !in_run.contains(c.case_id.as_str()))
+            .map(|c| c.case_id.as_str()),
+    );
+    let keys: BTreeSet<&PairKey> = current.keys().chain(previous.keys()).collect();
+    let mut deltas = Vec::with_capacity(keys.len());
+    let mut paired = 0;
+    for key in keys {
+        let now = current.get(key).copied();
+        let before = previous.get(key).copied();
+        if now.is_some() && before.is_some() {
+            paired += 1;
+        }
+        if let Some(delta) = pair(key, now, before, canaries.contains(key.case_id.as_str())) {
+            deltas.push(delta);
+        }
+    }
+    Ok(Comparison {
+        tenant: run.tenant.clone(),
+        suite: run.suite.clone(),
+        environment: run.environment.clone(),
+        baseline_environment: baseline.environment.clone(),
+        config_changed: run.config_hash != baseline.config_hash,
+        deltas,
+        artifact_deltas: artifact_deltas(&run.artifacts, &baseline.artifacts),
+        target_config_deltas: config_deltas(&run.target_config, &baseline.target_config),
+        judge_config_deltas: config_deltas(&run.judge_config, &baseline.judge_config),
+        unjudged: run.unjudged_cases(),
+        suspended: run.suspended_cases(),
+        reasons_available: !(run.redacted || baseline.redacted),
+        uncomputed_measures: run
+            .aggregate
+            .iter()
+            .filter(|v| v.status == Status::Error)
+            .map(|v| v.assertion.clone())
+            .collect(),
+        paired,
+    })
+}
+
+/// Decides one key. `None` only when neither side has a verdict (never, for
+/// keys drawn from the two indexes).
+fn pair(
+    key: &PairKey,
+    now: Option<&Verdict>,
+    before: Option<&Verdict>,
+    canary: bool,
+) -> Option<Delta> {
+    let assertion = now.or(before)?.assertion.clone();
+    let mut delta = Delta {
+        key: key.clone(),
+        assertion,
+        outcome: Outcome::Unchanged,
+        before: before.map(Side::of),
+        after: now.map(Side::of),
+        delta: None,
+        within_noise: false,
+        noise: None,
+        canary,
+    };
+    let (now, before) = match (now, before) {
+        (Some(_), None) => {
+            delta.outcome = Outcome::New;
+            return Some(delta);
+        }
+        (None, _) => {
+            delta.outcome = Outcome::Missing;
+            return Some(delta);
+        }
+        (Some(n), Some(b)) => (n, b),
+    };
+    let (now_score, before_score) = match (now.status, before.status, now.score, before.score) {
+        (Status::Error, _, _, _) | (_, Status::Error, _, _) => {
+            delta.outcome = Outcome::Errored;
+            return Some(delta);
+        }
+        (_, _, Some(n), Some(b)) => (n, b),
+        // A scored status without a score is a tampered document; it cannot
+        // be judged, and the store refuses it before we get here.
+        _ => {
+            delta.outcome = Outcome::Errored;
+            return Some(delta);
+        }
+    };
+    let moved = round6(now_score - before_score);
+    delta.delta = Some(moved);
+    if now.status != before.status {
+        delta.outcome = if before.status == Status::Pass {
+            Outcome::Regressed
+        } else {
+            Outcome::Improved
+        };
+        return Some(delta);
+    }
+    let noise = Noise::of(before);
+    delta.noise = noise;
+    delta.outcome = if within(moved.abs(), now.tolerance) {
+        Outcome::Unchanged
+    } else if noise.is_some_and(|n| n.covers(now_score)) {
+        delta.within_noise = true;
+        Outcome::Unchanged
+    } else if moved < 0.0 {
+        Outcome::Regressed
+    } else {
+        Outcome::Improved
+    };
+    Some(delta)
+}
+
+#[cfg(test)]
+mod tests;

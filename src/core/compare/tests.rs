@@ -1,0 +1,435 @@
+//! Unit tests of pairing, outcomes, headline facts and exit codes.
+
+use serde_json::{json, Value};
+
+use super::*;
+
+/// A verdict as JSON: `(name, id, status, score, tolerance, samples)`.
+fn verdict(
+    name: &str,
+    id: &str,
+    status: &str,
+    score: Option<f64>,
+    tol: f64,
+    samples: &[f64],
+) -> Value {
+    let mut v = json!({
+        "assertion": name, "assertion_id": id, "metadata": {}, "reason": format!("secret reason {name}"),
+        "score": score, "status": status, "threshold": 0.5, "tolerance": tol
+    });
+    if !samples.is_empty() {
+        let lo = samples.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        v["samples"] = json!(samples);
+        v["sample_min"] = json!(lo);
+        v["sample_max"] = json!(hi);
+    }
+    v
+}
+
+fn pass(id: &str, score: f64) -> Value {
+    verdict("contains", id, "pass", Some(score), 0.05, &[])
+}
+
+fn fail(id: &str, score: f64) -> Value {
+    verdict("contains", id, "fail", Some(score), 0.05, &[])
+}
+
+fn errored(id: &str) -> Value {
+    verdict("contains", id, "error", None, 0.05, &[])
+}
+
+/// A document with the given cases (`(case_id, verdicts)`) and aggregates.
+fn doc(tenant: &str, cases: Vec<(&str, Vec<Value>)>, aggregate: Vec<Value>) -> RunDocument {
+    let results: Vec<Value> = cases
+        .into_iter()
+        .map(|(id, verdicts)| json!({"case_id": id, "suspended": false, "verdicts": verdicts}))
+        .collect();
+    let raw = json!({
+        "aggregate": aggregate, "artifacts": {}, "config_hash": "0000000000000000",
+        "created_at": "2026-01-01T00:00:00+00:00", "digline_version": "0.10.0",
+        "environment": "local", "git_commit": null, "judge_config": {}, "metadata": {},
+        "redacted": false, "results": results, "schema_version": 10, "suite": "s",
+        "target_config": {}, "tenant": tenant
+    });
+    serde_json::from_value(raw).unwrap_or_else(|e| panic!("test document: {e}"))
+}
+
+fn outcomes(c: &Comparison) -> Vec<(String, String, usize, Outcome, bool)> {
+    c.deltas
+        .iter()
+        .map(|d| {
+            (
+                d.key.case_id.clone(),
+                d.key.assertion_id.clone(),
+                d.key.occurrence,
+                d.outcome,
+                d.within_noise,
+            )
+        })
+        .collect()
+}
+
+fn one(run: Value, base: Value) -> (Outcome, bool) {
+    let r = doc("t", vec![("c", vec![run])], vec![]);
+    let b = doc("t", vec![("c", vec![base])], vec![]);
+    let c = compare(&r, &b).unwrap_or_else(|e| panic!("{e}"));
+    (c.deltas[0].outcome, c.deltas[0].within_noise)
+}
+
+#[test]
+fn outcome_rules_in_order() {
+    let sampled =
+        |score: f64, samples: &[f64]| verdict("lev", "b", "pass", Some(score), 0.02, samples);
+    let table: Vec<(&str, Value, Value, (Outcome, bool))> = vec![
+        (
+            "same score",
+            pass("a", 1.0),
+            pass("a", 1.0),
+            (Outcome::Unchanged, false),
+        ),
+        (
+            "drop within tolerance",
+            pass("a", 0.96),
+            pass("a", 1.0),
+            (Outcome::Unchanged, false),
+        ),
+        (
+            "drop exactly at tolerance",
+            pass("a", 0.95),
+            pass("a", 1.0),
+            (Outcome::Unchanged, false),
+        ),
+        (
+            "drop beyond tolerance",
+            pass("a", 0.94),
+            pass("a", 1.0),
+            (Outcome::Regressed, false),
+        ),
+        (
+            "rise beyond tolerance",
+            pass("a", 1.0),
+            pass("a", 0.9),
+            (Outcome::Improved, false),
+        ),
+        (
+            "flip by a hair is still a flip",
+            fail("a", 0.499),
+            pass("a", 0.5),
+            (Outcome::Regressed, false),
+        ),
+        (
+            "upward flip",
+            pass("a", 0.5),
+            fail("a", 0.49),
+            (Outcome::Improved, false),
+        ),
+        (
+            "errored in run",
+            errored("a"),
+            pass("a", 1.0),
+            (Outcome::Errored, false),
+        ),
+        (
+            "errored in baseline",
+            pass("a", 1.0),
+            errored("a"),
+            (Outcome::Errored, false),
+        ),
+        (
+            "inside the baseline's interval",
+            sampled(0.95, &[]),
+            sampled(0.98, &[0.94, 1.0, 1.0]),
+            (Outcome::Unchanged, true),
+        ),
+        (
+            "below the baseline's interval",
+            sampled(0.9, &[]),
+            sampled(0.98, &[0.94, 1.0, 1.0]),
+            (Outcome::Regressed, false),
+        ),
+        (
+            "the run's own samples are not the interval",
+            sampled(0.9, &[0.8, 1.0]),
+            sampled(0.98, &[]),
+            (Outcome::Regressed, false),
+        ),
+    ];
+    for (name, run, base, want) in table {
+        assert_eq!(one(run, base), want, "{name}");
+    }
+}
+
+#[test]
+fn the_runs_tolerance_decides() {
+    let run = verdict("contains", "a", "pass", Some(0.9), 0.2, &[]);
+    let base = verdict("contains", "a", "pass", Some(1.0), 0.0, &[]);
+    assert_eq!(one(run.clone(), base.clone()), (Outcome::Unchanged, false));
+    assert_eq!(one(base, run), (Outcome::Improved, false));
+}
+
+#[test]
+fn pairing_is_by_id_and_occurrence_not_name_or_position() {
+    // Two checks sharing an id in one case pair by occurrence; a renamed
+    // check with the same id still pairs; reordering distinct ids changes nothing.
+    let run = doc(
+        "t",
+        vec![(
+            "c",
+            vec![
+                pass("x", 1.0),
+                pass("y", 1.0),
+                fail("x", 0.0),
+                verdict("renamed", "z", "pass", Some(1.0), 0.0, &[]),
+            ],
+        )],
+        vec![],
+    );
+    let base = doc(
+        "t",
+        vec![(
+            "c",
+            vec![
+                pass("y", 1.0),
+                pass("x", 1.0),
+                pass("x", 1.0),
+                verdict("old", "z", "pass", Some(1.0), 0.0, &[]),
+            ],
+        )],
+        vec![],
+    );
+    let c = compare(&run, &base).unwrap_or_else(|e| panic!("{e}"));
+    let got = outcomes(&c);
+    let want = vec![
+        (
+            "c".to_string(),
+            "x".to_string(),
+            0,
+            Outcome::Unchanged,
+            false,
+        ),
+        (
+            "c".to_string(),
+            "x".to_string(),
+            1,
+            Outcome::Regressed,
+            false,
+        ),
+        (
+            "c".to_string(),
+            "y".to_string(),
+            0,
+            Outcome::Unchanged,
+            false,
+        ),
+        (
+            "c".to_string(),
+            "z".to_string(),
+            0,
+            Outcome::Unchanged,
+            false,
+        ),
+    ];
+    assert_eq!(got, want);
+    assert_eq!(c.deltas[3].assertion, "renamed");
+    assert_eq!(exit_code(&c), EXIT_WORSE);
+}
+
+#[test]
+fn new_missing_and_key_order() {
+    let run = doc(
+        "t",
+        vec![("b", vec![pass("x", 1.0)]), ("a", vec![pass("x", 1.0)])],
+        vec![pass("p", 0.7)],
+    );
+    let base = doc(
+        "t",
+        vec![("a", vec![pass("x", 1.0)]), ("c", vec![pass("x", 1.0)])],
+        vec![],
+    );
+    let c = compare(&run, &base).unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<(Scope, String, Outcome)> = c
+        .deltas
+        .iter()
+        .map(|d| (d.key.scope, d.key.case_id.clone(), d.outcome))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (Scope::Case, "a".into(), Outcome::Unchanged),
+            (Scope::Case, "b".into(), Outcome::New),
+            (Scope::Case, "c".into(), Outcome::Missing),
+            (Scope::Run, String::new(), Outcome::New),
+        ]
+    );
+    assert_eq!(exit_code(&c), EXIT_OK);
+}
+
+#[test]
+fn cross_tenant_is_refused() {
+    let run = doc("acme", vec![("a", vec![pass("x", 1.0)])], vec![]);
+    let base = doc("globex", vec![("a", vec![pass("x", 1.0)])], vec![]);
+    let err = compare(&run, &base).err();
+    let Some(err) = err else {
+        panic!("comparing across tenants must be refused");
+    };
+    assert_eq!(
+        err.kind(),
+        &CompareErrorKind::CrossTenant {
+            run: "acme".into(),
+            baseline: "globex".into()
+        }
+    );
+    assert!(err.to_string().contains("\"acme\"") && err.to_string().contains("\"globex\""));
+    assert!(compare(&run, &run).is_ok());
+}
+
+#[test]
+fn strict_exit_codes() {
+    let agg_ok = verdict("precision", "p", "pass", Some(0.8), 0.0, &[]);
+    let agg_err = verdict("precision", "p", "error", None, 0.0, &[]);
+    let case = || vec![("a", vec![pass("x", 1.0)])];
+    type Row = (
+        &'static str,
+        RunDocument,
+        RunDocument,
+        i32,
+        Vec<String>,
+        bool,
+    );
+    let table: Vec<Row> = vec![
+        (
+            "all fine",
+            doc("t", case(), vec![agg_ok.clone()]),
+            doc("t", case(), vec![agg_ok.clone()]),
+            0,
+            vec![],
+            false,
+        ),
+        (
+            "errored aggregate in the run",
+            doc("t", case(), vec![agg_err.clone()]),
+            doc("t", case(), vec![agg_ok.clone()]),
+            2,
+            vec!["precision".to_string()],
+            false,
+        ),
+        (
+            "errored aggregate only in the baseline is not the run's problem",
+            doc("t", case(), vec![agg_ok.clone()]),
+            doc("t", case(), vec![agg_err.clone()]),
+            0,
+            vec![],
+            false,
+        ),
+        (
+            "errored aggregate new in the run",
+            doc("t", case(), vec![agg_err.clone()]),
+            doc("t", case(), vec![]),
+            2,
+            vec!["precision".to_string()],
+            false,
+        ),
+        (
+            "every case renamed: nothing compared",
+            doc("t", vec![("b", vec![pass("x", 1.0)])], vec![]),
+            doc("t", case(), vec![]),
+            2,
+            vec![],
+            true,
+        ),
+        (
+            "both empty: nothing compared",
+            doc("t", vec![], vec![]),
+            doc("t", vec![], vec![]),
+            2,
+            vec![],
+            true,
+        ),
+        (
+            "worse outranks unjudged",
+            doc(
+                "t",
+                vec![("a", vec![fail("x", 0.0)]), ("b", vec![errored("y")])],
+                vec![],
+            ),
+            doc(
+                "t",
+                vec![("a", vec![pass("x", 1.0)]), ("b", vec![pass("y", 1.0)])],
+                vec![],
+            ),
+            1,
+            vec![],
+            false,
+        ),
+        (
+            "errored case in the run",
+            doc(
+                "t",
+                vec![("a", vec![pass("x", 1.0)]), ("b", vec![errored("y")])],
+                vec![],
+            ),
+            doc(
+                "t",
+                vec![("a", vec![pass("x", 1.0)]), ("b", vec![pass("y", 1.0)])],
+                vec![],
+            ),
+            2,
+            vec![],
+            false,
+        ),
+    ];
+    for (name, run, base, code, uncomputed, nothing) in table {
+        let c = compare(&run, &base).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let head = c.headline();
+        assert_eq!(exit_code(&c), code, "{name}");
+        assert_eq!(head.uncomputed_measures, uncomputed, "{name}");
+        assert_eq!(head.nothing_compared, nothing, "{name}");
+    }
+}
+
+#[test]
+fn canaries_move_in_either_direction() {
+    let canary_doc = |score: f64| {
+        let mut d = doc("t", vec![("k", vec![pass("x", score)])], vec![]);
+        d.results[0].canary = Some(true);
+        d
+    };
+    let up = compare(&canary_doc(1.0), &canary_doc(0.8)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(up.headline().canary_moved && !up.headline().worse);
+    assert_eq!(exit_code(&up), EXIT_WORSE);
+    let still = compare(&canary_doc(1.0), &canary_doc(0.99)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!still.headline().canary_moved);
+    assert_eq!(exit_code(&still), EXIT_OK);
+}
+
+#[test]
+fn noise_is_attached_only_without_a_flip() {
+    let base = verdict("lev", "b", "pass", Some(0.98), 0.0, &[0.94, 1.0, 1.0]);
+    let r = doc(
+        "t",
+        vec![("c", vec![verdict("lev", "b", "fail", Some(0.2), 0.0, &[])])],
+        vec![],
+    );
+    let b = doc("t", vec![("c", vec![base.clone()])], vec![]);
+    let c = compare(&r, &b).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (c.deltas[0].outcome, c.deltas[0].noise),
+        (Outcome::Regressed, None)
+    );
+    let r = doc(
+        "t",
+        vec![("c", vec![verdict("lev", "b", "pass", Some(0.9), 0.0, &[])])],
+        vec![],
+    );
+    let c = compare(&r, &b).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        c.deltas[0].noise,
+        Some(Noise {
+            min: 0.94,
+            max: 1.0,
+            samples: 3
+        })
+    );
+    assert_eq!(c.deltas[0].delta, Some(-0.08));
+}

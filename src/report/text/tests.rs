@@ -1,0 +1,316 @@
+//! Golden tests of `compare`'s terminal text (all 19 scenarios of digline
+//! 0.10.0) and unit tests of the pieces.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::core::compare::{compare, exit_code, ConfigDelta, ConfigOutcome};
+use crate::core::document::RunDocument;
+
+/// Every scenario folder under `tests/goldens/headlines/`.
+const SCENARIOS: [&str; 19] = [
+    "01-nothing-changed",
+    "02-one-flip",
+    "03-two-flips-one-improvement",
+    "04-score-drop-within-tolerance",
+    "05-score-drop-beyond-tolerance",
+    "06-drop-within-noise",
+    "07-drop-beyond-noise",
+    "08-case-errored-in-run",
+    "09-case-errored-in-baseline-only",
+    "10-new-case",
+    "11-missing-case",
+    "12-suspended-in-run",
+    "13-config-change",
+    "14-target-config-change",
+    "15-canary-moved",
+    "16-aggregate-moved",
+    "16b-aggregate-improved-by-a-flip",
+    "17-everything-at-once",
+    "18-everything-at-once-same-config",
+];
+
+fn dir(scenario: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/goldens/headlines")
+        .join(scenario)
+}
+
+fn read(scenario: &str, file: &str) -> String {
+    let path = dir(scenario).join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn document(scenario: &str, file: &str) -> RunDocument {
+    serde_json::from_str(&read(scenario, file)).unwrap_or_else(|e| panic!("{scenario}/{file}: {e}"))
+}
+
+#[test]
+fn every_scenario_prints_what_0_10_0_printed() {
+    let folders = std::fs::read_dir(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/goldens/headlines"),
+    )
+    .map(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_dir())
+            .count()
+    })
+    .unwrap_or(0);
+    assert_eq!(
+        folders,
+        SCENARIOS.len(),
+        "a scenario folder is not in the table"
+    );
+    for scenario in SCENARIOS {
+        let run = document(scenario, "run.json");
+        let baseline = document(scenario, "baseline.json");
+        let comparison = compare(&run, &baseline).unwrap_or_else(|e| panic!("{scenario}: {e}"));
+        let text = render_compare(&comparison, &EN);
+        assert_eq!(
+            text.stdout,
+            read(scenario, "compare.stdout"),
+            "{scenario}: stdout"
+        );
+        assert_eq!(
+            text.stderr,
+            read(scenario, "compare.stderr"),
+            "{scenario}: stderr"
+        );
+        let code: i32 = read(scenario, "compare.exit").trim().parse().unwrap_or(-1);
+        assert_eq!(exit_code(&comparison), code, "{scenario}: exit code");
+        // 13 and 17 changed the suite: the comparison reads only the two
+        // documents, so the old suite.toml gives the same answer.
+        if dir(scenario)
+            .join("compare-with-baseline-suite.stdout")
+            .exists()
+        {
+            assert_eq!(
+                text.stdout,
+                read(scenario, "compare-with-baseline-suite.stdout"),
+                "{scenario}"
+            );
+            let code: i32 = read(scenario, "compare-with-baseline-suite.exit")
+                .trim()
+                .parse()
+                .unwrap_or(-1);
+            assert_eq!(
+                exit_code(&comparison),
+                code,
+                "{scenario}: exit with the baseline's suite"
+            );
+        }
+    }
+}
+
+fn delta(field: &str, outcome: ConfigOutcome, before: Value, after: Value) -> ConfigDelta {
+    ConfigDelta {
+        field: field.into(),
+        outcome,
+        before,
+        after,
+        withheld: false,
+    }
+}
+
+#[test]
+fn configuration_changes_read_as_0_10_0_writes_them() {
+    let table = [
+        (
+            delta(
+                "temperature",
+                ConfigOutcome::Changed,
+                json!(0.3),
+                json!(0.7),
+            ),
+            "temperature 0.3 → 0.7",
+        ),
+        (
+            delta(
+                "max_tokens",
+                ConfigOutcome::Changed,
+                json!(1024),
+                json!(512),
+            ),
+            "max_tokens 1024 → 512",
+        ),
+        (
+            delta("cost", ConfigOutcome::Changed, json!(1e-05), json!(2.0)),
+            "cost 1e-05 → 2.0",
+        ),
+        (
+            delta("stream", ConfigOutcome::New, Value::Null, json!(true)),
+            "stream true, not sent for the reference",
+        ),
+        (
+            delta("seed", ConfigOutcome::Missing, json!(7), Value::Null),
+            "seed 7, no longer sent",
+        ),
+        (
+            delta(
+                "resolved_model",
+                ConfigOutcome::New,
+                Value::Null,
+                json!("m-1"),
+            ),
+            "resolved_model m-1, not reported for the reference",
+        ),
+        (
+            delta("judge", ConfigOutcome::New, Value::Null, json!("a/b")),
+            "a/b was added as a judge",
+        ),
+        (
+            delta("judge", ConfigOutcome::Missing, json!("a/b"), Value::Null),
+            "a/b no longer judges",
+        ),
+        (
+            delta("model", ConfigOutcome::Changed, Value::Null, json!("x")),
+            "model — → x",
+        ),
+    ];
+    for (row, want) in table {
+        assert_eq!(change(&row, &EN), want);
+    }
+    let mixed = [
+        delta("a", ConfigOutcome::Same, json!(1), json!(1)),
+        delta("b", ConfigOutcome::Unknown, json!(1), json!(2)),
+        delta("c", ConfigOutcome::Changed, json!("x"), json!("y")),
+    ];
+    assert_eq!(config_changes(&mixed, &EN), "c x → y");
+    assert_eq!(
+        target_fact(&mixed, &EN),
+        "The system under test answered under a different configuration: c x → y."
+    );
+    assert_eq!(target_fact(&mixed[1..2], &EN), EN.target_unknown);
+    assert_eq!(target_fact(&mixed[..2], &EN), EN.target_unchanged);
+    assert_eq!(target_fact(&[], &EN), "");
+}
+
+/// A document pair where `n` cases each lose one passing check.
+fn many_regressions(n: usize) -> (RunDocument, RunDocument) {
+    let make = |status: &str, score: f64| -> RunDocument {
+        let results: Vec<Value> = (0..n)
+            .map(|i| json!({"case_id": format!("case-{i:02}"), "suspended": false, "verdicts": [{
+                "assertion": "contains", "assertion_id": "aaaaaaaaaaaaaaaa", "metadata": {},
+                "reason": "r", "score": score, "status": status, "threshold": 1.0, "tolerance": 0.0
+            }]}))
+            .collect();
+        let raw = json!({
+            "aggregate": [], "artifacts": {}, "config_hash": "0", "created_at": "x",
+            "digline_version": "0.10.0", "environment": "local", "git_commit": null,
+            "judge_config": {}, "metadata": {}, "redacted": false, "results": results,
+            "schema_version": 10, "suite": "s", "target_config": {}, "tenant": "t"
+        });
+        serde_json::from_value(raw).unwrap_or_else(|e| panic!("{e}"))
+    };
+    (make("fail", 0.0), make("pass", 1.0))
+}
+
+#[test]
+fn summary_stops_at_twenty_and_says_so() {
+    for (n, lines, last) in [
+        (
+            20,
+            20,
+            "case-19 · contains · Went from passing to failing (1.000000 → 0.000000).",
+        ),
+        (
+            21,
+            21,
+            "showing the first 20 of 21; the full list is in the report",
+        ),
+        (
+            25,
+            21,
+            "showing the first 20 of 25; the full list is in the report",
+        ),
+    ] {
+        let (run, baseline) = many_regressions(n);
+        let comparison = compare(&run, &baseline).unwrap_or_else(|e| panic!("{e}"));
+        let got = summary_lines(&comparison, &EN, Some(SUMMARY_LIMIT));
+        assert_eq!(got.len(), lines, "{n}");
+        assert_eq!(got.last().map(String::as_str), Some(last), "{n}");
+        assert_eq!(summary_lines(&comparison, &EN, None).len(), n);
+    }
+}
+
+#[test]
+fn strict_clauses_name_what_was_not_measured() {
+    let (mut run, mut baseline) = many_regressions(1);
+    // Rename every case: nothing pairs.
+    run.results[0].case_id = "renamed".into();
+    let comparison = compare(&run, &baseline).unwrap_or_else(|e| panic!("{e}"));
+    let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
+    assert!(sentence.starts_with(EN.nothing_compared), "{sentence}");
+    assert!(!sentence.contains("Nothing got worse"), "{sentence}");
+
+    // An aggregate that errored in the run is named.
+    let (mut run, _) = many_regressions(1);
+    run.results[0] = baseline.results[0].clone();
+    let agg: crate::core::verdict::Verdict = serde_json::from_value(json!({
+        "assertion": "precision", "assertion_id": "bbbbbbbbbbbbbbbb", "metadata": {},
+        "reason": "empty denominator", "score": null, "status": "error", "threshold": 0.5, "tolerance": 0.0
+    }))
+    .unwrap_or_else(|e| panic!("{e}"));
+    run.aggregate.push(agg.clone());
+    let mut second = agg;
+    second.assertion = "recall".into();
+    second.assertion_id = "cccccccccccccccc".into();
+    let comparison = compare(&run, &baseline).unwrap_or_else(|e| panic!("{e}"));
+    let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
+    assert_eq!(
+        sentence,
+        "Nothing got worse compared with the reference. Every case could be judged. \
+         The whole-run measure precision could not be computed. No case is suspended. \
+         The suite is unchanged from the reference."
+    );
+    run.aggregate.push(second);
+    baseline.aggregate.clear();
+    let comparison = compare(&run, &baseline).unwrap_or_else(|e| panic!("{e}"));
+    let text = render_compare(&comparison, &EN).stdout;
+    assert!(
+        text.contains("2 whole-run measures could not be computed: precision, recall."),
+        "{text}"
+    );
+    assert!(
+        text.contains("whole run · precision · New here, and the check could not run."),
+        "{text}"
+    );
+    assert!(!text.contains("empty denominator"), "{text}");
+}
+
+#[test]
+fn templates_fill_by_name_once() {
+    let table = [
+        ("{a} and {b}", vec![("a", "1"), ("b", "{a}")], "1 and {a}"),
+        ("{missing} stays", vec![("a", "1")], "{missing} stays"),
+        ("no braces", vec![], "no braces"),
+        ("open { only", vec![], "open { only"),
+    ];
+    for (template, params, want) in table {
+        assert_eq!(fill(template, &params), want, "{template}");
+    }
+}
+
+#[test]
+fn splitlines_and_tally_follow_python() {
+    assert_eq!(
+        py_splitlines("a\nb\r\nc\rd\u{2028}e\n"),
+        vec!["a", "b", "c", "d", "e"]
+    );
+    assert_eq!(py_splitlines(""), Vec::<&str>::new());
+    assert_eq!(py_splitlines("\n\n"), vec!["", ""]);
+    let artifact = |before: &str, after: &str| ArtifactDelta {
+        path: "p.md".into(),
+        outcome: ArtifactOutcome::Changed,
+        before_text: Some(before.into()),
+        after_text: Some(after.into()),
+        withheld: false,
+    };
+    assert_eq!(diff_tally(&artifact("a\nb\nc\n", "a\nB\nc\nd\n")), (2, 1));
+    assert_eq!(diff_tally(&artifact("x", "x")), (0, 0));
+    // 0.10.0 drops lines that look like file headers from its tally.
+    assert_eq!(diff_tally(&artifact("--x\n", "++y\n")), (0, 0));
+}

@@ -1,0 +1,85 @@
+//! Atomic writes: a file is either absent, the old bytes, or the new bytes —
+//! never half-written.
+//!
+//! A temporary file in the same directory is written, fsynced and renamed
+//! over the target; the directory is fsynced after. Documents are mode
+//! 0600 like digline 0.10.0 writes them.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::StoreError;
+
+/// Write `bytes` to `path` atomically with the given Unix mode (0600 for
+/// documents, 0644 for `.gitignore`).
+///
+/// # Errors
+/// [`StoreError::Io`] naming `path` when any step fails; the target is then
+/// untouched and the temporary file removed.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), StoreError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .suffix(".json")
+        .tempfile_in(dir)
+        .map_err(|e| StoreError::io(dir, e))?;
+    set_mode(tmp.as_file(), mode).map_err(|e| StoreError::io(path, e))?;
+    tmp.write_all(bytes).map_err(|e| StoreError::io(path, e))?;
+    tmp.as_file().sync_all().map_err(|e| StoreError::io(path, e))?;
+    tmp.persist(path).map_err(|e| StoreError::io(path, e.error))?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_mode(file: &std::fs::File, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &std::fs::File, _mode: u32) -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_content_and_sets_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("a.json");
+        write_atomic(&path, b"one", 0o600).unwrap();
+        write_atomic(&path, b"two", 0o600).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn a_directory_in_the_way_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("taken");
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("x"), "x").unwrap();
+        let err = write_atomic(&path, b"x", 0o600).unwrap_err();
+        assert!(err.to_string().contains("taken"), "{err}");
+    }
+}

@@ -1,0 +1,154 @@
+//! What `compare --json` prints: the headline object, and with `full` the
+//! deltas and the configuration deltas.
+//!
+//! # Wire format
+//!
+//! Printed with [`crate::core::pyjson::dumps_pretty`] (sorted keys, indent
+//! 2, raw UTF-8) followed by one `\n`. Keys of the headline (`--json` or
+//! `--json headline`), all present in digline 0.10.0 unless noted:
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `output_version` | int | [`OUTPUT_VERSION`] |
+//! | `worse` | bool | some check regressed |
+//! | `unjudged` | int | cases in the run with an errored check |
+//! | `suspended` | int | suspended cases in the run |
+//! | `config_changed` | bool | the config hashes differ |
+//! | `counts` | object | the six outcomes → int, zeros included |
+//! | `reasons_available` | bool | neither side is redacted |
+//! | `sentence` | string | the headline sentence (do not parse) |
+//! | `artifacts_changed`, `target_config_changed`, `judge_config_changed` | bool | a known change on that side |
+//! | `rejudged` | bool | the run's answers were replayed |
+//! | `canary_moved` | bool | a canary check regressed or improved |
+//! | `within_noise` | int | deltas inside the baseline's sampled interval |
+//! | `exit_code` | int | [`crate::core::compare::exit_code`] |
+//! | `uncomputed_measures` | array of strings | **added here**: run-level measures that errored in the run |
+//! | `nothing_compared` | bool | **added here**: run and baseline share no pairable verdict |
+//!
+//! `full` adds `deltas[]` (`case_id, scope, assertion, outcome, before,
+//! after, delta, within_noise, noise_min, noise_max, noise_samples, canary`)
+//! in pairing-key order, and `target_config_deltas[]` /
+//! `judge_config_deltas[]` (`field, outcome, before, after, withheld`).
+//! No reason text, output or case input is ever part of it: the
+//! [`Comparison`] it is built from does not hold any.
+
+use serde_json::{json, Map, Value};
+
+use crate::core::compare::{headline_exit_code, Comparison, ConfigDelta, Delta, Headline, Outcome};
+
+/// The version of every `compare --json` shape. It moves only on a rename,
+/// removal or type change — never for an added key.
+pub const OUTPUT_VERSION: u32 = 1;
+
+/// The keys this product prints beyond digline 0.10.0's `compare --json`.
+pub const ADDED_KEYS: [&str; 2] = ["nothing_compared", "uncomputed_measures"];
+
+/// The `--json` (headline) object for `comparison`, carrying `sentence` (the
+/// headline sentence the text renderer produced for the same comparison).
+pub fn headline_json(comparison: &Comparison, sentence: &str) -> Value {
+    let head = comparison.headline();
+    Value::Object(headline_map(&head, sentence))
+}
+
+/// The `--json full` object: the headline plus `deltas`,
+/// `target_config_deltas` and `judge_config_deltas`.
+pub fn full_json(comparison: &Comparison, sentence: &str) -> Value {
+    let head = comparison.headline();
+    let mut map = headline_map(&head, sentence);
+    map.insert(
+        "deltas".into(),
+        Value::Array(comparison.deltas.iter().map(delta_json).collect()),
+    );
+    map.insert(
+        "target_config_deltas".into(),
+        Value::Array(
+            comparison
+                .target_config_deltas
+                .iter()
+                .map(config_json)
+                .collect(),
+        ),
+    );
+    map.insert(
+        "judge_config_deltas".into(),
+        Value::Array(
+            comparison
+                .judge_config_deltas
+                .iter()
+                .map(config_json)
+                .collect(),
+        ),
+    );
+    Value::Object(map)
+}
+
+fn headline_map(head: &Headline, sentence: &str) -> Map<String, Value> {
+    let counts: Map<String, Value> = Outcome::ALL
+        .iter()
+        .map(|o| (o.as_str().to_string(), json!(head.counts.get(*o))))
+        .collect();
+    let value = json!({
+        "output_version": OUTPUT_VERSION,
+        "worse": head.worse,
+        "unjudged": head.unjudged,
+        "suspended": head.suspended,
+        "config_changed": head.config_changed,
+        "counts": counts,
+        "reasons_available": head.reasons_available,
+        "sentence": sentence,
+        "artifacts_changed": head.artifacts_changed,
+        "target_config_changed": head.target_config_changed,
+        "judge_config_changed": head.judge_config_changed,
+        "rejudged": head.rejudged,
+        "canary_moved": head.canary_moved,
+        "within_noise": head.within_noise,
+        "exit_code": headline_exit_code(head),
+        "uncomputed_measures": head.uncomputed_measures,
+        "nothing_compared": head.nothing_compared,
+    });
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// One delta as a pipeline reads it: the structured facts, never a reason.
+pub fn delta_json(delta: &Delta) -> Value {
+    let score = |side: &Option<crate::core::compare::Side>| side.as_ref().and_then(|s| s.score);
+    json!({
+        "case_id": delta.key.case_id,
+        "scope": delta.key.scope.as_str(),
+        "assertion": delta.assertion,
+        "outcome": delta.outcome.as_str(),
+        "before": score(&delta.before),
+        "after": score(&delta.after),
+        "delta": delta.delta,
+        "within_noise": delta.within_noise,
+        "noise_min": delta.noise.map(|n| n.min),
+        "noise_max": delta.noise.map(|n| n.max),
+        "noise_samples": delta.noise.map_or(0, |n| n.samples),
+        "canary": delta.canary,
+    })
+}
+
+/// One configuration row: `field, outcome, before, after, withheld`. The
+/// values travel (a model id is a measurement of the system, not payload).
+pub fn config_json(delta: &ConfigDelta) -> Value {
+    json!({
+        "field": delta.field,
+        "outcome": delta.outcome.as_str(),
+        "before": delta.before,
+        "after": delta.after,
+        "withheld": delta.withheld,
+    })
+}
+
+/// The exact bytes `compare --json` writes to stdout for `value`.
+pub fn print(value: &Value) -> String {
+    let mut text = crate::core::pyjson::dumps_pretty(value);
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests;
