@@ -1170,6 +1170,7 @@ mod tests {
     };
     use crate::core::identity;
     use crate::core::ratio::as_ratio;
+    use serde_json::Number;
     use std::fs;
 
     const NOT_BUILT: &str = "this release does not run yet";
@@ -1619,5 +1620,286 @@ mod tests {
         }
         assert_eq!(loaded_count + computed_count, 22);
         assert!(loaded_count >= 15, "{loaded_count} loaded");
+    }
+
+    const HEAD: &str = r#"[suite]
+tenant = "acme"
+environment = "ci"
+name = "support"
+cases = "cases.json"
+"#;
+
+    const TARGET: &str = r#"
+[target]
+type = "http"
+url = "http://127.0.0.1:8730/answer"
+output_path = "data.answer"
+[target.body]
+question = "case.vars.question"
+"#;
+
+    const CHECK: &str = "\n[[assertions]]\ntype = \"contains\"\nneedle = \"Northwind\"\n";
+
+    const CASES: &str = r#"[{"id": "a", "vars": {"question": "q"}}]"#;
+
+    #[test]
+    fn a_suite_with_every_built_check_and_key_loads() {
+        let suite = r#"[suite]
+tenant = "acme"
+environment = "ci"
+name = "support.v2"
+cases = "cases.json"
+samples = 3
+min_agreement = "2/3"
+artifacts = ["prompt.md"]
+record_responses = true
+
+[target]
+type = "http"
+url = "http://127.0.0.1:8730/answer"
+output_path = "data.answer"
+cost_path = "usage.cost_usd"
+latency_from_response = "usage.elapsed_ms"
+config_path = "config"
+timeout = 5
+[target.headers]
+Authorization = "Bearer ${SUPPORT_TOKEN}"
+Accept-Language = "it"
+[target.body]
+id = "case.id"
+question = "case.vars.question"
+mode = "brief"
+
+[[assertions]]
+type = "contains"
+needle = "Northwind"
+case_sensitive = false
+name = "brand"
+[[assertions]]
+type = "not_contains"
+needle = "refund"
+threshold = "9/10"
+tolerance = 0.05
+[[assertions]]
+type = "regex"
+pattern = '\d{4}'
+[[assertions]]
+type = "length"
+unit = "words"
+minimum = 2
+maximum = 12.5
+accepts = ["text"]
+[[assertions]]
+type = "cost_budget"
+max_usd = 0.01
+tolerance = 0.001
+[[assertions]]
+type = "latency_budget"
+max_ms = 800
+tolerance = 0
+"#;
+        let dir = fixture(
+            suite,
+            r#"[{"id": "a", "vars": {"question": "q"}, "canary": true}]"#,
+        );
+        fs::write(dir.path().join("prompt.md"), "prompt").expect("artifact");
+        let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let s = &loaded.suite;
+        assert_eq!(
+            (s.tenant.as_str(), s.environment.as_str(), s.name.as_str()),
+            ("acme", "ci", "support.v2")
+        );
+        assert_eq!(s.samples, 3);
+        assert_eq!(s.min_agreement, Some(2.0 / 3.0));
+        assert!(s.record_responses);
+        assert_eq!(s.artifacts, vec!["prompt.md".to_string()]);
+        assert_eq!(loaded.artifact_paths.len(), 1);
+        let names: Vec<&str> = s.checks.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "brand",
+                "not_contains",
+                "regex",
+                "length",
+                "cost_budget",
+                "latency_budget"
+            ]
+        );
+        assert_eq!(s.checks[1].threshold, 0.9);
+        assert_eq!(s.checks[1].tolerance, 0.05);
+        assert_eq!(s.checks[4].threshold, 0.5);
+        assert_eq!(s.rules[5].tolerance, Number::from(0));
+        assert_eq!(s.cases.len(), 1);
+        let t = &loaded.target;
+        assert_eq!(t.url, "http://127.0.0.1:8730/answer");
+        assert_eq!(t.cost_path.as_deref(), Some("usage.cost_usd"));
+        assert_eq!(t.latency_from_response.as_deref(), Some("usage.elapsed_ms"));
+        assert_eq!(t.config_path.as_deref(), Some("config"));
+        assert_eq!(t.timeout_s, 5.0);
+        assert_eq!(t.body.len(), 3);
+        assert_eq!(t.headers.len(), 2);
+        let expanded = expand_headers(t, |name| {
+            (name == "SUPPORT_TOKEN").then(|| "tok-1".to_string())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(expanded.contains(&("Authorization".to_string(), "Bearer tok-1".to_string())));
+        assert!(expanded.contains(&("Accept-Language".to_string(), "it".to_string())));
+        let missing = expand_headers(t, |_| None).unwrap_err();
+        assert_eq!(missing.kind, LoadErrorKind::Environment);
+        assert!(
+            missing.message.contains("SUPPORT_TOKEN is not set"),
+            "{}",
+            missing.message
+        );
+    }
+
+    #[test]
+    fn the_unicode_document_suite_is_refused_at_its_first_unbuilt_check() {
+        let dir = goldens().join("documents/01-unicode-text");
+        let err = load(&dir.join("suite.toml"), &dir).unwrap_err();
+        assert_eq!(err.kind, LoadErrorKind::NotBuiltYet);
+        assert!(
+            err.message.starts_with("suite.toml, [[assertions]] #3:"),
+            "{}",
+            err.message
+        );
+        assert!(err.message.contains("`affix`"), "{}", err.message);
+    }
+
+    #[test]
+    fn suite_and_target_refusals() {
+        let with_target = |target: &str| format!("{HEAD}{target}{CHECK}");
+        let with_suite = |extra: &str| format!("{HEAD}{extra}{TARGET}{CHECK}");
+        let table: Vec<(String, LoadErrorKind, &str)> = vec![
+            (with_suite("pinned = [\"a.md\"]\n"), LoadErrorKind::Unknown, "[suite]: no such key `pinned`"),
+            (with_suite("tenantt = \"x\"\nsampels = 2\n"), LoadErrorKind::Unknown, "`tenantt`: did you mean `tenant`?"),
+            (with_suite("samples = \"3\"\n"), LoadErrorKind::Invalid, "`samples` is a string"),
+            (with_suite("samples = 2\nmin_agreement = 0.7\n"), LoadErrorKind::Invalid, "1/2 = 0.500000"),
+            (with_suite("min_agreement = \"1/2\"\n"), LoadErrorKind::Invalid, "1/1 = 1.000000"),
+            (with_suite("min_agreement = \"most\"\n"), LoadErrorKind::Invalid, "not a number or a fraction"),
+            (with_suite("record_responses = 1\n"), LoadErrorKind::Invalid, "`record_responses` is an integer"),
+            (with_suite("artifacts = \"a.md\"\n"), LoadErrorKind::Invalid, "`artifacts` is a string"),
+            (with_suite("artifacts = [\"a.md\", \"a.md\"]\n"), LoadErrorKind::Invalid, "names a.md twice"),
+            (with_suite("artifacts = [\"../../etc/passwd\"]\n"), LoadErrorKind::Perimeter, "outside"),
+            (HEAD.replace("\"ci\"", "\"c i\"") + TARGET + CHECK, LoadErrorKind::Invalid, "`environment` is 'c i'"),
+            (HEAD.replace("\"support\"", "\"\"") + TARGET + CHECK, LoadErrorKind::Invalid, "`name` is empty"),
+            (HEAD.replace("tenant = \"acme\"\n", "") + TARGET + CHECK, LoadErrorKind::Missing, "no `tenant`"),
+            (HEAD.replace("\"cases.json\"", "\"../cases.json\"") + TARGET + CHECK, LoadErrorKind::Perimeter, "`cases` names"),
+            (format!("assertions = 3\n{HEAD}{TARGET}"), LoadErrorKind::Invalid, "`assertions` is an integer"),
+            (format!("assertions = [1]\n{HEAD}{TARGET}"), LoadErrorKind::Invalid, "[[assertions]] #1: this entry is not a table"),
+            (format!("assertions = []\n{HEAD}{TARGET}"), LoadErrorKind::Missing, "no [[assertions]]"),
+            (format!("{HEAD}{TARGET}[[assertions]]\ntype = 3\n"), LoadErrorKind::Invalid, "`type` is an integer"),
+            (format!("{HEAD}{TARGET}[[assertions]]\ntype = \"zzz\"\n"), LoadErrorKind::Unknown, "per case: affix"),
+            (format!("{HEAD}{TARGET}[[assertions]]\ntype = \"length\"\nmaximum = nan\n"), LoadErrorKind::Invalid, "`maximum` is NaN"),
+            (format!("{HEAD}{TARGET}[[assertions]]\ntype = \"contains\"\nneedle = \"x\"\ntreshold = 1\ncase-sensitive = true\n"),
+                LoadErrorKind::Unknown, "`case-sensitive`: did you mean `case_sensitive`?"),
+            (format!("{HEAD}suite = 1\n{TARGET}{CHECK}").replace("[suite]\n", "[suitee]\n"), LoadErrorKind::Unknown, "no such table `suitee`"),
+            (format!("[suite]\n{TARGET}{CHECK}").replace("[suite]\n", "suite = 1\n"), LoadErrorKind::Invalid, "[suite] is an integer"),
+            (with_target("\n[target]\nurl = \"http://h/x\"\n"), LoadErrorKind::Missing, "no `type`"),
+            (with_target("\n[target]\ntype = \"provider\"\nprovider = \"anthropic/m\"\n"), LoadErrorKind::NotBuiltYet, "not built yet"),
+            (with_target("\n[target]\ntype = \"provider\"\nclient = \"x\"\n"), LoadErrorKind::PythonOnly, "`client`"),
+            (with_target("\n[target]\ntype = \"provider\"\nprovider = \"openai/m\"\napi_key = \"sk\"\n"), LoadErrorKind::Credential, "`api_key`"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\nrequest = \"f\"\n[target.body]\nq = 1\n"), LoadErrorKind::PythonOnly, "`request`"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\n[target.pricing]\ninput = 1\n[target.body]\nq = 1\n"), LoadErrorKind::PythonOnly, "`pricing`"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\nexpect_config = {model = \"m\"}\n[target.body]\nq = 1\n"), LoadErrorKind::Unknown, "`http` has no parameter `expect_config`"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\ntools_path = \"t\"\n[target.body]\nq = 1\n"), LoadErrorKind::Unknown, "`tools_path`"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\n"), LoadErrorKind::Missing, "`http` needs `body`"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"h/x\"\noutput_path = \"a\"\n[target.body]\nq = 1\n"), LoadErrorKind::Invalid, "`url`"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\ntimeout = 0\n[target.body]\nq = 1\n"), LoadErrorKind::Invalid, "`timeout` is 0"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\nbody = \"x\"\n"), LoadErrorKind::Invalid, "`body` is a string"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\n[target.headers]\nAuthorization = \"Bearer abc\"\n[target.body]\nq = 1\n"), LoadErrorKind::Credential, "`Authorization` carries a credential"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\n[target.headers]\nX-Api-Key = \"abc\"\n[target.body]\nq = 1\n"), LoadErrorKind::Credential, "`X-Api-Key`"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\n[target.headers]\nCookie = \"s=${SESSION\"\n[target.body]\nq = 1\n"), LoadErrorKind::Invalid, "not closed"),
+            (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\n[target.headers]\nX-Trace = 5\n[target.body]\nq = 1\n"), LoadErrorKind::Invalid, "a header value is a string"),
+        ];
+        for (suite, kind, fragment) in &table {
+            let dir = fixture(suite, CASES);
+            let e = load_in(&dir)
+                .err()
+                .unwrap_or_else(|| panic!("loaded:\n{suite}"));
+            assert!(
+                e.message.contains(fragment),
+                "{fragment:?} not in {:?}",
+                e.message
+            );
+            assert_eq!(e.kind, *kind, "{}", e.message);
+            assert!(
+                !e.message.contains("sk\""),
+                "a credential leaked: {}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn a_symlink_out_of_the_root_is_refused() {
+        let outside = tempfile::tempdir().expect("temp dir");
+        fs::write(outside.path().join("cases.json"), CASES).expect("write");
+        let dir = fixture(&format!("{HEAD}{TARGET}{CHECK}"), CASES);
+        fs::remove_file(dir.path().join("cases.json")).expect("remove");
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(
+                outside.path().join("cases.json"),
+                dir.path().join("cases.json"),
+            )
+            .expect("symlink");
+            let e = load_in(&dir).unwrap_err();
+            assert_eq!(e.kind, LoadErrorKind::Perimeter, "{}", e.message);
+            // The same file inside the perimeter loads.
+            assert!(load(&dir.path().join("suite.toml"), Path::new("/")).is_ok());
+        }
+    }
+
+    #[test]
+    fn header_variables_are_listed_and_checked() {
+        let table: &[(&str, Result<&[&str], &str>)] = &[
+            ("Bearer ${SUPPORT_TOKEN}", Ok(&["SUPPORT_TOKEN"])),
+            ("${A}-${B_2}-${A}", Ok(&["A", "B_2"])),
+            ("plain", Ok(&[])),
+            ("$NAME", Ok(&[])),
+            ("${1X}", Err("no environment variable name")),
+            ("${}", Err("no environment variable name")),
+            ("${A", Err("not closed")),
+        ];
+        for (value, want) in table {
+            match (header_variables(value), want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, *want, "{value}"),
+                (Err(got), Err(fragment)) => assert!(got.contains(fragment), "{value}: {got}"),
+                (got, want) => panic!("{value}: {got:?} vs {want:?}"),
+            }
+        }
+        for (name, credential) in [
+            ("Authorization", true),
+            ("proxy-authorization", true),
+            ("Cookie", true),
+            ("X-API-KEY", true),
+            ("x-auth-token", true),
+            ("Client-Secret", true),
+            ("Accept", false),
+            ("X-Trace-Id", false),
+        ] {
+            assert_eq!(carries_credential(name), credential, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_expanded_secret_is_not_expanded_again() {
+        let spec = HttpTargetSpec {
+            url: "http://h/x".into(),
+            output_path: "a".into(),
+            body: Map::new(),
+            cost_path: None,
+            latency_from_response: None,
+            config_path: None,
+            headers: vec![("Authorization".into(), "Bearer ${A}${B}".into())],
+            timeout_s: 30.0,
+        };
+        let got = expand_headers(&spec, |n| {
+            Some(if n == "A" { "${B}".into() } else { "b".into() })
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got[0].1, "Bearer ${B}b");
     }
 }

@@ -1281,7 +1281,8 @@ mod tests {
 
     #[test]
     fn structure_errors_come_before_values() {
-        let cases: &[(&str, Value, fn(&BuildErrorKind) -> bool)] = &[
+        type Row = (&'static str, Value, fn(&BuildErrorKind) -> bool);
+        let cases: &[Row] = &[
             ("contain", json!({}), |k| {
                 matches!(k, BuildErrorKind::UnknownType { .. })
             }),
