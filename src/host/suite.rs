@@ -141,7 +141,7 @@ fn parse_toml(bytes: &[u8]) -> Result<toml::Table, LoadError> {
         let place = e
             .span()
             .map(|span| {
-                let before = &text[..span.start.min(text.len())];
+                let before = text.get(..span.start).unwrap_or(text);
                 let line = before.matches('\n').count() + 1;
                 let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
                 format!(" (line {line}, column {column})")
