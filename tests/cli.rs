@@ -4,3 +4,7 @@
 //! binary, the loopback stub).
 
 mod layering;
+mod quickstart;
+mod refusals;
+mod slice;
+mod util;

@@ -32,21 +32,13 @@
 //! 127.0.0.1:PORT` once it accepts connections (`--port 0` picks a free
 //! port) and stops on SIGINT/SIGTERM.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
-use std::thread;
-use std::time::Duration;
 
 use clap::Parser;
-use serde_json::{Map, Value};
 
-use digline::core::pyjson::{dumps, Escape, Style};
-
-/// What the stub answers when the table has neither the id nor `"*"`.
-const FALLBACK: &str = "Order 4821 ships Thursday. — Northwind Support";
+mod stub_server;
 
 /// Command line.
 #[derive(Parser, Debug)]
@@ -63,233 +55,19 @@ struct Args {
     port: u16,
 }
 
-/// Per-id call counters, and the table text they were counted against.
-#[derive(Default)]
-struct Counters {
-    table: Vec<u8>,
-    calls: HashMap<Option<String>, usize>,
-}
-
-/// One answer, ready to send.
-struct Answer {
-    status: u16,
-    body: Vec<u8>,
-    sleep_ms: u64,
-}
-
 fn main() -> ExitCode {
     let args = Args::parse();
-    let server = match tiny_http::Server::http(("127.0.0.1", args.port)) {
-        Ok(server) => server,
+    let stub = match stub_server::start(args.answers, args.port) {
+        Ok(stub) => stub,
         Err(e) => {
             eprintln!("stub: cannot listen on 127.0.0.1:{}: {e}", args.port);
             return ExitCode::from(1);
         }
     };
-    let port = server.server_addr().to_ip().map_or(args.port, |a| a.port());
     let mut out = std::io::stdout();
-    let _ = writeln!(out, "stub listening on 127.0.0.1:{port}");
+    let _ = writeln!(out, "stub listening on 127.0.0.1:{}", stub.port);
     let _ = out.flush();
-
-    let counters = Arc::new(Mutex::new(Counters::default()));
-    let answers = Arc::new(args.answers);
-    for request in server.incoming_requests() {
-        let (counters, answers) = (Arc::clone(&counters), Arc::clone(&answers));
-        thread::spawn(move || serve(request, &answers, &counters));
-    }
-    ExitCode::SUCCESS
-}
-
-fn serve(mut request: tiny_http::Request, answers: &PathBuf, counters: &Mutex<Counters>) {
-    let answer = match request.method() {
-        tiny_http::Method::Post if request.url() == "/reset" => {
-            lock(counters).calls.clear();
-            empty(200)
-        }
-        tiny_http::Method::Post => {
-            let mut body = Vec::new();
-            let _ = request.as_reader().read_to_end(&mut body);
-            match std::fs::read(answers) {
-                Ok(table) => answer_for(&body, &table, counters),
-                Err(e) => {
-                    eprintln!("stub: cannot read {}: {e}", answers.display());
-                    Answer {
-                        status: 500,
-                        body: format!("stub: cannot read the answers file: {e}").into_bytes(),
-                        sleep_ms: 0,
-                    }
-                }
-            }
-        }
-        _ => empty(200),
-    };
-    thread::sleep(Duration::from_millis(answer.sleep_ms));
-    let mut response = tiny_http::Response::from_data(answer.body).with_status_code(answer.status);
-    if let Ok(header) = tiny_http::Header::from_bytes("Content-Type", "application/json") {
-        response = response.with_header(header);
-    }
-    let _ = request.respond(response);
-}
-
-fn empty(status: u16) -> Answer {
-    Answer {
-        status,
-        body: Vec::new(),
-        sleep_ms: 0,
-    }
-}
-
-fn lock(counters: &Mutex<Counters>) -> std::sync::MutexGuard<'_, Counters> {
-    counters
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// The answer for one request body, from the table text.
-fn answer_for(request: &[u8], table: &[u8], counters: &Mutex<Counters>) -> Answer {
-    let id = serde_json::from_slice::<Value>(request)
-        .ok()
-        .and_then(|v| v.get("id").and_then(Value::as_str).map(str::to_string));
-    let entries: Map<String, Value> = serde_json::from_slice(table).unwrap_or_default();
-    let entry = id
-        .as_deref()
-        .and_then(|id| entries.get(id))
-        .or_else(|| entries.get("*"))
-        .cloned()
-        .unwrap_or_else(|| Value::String(FALLBACK.to_string()));
-    let spec = match entry {
-        Value::Object(spec) => spec,
-        other => Map::from_iter([("answer".to_string(), other)]),
-    };
-    let nth = {
-        let mut counters = lock(counters);
-        if counters.table != table {
-            counters.table = table.to_vec();
-            counters.calls.clear();
-        }
-        let n = counters.calls.entry(id).or_insert(0);
-        *n += 1;
-        *n
-    };
-    let answer = match spec.get("answers") {
-        Some(Value::Array(list)) if !list.is_empty() => list[(nth - 1) % list.len()].clone(),
-        _ => spec
-            .get("answer")
-            .cloned()
-            .unwrap_or_else(|| Value::String(String::new())),
-    };
-    let sleep_ms = spec.get("sleep_ms").and_then(Value::as_u64).unwrap_or(0);
-    let status = spec
-        .get("status")
-        .and_then(Value::as_u64)
-        .and_then(|s| u16::try_from(s).ok())
-        .filter(|s| (100..=999).contains(s))
-        .unwrap_or(200);
-    let body = match spec.get("raw") {
-        Some(Value::String(raw)) => raw.clone().into_bytes(),
-        _ => {
-            let cost = spec
-                .get("cost_usd")
-                .cloned()
-                .unwrap_or_else(|| serde_json::json!(0.001));
-            let model = spec
-                .get("model")
-                .cloned()
-                .unwrap_or_else(|| Value::String("stub-1".to_string()));
-            let elapsed = if sleep_ms > 0 { sleep_ms } else { 5 };
-            format!(
-                "{{\"data\": {{\"answer\": {}}}, \"usage\": {{\"cost_usd\": {}, \"elapsed_ms\": {elapsed}}}, \
-                 \"config\": {{\"provider\": \"stub\", \"model\": {}, \"temperature\": 0.0}}}}",
-                py(&answer),
-                py(&cost),
-                py(&model)
-            )
-            .into_bytes()
-        }
-    };
-    Answer {
-        status,
-        body,
-        sleep_ms,
-    }
-}
-
-/// Python's `json.dumps(v, ensure_ascii=False)` text for one value.
-fn py(value: &Value) -> String {
-    dumps(
-        value,
-        Style {
-            indent: None,
-            item_separator: ", ",
-            key_separator: ": ",
-            escape: Escape::Utf8,
-        },
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ask(id: &str, table: &str, counters: &Mutex<Counters>) -> (u16, String, u64) {
-        let request = format!("{{\"id\": \"{id}\"}}");
-        let a = answer_for(request.as_bytes(), table.as_bytes(), counters);
-        (
-            a.status,
-            String::from_utf8_lossy(&a.body).into_owned(),
-            a.sleep_ms,
-        )
-    }
-
-    #[test]
-    fn answers_follow_the_table() {
-        let table = r#"{"*": "dflt — é", "down": {"answer": "x", "status": 500},
-            "raw": {"raw": "<html>gateway</html>"},
-            "slow": {"answer": {"k": 1}, "cost_usd": 1e-05, "sleep_ms": 20, "model": "stub-2"},
-            "flip": {"answers": ["a", "b"]}}"#;
-        let c = Mutex::new(Counters::default());
-        let table_rows = [
-            (
-                "other",
-                200,
-                r#"{"data": {"answer": "dflt — é"}, "usage": {"cost_usd": 0.001, "elapsed_ms": 5}, "config": {"provider": "stub", "model": "stub-1", "temperature": 0.0}}"#,
-                0,
-            ),
-            (
-                "down",
-                500,
-                r#"{"data": {"answer": "x"}, "usage": {"cost_usd": 0.001, "elapsed_ms": 5}, "config": {"provider": "stub", "model": "stub-1", "temperature": 0.0}}"#,
-                0,
-            ),
-            ("raw", 200, "<html>gateway</html>", 0),
-            (
-                "slow",
-                200,
-                r#"{"data": {"answer": {"k": 1}}, "usage": {"cost_usd": 1e-05, "elapsed_ms": 20}, "config": {"provider": "stub", "model": "stub-2", "temperature": 0.0}}"#,
-                20,
-            ),
-            ("flip", 200, r#"{"data": {"answer": "a"}"#, 0),
-            ("flip", 200, r#"{"data": {"answer": "b"}"#, 0),
-            ("flip", 200, r#"{"data": {"answer": "a"}"#, 0),
-        ];
-        for (id, status, body, sleep) in table_rows {
-            let (s, b, t) = ask(id, table, &c);
-            assert_eq!((s, t), (status, sleep), "{id}");
-            assert!(b.starts_with(body), "{id}: {b}");
-        }
-        let edited = table.replace("dflt", "new");
-        let (_, b, _) = ask("flip", &edited, &c);
-        assert!(
-            b.starts_with(r#"{"data": {"answer": "a"}"#),
-            "an edit restarts the counters: {b}"
-        );
-    }
-
-    #[test]
-    fn an_unreadable_table_falls_back() {
-        let c = Mutex::new(Counters::default());
-        let (s, b, _) = ask("x", "not json", &c);
-        assert_eq!(s, 200);
-        assert!(b.contains(FALLBACK), "{b}");
+    loop {
+        std::thread::park();
     }
 }

@@ -1,0 +1,91 @@
+//! Helpers for the CLI tests: the binary, temp copies, the loopback stub.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+#[path = "../../examples/quickstart/stub_server.rs"]
+#[allow(dead_code)]
+mod stub_server;
+
+pub use stub_server::Stub;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A golden folder under `tests/goldens`.
+pub fn golden(rel: &str) -> PathBuf {
+    repo().join("tests/goldens").join(rel)
+}
+
+/// Start the stub on a free port, answering from `answers`.
+pub fn stub(answers: &Path) -> Stub {
+    stub_server::start(answers.to_path_buf(), 0).expect("the stub starts")
+}
+
+/// What a digline invocation did.
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Ran {
+    fn from(o: Output) -> Ran {
+        Ran {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+/// Run digline with `args` in `dir`.
+pub fn digline(dir: &Path, args: &[&str]) -> Ran {
+    Command::new(env!("CARGO_BIN_EXE_digline"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DIGLINE_LOG")
+        .output()
+        .expect("digline runs")
+        .into()
+}
+
+/// Copy the files of `from` (not recursively) into `to`.
+pub fn copy_files(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+/// Point a suite's target URL at `port` (the goldens were made on 18951,
+/// the quickstart listens on 8731).
+pub fn set_port(suite: &Path, port: u16) {
+    let text = std::fs::read_to_string(suite).unwrap();
+    let text = text
+        .replace("127.0.0.1:18951", &format!("127.0.0.1:{port}"))
+        .replace("127.0.0.1:8731", &format!("127.0.0.1:{port}"));
+    std::fs::write(suite, text).unwrap();
+}
+
+/// The single stored run's path under `root`.
+pub fn run_file(root: &Path, key: &str) -> PathBuf {
+    let mut found = Vec::new();
+    for tenant in std::fs::read_dir(root.join(".digline")).unwrap() {
+        let runs = tenant.unwrap().path().join("runs");
+        if let Ok(suites) = std::fs::read_dir(runs) {
+            for suite in suites {
+                let p = suite.unwrap().path().join(format!("{key}.json"));
+                if p.exists() {
+                    found.push(p);
+                }
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "run {key} under {}", root.display());
+    found.pop().unwrap()
+}
