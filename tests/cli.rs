@@ -3,8 +3,13 @@
 //! Each module is one concern; `util` holds the helpers (temp dirs, the
 //! binary, the loopback stub).
 
+#[path = "cli/layering.rs"]
 mod layering;
+#[path = "cli/quickstart.rs"]
 mod quickstart;
+#[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/slice.rs"]
 mod slice;
+#[path = "cli/util.rs"]
 mod util;

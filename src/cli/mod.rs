@@ -43,13 +43,19 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Ask the system under test about every case and store the run (prints its key).
-    #[command(after_help = "Example:\n  digline run --suite suite.toml --meta build=1234\n\nNever a gate: exits 0 when the run is stored, whatever the verdicts; 64 when refused.")]
+    #[command(
+        after_help = "Example:\n  digline run --suite suite.toml --meta build=1234\n\nNever a gate: exits 0 when the run is stored, whatever the verdicts; 64 when refused."
+    )]
     Run(run::RunArgs),
     /// Compare a stored run with the baseline; exit 0 (fine), 1 (worse) or 2 (could not be judged).
-    #[command(after_help = "Example:\n  digline compare --suite suite.toml --run latest\n  digline compare --suite suite.toml --run latest --json full")]
+    #[command(
+        after_help = "Example:\n  digline compare --suite suite.toml --run latest\n  digline compare --suite suite.toml --run latest --json full"
+    )]
     Compare(compare::CompareArgs),
     /// Make a run the baseline: same suite, same rules, nothing errored.
-    #[command(after_help = "Example:\n  digline promote --suite suite.toml --run latest\n\nThen commit .digline/<tenant>/baselines/<suite>.json: the gate compares against it.")]
+    #[command(
+        after_help = "Example:\n  digline promote --suite suite.toml --run latest\n\nThen commit .digline/<tenant>/baselines/<suite>.json: the gate compares against it."
+    )]
     Promote(promote::PromoteArgs),
     /// List the stored runs of a suite, newest first (* marks the baseline's run).
     #[command(after_help = "Example:\n  digline list --suite suite.toml")]
@@ -126,8 +132,16 @@ fn guarded(command: impl FnOnce() -> Result<i32, CliError>) -> i32 {
 pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, CliError> {
     let loaded = crate::host::suite::load(&args.suite, &args.root)?;
     let checks = [
-        ("--tenant", args.tenant.as_deref(), loaded.suite.tenant.as_str()),
-        ("--env", args.environment.as_deref(), loaded.suite.environment.as_str()),
+        (
+            "--tenant",
+            args.tenant.as_deref(),
+            loaded.suite.tenant.as_str(),
+        ),
+        (
+            "--env",
+            args.environment.as_deref(),
+            loaded.suite.environment.as_str(),
+        ),
     ];
     for (flag, given, declared) in checks {
         if let Some(given) = given {

@@ -70,7 +70,8 @@ pub fn execute(args: RunArgs) -> Result<i32, CliError> {
         artifacts,
         concurrency: args.concurrency as usize,
     };
-    let doc = run_suite(&loaded.suite, &target, &ctx).map_err(|e| CliError::Refused(e.to_string()))?;
+    let doc =
+        run_suite(&loaded.suite, &target, &ctx).map_err(|e| CliError::Refused(e.to_string()))?;
     let store = Store::new(&args.suite.root);
     let key = store.write_run(&doc)?;
     if args.json {

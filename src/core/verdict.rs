@@ -147,6 +147,16 @@ impl Verdict {
         }
     }
 
+    /// The verdict as a document stores it: every float in `metadata`
+    /// (recursively; integers untouched) rounded to 6 decimals, as digline
+    /// 0.10.0 writes measured values (`cost_usd` 0.6666666666666666 → 0.666667).
+    pub fn at_storage_precision(mut self) -> Verdict {
+        for value in self.metadata.values_mut() {
+            round_floats(value);
+        }
+        self
+    }
+
     /// True when status and score agree (`error` ⇔ no score; otherwise the
     /// status is what `meets(score, threshold)` says). A contradictory
     /// verdict is a bug or a tampered document.
@@ -162,6 +172,23 @@ impl Verdict {
     }
 }
 
+/// Round every float inside `value` to 6 decimals, leaving integers as integers.
+pub fn round_floats(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(x) = n
+                .as_f64()
+                .and_then(|x| serde_json::Number::from_f64(round6(x)))
+            {
+                *n = x;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(round_floats),
+        Value::Object(map) => map.values_mut().for_each(round_floats),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +201,23 @@ mod tests {
         let v = Verdict::scored("x", "id", 0.899999, 0.9, 0.0, "r".into(), Map::new());
         assert_eq!(v.status, Status::Fail);
         assert!(v.is_consistent());
+    }
+
+    #[test]
+    fn storage_precision_rounds_floats_only() {
+        let mut metadata = Map::new();
+        metadata.insert("ratio".into(), serde_json::json!(0.013333333333333334));
+        metadata.insert("length".into(), serde_json::json!(46));
+        metadata.insert(
+            "nested".into(),
+            serde_json::json!({"x": [2.0 / 3.0, 1e-05]}),
+        );
+        let v =
+            Verdict::scored("x", "id", 1.0, 1.0, 0.0, "r".into(), metadata).at_storage_precision();
+        assert_eq!(
+            crate::core::pyjson::dumps_canonical(&Value::Object(v.metadata)),
+            r#"{"length":46,"nested":{"x":[0.666667,1e-05]},"ratio":0.013333}"#
+        );
     }
 
     #[test]

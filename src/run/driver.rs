@@ -85,11 +85,7 @@ fn clip(text: &str) -> String {
 /// # Errors
 /// [`RunError::NotSupported`] when the suite asks for sampling (`samples`
 /// > 1), which this release does not run yet.
-pub fn execute(
-    suite: &Suite,
-    target: &dyn Ask,
-    ctx: &RunContext,
-) -> Result<RunDocument, RunError> {
+pub fn execute(suite: &Suite, target: &dyn Ask, ctx: &RunContext) -> Result<RunDocument, RunError> {
     if suite.samples != 1 {
         return Err(RunError::NotSupported(format!(
             "[suite] samples = {}: sampling is a digline feature this release does not run yet; use samples = 1",
@@ -119,7 +115,11 @@ pub fn execute(
                     latency_ms: Some(response.latency_ms),
                     response_metadata: &Map::new(),
                 };
-                result.verdicts = suite.checks.iter().map(|c| c.evaluate(&inputs)).collect();
+                result.verdicts = suite
+                    .checks
+                    .iter()
+                    .map(|c| c.evaluate(&inputs).at_storage_precision())
+                    .collect();
                 if suite.record_responses {
                     result.responses = Some(vec![recorded(&response)]);
                 }

@@ -49,11 +49,20 @@ mod tests {
 
     #[test]
     fn sentences_match_0_10_0() {
-        let p = Plan { cases: 5, samples: 1 };
+        let p = Plan {
+            cases: 5,
+            samples: 1,
+        };
         assert_eq!(p.sentence(), "5 cases × 1 sample = 5 calls to the target");
-        let p = Plan { cases: 4, samples: 3 };
+        let p = Plan {
+            cases: 4,
+            samples: 3,
+        };
         assert_eq!(p.sentence(), "4 cases × 3 samples = 12 calls to the target");
-        let p = Plan { cases: 1, samples: 1 };
+        let p = Plan {
+            cases: 1,
+            samples: 1,
+        };
         assert_eq!(p.sentence(), "1 case × 1 sample = 1 call to the target");
     }
 }

@@ -29,8 +29,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), StoreErr
         .map_err(|e| StoreError::io(dir, e))?;
     set_mode(tmp.as_file(), mode).map_err(|e| StoreError::io(path, e))?;
     tmp.write_all(bytes).map_err(|e| StoreError::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| StoreError::io(path, e))?;
-    tmp.persist(path).map_err(|e| StoreError::io(path, e.error))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| StoreError::io(path, e))?;
+    tmp.persist(path)
+        .map_err(|e| StoreError::io(path, e.error))?;
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
     }

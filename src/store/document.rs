@@ -69,8 +69,7 @@ pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<RunDocument, StoreError> 
             )))
         }
     }
-    let doc: RunDocument =
-        serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+    let doc: RunDocument = serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
     validate(&doc).map_err(malformed)?;
     Ok(doc)
 }
@@ -114,7 +113,9 @@ fn validate(doc: &RunDocument) -> Result<(), String> {
         .chain(doc.aggregate.iter().map(|v| ("(run)", v)));
     for (case, v) in all {
         if v.assertion_id.is_empty() {
-            return Err(format!("a verdict of case '{case}' has an empty `assertion_id`"));
+            return Err(format!(
+                "a verdict of case '{case}' has an empty `assertion_id`"
+            ));
         }
         if !v.is_consistent() {
             return Err(format!(
@@ -139,7 +140,10 @@ fn validate(doc: &RunDocument) -> Result<(), String> {
             return Err(format!("case '{}' appears twice", c.case_id));
         }
         if c.suspended != c.suspended_reason.is_some() && c.suspended {
-            return Err(format!("case '{}' is suspended without a reason", c.case_id));
+            return Err(format!(
+                "case '{}' is suspended without a reason",
+                c.case_id
+            ));
         }
     }
     Ok(())
@@ -150,7 +154,9 @@ mod tests {
     use super::*;
 
     fn golden(name: &str) -> Vec<u8> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/goldens").join(name);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/goldens")
+            .join(name);
         std::fs::read(path).unwrap()
     }
 
@@ -197,14 +203,21 @@ mod tests {
         for (text, want) in rows {
             let err = from_bytes(Path::new("x/run.json"), text.as_bytes()).unwrap_err();
             let msg = err.to_string();
-            assert!(msg.contains(want) && msg.contains("x/run.json"), "{text}: {msg}");
+            assert!(
+                msg.contains(want) && msg.contains("x/run.json"),
+                "{text}: {msg}"
+            );
         }
         let tampered = good.replacen("\"status\": \"pass\"", "\"status\": \"fail\"", 1);
         let msg = from_bytes(Path::new("r.json"), tampered.as_bytes())
             .unwrap_err()
             .to_string();
         assert!(msg.contains("contradict"), "{msg}");
-        let unknown = good.replacen("\"redacted\": false", "\"redacted\": false, \"extra\": 1", 1);
+        let unknown = good.replacen(
+            "\"redacted\": false",
+            "\"redacted\": false, \"extra\": 1",
+            1,
+        );
         let msg = from_bytes(Path::new("r.json"), unknown.as_bytes())
             .unwrap_err()
             .to_string();

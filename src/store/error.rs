@@ -72,7 +72,9 @@ pub enum StoreError {
         tenant: String,
     },
     /// A path that resolves outside `.digline/`.
-    #[error("{path} resolves outside the store {store}: a document is read only from inside .digline/")]
+    #[error(
+        "{path} resolves outside the store {store}: a document is read only from inside .digline/"
+    )]
     OutsideStore {
         /// The file.
         path: PathBuf,

@@ -221,14 +221,20 @@ impl Store {
                 Err(e) => listing.unreadable.push((path, e.to_string())),
             }
         }
-        listing
-            .runs
-            .sort_by(|a, b| b.doc.created_at.cmp(&a.doc.created_at).then(b.key.cmp(&a.key)));
+        listing.runs.sort_by(|a, b| {
+            b.doc
+                .created_at
+                .cmp(&a.doc.created_at)
+                .then(b.key.cmp(&a.key))
+        });
         Ok(listing)
     }
 
     fn check_inside(&self, path: &Path) -> Result<(), StoreError> {
-        let store = self.dir.canonicalize().map_err(|e| StoreError::io(&self.dir, e))?;
+        let store = self
+            .dir
+            .canonicalize()
+            .map_err(|e| StoreError::io(&self.dir, e))?;
         let real = path.canonicalize().map_err(|e| StoreError::io(path, e))?;
         // `.digline` itself may be a symlink; what it points to is the store.
         if real.starts_with(&store) {
@@ -280,8 +286,14 @@ mod tests {
             std::fs::read_to_string(store.dir().join(".gitignore")).unwrap(),
             GITIGNORE
         );
-        std::fs::write(store.runs_dir("gold", "unicode-text").unwrap().join("zz.json"), "[]")
-            .unwrap();
+        std::fs::write(
+            store
+                .runs_dir("gold", "unicode-text")
+                .unwrap()
+                .join("zz.json"),
+            "[]",
+        )
+        .unwrap();
         let listing = store.list_runs("gold", "unicode-text").unwrap();
         assert_eq!(listing.runs.len(), 2);
         assert_eq!(listing.unreadable.len(), 1);

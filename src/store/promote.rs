@@ -72,9 +72,7 @@ pub fn promote(req: &PromotionRequest) -> Result<RunDocument, StoreError> {
         ));
     }
     if let Some(expected) = req.replacing {
-        let current_key = req
-            .current
-            .map(|b| run_key(&b.created_at, &b.config_hash));
+        let current_key = req.current.map(|b| run_key(&b.created_at, &b.config_hash));
         if current_key.as_deref() != expected {
             let now = current_key.as_deref().unwrap_or("none");
             return refuse(format!(
@@ -97,7 +95,9 @@ mod tests {
     use std::path::Path;
 
     fn doc(name: &str) -> RunDocument {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/goldens").join(name);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/goldens")
+            .join(name);
         crate::store::document::read(&path).unwrap()
     }
 
@@ -127,16 +127,24 @@ mod tests {
     #[test]
     fn each_condition_refuses() {
         let run = doc("headlines/01-nothing-changed/baseline-run.json");
-        let msg = promote(&request(&run, "0000000000000000")).unwrap_err().to_string();
+        let msg = promote(&request(&run, "0000000000000000"))
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("config_hash"), "{msg}");
         let mut req = request(&run, &run.config_hash);
         req.tenant = "other";
-        assert!(promote(&req).unwrap_err().to_string().contains("tenant 'other'"));
+        assert!(promote(&req)
+            .unwrap_err()
+            .to_string()
+            .contains("tenant 'other'"));
         let errored = doc("headlines/08-case-errored-in-run/run.json");
         let msg = promote(&request(&errored, &errored.config_hash))
             .unwrap_err()
             .to_string();
-        assert!(msg.contains("could not judge case(s) opening-hours"), "{msg}");
+        assert!(
+            msg.contains("could not judge case(s) opening-hours"),
+            "{msg}"
+        );
         let mut req = request(&run, &run.config_hash);
         req.replacing = Some(Some("2020-01-01T00-00-00-00-00-aaaaaaaaaaaaaaaa"));
         let msg = promote(&req).unwrap_err().to_string();

@@ -27,10 +27,18 @@ fn the_gate_is_green_then_red_then_refuses() {
 
     let ran = digline(root, &["run", suite[0], suite[1]]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    assert_eq!(ran.stderr, "digline: 3 cases × 1 sample = 3 calls to the target\n");
+    assert_eq!(
+        ran.stderr,
+        "digline: 3 cases × 1 sample = 3 calls to the target\n"
+    );
     let ran = digline(root, &["compare", suite[0], suite[1], "--run", "latest"]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.starts_with("Nothing got worse compared with the reference."), "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .starts_with("Nothing got worse compared with the reference."),
+        "{}",
+        ran.stdout
+    );
 
     // The README's one-line change: the return answer loses its signature.
     let answers = std::fs::read_to_string(root.join("answers.json")).unwrap();
@@ -46,8 +54,9 @@ fn the_gate_is_green_then_red_then_refuses() {
     let ran = digline(root, &["compare", suite[0], suite[1], "--run", "latest"]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        ran.stdout
-            .contains("how-do-i-return · contains · Went from passing to failing (1.000000 → 0.000000)."),
+        ran.stdout.contains(
+            "how-do-i-return · contains · Went from passing to failing (1.000000 → 0.000000)."
+        ),
         "{}",
         ran.stdout
     );
@@ -57,7 +66,12 @@ fn the_gate_is_green_then_red_then_refuses() {
     let ran = digline(root, &["run", suite[0], suite[1]]);
     assert_eq!(ran.code, 64, "{}", ran.stderr);
     assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
-    assert!(ran.stderr.starts_with("digline: nothing answered at 127.0.0.1:"), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .starts_with("digline: nothing answered at 127.0.0.1:"),
+        "{}",
+        ran.stderr
+    );
     assert!(ran.stdout.is_empty());
 }
 

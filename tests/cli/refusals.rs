@@ -39,7 +39,10 @@ fn a_bad_suite_is_refused_with_a_located_sentence() {
     let rows: &[(&str, String, Option<&str>, &[&str])] = &[
         (
             "typo'd key",
-            GOOD_SUITE.replace("needle = \"Northwind\"", "needle = \"Northwind\"\ntreshold = 0.5"),
+            GOOD_SUITE.replace(
+                "needle = \"Northwind\"",
+                "needle = \"Northwind\"\ntreshold = 0.5",
+            ),
             Some(GOOD_CASES),
             &["[[assertions]] #1", "treshold", "threshold"],
         ),
@@ -73,20 +76,34 @@ fn a_bad_suite_is_refused_with_a_located_sentence() {
         write(dir.path(), suite, *cases);
         let ran = digline(dir.path(), &["run", "--suite", "suite.toml"]);
         assert_eq!(ran.code, 64, "{what}: {}", ran.stderr);
-        assert!(ran.stderr.starts_with("digline: "), "{what}: {}", ran.stderr);
+        assert!(
+            ran.stderr.starts_with("digline: "),
+            "{what}: {}",
+            ran.stderr
+        );
         for f in *fragments {
             assert!(ran.stderr.contains(f), "{what}: no {f:?} in {}", ran.stderr);
         }
-        assert!(!ran.stderr.contains("sk-live-123"), "{what}: the secret was printed");
+        assert!(
+            !ran.stderr.contains("sk-live-123"),
+            "{what}: the secret was printed"
+        );
         assert!(ran.stdout.is_empty(), "{what}");
-        assert!(!dir.path().join(".digline").exists(), "{what}: something was written");
+        assert!(
+            !dir.path().join(".digline").exists(),
+            "{what}: something was written"
+        );
     }
 }
 
 #[test]
 fn every_command_refuses_a_bad_suite_the_same_way() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), &GOOD_SUITE.replace("needle", "neddle"), Some(GOOD_CASES));
+    write(
+        dir.path(),
+        &GOOD_SUITE.replace("needle", "neddle"),
+        Some(GOOD_CASES),
+    );
     for args in [
         vec!["run", "--suite", "suite.toml"],
         vec!["compare", "--suite", "suite.toml", "--run", "latest"],
@@ -106,7 +123,15 @@ fn flags_are_refused_with_64_not_clap_s_2() {
         vec!["run"],
         vec!["frobnicate"],
         vec!["compare", "--suite", "s.toml"],
-        vec!["compare", "--suite", "s.toml", "--run", "latest", "--json", "everything"],
+        vec![
+            "compare",
+            "--suite",
+            "s.toml",
+            "--run",
+            "latest",
+            "--json",
+            "everything",
+        ],
         vec!["run", "--suite", "suite.toml", "--target", "x"],
         vec!["run", "--suite", "s.toml", "--concurrency", "0"],
     ] {
@@ -114,7 +139,10 @@ fn flags_are_refused_with_64_not_clap_s_2() {
         assert_eq!(ran.code, 64, "{args:?}: {}", ran.stderr);
     }
     let ran = digline(dir.path(), &["--version"]);
-    assert_eq!((ran.code, ran.stdout.trim()), (0, concat!("digline ", env!("CARGO_PKG_VERSION"))));
+    assert_eq!(
+        (ran.code, ran.stdout.trim()),
+        (0, concat!("digline ", env!("CARGO_PKG_VERSION")))
+    );
     let ran = digline(dir.path(), &["--help"]);
     assert_eq!(ran.code, 0);
     for word in ["run", "compare", "promote", "list", "Exit codes"] {
@@ -129,9 +157,24 @@ fn tenant_and_env_flags_verify_and_never_override() {
     for (flag, value, declared) in [("--tenant", "other", "'t'"), ("--env", "ci", "'local'")] {
         let ran = digline(dir.path(), &["list", "--suite", "suite.toml", flag, value]);
         assert_eq!(ran.code, 64, "{}", ran.stderr);
-        assert!(ran.stderr.contains(declared) && ran.stderr.contains(value), "{}", ran.stderr);
+        assert!(
+            ran.stderr.contains(declared) && ran.stderr.contains(value),
+            "{}",
+            ran.stderr
+        );
     }
-    let ran = digline(dir.path(), &["list", "--suite", "suite.toml", "--tenant", "t", "--env", "local"]);
+    let ran = digline(
+        dir.path(),
+        &[
+            "list",
+            "--suite",
+            "suite.toml",
+            "--tenant",
+            "t",
+            "--env",
+            "local",
+        ],
+    );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
 }
 
@@ -139,12 +182,16 @@ fn tenant_and_env_flags_verify_and_never_override() {
 fn compare_without_runs_or_baseline_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), GOOD_SUITE, Some(GOOD_CASES));
-    let ran = digline(dir.path(), &["compare", "--suite", "suite.toml", "--run", "latest"]);
+    let ran = digline(
+        dir.path(),
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
     assert_eq!(ran.code, 64);
     assert!(ran.stderr.contains("no runs stored"), "{}", ran.stderr);
     // A stored run but no baseline: never green without a comparison.
     let src = repo().join("tests/goldens/headlines/01-nothing-changed/run.json");
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
     let mut doc = doc;
     doc["tenant"] = "t".into();
     doc["suite"] = "s".into();
@@ -155,10 +202,16 @@ fn compare_without_runs_or_baseline_is_refused() {
     let runs = dir.path().join(".digline/t/runs/s");
     std::fs::create_dir_all(&runs).unwrap();
     std::fs::write(runs.join(format!("{key}.json")), doc.to_string()).unwrap();
-    let ran = digline(dir.path(), &["compare", "--suite", "suite.toml", "--run", "latest"]);
+    let ran = digline(
+        dir.path(),
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
     assert_eq!(ran.code, 64, "{}", ran.stderr);
     assert!(ran.stderr.contains("no baseline"), "{}", ran.stderr);
     assert!(ran.stderr.contains("digline promote"), "{}", ran.stderr);
-    let ran = digline(dir.path(), &["compare", "--suite", "suite.toml", "--run", "nope"]);
+    let ran = digline(
+        dir.path(),
+        &["compare", "--suite", "suite.toml", "--run", "nope"],
+    );
     assert_eq!(ran.code, 64, "{}", ran.stderr);
 }

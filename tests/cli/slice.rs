@@ -19,7 +19,10 @@ fn comparable(ours: &str, golden: &str, port: u16) -> (String, String) {
         }
     }
     let mine = digline::core::pyjson::dumps_document(&mine);
-    (mine, golden.replace("127.0.0.1:18951", &format!("127.0.0.1:{port}")))
+    (
+        mine,
+        golden.replace("127.0.0.1:18951", &format!("127.0.0.1:{port}")),
+    )
 }
 
 fn replay(name: &str) {
@@ -44,7 +47,10 @@ fn replay(name: &str) {
     assert_eq!(ours, want, "{name}: the baseline run document");
 
     // Promotion.
-    let ran = digline(root, &["promote", "--suite", "suite.toml", "--run", "latest"]);
+    let ran = digline(
+        root,
+        &["promote", "--suite", "suite.toml", "--run", "latest"],
+    );
     assert_eq!(ran.code, 0, "{name} promote: {}", ran.stderr);
     let baseline_path = std::fs::read_dir(root.join(".digline"))
         .unwrap()
@@ -52,7 +58,12 @@ fn replay(name: &str) {
         .map(|e| e.path().join("baselines"))
         .find(|p| p.exists())
         .unwrap();
-    let baseline_file = std::fs::read_dir(baseline_path).unwrap().next().unwrap().unwrap().path();
+    let baseline_file = std::fs::read_dir(baseline_path)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let ours = std::fs::read_to_string(baseline_file).unwrap();
     let want = std::fs::read_to_string(src.join("baseline.json")).unwrap();
     let (ours, want) = comparable(&ours, &want, server.port);
@@ -72,7 +83,10 @@ fn replay(name: &str) {
     assert_eq!(ours, want, "{name}: the run document");
 
     // The comparison: text, exit code, JSON.
-    let ran = digline(root, &["compare", "--suite", "suite.toml", "--run", "latest"]);
+    let ran = digline(
+        root,
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
     let want_code: i32 = std::fs::read_to_string(src.join("compare.exit"))
         .unwrap()
         .trim()
@@ -82,12 +96,24 @@ fn replay(name: &str) {
     let want_text = std::fs::read_to_string(src.join("compare.stdout")).unwrap();
     assert_eq!(ran.stdout, want_text, "{name}: compare text");
 
-    let ran = digline(root, &["compare", "--suite", "suite.toml", "--run", "latest", "--json", "full"]);
+    let ran = digline(
+        root,
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+            "full",
+        ],
+    );
     assert_eq!(ran.code, want_code, "{name}: compare --json exit");
     let mut ours: Value = serde_json::from_str(&ran.stdout).unwrap();
-    let theirs: Value =
-        serde_json::from_str(&std::fs::read_to_string(src.join("compare-json-full.stdout")).unwrap())
-            .unwrap();
+    let theirs: Value = serde_json::from_str(
+        &std::fs::read_to_string(src.join("compare-json-full.stdout")).unwrap(),
+    )
+    .unwrap();
     for added in digline::wire::compare::ADDED_KEYS {
         ours.as_object_mut().unwrap().remove(added);
     }

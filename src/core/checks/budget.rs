@@ -63,7 +63,7 @@ pub(super) fn clamped_score(cap: f64, measured: f64, threshold: f64) -> f64 {
 /// against a declared cap (> 0, kept as declared for the metadata).
 ///
 /// Metadata: the measurement (float), the cap as declared, `ratio` =
-/// measured / cap (float). Reasons: `<measured> USD against a <cap> cap
+/// measured / cap (float; the document stores it at 6 decimals). Reasons: `<measured> USD against a <cap> cap
 /// (within budget)` with 6 decimals for cost, `… ms …` with 3 decimals for
 /// latency, `over budget` past the cap. Errors: `<key> is missing: an
 /// unverifiable budget is not a budget met`, `<key> is negative: <value>`,
