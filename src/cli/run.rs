@@ -27,6 +27,9 @@ pub struct RunArgs {
     /// Print one JSON line ({key, tenant, suite, sentence, output_version}) instead of the key.
     #[arg(long)]
     pub json: bool,
+    /// Not for a suite that is data: its target is declared in [target].
+    #[arg(long, hide = true, value_name = "SPEC")]
+    pub target: Option<String>,
     /// Calls to the target in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: u32,
@@ -37,6 +40,15 @@ pub struct RunArgs {
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
 pub fn execute(args: RunArgs) -> Result<i32, CliError> {
+    if args.target.is_some() {
+        return Err(CliError::usage(
+            format!(
+                "--target does not apply to {}: a suite that is data declares its target in [target], so the suite file is the one place that says what is asked",
+                args.suite.suite.display()
+            ),
+            Some("drop --target and edit [target] in the suite file".into()),
+        ));
+    }
     let mut metadata = Map::new();
     for pair in &args.meta {
         let Some((k, v)) = pair.split_once('=') else {
