@@ -39,7 +39,7 @@ pub struct RunArgs {
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
-pub fn execute(args: RunArgs) -> Result<i32, CliError> {
+pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     if args.target.is_some() {
         return Err(CliError::usage(
             format!(
@@ -73,7 +73,16 @@ pub fn execute(args: RunArgs) -> Result<i32, CliError> {
     if plan.cases > 0 {
         target.preflight().map_err(CliError::Refused)?;
     }
-    eprintln!("digline: {}", plan.sentence());
+    if !quiet {
+        eprintln!("digline: {}", plan.sentence());
+    }
+    tracing::info!(
+        tenant = %loaded.suite.tenant,
+        suite = %loaded.suite.name,
+        calls = plan.calls(),
+        concurrency = args.concurrency,
+        "starting the run"
+    );
     let ctx = RunContext {
         created_at: host::clock::now_iso(),
         git_commit: host::git::commit(&args.suite.root),
@@ -86,6 +95,7 @@ pub fn execute(args: RunArgs) -> Result<i32, CliError> {
         run_suite(&loaded.suite, &target, &ctx).map_err(|e| CliError::Refused(e.to_string()))?;
     let store = Store::new(&args.suite.root);
     let key = store.write_run(&doc)?;
+    tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     if args.json {
         let line = json!({
             "output_version": crate::wire::OUTPUT_VERSION,
