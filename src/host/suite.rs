@@ -1201,6 +1201,8 @@ mod tests {
         Skip,
         /// Refused iff `check_body_references` (another module) refuses the body.
         BodyReference,
+        /// 0.10.0 refused it for lack of a plugin that digline ships: loads.
+        BuiltIn,
     }
 
     #[test]
@@ -1328,11 +1330,9 @@ mod tests {
                     "coordinate",
                 ]),
             ),
-            // 34: judges (llm_rubric) are not built yet.
-            (
-                "34",
-                Refused(&["[[assertions]] #2:", "`llm_rubric`", NOT_BUILT]),
-            ),
+            // 34: 0.10.0 refuses it because its Anthropic provider was a
+            // separate package; digline ships the provider, so it loads.
+            ("34", BuiltIn),
             (
                 "35",
                 Refused(&["[[assertions]] #2:", "`from_autoevals`", "suite.py"]),
@@ -1439,6 +1439,11 @@ mod tests {
                     assert_eq!(loaded.target.output_path, "data.answer");
                 }
                 Skip => assert_eq!(exit.trim(), "64", "{folder}"),
+                BuiltIn => {
+                    assert_eq!(exit.trim(), "64", "{folder}");
+                    let loaded = got.unwrap_or_else(|e| panic!("{folder}: {e}"));
+                    assert_eq!(loaded.suite.checks.len(), 2, "{folder}");
+                }
                 BodyReference => {
                     let loaded_body =
                         fs::read_to_string(dir.join("suite.toml")).unwrap_or_default();

@@ -17,6 +17,7 @@ use super::verdict::Verdict;
 mod budget;
 pub mod build;
 mod eval;
+pub mod judged;
 mod length;
 pub mod pattern;
 mod regex;
@@ -102,6 +103,19 @@ pub enum Check {
         /// The cap in milliseconds, > 0.
         max_ms: Number,
     },
+    /// A judge scores the output 0–1 against `rubric` (see [`judged`]).
+    LlmRubric {
+        /// What a good output is, in words (non-empty).
+        rubric: String,
+        /// The judge's `provider/model` coordinate.
+        judge: String,
+    },
+    /// A judge counts the output's claims the case's context supports;
+    /// score = supported / total (see [`judged`]).
+    Faithfulness {
+        /// The judge's `provider/model` coordinate.
+        judge: String,
+    },
 }
 
 /// One `[[assertions]]` entry, validated and ready to evaluate.
@@ -162,15 +176,20 @@ impl DeclaredCheck {
         eval::evaluate(self, inputs)
     }
 
-    /// An `error` verdict for this check, e.g. when the target could not be called.
+    /// An `error` verdict for this check, e.g. when the target could not be
+    /// called (marked `judged` for a judged check).
     pub fn errored(&self, reason: String) -> Verdict {
-        Verdict::errored(
+        let mut verdict = Verdict::errored(
             &self.name,
             &self.assertion_id,
             self.threshold,
             self.tolerance,
             reason,
             Map::new(),
-        )
+        );
+        if self.judge_coordinate().is_some() {
+            verdict.judged = Some(true);
+        }
+        verdict
     }
 }
