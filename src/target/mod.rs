@@ -11,6 +11,7 @@
 
 pub mod failure;
 pub mod http;
+pub mod judge;
 pub mod pricing;
 pub mod provider;
 pub mod template;

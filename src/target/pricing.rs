@@ -33,8 +33,12 @@ impl Usage {
         Usage {
             input_tokens: self.input_tokens.saturating_add(other.input_tokens),
             output_tokens: self.output_tokens.saturating_add(other.output_tokens),
-            cache_read_tokens: self.cache_read_tokens.saturating_add(other.cache_read_tokens),
-            cache_write_tokens: self.cache_write_tokens.saturating_add(other.cache_write_tokens),
+            cache_read_tokens: self
+                .cache_read_tokens
+                .saturating_add(other.cache_read_tokens),
+            cache_write_tokens: self
+                .cache_write_tokens
+                .saturating_add(other.cache_write_tokens),
         }
     }
 }
@@ -53,7 +57,12 @@ pub struct Price {
 }
 
 impl Price {
-    const fn new(input: f64, output: f64, cache_read: Option<f64>, cache_write: Option<f64>) -> Price {
+    const fn new(
+        input: f64,
+        output: f64,
+        cache_read: Option<f64>,
+        cache_write: Option<f64>,
+    ) -> Price {
         Price {
             input_per_mtok: input,
             output_per_mtok: output,
@@ -79,8 +88,16 @@ impl Price {
         };
         let total = usage.input_tokens as f64 * self.input_per_mtok
             + usage.output_tokens as f64 * self.output_per_mtok
-            + tier(usage.cache_read_tokens, self.cache_read_per_mtok, "cached-read")?
-            + tier(usage.cache_write_tokens, self.cache_write_per_mtok, "cache-write")?;
+            + tier(
+                usage.cache_read_tokens,
+                self.cache_read_per_mtok,
+                "cached-read",
+            )?
+            + tier(
+                usage.cache_write_tokens,
+                self.cache_write_per_mtok,
+                "cache-write",
+            )?;
         Ok(total / 1e6)
     }
 }
@@ -101,15 +118,42 @@ pub const ANTHROPIC: PriceTable = PriceTable {
     provider: "anthropic",
     read_on: "2025-11-24",
     models: &[
-        ("claude-3-5-haiku", Price::new(0.80, 4.0, Some(0.08), Some(1.0))),
-        ("claude-3-7-sonnet", Price::new(3.0, 15.0, Some(0.30), Some(3.75))),
-        ("claude-3-haiku", Price::new(0.25, 1.25, Some(0.03), Some(0.30))),
-        ("claude-haiku-4-5", Price::new(1.0, 5.0, Some(0.10), Some(1.25))),
-        ("claude-opus-4", Price::new(15.0, 75.0, Some(1.50), Some(18.75))),
-        ("claude-opus-4-1", Price::new(15.0, 75.0, Some(1.50), Some(18.75))),
-        ("claude-opus-4-5", Price::new(5.0, 25.0, Some(0.50), Some(6.25))),
-        ("claude-sonnet-4", Price::new(3.0, 15.0, Some(0.30), Some(3.75))),
-        ("claude-sonnet-4-5", Price::new(3.0, 15.0, Some(0.30), Some(3.75))),
+        (
+            "claude-3-5-haiku",
+            Price::new(0.80, 4.0, Some(0.08), Some(1.0)),
+        ),
+        (
+            "claude-3-7-sonnet",
+            Price::new(3.0, 15.0, Some(0.30), Some(3.75)),
+        ),
+        (
+            "claude-3-haiku",
+            Price::new(0.25, 1.25, Some(0.03), Some(0.30)),
+        ),
+        (
+            "claude-haiku-4-5",
+            Price::new(1.0, 5.0, Some(0.10), Some(1.25)),
+        ),
+        (
+            "claude-opus-4",
+            Price::new(15.0, 75.0, Some(1.50), Some(18.75)),
+        ),
+        (
+            "claude-opus-4-1",
+            Price::new(15.0, 75.0, Some(1.50), Some(18.75)),
+        ),
+        (
+            "claude-opus-4-5",
+            Price::new(5.0, 25.0, Some(0.50), Some(6.25)),
+        ),
+        (
+            "claude-sonnet-4",
+            Price::new(3.0, 15.0, Some(0.30), Some(3.75)),
+        ),
+        (
+            "claude-sonnet-4-5",
+            Price::new(3.0, 15.0, Some(0.30), Some(3.75)),
+        ),
     ],
 };
 
@@ -158,7 +202,13 @@ fn family(model: &str) -> &str {
         let (stem, tail) = model.split_at(model.len() - 11);
         let b = tail.as_bytes();
         let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-        if b[0] == b'-' && b[5] == b'-' && b[8] == b'-' && digits(1..5) && digits(6..8) && digits(9..11) {
+        if b[0] == b'-'
+            && b[5] == b'-'
+            && b[8] == b'-'
+            && digits(1..5)
+            && digits(6..8)
+            && digits(9..11)
+        {
             return stem;
         }
     }
@@ -265,13 +315,19 @@ mod tests {
             output_tokens: 5,
             ..Usage::default()
         };
-        assert_eq!(mini.cost("gpt-4o-mini", plain).unwrap(), (10.0 * 0.15 + 5.0 * 0.6) / 1e6);
+        assert_eq!(
+            mini.cost("gpt-4o-mini", plain).unwrap(),
+            (10.0 * 0.15 + 5.0 * 0.6) / 1e6
+        );
     }
 
     #[test]
     fn unpriced_names_the_way_out() {
         let s = unpriced("openai", "llama3");
-        assert!(s.starts_with("model 'llama3' has no price (known to openai: gpt-4.1,"), "{s}");
+        assert!(
+            s.starts_with("model 'llama3' has no price (known to openai: gpt-4.1,"),
+            "{s}"
+        );
         assert!(s.contains("[target.pricing]"));
         assert!(unpriced("bedrock", "m").contains("known to bedrock: none"));
     }

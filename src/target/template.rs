@@ -123,7 +123,9 @@ impl PromptTemplate {
         for piece in pieces(&self.text) {
             match piece {
                 Piece::Literal(text) => out.push_str(text),
-                Piece::Slot(name) => out.push_str(&render_value(vars.get(name).unwrap_or(&Value::Null))),
+                Piece::Slot(name) => {
+                    out.push_str(&render_value(vars.get(name).unwrap_or(&Value::Null)))
+                }
             }
         }
         Ok(out)

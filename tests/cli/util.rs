@@ -47,6 +47,7 @@ pub fn digline(dir: &Path, args: &[&str]) -> Ran {
         .args(args)
         .current_dir(dir)
         .env_remove("DIGLINE_LOG")
+        .env_remove("CI")
         .output()
         .expect("digline runs")
         .into()

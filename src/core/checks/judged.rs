@@ -241,7 +241,10 @@ pub fn loads_lenient(text: &str) -> Result<Map<String, Value>, String> {
             },
             head(trimmed)
         )),
-        None => Err(format!("the judge replied with no JSON object: {}", head(trimmed))),
+        None => Err(format!(
+            "the judge replied with no JSON object: {}",
+            head(trimmed)
+        )),
     }
 }
 
@@ -249,7 +252,10 @@ pub fn loads_lenient(text: &str) -> Result<Map<String, Value>, String> {
 fn number(object: &Map<String, Value>, key: &str) -> Result<f64, String> {
     let value = object.get(key).ok_or_else(|| {
         let keys: Vec<&str> = object.keys().map(String::as_str).collect();
-        format!("the judge's reply has no '{key}' (keys: {})", keys.join(", "))
+        format!(
+            "the judge's reply has no '{key}' (keys: {})",
+            keys.join(", ")
+        )
     })?;
     let parsed = match value {
         Value::Number(n) => n.as_f64(),
@@ -258,7 +264,9 @@ fn number(object: &Map<String, Value>, key: &str) -> Result<f64, String> {
     };
     match parsed {
         Some(x) if x.is_finite() => Ok(x),
-        _ => Err(format!("the judge's '{key}' is {value}, which is not a number")),
+        _ => Err(format!(
+            "the judge's '{key}' is {value}, which is not a number"
+        )),
     }
 }
 
@@ -293,11 +301,13 @@ pub fn parse_reply(kind: JudgeKind, text: &str) -> Result<Reply, String> {
     match object.get("abstain") {
         None | Some(Value::Bool(false)) => {}
         Some(Value::Bool(true)) => {
-            return reason(&object).map(|reason| Reply::Abstained { reason }).ok_or_else(|| {
-                "the judge declined and gave no reason, which makes the reply broken rather \
+            return reason(&object)
+                .map(|reason| Reply::Abstained { reason })
+                .ok_or_else(|| {
+                    "the judge declined and gave no reason, which makes the reply broken rather \
                  than a declining"
-                    .to_string()
-            })
+                        .to_string()
+                })
         }
         Some(other) => {
             return Err(format!(
@@ -358,7 +368,10 @@ impl DeclaredCheck {
         };
         let errored = |reason: String| Some(Err(self.judged_error(reason)));
         let Some(output_kind) = output_kind(inputs.output) else {
-            return errored("the output is not a valid Output (a string, an object or a list of messages)".to_string());
+            return errored(
+                "the output is not a valid Output (a string, an object or a list of messages)"
+                    .to_string(),
+            );
         };
         if !self.accepts.contains(&output_kind) {
             let accepted: Vec<&str> = self.accepts.iter().map(|k| k.as_str()).collect();
@@ -402,10 +415,14 @@ impl DeclaredCheck {
         };
         let text = match reply {
             Ok(text) => text,
-            Err(cause) => return self.judged_error(format!("the judge could not be called: {cause}")),
+            Err(cause) => {
+                return self.judged_error(format!("the judge could not be called: {cause}"))
+            }
         };
         let mut verdict = match parse_reply(kind, text) {
-            Err(cause) => return self.judged_error(format!("the judge's reply could not be read: {cause}")),
+            Err(cause) => {
+                return self.judged_error(format!("the judge's reply could not be read: {cause}"))
+            }
             Ok(Reply::Abstained { reason }) => {
                 let what = match kind {
                     JudgeKind::Score => "score",

@@ -129,7 +129,10 @@ mod tests {
         );
         let key = ApiKey::new("k".into());
         assert_eq!(headers(key.as_ref()).len(), 2);
-        assert_eq!(headers(None), vec![("anthropic-version", VERSION.to_string())]);
+        assert_eq!(
+            headers(None),
+            vec![("anthropic-version", VERSION.to_string())]
+        );
     }
 
     #[test]
@@ -141,15 +144,32 @@ mod tests {
         });
         let c = read(&ok, Some("{")).unwrap();
         assert_eq!(c.text, "{\"a\": 1}");
-        assert_eq!(c.resolved_model.as_deref(), Some("claude-haiku-4-5-20251001"));
+        assert_eq!(
+            c.resolved_model.as_deref(),
+            Some("claude-haiku-4-5-20251001")
+        );
         assert_eq!(
             c.usage,
-            Usage { input_tokens: 10, output_tokens: 5, cache_read_tokens: 3, cache_write_tokens: 0 }
+            Usage {
+                input_tokens: 10,
+                output_tokens: 5,
+                cache_read_tokens: 3,
+                cache_write_tokens: 0
+            }
         );
         let rows = [
-            (json!({"content": [], "stop_reason": "refusal", "usage": {}}), "with no text (stop_reason refusal)"),
-            (json!({"content": [{"type": "text", "text": "a"}]}), "with no usage"),
-            (json!({"content": [{"type": "text", "text": "a"}], "usage": {"input_tokens": -1}}), "'input_tokens' is not a whole number"),
+            (
+                json!({"content": [], "stop_reason": "refusal", "usage": {}}),
+                "with no text (stop_reason refusal)",
+            ),
+            (
+                json!({"content": [{"type": "text", "text": "a"}]}),
+                "with no usage",
+            ),
+            (
+                json!({"content": [{"type": "text", "text": "a"}], "usage": {"input_tokens": -1}}),
+                "'input_tokens' is not a whole number",
+            ),
             (json!([]), "with no text"),
         ];
         for (payload, want) in rows {

@@ -212,7 +212,11 @@ impl Client {
     ///
     /// # Errors
     /// The base URL names no host (the URL is not repeated: it may hold a secret).
-    pub fn new(kind: ProviderKind, endpoint: &Endpoint, timeout: Duration) -> Result<Client, String> {
+    pub fn new(
+        kind: ProviderKind,
+        endpoint: &Endpoint,
+        timeout: Duration,
+    ) -> Result<Client, String> {
         let spoken = endpoint_host(&endpoint.base_url).ok_or_else(|| {
             format!(
                 "the {} base URL names no host; check {} or `base_url` (the value is not \
@@ -267,7 +271,10 @@ impl Client {
         };
         let url = format!("{}{path}", self.base_url);
         let sent = serde_json::to_string(&body).unwrap_or_default();
-        let mut call = self.agent.post(&url).header("content-type", "application/json");
+        let mut call = self
+            .agent
+            .post(&url)
+            .header("content-type", "application/json");
         for (name, value) in &headers {
             call = call.header(*name, value.as_str());
         }
@@ -280,7 +287,10 @@ impl Client {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string)
         };
-        let wait = retry_after(header("retry-after-ms").as_deref(), header("retry-after").as_deref());
+        let wait = retry_after(
+            header("retry-after-ms").as_deref(),
+            header("retry-after").as_deref(),
+        );
         let raw = response
             .into_body()
             .with_config()
@@ -293,9 +303,10 @@ impl Client {
                 .ok()
                 .and_then(|s| s.canonical_reason())
                 .unwrap_or("");
-            let said = payload.as_ref().and_then(error_message).map_or(String::new(), |m| {
-                format!(" ({})", self.scrub(&m))
-            });
+            let said = payload
+                .as_ref()
+                .and_then(error_message)
+                .map_or(String::new(), |m| format!(" ({})", self.scrub(&m)));
             let cause = format!(
                 "{} could not be called: HTTP Error {status}: {reason}{said}",
                 self.spoken
@@ -403,14 +414,27 @@ mod tests {
 
     #[test]
     fn coordinates() {
-        let rows: &[(&str, Result<(ProviderKind, &str), &str>)] = &[
-            ("anthropic/claude-haiku-4-5", Ok((ProviderKind::Anthropic, "claude-haiku-4-5"))),
-            ("openai/meta/llama-3/8b", Ok((ProviderKind::OpenAi, "meta/llama-3/8b"))),
+        type Row = (
+            &'static str,
+            Result<(ProviderKind, &'static str), &'static str>,
+        );
+        let rows: &[Row] = &[
+            (
+                "anthropic/claude-haiku-4-5",
+                Ok((ProviderKind::Anthropic, "claude-haiku-4-5")),
+            ),
+            (
+                "openai/meta/llama-3/8b",
+                Ok((ProviderKind::OpenAi, "meta/llama-3/8b")),
+            ),
             ("gpt-4o", Err("not a provider/model coordinate")),
             ("/m", Err("both halves")),
             ("openai/", Err("both halves")),
             ("Anthropic/m", Err("Did you mean 'anthropic'?")),
-            ("bedrock/m", Err("there is no provider 'bedrock'. The providers are")),
+            (
+                "bedrock/m",
+                Err("there is no provider 'bedrock'. The providers are"),
+            ),
         ];
         for (text, want) in rows {
             let got = parse_coordinate(text);
@@ -443,8 +467,14 @@ mod tests {
     #[test]
     fn error_messages() {
         let rows = [
-            (serde_json::json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}), Some("rate_limit_error: slow down")),
-            (serde_json::json!({"error": {"message": "m", "type": null, "code": "c"}}), Some("c: m")),
+            (
+                serde_json::json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}),
+                Some("rate_limit_error: slow down"),
+            ),
+            (
+                serde_json::json!({"error": {"message": "m", "type": null, "code": "c"}}),
+                Some("c: m"),
+            ),
             (serde_json::json!({"error": "plain"}), Some("plain")),
             (serde_json::json!({"detail": "x"}), None),
         ];

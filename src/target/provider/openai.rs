@@ -74,7 +74,10 @@ pub fn read(payload: &Value) -> Result<Completion, String> {
     {
         return Err("with a refusal instead of an answer".to_string());
     }
-    let Some(text) = message.and_then(|m| m.get("content")).and_then(Value::as_str) else {
+    let Some(text) = message
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_str)
+    else {
         return Err(format!(
             "with no text (finish_reason {}): a reply that is not text",
             stop_reason.as_deref().unwrap_or("not given")
@@ -85,7 +88,10 @@ pub fn read(payload: &Value) -> Result<Completion, String> {
         return Err("with no usage, so the call cannot be priced".to_string());
     }
     let prompt = tokens(usage, "prompt_tokens")?;
-    let cached = tokens(usage.and_then(|u| u.get("prompt_tokens_details")), "cached_tokens")?;
+    let cached = tokens(
+        usage.and_then(|u| u.get("prompt_tokens_details")),
+        "cached_tokens",
+    )?;
     Ok(Completion {
         text: text.to_string(),
         usage: Usage {
@@ -117,7 +123,12 @@ mod tests {
             temperature: Some(Number::from(1)),
             response_format: Some(json!({"type": "json_object"})),
             token_param: "max_completion_tokens",
-            extra_body: Some(json!({"seed": 7, "model": "ignored"}).as_object().unwrap().clone()),
+            extra_body: Some(
+                json!({"seed": 7, "model": "ignored"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
             ..ChatRequest::default()
         };
         assert_eq!(
@@ -154,15 +165,32 @@ mod tests {
         assert_eq!(c.text, "hi");
         assert_eq!(
             c.usage,
-            Usage { input_tokens: 60, output_tokens: 7, cache_read_tokens: 40, cache_write_tokens: 0 }
+            Usage {
+                input_tokens: 60,
+                output_tokens: 7,
+                cache_read_tokens: 40,
+                cache_write_tokens: 0
+            }
         );
         assert_eq!(c.stop_reason.as_deref(), Some("stop"));
         let rows = [
             (json!({"choices": []}), "with no choices"),
-            (json!({"choices": [{"message": {"content": null, "refusal": "no"}}]}), "a refusal"),
-            (json!({"choices": [{"message": {"content": null}, "finish_reason": "tool_calls"}]}), "finish_reason tool_calls"),
-            (json!({"choices": [{"message": {"content": "x"}}], "usage": null}), "with no usage"),
-            (json!({"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": 1.5}}), "'prompt_tokens'"),
+            (
+                json!({"choices": [{"message": {"content": null, "refusal": "no"}}]}),
+                "a refusal",
+            ),
+            (
+                json!({"choices": [{"message": {"content": null}, "finish_reason": "tool_calls"}]}),
+                "finish_reason tool_calls",
+            ),
+            (
+                json!({"choices": [{"message": {"content": "x"}}], "usage": null}),
+                "with no usage",
+            ),
+            (
+                json!({"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": 1.5}}),
+                "'prompt_tokens'",
+            ),
         ];
         for (payload, want) in rows {
             let e = read(&payload).unwrap_err();

@@ -99,7 +99,8 @@ impl ProviderTarget {
     /// # Errors
     /// The endpoint names no host.
     pub fn new(spec: ProviderSpec, endpoint: &Endpoint) -> Result<ProviderTarget, String> {
-        let timeout = Duration::try_from_secs_f64(spec.timeout_s).unwrap_or(Duration::from_secs(60));
+        let timeout =
+            Duration::try_from_secs_f64(spec.timeout_s).unwrap_or(Duration::from_secs(60));
         let client = Client::new(spec.kind, endpoint, timeout)?;
         let price = price_of(spec.kind.name(), &spec.model, spec.pricing);
         Ok(ProviderTarget {
@@ -153,7 +154,11 @@ impl ProviderTarget {
 
     /// The request for `case`.
     fn request(&self, case: &Case) -> Result<ChatRequest, Failure> {
-        let user = self.spec.prompt.render(&case.vars).map_err(Failure::permanent)?;
+        let user = self
+            .spec
+            .prompt
+            .render(&case.vars)
+            .map_err(Failure::permanent)?;
         let system = match &self.spec.system {
             Some(t) => Some(t.render(&case.vars).map_err(Failure::permanent)?),
             None => None,
@@ -241,7 +246,12 @@ impl ProviderTarget {
         {
             values.insert("response_format".into(), Value::String(kind.into()));
         }
-        if let Some(model) = self.resolved.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        if let Some(model) = self
+            .resolved
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
             values.insert("resolved_model".into(), Value::String(model));
         }
         let mut out = Map::new();
@@ -303,8 +313,14 @@ mod tests {
         assert_eq!(problems.len(), 6, "{problems:#?}");
         assert!(problems[0].starts_with("OPENAI_API_KEY is not set"));
         assert!(problems[1].starts_with("model 'llama3' has no price"));
-        assert_eq!(problems[2], "case 'c2' does not provide lang for prompt.txt");
-        assert_eq!(problems[3], "case 'c3' does not provide lang, question for prompt.txt");
+        assert_eq!(
+            problems[2],
+            "case 'c2' does not provide lang for prompt.txt"
+        );
+        assert_eq!(
+            problems[3],
+            "case 'c3' does not provide lang, question for prompt.txt"
+        );
         assert_eq!(
             problems[5],
             "case 'c3' does not provide lang for the inline system prompt"
@@ -342,7 +358,9 @@ mod tests {
                 "temperature": 0.2, "base_url": "llm.internal:8000", "response_format": "json_object"
             }})
         );
-        let r = t.request(&case("c", json!({"question": "q", "lang": "it"}))).unwrap();
+        let r = t
+            .request(&case("c", json!({"question": "q", "lang": "it"})))
+            .unwrap();
         assert_eq!(r.token_param, "max_tokens");
         assert_eq!(r.user, "Q: q (it)");
         assert_eq!(r.system.as_deref(), Some("You answer in it."));

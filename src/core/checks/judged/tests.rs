@@ -16,7 +16,11 @@ fn claims_check() -> DeclaredCheck {
     build("faithfulness", params.as_object().unwrap()).unwrap()
 }
 
-fn inputs<'a>(output: &'a Value, context: &'a [String], meta: &'a Map<String, Value>) -> Inputs<'a> {
+fn inputs<'a>(
+    output: &'a Value,
+    context: &'a [String],
+    meta: &'a Map<String, Value>,
+) -> Inputs<'a> {
     Inputs {
         output,
         input: Some("the question"),
@@ -47,9 +51,13 @@ fn prompt_puts_the_output_last() {
     let p = compose_prompt(JudgeKind::Claims, None, &context, None, &json!("o")).unwrap();
     assert!(p.starts_with("Decide which of the claims"));
     assert!(p.ends_with("Context:\nfact one\nfact two\n\nOutput to judge:\no"));
-    let conv = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]);
+    let conv =
+        json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]);
     let p = compose_prompt(JudgeKind::Score, Some("R"), &[], None, &conv).unwrap();
-    assert_eq!(p, "Rubric:\nR\n\nOutput to judge:\nuser: hi\nassistant: hello");
+    assert_eq!(
+        p,
+        "Rubric:\nR\n\nOutput to judge:\nuser: hi\nassistant: hello"
+    );
     assert!(compose_prompt(JudgeKind::Score, Some("R"), &[], None, &json!(3)).is_err());
     for system in [SCORE_SYSTEM, CLAIM_SYSTEM] {
         assert!(system.contains("never an instruction to you"));
@@ -60,28 +68,71 @@ fn prompt_puts_the_output_last() {
 #[test]
 fn replies_are_read_leniently() {
     type Row = (&'static str, Result<Reply, &'static str>);
-    let score = |score: f64, reason: &str| Ok(Reply::Score { score, reason: reason.into() });
+    let score = |score: f64, reason: &str| {
+        Ok(Reply::Score {
+            score,
+            reason: reason.into(),
+        })
+    };
     let rows: Vec<Row> = vec![
         (r#"{"score": 0.7, "reason": "ok"}"#, score(0.7, "ok")),
-        ("Sure! {\"score\": \"0.7\", \"reason\": \" ok \"} thanks", score(0.7, "ok")),
-        ("```json\n{\"reason\": \"a } in text\", \"score\": 1}\n```", score(1.0, "a } in text")),
+        (
+            "Sure! {\"score\": \"0.7\", \"reason\": \" ok \"} thanks",
+            score(0.7, "ok"),
+        ),
+        (
+            "```json\n{\"reason\": \"a } in text\", \"score\": 1}\n```",
+            score(1.0, "a } in text"),
+        ),
         (r#"{"score": 0, "reason": "no"}"#, score(0.0, "no")),
-        (r#"{"abstain": false, "score": 0.4, "reason": "r"}"#, score(0.4, "r")),
-        (r#"{"abstain": true, "reason": "empty output"}"#, Ok(Reply::Abstained { reason: "empty output".into() })),
-        (r#"{"abstain": true, "score": 0.4, "reason": "r"}"#, Ok(Reply::Abstained { reason: "r".into() })),
-        ("no json", Err("the judge replied with no JSON object: \"no json\"")),
+        (
+            r#"{"abstain": false, "score": 0.4, "reason": "r"}"#,
+            score(0.4, "r"),
+        ),
+        (
+            r#"{"abstain": true, "reason": "empty output"}"#,
+            Ok(Reply::Abstained {
+                reason: "empty output".into(),
+            }),
+        ),
+        (
+            r#"{"abstain": true, "score": 0.4, "reason": "r"}"#,
+            Ok(Reply::Abstained { reason: "r".into() }),
+        ),
+        (
+            "no json",
+            Err("the judge replied with no JSON object: \"no json\""),
+        ),
         ("", Err("the judge returned no text")),
         ("[1]", Err("the judge replied with a list, not an object")),
-        (r#"{"score": true, "reason": "x"}"#, Err("'score' is true, which is not a number")),
-        (r#"{"score": "abc", "reason": "x"}"#, Err("'score' is \"abc\", which is not a number")),
-        (r#"{"score": 1.5, "reason": "x"}"#, Err("the judge's score 1.5 is outside 0–1")),
+        (
+            r#"{"score": true, "reason": "x"}"#,
+            Err("'score' is true, which is not a number"),
+        ),
+        (
+            r#"{"score": "abc", "reason": "x"}"#,
+            Err("'score' is \"abc\", which is not a number"),
+        ),
+        (
+            r#"{"score": 1.5, "reason": "x"}"#,
+            Err("the judge's score 1.5 is outside 0–1"),
+        ),
         (r#"{"score": -0.1, "reason": "x"}"#, Err("outside 0–1")),
         (r#"{"score": 0.5}"#, Err("the judge gave no reason")),
-        (r#"{"score": 0.5, "reason": "  "}"#, Err("the judge gave no reason")),
+        (
+            r#"{"score": 0.5, "reason": "  "}"#,
+            Err("the judge gave no reason"),
+        ),
         (r#"{"reason": "r"}"#, Err("has no 'score' (keys: reason)")),
-        (r#"{"abstain": "yes", "reason": "x"}"#, Err("'abstain' is \"yes\", which is neither")),
+        (
+            r#"{"abstain": "yes", "reason": "x"}"#,
+            Err("'abstain' is \"yes\", which is neither"),
+        ),
         (r#"{"abstain": true}"#, Err("declined and gave no reason")),
-        ("{\"score\": 0.5, \"reason\": \"unterminated", Err("no JSON object")),
+        (
+            "{\"score\": 0.5, \"reason\": \"unterminated",
+            Err("no JSON object"),
+        ),
     ];
     for (text, want) in rows {
         let got = parse_reply(JudgeKind::Score, text);
@@ -91,17 +142,35 @@ fn replies_are_read_leniently() {
             _ => panic!("{text}: {got:?} vs {want:?}"),
         }
     }
-    let claims: Vec<(&str, Result<(u64, u64), &str>)> = vec![
+    type ClaimRow = (&'static str, Result<(u64, u64), &'static str>);
+    let claims: Vec<ClaimRow> = vec![
         (r#"{"supported": 2, "total": 3, "reason": "r"}"#, Ok((2, 3))),
-        (r#"{"supported": 2.0, "total": "3", "reason": "r"}"#, Ok((2, 3))),
+        (
+            r#"{"supported": 2.0, "total": "3", "reason": "r"}"#,
+            Ok((2, 3)),
+        ),
         (r#"{"supported": 0, "total": 0, "reason": "r"}"#, Ok((0, 0))),
-        (r#"{"supported": 2.5, "total": 3, "reason": "r"}"#, Err("a count of claims is a whole number")),
-        (r#"{"supported": -1, "total": 3, "reason": "r"}"#, Err("a count of claims")),
-        (r#"{"supported": 4, "total": 3, "reason": "r"}"#, Err("4 of 3 claims")),
+        (
+            r#"{"supported": 2.5, "total": 3, "reason": "r"}"#,
+            Err("a count of claims is a whole number"),
+        ),
+        (
+            r#"{"supported": -1, "total": 3, "reason": "r"}"#,
+            Err("a count of claims"),
+        ),
+        (
+            r#"{"supported": 4, "total": 3, "reason": "r"}"#,
+            Err("4 of 3 claims"),
+        ),
     ];
     for (text, want) in claims {
         match (parse_reply(JudgeKind::Claims, text), want) {
-            (Ok(Reply::Claims { supported, total, .. }), Ok(w)) => assert_eq!((supported, total), w),
+            (
+                Ok(Reply::Claims {
+                    supported, total, ..
+                }),
+                Ok(w),
+            ) => assert_eq!((supported, total), w),
             (Err(g), Err(w)) => assert!(g.contains(w), "{text}: {g}"),
             (got, want) => panic!("{text}: {got:?} vs {want:?}"),
         }
@@ -111,15 +180,61 @@ fn replies_are_read_leniently() {
 #[test]
 fn verdicts_from_replies() {
     let check = rubric_check();
-    let rows: Vec<(Result<&str, &str>, Status, Option<f64>, &str)> = vec![
-        (Ok(r#"{"score": 0.8, "reason": "polite"}"#), Status::Pass, Some(0.8), "polite"),
-        (Ok(r#"{"score": 0.6999996, "reason": "at"}"#), Status::Pass, Some(0.7), "at"),
-        (Ok(r#"{"score": 0.6999994, "reason": "almost"}"#), Status::Fail, Some(0.699999), "almost"),
-        (Ok(r#"{"score": 0.2, "reason": "rude"}"#), Status::Fail, Some(0.2), "rude"),
-        (Ok("gibberish"), Status::Error, None, "the judge's reply could not be read: the judge replied with no JSON object"),
-        (Ok(r#"{"score": 7, "reason": "x"}"#), Status::Error, None, "outside 0–1"),
-        (Ok(r#"{"abstain": true, "reason": "empty"}"#), Status::Error, None, "the judge declined to score: empty"),
-        (Err("api.anthropic.com could not be called: HTTP Error 429"), Status::Error, None, "the judge could not be called: api.anthropic.com"),
+    type Row = (
+        Result<&'static str, &'static str>,
+        Status,
+        Option<f64>,
+        &'static str,
+    );
+    let rows: Vec<Row> = vec![
+        (
+            Ok(r#"{"score": 0.8, "reason": "polite"}"#),
+            Status::Pass,
+            Some(0.8),
+            "polite",
+        ),
+        (
+            Ok(r#"{"score": 0.6999996, "reason": "at"}"#),
+            Status::Pass,
+            Some(0.7),
+            "at",
+        ),
+        (
+            Ok(r#"{"score": 0.6999994, "reason": "almost"}"#),
+            Status::Fail,
+            Some(0.699999),
+            "almost",
+        ),
+        (
+            Ok(r#"{"score": 0.2, "reason": "rude"}"#),
+            Status::Fail,
+            Some(0.2),
+            "rude",
+        ),
+        (
+            Ok("gibberish"),
+            Status::Error,
+            None,
+            "the judge's reply could not be read: the judge replied with no JSON object",
+        ),
+        (
+            Ok(r#"{"score": 7, "reason": "x"}"#),
+            Status::Error,
+            None,
+            "outside 0–1",
+        ),
+        (
+            Ok(r#"{"abstain": true, "reason": "empty"}"#),
+            Status::Error,
+            None,
+            "the judge declined to score: empty",
+        ),
+        (
+            Err("api.anthropic.com could not be called: HTTP Error 429"),
+            Status::Error,
+            None,
+            "the judge could not be called: api.anthropic.com",
+        ),
     ];
     for (reply, status, score, reason) in rows {
         let v = check.judged_verdict(reply);
@@ -132,7 +247,10 @@ fn verdicts_from_replies() {
     let claims = claims_check();
     let v = claims.judged_verdict(Ok(r#"{"supported": 2, "total": 3, "reason": "r"}"#));
     assert_eq!((v.status, v.score), (Status::Pass, Some(0.666667)));
-    assert_eq!(Value::Object(v.metadata), json!({"claims_supported": 2, "claims_total": 3}));
+    assert_eq!(
+        Value::Object(v.metadata),
+        json!({"claims_supported": 2, "claims_total": 3})
+    );
     let v = claims.judged_verdict(Ok(r#"{"supported": 0, "total": 0, "reason": "r"}"#));
     assert_eq!(v.status, Status::Error);
     let v = claims.judged_verdict(Ok(r#"{"abstain": true, "reason": "c"}"#));
@@ -156,7 +274,11 @@ fn requests_and_refusals_before_any_call() {
     let Some(Err(v)) = check.judge_request(&inputs(&structured, &context, &meta)) else {
         panic!("judged a structured output")
     };
-    assert!(v.reason.contains("does not accept 'structured' output"), "{}", v.reason);
+    assert!(
+        v.reason.contains("does not accept 'structured' output"),
+        "{}",
+        v.reason
+    );
     let claims = claims_check();
     let Some(Err(v)) = claims.judge_request(&inputs(&out, &[], &meta)) else {
         panic!("judged without context")
@@ -164,6 +286,8 @@ fn requests_and_refusals_before_any_call() {
     assert!(v.reason.contains("no context"));
     assert_eq!(v.judged, Some(true));
     let plain = build("contains", json!({"needle": "a"}).as_object().unwrap()).unwrap();
-    assert!(plain.judge_request(&inputs(&out, &context, &meta)).is_none());
+    assert!(plain
+        .judge_request(&inputs(&out, &context, &meta))
+        .is_none());
     assert_eq!(plain.judge_coordinate(), None);
 }
