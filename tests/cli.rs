@@ -3,8 +3,12 @@
 //! Each module is one concern; `util` holds the helpers (temp dirs, the
 //! binary, the loopback stub).
 
+#[path = "cli/fake_llm.rs"]
+mod fake_llm;
 #[path = "cli/layering.rs"]
 mod layering;
+#[path = "cli/providers.rs"]
+mod providers;
 #[path = "cli/quickstart.rs"]
 mod quickstart;
 #[path = "cli/refusals.rs"]

@@ -214,7 +214,9 @@ fn head(text: &str) -> String {
     format!("{s:?}")
 }
 
-/// Find the JSON object in a reply: the whole text, else the first `{…}`.
+/// Find the JSON object in a reply: the whole text, else the first `{…}`
+/// that parses (scanning at most 64 opening braces, so a prefilled `{`
+/// before prose does not hide the object after it).
 ///
 /// # Errors
 /// No text, no object, or JSON that is not an object.
@@ -224,9 +226,13 @@ pub fn loads_lenient(text: &str) -> Result<Map<String, Value>, String> {
         return Err("the judge returned no text".to_string());
     }
     let parsed = serde_json::from_str::<Value>(trimmed).ok().or_else(|| {
-        let start = trimmed.find('{')?;
-        let end = matching_brace(trimmed, start)?;
-        serde_json::from_str::<Value>(&trimmed[start..=end]).ok()
+        trimmed.match_indices('{').take(64).find_map(|(start, _)| {
+            let end = matching_brace(trimmed, start)?;
+            match serde_json::from_str::<Value>(&trimmed[start..=end]) {
+                Ok(v @ Value::Object(_)) => Some(v),
+                _ => None,
+            }
+        })
     });
     match parsed {
         Some(Value::Object(map)) => Ok(map),

@@ -86,6 +86,10 @@ fn replies_are_read_leniently() {
         ),
         (r#"{"score": 0, "reason": "no"}"#, score(0.0, "no")),
         (
+            "{Sure. {\"score\": 0.3, \"reason\": \"curt\"} Hope that helps",
+            score(0.3, "curt"),
+        ),
+        (
             r#"{"abstain": false, "score": 0.4, "reason": "r"}"#,
             score(0.4, "r"),
         ),
