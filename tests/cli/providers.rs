@@ -253,7 +253,7 @@ fn openai_request_shapes_and_cached_tokens() {
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let last = fake.requests().pop().unwrap();
     assert_eq!(last.body["max_tokens"], 64);
-    assert!(last.headers.get("authorization").is_none());
+    assert!(!last.headers.contains_key("authorization"));
     let doc = run_doc(dir.path(), &ran.stdout);
     assert_eq!(
         doc["target_config"]["values"]["base_url"],
