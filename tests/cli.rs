@@ -9,6 +9,8 @@ mod layering;
 mod quickstart;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/sampled.rs"]
+mod sampled;
 #[path = "cli/slice.rs"]
 mod slice;
 #[path = "cli/util.rs"]
