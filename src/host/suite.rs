@@ -1894,6 +1894,120 @@ tolerance = 0
     }
 
     #[test]
+    fn aggregates_load_expand_and_refuse() {
+        let agg = |extra: &str| {
+            format!(
+                "{HEAD}{TARGET}{CHECK}\n[[assertions]]\ntype = \"precision\"\nover = \"contains\"\n\
+                 threshold = \"9/10\"\ntolerance = 0.0\n{extra}"
+            )
+        };
+        let labelled = r#"[{"id": "a", "label": "positive", "group": "z"},
+            {"id": "b", "label": "negative", "group": "y"},
+            {"id": "k", "canary": true}]"#;
+        // Loads: groups sorted, the canary needs no label.
+        let dir = fixture(
+            &agg("by_group = true\n").replace(
+                "[suite]\n",
+                "[suite]\nsamples = 2\nmin_agreement = \"1/2\"\n",
+            ),
+            labelled,
+        );
+        let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<&str> = loaded
+            .suite
+            .aggregates
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["precision", "precision[group=y]", "precision[group=z]"]
+        );
+        assert_eq!(loaded.suite.aggregates[0].threshold, 0.9);
+        // Aggregates join the config hash.
+        let plain = fixture(
+            &format!("{HEAD}{TARGET}{CHECK}").replace(
+                "[suite]\n",
+                "[suite]\nsamples = 2\nmin_agreement = \"1/2\"\n",
+            ),
+            labelled,
+        );
+        let plain = load_in(&plain).unwrap_or_else(|e| panic!("{e}"));
+        assert_ne!(plain.suite.config_hash(), loaded.suite.config_hash());
+        // Refusals.
+        let rows: Vec<(String, &str, &[&str])> = vec![
+            (agg("").replace("over = \"contains\"", "over = \"contain\""), labelled, &["[[assertions]] #2:", "'contain'", "Did you mean `contains`?"]),
+            (agg("").replace("over = \"contains\"", "over = \"zzz\""), labelled, &["'zzz'", "Declared: contains"]),
+            (agg("") + CHECK, labelled, &["[[assertions]] #2:", "2 checks are called that"]),
+            (agg(""), r#"[{"id": "a", "label": "positive"}, {"id": "b"}, {"id": "c"}]"#, &["cases.json:", "Missing on: b, c"]),
+            (agg("").replace("tolerance = 0.0", "tolerance = -0.1"), labelled, &["`tolerance` is -0.1, below 0"]),
+            (agg("").replace("tolerance = 0.0\n", ""), labelled, &["`precision` needs `tolerance`"]),
+            (agg("group = \"y\"\n"), labelled, &["`precision` has no parameter `group`"]),
+            (agg("").replace("\"9/10\"", "\"11/10\""), labelled, &["`threshold` is '11/10', outside 0–1"]),
+            (format!("{HEAD}{TARGET}[[assertions]]\ntype = \"f1\"\nover = \"x\"\nthreshold = 1\ntolerance = 0\n"), labelled, &["every [[assertions]] entry is an aggregate"]),
+        ];
+        for (suite, cases, fragments) in rows {
+            let suite = suite.replace(
+                "[suite]\n",
+                "[suite]\nsamples = 2\nmin_agreement = \"1/2\"\n",
+            );
+            let dir = fixture(&suite, cases);
+            let e = load_in(&dir)
+                .err()
+                .unwrap_or_else(|| panic!("loaded: {suite}"));
+            for fragment in fragments {
+                assert!(
+                    e.message.contains(fragment),
+                    "{:?} lacks {fragment:?}",
+                    e.message
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_loads_with_its_inner_rules() {
+        let suite = format!(
+            "{HEAD}{TARGET}[[assertions]]\ntype = \"repeated\"\nsamples = 3\nmin_agreement = \"2/3\"\n\
+             [assertions.inner]\ntype = \"length\"\nmaximum = 60\nthreshold = 1\ntolerance = 0.1\n"
+        );
+        let dir = fixture(&suite, CASES);
+        let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let check = &loaded.suite.checks[0];
+        assert_eq!(
+            (check.name.as_str(), check.threshold, check.tolerance),
+            ("length", 1.0, 0.1)
+        );
+        assert_eq!(loaded.suite.repeated(), [("length", 3)]);
+        // The inner's declared (integer) threshold is what the config hash sees.
+        assert_eq!(loaded.suite.rules[0].threshold, Number::from(1));
+        let rows: &[(&str, &str)] = &[
+            (
+                "[assertions.inner]\ntype = \"levenshtein\"\n",
+                "[[assertions]] #1, [inner]:",
+            ),
+            (
+                "[assertions.inner]\ntype = \"contains\"\nneedle = \"\"\n",
+                "`needle` is empty",
+            ),
+        ];
+        for (inner, fragment) in rows {
+            let suite = format!(
+                "{HEAD}{TARGET}[[assertions]]\ntype = \"repeated\"\nsamples = 3\nmin_agreement = \"2/3\"\n{inner}"
+            );
+            let dir = fixture(&suite, CASES);
+            let e = load_in(&dir)
+                .err()
+                .unwrap_or_else(|| panic!("loaded: {inner}"));
+            assert!(
+                e.message.contains(fragment),
+                "{:?} lacks {fragment:?}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
     fn suite_and_target_refusals() {
         let with_target = |target: &str| format!("{HEAD}{target}{CHECK}");
         let with_suite = |extra: &str| format!("{HEAD}{extra}{TARGET}{CHECK}");
