@@ -106,9 +106,10 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let code = match e.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    exit::OK
+                }
+                // Bare `digline`: help, but not 0 — 0 would read as "proceed".
                 _ => exit::REFUSED,
             };
             let _ = e.print();

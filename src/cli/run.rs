@@ -70,6 +70,8 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     let artifacts = host::artifacts::record(&loaded.suite_dir, &loaded.suite.artifacts)?;
     let target = HttpTarget::new(loaded.target.clone(), headers).map_err(CliError::Refused)?;
     let plan = Plan::of(&loaded.suite);
+    let store = Store::new(&args.suite.root);
+    store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
     if plan.cases > 0 {
         target.preflight().map_err(CliError::Refused)?;
     }
@@ -93,9 +95,15 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     };
     let doc =
         run_suite(&loaded.suite, &target, &ctx).map_err(|e| CliError::Refused(e.to_string()))?;
-    let store = Store::new(&args.suite.root);
     let key = store.write_run(&doc)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
+    let unjudged = doc.unjudged_cases();
+    if unjudged > 0 && !quiet {
+        eprintln!(
+            "digline: {unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
+            plan.cases
+        );
+    }
     if args.json {
         let line = json!({
             "output_version": crate::wire::OUTPUT_VERSION,
