@@ -251,7 +251,20 @@ type Answer = Option<Result<Vec<Response>, String>>;
 
 /// Ask `case` `samples` times, one call after the other; stop at the first failure.
 fn ask_samples(target: &dyn Ask, case: &Case, samples: u32) -> Result<Vec<Response>, String> {
-    (0..samples.max(1)).map(|_| target.ask(case)).collect()
+    (0..samples.max(1))
+        .map(|_| ask_logged(target, case))
+        .collect()
+}
+
+/// Ask one case, logging at debug level whether it answered (the case id
+/// and the latency only: never the answer or the cause, which may quote it).
+fn ask_logged(target: &dyn Ask, case: &Case) -> Result<Response, String> {
+    let answer = target.ask(case);
+    match &answer {
+        Ok(r) => tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered"),
+        Err(_) => tracing::debug!(case = %case.id, "the call failed; its checks will be errors"),
+    }
+    answer
 }
 
 /// Ask every unsuspended case `suite.samples` times, `concurrency` cases at

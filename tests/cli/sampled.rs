@@ -92,7 +92,12 @@ fn run_once(root: &Path, what: &str, want_stderr: Option<&str>) -> String {
     let ran = digline(root, &["run", "--suite", "suite.toml"]);
     assert_eq!(ran.code, 0, "{what}: {}", ran.stderr);
     if let Some(want) = want_stderr {
-        assert_eq!(ran.stderr, want, "{what}: the plan line");
+        // digline adds a line when cases could not be judged; 0.10.0 does not.
+        assert!(
+            ran.stderr.starts_with(want),
+            "{what}: the plan line\n{}",
+            ran.stderr
+        );
     }
     std::fs::read_to_string(run_file(root, ran.stdout.trim())).unwrap()
 }
