@@ -224,7 +224,9 @@ fn check_absences(map: &Map<String, Value>) -> Result<(), String> {
 }
 
 fn is_hex16(s: &str) -> bool {
-    s.len() == 16 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 16
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 fn validate(doc: &RunDocument) -> Result<(), String> {

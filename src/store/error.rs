@@ -71,6 +71,38 @@ pub enum StoreError {
         /// The tenant.
         tenant: String,
     },
+    /// `--run latest` when runs are stored but none is readable at schema 10.
+    #[error("no readable runs for suite '{suite}' in tenant '{tenant}', so there is no latest one ({note}): {advice}")]
+    NoReadableRuns {
+        /// The suite.
+        suite: String,
+        /// The tenant.
+        tenant: String,
+        /// What was left out (`ignored: 2 run(s) at schema 9`).
+        note: String,
+        /// What to do, in the direction the versions say.
+        advice: String,
+    },
+    /// A run file whose name is not the key of the run it holds.
+    #[error("{path} holds the run {key}, not the one its name says: a run is filed under its created_at and config_hash. Rename it to {key}.json")]
+    Misfiled {
+        /// The file.
+        path: PathBuf,
+        /// The key of the run inside it.
+        key: String,
+    },
+    /// A document filed under a tenant or suite other than the one it declares.
+    #[error("{path} declares {what} '{found}' but is filed under {what} '{expected}': a document is read only where it belongs")]
+    Misplaced {
+        /// The file.
+        path: PathBuf,
+        /// `tenant` or `suite`.
+        what: &'static str,
+        /// What the document declares.
+        found: String,
+        /// Where it was found.
+        expected: String,
+    },
     /// A path that resolves outside `.digline/`.
     #[error(
         "{path} resolves outside the store {store}: a document is read only from inside .digline/"

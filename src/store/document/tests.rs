@@ -28,8 +28,8 @@ fn golden_documents_round_trip_byte_for_byte() {
                     continue;
                 }
                 let bytes = std::fs::read(&path).unwrap();
-                let doc = from_bytes(&path, &bytes)
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let doc =
+                    from_bytes(&path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 assert_eq!(
                     String::from_utf8(to_bytes(&doc)).unwrap(),
                     String::from_utf8(bytes).unwrap(),
@@ -77,120 +77,238 @@ type Edit = fn(&mut Value);
 #[test]
 fn every_kind_of_malformed_document_is_refused() {
     let rows: &[(&str, &str, Edit, &str)] = &[
-        ("unknown key", "documents/01-unicode-text/run.json", |d| {
-            d["extra"] = json!(1)
-        }, "extra"),
-        ("missing key", "documents/01-unicode-text/run.json", |d| {
-            d.as_object_mut().unwrap().remove("metadata");
-        }, "metadata"),
-        ("wrong type: redacted", "documents/01-unicode-text/run.json", |d| {
-            d["redacted"] = json!("false")
-        }, "expected a boolean"),
-        ("wrong type: results", "documents/01-unicode-text/run.json", |d| {
-            d["results"] = json!({})
-        }, "expected a sequence"),
-        ("wrong type: suspended", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["suspended"] = json!(0)
-        }, "expected a boolean"),
-        ("wrong type: score", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["score"] = json!("1.0")
-        }, "f64"),
-        ("null environment", "documents/01-unicode-text/run.json", |d| {
-            d["environment"] = Value::Null
-        }, "`environment` is null"),
-        ("null digline_version", "documents/01-unicode-text/run.json", |d| {
-            d["digline_version"] = Value::Null
-        }, "never writes null"),
-        ("empty digline_version", "documents/01-unicode-text/run.json", |d| {
-            d["digline_version"] = json!("")
-        }, "never writes \"\""),
-        ("null promoted_at", "headlines/01-nothing-changed/baseline.json", |d| {
-            d["promoted_at"] = Value::Null
-        }, "`promoted_at` is null"),
-        ("empty promoted_at", "headlines/01-nothing-changed/baseline.json", |d| {
-            d["promoted_at"] = json!("")
-        }, "`promoted_at` is empty"),
-        ("null rejudged_from", "documents/01-unicode-text/run.json", |d| {
-            d["rejudged_from"] = Value::Null
-        }, "`rejudged_from` is null"),
-        ("null canary", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["canary"] = Value::Null
-        }, "`canary` null"),
-        ("null responses", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["responses"] = Value::Null
-        }, "`responses` null"),
-        ("null samples", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["samples"] = Value::Null
-        }, "`samples` null"),
-        ("null reason", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["reason"] = Value::Null
-        }, "`reason` null"),
-        ("status contradicts score", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["status"] = json!("fail")
-        }, "contradict"),
-        ("error with a score", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["status"] = json!("error")
-        }, "contradict"),
-        ("pass without a score", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["score"] = Value::Null
-        }, "contradict"),
-        ("unknown status", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["status"] = json!("skipped")
-        }, "unknown variant"),
-        ("threshold above 1", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["threshold"] = json!(1.5)
-        }, "contradict"),
-        ("negative tolerance", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["tolerance"] = json!(-0.1)
-        }, "negative tolerance"),
-        ("empty assertion_id", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["verdicts"][0]["assertion_id"] = json!("")
-        }, "empty `assertion_id`"),
-        ("half an interval", "documents/03-sampled-3/run.json", |d| {
-            d["results"][0]["verdicts"][0]
-                .as_object_mut()
-                .unwrap()
-                .remove("sample_max");
-        }, "the three go together"),
-        ("interval not its samples'", "documents/03-sampled-3/run.json", |d| {
-            d["results"][0]["verdicts"][0]["sample_min"] = json!(0.5)
-        }, "not its samples'"),
-        ("unsafe tenant", "documents/01-unicode-text/run.json", |d| {
-            d["tenant"] = json!("../other")
-        }, "tenant '../other' is not a safe name"),
-        ("unsafe suite", "documents/01-unicode-text/run.json", |d| {
-            d["suite"] = json!("a/b")
-        }, "suite 'a/b' is not a safe name"),
-        ("empty tenant", "documents/01-unicode-text/run.json", |d| {
-            d["tenant"] = json!("")
-        }, "tenant '' is not a safe name"),
-        ("config hash not hex", "documents/01-unicode-text/run.json", |d| {
-            d["config_hash"] = json!("../../x")
-        }, "not 16 lowercase hex"),
-        ("created_at empty", "documents/01-unicode-text/run.json", |d| {
-            d["created_at"] = json!("")
-        }, "`created_at` is empty"),
-        ("created_at without a key", "documents/01-unicode-text/run.json", |d| {
-            d["created_at"] = json!("::")
-        }, "no usable run key"),
-        ("rejudged_from not a key", "documents/01-unicode-text/run.json", |d| {
-            d["rejudged_from"] = json!("../x")
-        }, "not a run key"),
-        ("duplicate case", "documents/01-unicode-text/run.json", |d| {
-            let first = d["results"][0].clone();
-            d["results"].as_array_mut().unwrap().push(first);
-        }, "appears twice"),
-        ("suspended without reason", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["suspended"] = json!(true);
-            d["results"][0]["verdicts"] = json!([]);
-        }, "without a reason"),
-        ("reason without suspension", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["suspended_reason"] = json!("why")
-        }, "not suspended"),
-        ("suspended with verdicts", "documents/01-unicode-text/run.json", |d| {
-            d["results"][0]["suspended"] = json!(true);
-            d["results"][0]["suspended_reason"] = json!("why");
-        }, "carries verdicts"),
+        (
+            "unknown key",
+            "documents/01-unicode-text/run.json",
+            |d| d["extra"] = json!(1),
+            "extra",
+        ),
+        (
+            "missing key",
+            "documents/01-unicode-text/run.json",
+            |d| {
+                d.as_object_mut().unwrap().remove("metadata");
+            },
+            "metadata",
+        ),
+        (
+            "wrong type: redacted",
+            "documents/01-unicode-text/run.json",
+            |d| d["redacted"] = json!("false"),
+            "expected a boolean",
+        ),
+        (
+            "wrong type: results",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"] = json!({}),
+            "expected a sequence",
+        ),
+        (
+            "wrong type: suspended",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["suspended"] = json!(0),
+            "expected a boolean",
+        ),
+        (
+            "wrong type: score",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["score"] = json!("1.0"),
+            "f64",
+        ),
+        (
+            "null environment",
+            "documents/01-unicode-text/run.json",
+            |d| d["environment"] = Value::Null,
+            "`environment` is null",
+        ),
+        (
+            "null digline_version",
+            "documents/01-unicode-text/run.json",
+            |d| d["digline_version"] = Value::Null,
+            "never writes null",
+        ),
+        (
+            "empty digline_version",
+            "documents/01-unicode-text/run.json",
+            |d| d["digline_version"] = json!(""),
+            "never writes \"\"",
+        ),
+        (
+            "null promoted_at",
+            "headlines/01-nothing-changed/baseline.json",
+            |d| d["promoted_at"] = Value::Null,
+            "`promoted_at` is null",
+        ),
+        (
+            "empty promoted_at",
+            "headlines/01-nothing-changed/baseline.json",
+            |d| d["promoted_at"] = json!(""),
+            "`promoted_at` is empty",
+        ),
+        (
+            "null rejudged_from",
+            "documents/01-unicode-text/run.json",
+            |d| d["rejudged_from"] = Value::Null,
+            "`rejudged_from` is null",
+        ),
+        (
+            "null canary",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["canary"] = Value::Null,
+            "`canary` null",
+        ),
+        (
+            "null responses",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["responses"] = Value::Null,
+            "`responses` null",
+        ),
+        (
+            "null samples",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["samples"] = Value::Null,
+            "`samples` null",
+        ),
+        (
+            "null reason",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["reason"] = Value::Null,
+            "`reason` null",
+        ),
+        (
+            "status contradicts score",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["status"] = json!("fail"),
+            "contradict",
+        ),
+        (
+            "error with a score",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["status"] = json!("error"),
+            "contradict",
+        ),
+        (
+            "pass without a score",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["score"] = Value::Null,
+            "contradict",
+        ),
+        (
+            "unknown status",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["status"] = json!("skipped"),
+            "unknown variant",
+        ),
+        (
+            "threshold above 1",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["threshold"] = json!(1.5),
+            "contradict",
+        ),
+        (
+            "negative tolerance",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["tolerance"] = json!(-0.1),
+            "negative tolerance",
+        ),
+        (
+            "empty assertion_id",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["verdicts"][0]["assertion_id"] = json!(""),
+            "empty `assertion_id`",
+        ),
+        (
+            "half an interval",
+            "documents/03-sampled-3/run.json",
+            |d| {
+                d["results"][0]["verdicts"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("sample_max");
+            },
+            "the three go together",
+        ),
+        (
+            "interval not its samples'",
+            "documents/03-sampled-3/run.json",
+            |d| d["results"][0]["verdicts"][0]["sample_min"] = json!(0.5),
+            "not its samples'",
+        ),
+        (
+            "unsafe tenant",
+            "documents/01-unicode-text/run.json",
+            |d| d["tenant"] = json!("../other"),
+            "tenant '../other' is not a safe name",
+        ),
+        (
+            "unsafe suite",
+            "documents/01-unicode-text/run.json",
+            |d| d["suite"] = json!("a/b"),
+            "suite 'a/b' is not a safe name",
+        ),
+        (
+            "empty tenant",
+            "documents/01-unicode-text/run.json",
+            |d| d["tenant"] = json!(""),
+            "tenant '' is not a safe name",
+        ),
+        (
+            "config hash not hex",
+            "documents/01-unicode-text/run.json",
+            |d| d["config_hash"] = json!("../../x"),
+            "not 16 lowercase hex",
+        ),
+        (
+            "created_at empty",
+            "documents/01-unicode-text/run.json",
+            |d| d["created_at"] = json!(""),
+            "`created_at` is empty",
+        ),
+        (
+            "created_at without a key",
+            "documents/01-unicode-text/run.json",
+            |d| d["created_at"] = json!("::"),
+            "no usable run key",
+        ),
+        (
+            "rejudged_from not a key",
+            "documents/01-unicode-text/run.json",
+            |d| d["rejudged_from"] = json!("../x"),
+            "not a run key",
+        ),
+        (
+            "duplicate case",
+            "documents/01-unicode-text/run.json",
+            |d| {
+                let first = d["results"][0].clone();
+                d["results"].as_array_mut().unwrap().push(first);
+            },
+            "appears twice",
+        ),
+        (
+            "suspended without reason",
+            "documents/01-unicode-text/run.json",
+            |d| {
+                d["results"][0]["suspended"] = json!(true);
+                d["results"][0]["verdicts"] = json!([]);
+            },
+            "without a reason",
+        ),
+        (
+            "reason without suspension",
+            "documents/01-unicode-text/run.json",
+            |d| d["results"][0]["suspended_reason"] = json!("why"),
+            "not suspended",
+        ),
+        (
+            "suspended with verdicts",
+            "documents/01-unicode-text/run.json",
+            |d| {
+                d["results"][0]["suspended"] = json!(true);
+                d["results"][0]["suspended_reason"] = json!("why");
+            },
+            "carries verdicts",
+        ),
     ];
     for (name, source, edit, want) in rows {
         let mut doc = golden_value(source);
@@ -209,24 +327,48 @@ fn every_kind_of_malformed_document_is_refused() {
 #[test]
 fn what_0_10_0_may_write_is_read_and_absent_stays_absent() {
     let rows: &[(&str, Edit, &str)] = &[
-        ("git_commit null", |d| d["git_commit"] = Value::Null, "\"git_commit\": null"),
-        ("git_commit a sha", |d| d["git_commit"] = json!("abc1234-dirty"), "abc1234-dirty"),
-        ("no digline_version (migrated)", |d| {
-            d.as_object_mut().unwrap().remove("digline_version");
-        }, ""),
-        ("a replay", |d| d["rejudged_from"] = json!("2026-01-01T00-00-00-00-00-0123456789abcdef"), "\"rejudged_from\""),
-        ("a canary", |d| d["results"][0]["canary"] = json!(true), "\"canary\": true"),
-        ("an errored verdict", |d| {
-            d["results"][0]["verdicts"][0]["status"] = json!("error");
-            d["results"][0]["verdicts"][0]["score"] = Value::Null;
-        }, "\"score\": null"),
+        (
+            "git_commit null",
+            |d| d["git_commit"] = Value::Null,
+            "\"git_commit\": null",
+        ),
+        (
+            "git_commit a sha",
+            |d| d["git_commit"] = json!("abc1234-dirty"),
+            "abc1234-dirty",
+        ),
+        (
+            "no digline_version (migrated)",
+            |d| {
+                d.as_object_mut().unwrap().remove("digline_version");
+            },
+            "",
+        ),
+        (
+            "a replay",
+            |d| d["rejudged_from"] = json!("2026-01-01T00-00-00-00-00-0123456789abcdef"),
+            "\"rejudged_from\"",
+        ),
+        (
+            "a canary",
+            |d| d["results"][0]["canary"] = json!(true),
+            "\"canary\": true",
+        ),
+        (
+            "an errored verdict",
+            |d| {
+                d["results"][0]["verdicts"][0]["status"] = json!("error");
+                d["results"][0]["verdicts"][0]["score"] = Value::Null;
+            },
+            "\"score\": null",
+        ),
     ];
     for (name, edit, want) in rows {
         let mut doc = golden_value("documents/01-unicode-text/run.json");
         edit(&mut doc);
         let bytes = dumps_document(&doc).into_bytes();
-        let read = from_bytes(Path::new("t.json"), &bytes)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let read =
+            from_bytes(Path::new("t.json"), &bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         let again = String::from_utf8(to_bytes(&read)).unwrap();
         assert_eq!(again.as_bytes(), bytes.as_slice(), "{name}");
         assert!(again.contains(want), "{name}");
