@@ -15,6 +15,7 @@ pub mod exit;
 pub mod list;
 pub mod promote;
 pub mod run;
+pub mod warn;
 
 pub use error::CliError;
 

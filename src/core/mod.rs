@@ -13,3 +13,4 @@ pub mod pyjson;
 pub mod ratio;
 pub mod suite;
 pub mod verdict;
+pub mod version;
