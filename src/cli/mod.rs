@@ -13,6 +13,7 @@ pub mod compare;
 pub mod error;
 pub mod exit;
 pub mod list;
+pub mod migrate;
 pub mod promote;
 pub mod run;
 pub mod warn;
@@ -61,6 +62,11 @@ pub enum Command {
     /// List the stored runs of a suite, newest first (* marks the baseline's run).
     #[command(after_help = "Example:\n  digline list --suite suite.toml")]
     List(list::ListArgs),
+    /// Bring stored schema 4–9 runs and baselines up to schema 10 (every tenant and suite).
+    #[command(
+        after_help = "Example:\n  digline migrate --dry-run      # what would change; writes nothing\n  digline migrate                # rewrite them, then commit the baselines\n  digline migrate --suite suite.toml   # one suite only\n\nExit 0 when every file is current; 64 when one was refused (a newer schema: upgrade digline)."
+    )]
+    Migrate(migrate::MigrateArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -163,6 +169,7 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Compare(args) => compare::execute(args),
         Command::Promote(args) => promote::execute(args),
         Command::List(args) => list::execute(args),
+        Command::Migrate(args) => migrate::execute(args),
     }
 }
 
