@@ -111,7 +111,10 @@ mod tests {
             (None, "-"),
             (Some(""), ""),
             (Some("cf9bf47dc38afadb7c5d1f8ae887a289ce994d0d"), "cf9bf47"),
-            (Some("cf9bf47dc38afadb7c5d1f8ae887a289ce994d0d-dirty"), "cf9bf47-dirty"),
+            (
+                Some("cf9bf47dc38afadb7c5d1f8ae887a289ce994d0d-dirty"),
+                "cf9bf47-dirty",
+            ),
             (Some("é"), "é"),
         ];
         for (commit, want) in rows {

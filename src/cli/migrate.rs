@@ -66,7 +66,11 @@ pub fn execute(args: MigrateArgs) -> Result<i32, CliError> {
         return Ok(exit::OK);
     }
     let report = migrate_paths(&paths, args.dry_run);
-    let verb = if args.dry_run { "would migrate" } else { "migrated" };
+    let verb = if args.dry_run {
+        "would migrate"
+    } else {
+        "migrated"
+    };
     for (path, from) in &report.migrated {
         println!("{verb} {} from schema {from}", shown(&args.root, path));
     }
@@ -88,5 +92,8 @@ pub fn execute(args: MigrateArgs) -> Result<i32, CliError> {
 
 /// `path` relative to `root` when it is below it.
 fn shown(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root).unwrap_or(path).display().to_string()
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }

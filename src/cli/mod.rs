@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 pub mod compare;
+pub mod diff;
 pub mod error;
 pub mod exit;
 pub mod list;
@@ -54,6 +55,11 @@ pub enum Command {
         after_help = "Example:\n  digline compare --suite suite.toml --run latest\n  digline compare --suite suite.toml --run latest --json full"
     )]
     Compare(compare::CompareArgs),
+    /// Show what differs between two runs of the suite; no verdict (exit 0, or 64 when refused).
+    #[command(
+        after_help = "Example:\n  digline diff --suite suite.toml 2026-11-30T04-16-02-573852-00-00-d4d9fd58fc759255 latest\n  digline diff --suite suite.toml KEY1 KEY2 --json full\n\nNever a gate: neither run is a reference. Refused for the same run twice or runs of different rules."
+    )]
+    Diff(diff::DiffArgs),
     /// Make a run the baseline: same suite, same rules, nothing errored.
     #[command(
         after_help = "Example:\n  digline promote --suite suite.toml --run latest\n\nThen commit .digline/<tenant>/baselines/<suite>.json: the gate compares against it."
@@ -168,6 +174,7 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Run(args) => run::execute(args),
         Command::Compare(args) => compare::execute(args),
         Command::Promote(args) => promote::execute(args),
+        Command::Diff(args) => diff::execute(args),
         Command::List(args) => list::execute(args),
         Command::Migrate(args) => migrate::execute(args),
     }

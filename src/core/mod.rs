@@ -7,6 +7,7 @@
 
 pub mod checks;
 pub mod compare;
+pub mod diff;
 pub mod document;
 pub mod identity;
 pub mod pyjson;
