@@ -7,6 +7,8 @@
 mod interop;
 #[path = "cli/layering.rs"]
 mod layering;
+#[path = "cli/lifecycle.rs"]
+mod lifecycle;
 #[path = "cli/quickstart.rs"]
 mod quickstart;
 #[path = "cli/refusals.rs"]

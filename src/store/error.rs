@@ -52,7 +52,7 @@ pub enum StoreError {
         supported: i64,
     },
     /// No run stored under that key.
-    #[error("no run '{key}' is stored for suite '{suite}' in tenant '{tenant}' ({path})")]
+    #[error("no run '{key}' is stored for suite '{suite}' in tenant '{tenant}' ({path}); digline list --suite <suite.toml> shows the stored runs")]
     RunNotFound {
         /// The key asked for.
         key: String,
