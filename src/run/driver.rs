@@ -175,13 +175,24 @@ fn recorded(response: &Response) -> Value {
 
 type Answer = Option<Result<Response, String>>;
 
+/// Ask one case, logging at debug level whether it answered (the case id
+/// and the latency only: never the answer or the cause, which may quote it).
+fn ask_logged(target: &dyn Ask, case: &Case) -> Result<Response, String> {
+    let answer = target.ask(case);
+    match &answer {
+        Ok(r) => tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered"),
+        Err(_) => tracing::debug!(case = %case.id, "the call failed; its checks will be errors"),
+    }
+    answer
+}
+
 /// Ask every unsuspended case once, `concurrency` at a time; `None` for suspended cases.
 fn ask_all(suite: &Suite, target: &dyn Ask, concurrency: usize) -> Vec<Answer> {
     let slots: Vec<Mutex<Answer>> = suite.cases.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     if let Some(first) = suite.cases.iter().position(|c| c.suspended.is_none()) {
         if let Ok(mut slot) = slots[first].lock() {
-            *slot = Some(target.ask(&suite.cases[first]));
+            *slot = Some(ask_logged(target, &suite.cases[first]));
         }
         next.store(first + 1, Ordering::SeqCst);
     }
@@ -196,7 +207,7 @@ fn ask_all(suite: &Suite, target: &dyn Ask, concurrency: usize) -> Vec<Answer> {
                 if case.suspended.is_some() {
                     continue;
                 }
-                let answer = target.ask(case);
+                let answer = ask_logged(target, case);
                 if let Ok(mut slot) = slots[i].lock() {
                     *slot = Some(answer);
                 }

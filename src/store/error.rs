@@ -71,8 +71,10 @@ pub enum StoreError {
         /// The tenant.
         tenant: String,
     },
-    /// `--run latest` when runs are stored but none is readable at schema 10.
-    #[error("no readable runs for suite '{suite}' in tenant '{tenant}', so there is no latest one ({note}): {advice}")]
+    /// `--run latest` when the newest stored run is at another schema (or
+    /// none is readable at schema 10): stepping past it would compare an
+    /// older run.
+    #[error("no readable latest run for suite '{suite}' in tenant '{tenant}': the newest stored run is at another schema ({note}). {advice}")]
     NoReadableRuns {
         /// The suite.
         suite: String,
@@ -102,6 +104,22 @@ pub enum StoreError {
         found: String,
         /// Where it was found.
         expected: String,
+    },
+    /// `--run latest` while a file among the runs cannot be read: it might be the newest.
+    #[error("cannot tell which run is the latest: {path} cannot be read ({cause}). Remove or repair it, or name the run by its key")]
+    LatestUnknown {
+        /// The unreadable file.
+        path: PathBuf,
+        /// Why it cannot be read.
+        cause: String,
+    },
+    /// The store cannot take a new run (checked before the first call).
+    #[error("a run cannot be stored in {path}: {cause}. Nothing was asked of the target; fix the directory (or --root) and run again")]
+    NotWritable {
+        /// The runs directory.
+        path: PathBuf,
+        /// The operating system's words.
+        cause: String,
     },
     /// A path that resolves outside `.digline/`.
     #[error(

@@ -65,6 +65,9 @@ pub struct Listing {
     pub runs: Vec<StoredRun>,
     /// Runs left out for their schema: version → how many files.
     pub skipped: BTreeMap<i64, usize>,
+    /// The newest `created_at` among the runs left out for their schema
+    /// (when they record one): `latest` never steps past a newer one.
+    pub skipped_newest: Option<String>,
     /// Files that could not be read as schema-10 runs, with the reason.
     pub unreadable: Vec<(PathBuf, String)>,
 }
@@ -205,15 +208,30 @@ impl Store {
     pub fn read_run(&self, tenant: &str, suite: &str, key: &str) -> Result<StoredRun, StoreError> {
         if key == LATEST {
             let listing = self.list_runs(tenant, suite)?;
-            if let Some(note) = listing.note().filter(|_| listing.runs.is_empty()) {
+            // An unreadable file might be the newest run: never skip past it
+            // to an older one (that could turn a broken run into a green gate).
+            if let Some((path, why)) = listing.unreadable.first() {
+                return Err(StoreError::LatestUnknown {
+                    path: path.clone(),
+                    cause: why.clone(),
+                });
+            }
+            let newest_readable = listing.runs.first().map(|r| r.doc.created_at.as_str());
+            let skipped_is_newer = match (&listing.skipped_newest, newest_readable) {
+                (_, None) => !listing.skipped.is_empty(),
+                (Some(skipped), Some(readable)) => skipped.as_str() > readable,
+                // Left out and undated: it might be the newest.
+                (None, Some(_)) => !listing.skipped.is_empty(),
+            };
+            if skipped_is_newer {
                 let mut advice = listing.advice();
                 if advice.is_empty() {
-                    advice.push("run the suite again, or look at the files named by digline list");
+                    advice.push("run the suite again");
                 }
                 return Err(StoreError::NoReadableRuns {
                     suite: suite.to_string(),
                     tenant: tenant.to_string(),
-                    note,
+                    note: listing.note().unwrap_or_default(),
                     advice: advice.join("; "),
                 });
             }
@@ -321,6 +339,13 @@ impl Store {
                 Ok(doc) => listing.runs.push(StoredRun { key, doc }),
                 Err(StoreError::Newer { found, .. } | StoreError::Older { found, .. }) => {
                     *listing.skipped.entry(found).or_default() += 1;
+                    let created = std::fs::read(&path)
+                        .ok()
+                        .and_then(|b| document::parse_versioned(&path, &b).ok())
+                        .and_then(|(map, _)| map.get("created_at")?.as_str().map(str::to_string));
+                    if created > listing.skipped_newest {
+                        listing.skipped_newest = created;
+                    }
                 }
                 Err(e) => listing.unreadable.push((path, e.to_string())),
             }
@@ -332,6 +357,28 @@ impl Store {
                 .then(b.key.cmp(&a.key))
         });
         Ok(listing)
+    }
+
+    /// Make sure a run of `suite` in `tenant` can be stored, before anything
+    /// is asked of the target: creates the directories and writes and
+    /// removes a probe file.
+    ///
+    /// # Errors
+    /// [`StoreError::NotWritable`] naming the directory and the cause.
+    pub fn check_writable(&self, tenant: &str, suite: &str) -> Result<(), StoreError> {
+        let dir = self.runs_dir(tenant, suite)?;
+        let probe = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            tempfile::Builder::new()
+                .prefix(".probe-")
+                .tempfile_in(&dir)
+                .map(drop)
+        };
+        probe().map_err(|e| StoreError::NotWritable {
+            path: dir.clone(),
+            cause: e.to_string(),
+        })?;
+        self.ensure_layout()
     }
 
     fn check_inside(&self, path: &Path) -> Result<(), StoreError> {
@@ -400,6 +447,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_unwritable_store_is_found_before_any_call() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".digline"), "a file in the way").unwrap();
+        let err = Store::new(dir.path()).check_writable("t", "s").unwrap_err();
+        assert!(matches!(err, StoreError::NotWritable { .. }), "{err}");
+    }
+
+    #[test]
     fn safe_names() {
         for ok in ["gold", "a.b-c_d", "0x"] {
             assert!(is_safe_name(ok), "{ok}");
@@ -429,6 +484,7 @@ mod tests {
         store.write_run(&older).unwrap();
         let latest = store.read_run("gold", "unicode-text", LATEST).unwrap();
         assert_eq!(latest.key, key);
+        assert!(store.check_writable("gold", "unicode-text").is_ok());
         assert_eq!(
             std::fs::read_to_string(store.dir().join(".gitignore")).unwrap(),
             GITIGNORE
@@ -452,6 +508,11 @@ mod tests {
             store.read_run("gold", "other", LATEST),
             Err(StoreError::NoRuns { .. })
         ));
+        // The unreadable zz.json might be the newest: `latest` refuses.
+        let err = store.read_run("gold", "unicode-text", LATEST).unwrap_err();
+        assert!(matches!(err, StoreError::LatestUnknown { .. }), "{err}");
+        assert!(err.to_string().contains("zz.json"), "{err}");
+        assert!(store.read_run("gold", "unicode-text", &key).is_ok());
     }
     fn golden_doc() -> RunDocument {
         let bytes = std::fs::read(
@@ -596,5 +657,31 @@ mod tests {
             "{names:?}"
         );
         assert!(names[2].starts_with("silver/runs/s2/"), "{names:?}");
+    }
+    #[test]
+    fn latest_never_steps_past_a_newer_run_of_another_schema() {
+        // (created_at of the schema-9 file, latest resolves?)
+        let rows: &[(&str, bool)] = &[
+            ("2020-01-01T00:00:00+00:00", true),
+            ("2030-01-01T00:00:00+00:00", false),
+        ];
+        for (created, resolves) in rows {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::new(dir.path());
+            let key = store.write_run(&golden_doc()).unwrap();
+            let runs = store.runs_dir("gold", "unicode-text").unwrap();
+            std::fs::write(
+                runs.join("old.json"),
+                format!("{{\"schema_version\": 9, \"created_at\": \"{created}\"}}"),
+            )
+            .unwrap();
+            match store.read_run("gold", "unicode-text", LATEST) {
+                Ok(run) => assert!(*resolves && run.key == key, "{created}"),
+                Err(e) => {
+                    assert!(!*resolves, "{created}: {e}");
+                    assert!(e.to_string().contains(ADVICE_MIGRATE), "{e}");
+                }
+            }
+        }
     }
 }

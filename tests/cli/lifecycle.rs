@@ -237,7 +237,7 @@ fn migrate_brings_every_tenant_forward_and_refuses_in_the_right_direction() {
     );
     assert_eq!(compared.code, 64);
     assert!(
-        compared.stderr.contains("no readable runs"),
+        compared.stderr.contains("no readable latest run"),
         "{}",
         compared.stderr
     );
