@@ -628,7 +628,7 @@ mod tests {
                 .unwrap_err()
                 .to_string();
             assert!(
-                err.contains("no readable runs") && err.contains(advice[0]),
+                err.contains("no readable latest run") && err.contains(advice[0]),
                 "{err}"
             );
         }
