@@ -3,8 +3,12 @@
 //! Each module is one concern; `util` holds the helpers (temp dirs, the
 //! binary, the loopback stub).
 
+#[path = "cli/interop.rs"]
+mod interop;
 #[path = "cli/layering.rs"]
 mod layering;
+#[path = "cli/lifecycle.rs"]
+mod lifecycle;
 #[path = "cli/quickstart.rs"]
 mod quickstart;
 #[path = "cli/refusals.rs"]

@@ -8,6 +8,7 @@
 pub mod aggregate;
 pub mod checks;
 pub mod compare;
+pub mod diff;
 pub mod document;
 pub mod identity;
 pub mod pyjson;
@@ -15,3 +16,4 @@ pub mod ratio;
 pub mod sampling;
 pub mod suite;
 pub mod verdict;
+pub mod version;

@@ -151,6 +151,7 @@ pub fn execute(suite: &Suite, target: &dyn Ask, ctx: &RunContext) -> Result<RunD
         suite: suite.name.clone(),
         target_config,
         tenant: suite.tenant.clone(),
+        rejudged_from: None,
         promoted_at: None,
     })
 }
