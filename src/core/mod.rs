@@ -14,6 +14,7 @@ pub mod identity;
 pub mod pyjson;
 pub mod ratio;
 pub mod sampling;
+pub mod strict_json;
 pub mod suite;
 pub mod verdict;
 pub mod version;
