@@ -213,9 +213,12 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 mod tests {
     use super::*;
 
+    /// A duplicated key and the top-level entry holding it.
+    type Found<'a> = Option<(&'a str, Option<usize>)>;
+
     #[test]
     fn duplicates_are_found_at_any_depth() {
-        let rows: &[(&str, Option<(&str, Option<usize>)>)] = &[
+        let rows: &[(&str, Found)] = &[
             (r#"{"a": 1, "b": 2}"#, None),
             (r#"{"a": 1, "a": 2}"#, Some(("a", None))),
             (
