@@ -10,6 +10,7 @@ pub mod compare;
 pub mod document;
 pub mod identity;
 pub mod pyjson;
+pub mod pyrepr;
 pub mod ratio;
 pub mod suite;
 pub mod verdict;
