@@ -17,7 +17,11 @@ fn replay(name: &str) {
     let server = stub(&root.join("answers.json"));
     let port = format!("127.0.0.1:{}", server.port);
     let suite = std::fs::read_to_string(src.join("suite.toml")).unwrap();
-    std::fs::write(root.join("suite.toml"), suite.replace("127.0.0.1:18950", &port)).unwrap();
+    std::fs::write(
+        root.join("suite.toml"),
+        suite.replace("127.0.0.1:18950", &port),
+    )
+    .unwrap();
 
     let command = std::fs::read_to_string(src.join("command.txt")).unwrap();
     let args: Vec<&str> = command.split_whitespace().skip(1).collect();

@@ -14,18 +14,13 @@ use serde_json::Value;
 use super::eval::Outcome;
 use super::{output_kind, OutputKind};
 
-/// Judge `output` (of the accepted `kind`) against `expected`; `name` is the
-/// check's reported name, used in the missing-expected reason.
-pub(super) fn judge(
-    name: &str,
-    output: &Value,
-    kind: OutputKind,
-    expected: Option<&Value>,
-) -> Outcome {
+/// Judge `output` (of the accepted `kind`) against `expected`. The reasons
+/// say `equals` whatever the check's declared name, as 0.10.0's do.
+pub(super) fn judge(output: &Value, kind: OutputKind, expected: Option<&Value>) -> Outcome {
     let Some(expected) = expected else {
-        return Outcome::Errored(format!(
-            "expected is missing: {name} cannot judge without an expected value"
-        ));
+        return Outcome::Errored(
+            "expected is missing: equals cannot judge without an expected value".to_string(),
+        );
     };
     let expected_kind = output_kind(expected).map_or("invalid", OutputKind::as_str);
     if expected_kind != kind.as_str() {
@@ -139,7 +134,7 @@ mod tests {
             (json!([]), OutputKind::Conversation, Some(json!("x")), None, "output is 'conversation' but expected is 'text': Output branches are not comparable"),
         ];
         for (output, kind, expected, score, reason) in rows {
-            let got = judge("equals", output, *kind, expected.as_ref());
+            let got = judge(output, *kind, expected.as_ref());
             match got {
                 Outcome::Scored {
                     score: s,

@@ -82,7 +82,7 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
             check.threshold,
         ),
         Check::Equals => match accepted(check, inputs.output) {
-            Ok(kind) => equals::judge(&check.name, inputs.output, kind, inputs.expected),
+            Ok(kind) => equals::judge(inputs.output, kind, inputs.expected),
             Err(reason) => Outcome::Errored(reason),
         },
         Check::Affix {
@@ -104,7 +104,7 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
             Err(reason) => Outcome::Errored(reason),
         },
         Check::Levenshtein => with_text(check, inputs.output, |t| {
-            levenshtein::judge(&check.name, t, inputs.expected)
+            levenshtein::judge(t, inputs.expected)
         }),
         Check::PiiAbsent => with_text(check, inputs.output, pii::judge),
         Check::ToolsCalled { expected } => match accepted(check, inputs.output) {

@@ -7,7 +7,7 @@
 //! output is a **fail** (score 0.0, `json_kind: "invalid"`) whose reason
 //! carries Python's message with line and column; a decoded one records
 //! `json_kind` (`object`, `array` or `scalar`). Nesting too deep to decode
-//! is an `error`, as 0.10.0's `RecursionError` is.
+//! (more than 9995 levels) is an `error`, as 0.10.0's `RecursionError` is.
 
 use serde_json::{Map, Value};
 
@@ -56,7 +56,7 @@ fn scored(score: f64, reason: String, kind: &str) -> Outcome {
 
 /// Judge `text`.
 pub(super) fn judge(top_level: TopLevel, text: &str) -> Outcome {
-    let decoded = match pydecode::loads(text) {
+    let decoded = match pydecode::loads_shape(text) {
         Ok(decoded) => decoded,
         Err(Failure::Invalid(e)) => {
             return scored(
@@ -68,7 +68,7 @@ pub(super) fn judge(top_level: TopLevel, text: &str) -> Outcome {
                 "invalid",
             )
         }
-        Err(Failure::TooDeep) => return Outcome::Errored(too_deep()),
+        Err(Failure::TooDeep(what)) => return Outcome::Errored(too_deep(what)),
     };
     let kind = kind_of(&decoded.value);
     if top_level == TopLevel::Any || top_level.as_str() == kind {
@@ -85,12 +85,12 @@ pub(super) fn judge(top_level: TopLevel, text: &str) -> Outcome {
     }
 }
 
-/// The reason for an output nested too deep to decode.
-pub(super) fn too_deep() -> String {
+/// The reason for an output nested too deep to decode: what digline 0.10.0
+/// records when Python's decoder raises `RecursionError` inside a check.
+pub(super) fn too_deep(what: &str) -> String {
     format!(
-        "the output nests arrays or objects more than {} levels deep, and decoding it was \
-         given up",
-        pydecode::MAX_DEPTH
+        "assertion raised RecursionError: maximum recursion depth exceeded while decoding a \
+         JSON {what} from a unicode string"
     )
 }
 
@@ -122,6 +122,9 @@ mod tests {
                 "{text:?}"
             );
         }
-        assert!(matches!(judge(Any, &"[".repeat(5000)), Outcome::Errored(_)));
+        assert!(matches!(
+            judge(Any, &"[".repeat(20_000)),
+            Outcome::Errored(_)
+        ));
     }
 }

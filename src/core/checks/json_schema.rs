@@ -21,8 +21,11 @@
 //! - `format` is not asserted (as in 0.10.0), `$schema` may select another
 //!   draft, and a `$ref` that cannot be resolved is refused at load (0.10.0
 //!   raised while judging);
-//! - an output holding `NaN`, `Infinity` or a lone surrogate escape is an
-//!   error here: the validator cannot hold those values.
+//! - an output holding `NaN`, `Infinity`, a lone surrogate escape or
+//!   containers nested more than 256 deep is an error here: the validator
+//!   cannot hold those values;
+//! - `items = false` after `prefixItems` reads in the Rust validator's words
+//!   (0.10.0: `Expected at most N items but found M extra: …`).
 
 use std::sync::Arc;
 
@@ -99,7 +102,7 @@ pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
                     e.python_str()
                 ))
             }
-            Err(Failure::TooDeep) => return Outcome::Errored(too_deep()),
+            Err(Failure::TooDeep(what)) => return Outcome::Errored(too_deep(what)),
         },
         other => other,
     };
@@ -107,7 +110,12 @@ pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
         .validator
         .iter_errors(instance)
         .map(|e| {
-            let path: Vec<String> = e.instance_path().iter().map(|s| s.to_string()).collect();
+            let mut path: Vec<String> = e.instance_path().iter().map(|s| s.to_string()).collect();
+            if false_property(&e) {
+                // Python's `jsonschema` reports a `false` property schema at
+                // the object, not at the property.
+                path.pop();
+            }
             (path, message(&compiled.schema, &e))
         })
         .collect();
@@ -126,6 +134,19 @@ pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
         reason: format!("{} violation(s), first at {at}: {first}", errors.len()),
         metadata: Map::new(),
     }
+}
+
+/// A `false` schema reached as a property's schema (`properties.x = false`).
+fn false_property(error: &ValidationError<'_>) -> bool {
+    if !matches!(error.kind(), ValidationErrorKind::FalseSchema) {
+        return false;
+    }
+    let segments: Vec<String> = error.schema_path().iter().map(|s| s.to_string()).collect();
+    segments.len() >= 2
+        && matches!(
+            segments[segments.len() - 2].as_str(),
+            "properties" | "patternProperties"
+        )
 }
 
 fn repr_list(items: &[String]) -> String {

@@ -21,12 +21,16 @@
 //! non-finite number (held as `null`) and a lone surrogate (held as U+FFFD).
 //! Integers beyond 64 bits are held as the nearest float. Nesting deeper than
 //! [`MAX_DEPTH`] is an error of its own ([`Failure::TooDeep`]), where Python
-//! raises `RecursionError`.
+//! raises `RecursionError`. The parser keeps its own stack of open
+//! containers (no recursion), so no input can exhaust the thread's stack.
 
 use serde_json::{Map, Number, Value};
 
-/// How deep arrays and objects may nest before decoding gives up.
-pub const MAX_DEPTH: usize = 900;
+/// How deep arrays and objects may nest: inside a 0.10.0 check, Python
+/// 3.13's decoder decodes 9995 levels and raises `RecursionError` at the
+/// next one (measured with the oracle; Python's exact limit moves a little
+/// with its own call depth).
+pub const MAX_DEPTH: usize = 9995;
 
 /// A decoded document.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,8 +47,9 @@ pub struct Decoded {
 pub enum Failure {
     /// Python's `JSONDecodeError`.
     Invalid(DecodeError),
-    /// Nested deeper than [`MAX_DEPTH`] (Python: `RecursionError`).
-    TooDeep,
+    /// Nested deeper than [`MAX_DEPTH`] (Python: `RecursionError`); the
+    /// container that was one too many: `"array"` or `"object"`.
+    TooDeep(&'static str),
 }
 
 /// Python's `JSONDecodeError`: message and position.
@@ -70,17 +75,35 @@ impl DecodeError {
     }
 }
 
+/// How deep [`loads`] keeps values: deeper members are decoded and checked
+/// but not held (and [`Decoded::lossy`] says so), so that no value is too
+/// deep to drop, compare or validate without exhausting the stack.
+pub const KEEP_DEPTH: usize = 256;
+
 /// Decode `text` as Python's `json.loads(text)` does.
 ///
 /// # Errors
 /// [`Failure::Invalid`] with Python's message and position, or
 /// [`Failure::TooDeep`].
 pub fn loads(text: &str) -> Result<Decoded, Failure> {
+    decode(text, KEEP_DEPTH)
+}
+
+/// Decode `text` for its shape only: the same acceptance and errors as
+/// [`loads`], but a container at the top comes back empty.
+///
+/// # Errors
+/// As [`loads`].
+pub fn loads_shape(text: &str) -> Result<Decoded, Failure> {
+    decode(text, 0)
+}
+
+fn decode(text: &str, keep: usize) -> Result<Decoded, Failure> {
     let chars: Vec<char> = text.chars().collect();
     let mut parser = Parser {
         s: &chars,
         lossy: None,
-        depth: 0,
+        keep,
     };
     let fail =
         |parser: &Parser, msg: &'static str, pos: usize| Failure::Invalid(parser.error(msg, pos));
@@ -96,7 +119,7 @@ pub fn loads(text: &str) -> Result<Decoded, Failure> {
         Ok(found) => found,
         Err(Stop::Value(pos)) => return Err(fail(&parser, "Expecting value", pos)),
         Err(Stop::Error(msg, pos)) => return Err(fail(&parser, msg, pos)),
-        Err(Stop::TooDeep) => return Err(Failure::TooDeep),
+        Err(Stop::TooDeep(what)) => return Err(Failure::TooDeep(what)),
     };
     let end = parser.skip_ws(end);
     if end != chars.len() {
@@ -113,13 +136,21 @@ pub fn loads(text: &str) -> Result<Decoded, Failure> {
 enum Stop {
     Value(usize),
     Error(&'static str, usize),
-    TooDeep,
+    TooDeep(&'static str),
 }
 
 struct Parser<'a> {
     s: &'a [char],
     lossy: Option<&'static str>,
-    depth: usize,
+    /// Containers deeper than this are not held.
+    keep: usize,
+}
+
+/// An open container: an array and its items so far, or an object, its
+/// members so far and the key whose value is being read.
+enum Frame {
+    Array(Vec<Value>),
+    Object(Map<String, Value>, String),
 }
 
 fn is_ws(c: char) -> bool {
@@ -170,8 +201,117 @@ impl Parser<'_> {
         }
     }
 
-    /// One value starting exactly at `i` (Python's `scan_once`).
-    fn value(&mut self, i: usize) -> Result<(Value, usize), Stop> {
+    /// One value starting exactly at `i` (Python's `scan_once`), containers
+    /// included: each `[`/`{` opens a frame, each value closes into the
+    /// innermost frame, with Python's checks and positions at every step.
+    fn value(&mut self, start: usize) -> Result<(Value, usize), Stop> {
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut i = start;
+        'value: loop {
+            let (mut value, mut end) = match self.at(i) {
+                Some('[') => {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(Stop::TooDeep("array"));
+                    }
+                    let j = self.skip_ws(i + 1);
+                    if self.at(j) == Some(']') {
+                        (Value::Array(Vec::new()), j + 1)
+                    } else {
+                        stack.push(Frame::Array(Vec::new()));
+                        i = j;
+                        continue 'value;
+                    }
+                }
+                Some('{') => {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(Stop::TooDeep("object"));
+                    }
+                    let j = self.skip_ws(i + 1);
+                    if self.at(j) == Some('}') {
+                        (Value::Object(Map::new()), j + 1)
+                    } else {
+                        let (key, next) = self.key(j)?;
+                        stack.push(Frame::Object(Map::new(), key));
+                        i = next;
+                        continue 'value;
+                    }
+                }
+                _ => self.scalar(i)?,
+            };
+            // Close the value into its container(s).
+            loop {
+                let depth = stack.len();
+                let Some(frame) = stack.last_mut() else {
+                    return Ok((value, end));
+                };
+                let held = depth <= self.keep;
+                let (close, trailing) = match frame {
+                    Frame::Array(items) => {
+                        if held {
+                            items.push(value);
+                        }
+                        (']', "Illegal trailing comma before end of array")
+                    }
+                    Frame::Object(map, key) => {
+                        let key = std::mem::take(key);
+                        if held {
+                            map.insert(key, value);
+                        }
+                        ('}', "Illegal trailing comma before end of object")
+                    }
+                };
+                if !held && self.keep > 0 {
+                    self.note("arrays or objects nested more than 256 levels deep");
+                }
+                let j = self.skip_ws(end);
+                match self.at(j) {
+                    Some(c) if c == close => {
+                        value = match stack.pop() {
+                            Some(Frame::Array(items)) => Value::Array(items),
+                            Some(Frame::Object(map, _)) => Value::Object(map),
+                            None => Value::Null,
+                        };
+                        end = j + 1;
+                    }
+                    Some(',') => {
+                        let k = self.skip_ws(j + 1);
+                        if self.at(k) == Some(close) {
+                            return Err(Stop::Error(trailing, j));
+                        }
+                        if let Some(Frame::Object(_, key)) = stack.last_mut() {
+                            let (next_key, next) = self.key(k)?;
+                            *key = next_key;
+                            i = next;
+                        } else {
+                            i = k;
+                        }
+                        continue 'value;
+                    }
+                    _ => return Err(Stop::Error("Expecting ',' delimiter", j)),
+                }
+            }
+        }
+    }
+
+    /// An object key at `i`, its `:` and the whitespace after it: the key
+    /// and the position of its value.
+    fn key(&mut self, i: usize) -> Result<(String, usize), Stop> {
+        if self.at(i) != Some('"') {
+            return Err(Stop::Error(
+                "Expecting property name enclosed in double quotes",
+                i,
+            ));
+        }
+        let (key, next) = self.string(i + 1)?;
+        let j = self.skip_ws(next);
+        if self.at(j) != Some(':') {
+            return Err(Stop::Error("Expecting ':' delimiter", j));
+        }
+        Ok((key, self.skip_ws(j + 1)))
+    }
+
+    /// A string, literal or number at `i`.
+    fn scalar(&mut self, i: usize) -> Result<(Value, usize), Stop> {
         let Some(c) = self.at(i) else {
             return Err(Stop::Value(i));
         };
@@ -180,8 +320,6 @@ impl Parser<'_> {
                 let (s, end) = self.string(i + 1)?;
                 Ok((Value::String(s), end))
             }
-            '{' => self.nested(|p| p.object(i + 1)),
-            '[' => self.nested(|p| p.array(i + 1)),
             'n' if self.starts(i, "null") => Ok((Value::Null, i + 4)),
             't' if self.starts(i, "true") => Ok((Value::Bool(true), i + 4)),
             'f' if self.starts(i, "false") => Ok((Value::Bool(false), i + 5)),
@@ -199,19 +337,6 @@ impl Parser<'_> {
             }
             _ => self.number(i),
         }
-    }
-
-    fn nested(
-        &mut self,
-        inner: impl FnOnce(&mut Self) -> Result<(Value, usize), Stop>,
-    ) -> Result<(Value, usize), Stop> {
-        if self.depth >= MAX_DEPTH {
-            return Err(Stop::TooDeep);
-        }
-        self.depth += 1;
-        let found = inner(self);
-        self.depth -= 1;
-        found
     }
 
     fn digit(&self, i: usize) -> bool {
@@ -372,72 +497,6 @@ impl Parser<'_> {
             }
         }
     }
-
-    /// An object whose `{` is at `start - 1`.
-    fn object(&mut self, start: usize) -> Result<(Value, usize), Stop> {
-        let mut map = Map::new();
-        let mut i = self.skip_ws(start);
-        if self.at(i) == Some('}') {
-            return Ok((Value::Object(map), i + 1));
-        }
-        loop {
-            if self.at(i) != Some('"') {
-                return Err(Stop::Error(
-                    "Expecting property name enclosed in double quotes",
-                    i,
-                ));
-            }
-            let (key, next) = self.string(i + 1)?;
-            i = self.skip_ws(next);
-            if self.at(i) != Some(':') {
-                return Err(Stop::Error("Expecting ':' delimiter", i));
-            }
-            i = self.skip_ws(i + 1);
-            let (value, next) = self.value(i)?;
-            map.insert(key, value);
-            i = self.skip_ws(next);
-            match self.at(i) {
-                Some('}') => return Ok((Value::Object(map), i + 1)),
-                Some(',') => {}
-                _ => return Err(Stop::Error("Expecting ',' delimiter", i)),
-            }
-            let comma = i;
-            i = self.skip_ws(i + 1);
-            if self.at(i) == Some('}') {
-                return Err(Stop::Error(
-                    "Illegal trailing comma before end of object",
-                    comma,
-                ));
-            }
-        }
-    }
-
-    /// An array whose `[` is at `start - 1`.
-    fn array(&mut self, start: usize) -> Result<(Value, usize), Stop> {
-        let mut items = Vec::new();
-        let mut i = self.skip_ws(start);
-        if self.at(i) == Some(']') {
-            return Ok((Value::Array(items), i + 1));
-        }
-        loop {
-            let (value, next) = self.value(i)?;
-            items.push(value);
-            i = self.skip_ws(next);
-            match self.at(i) {
-                Some(']') => return Ok((Value::Array(items), i + 1)),
-                Some(',') => {}
-                _ => return Err(Stop::Error("Expecting ',' delimiter", i)),
-            }
-            let comma = i;
-            i = self.skip_ws(i + 1);
-            if self.at(i) == Some(']') {
-                return Err(Stop::Error(
-                    "Illegal trailing comma before end of array",
-                    comma,
-                ));
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -516,10 +575,24 @@ mod tests {
     }
 
     #[test]
-    fn deep_nesting_is_its_own_failure() {
-        let deep = "[".repeat(100_000);
-        assert_eq!(loads(&deep), Err(Failure::TooDeep));
-        let fine = format!("{}{}", "[".repeat(100), "]".repeat(100));
-        assert!(loads(&fine).is_ok());
+    fn nests_as_deep_as_python_and_no_deeper() {
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(loads_shape(&nested(MAX_DEPTH)).is_ok());
+        assert_eq!(
+            loads_shape(&nested(MAX_DEPTH + 1)),
+            Err(Failure::TooDeep("array"))
+        );
+        assert_eq!(
+            loads(&"{\"a\":".repeat(100_000)),
+            Err(Failure::TooDeep("object"))
+        );
+        let objects = format!("{}1{}", "{\"a\":".repeat(MAX_DEPTH), "}".repeat(MAX_DEPTH));
+        assert!(loads_shape(&objects).is_ok());
+        let deep = loads(&objects).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(
+            deep.lossy,
+            Some("arrays or objects nested more than 256 levels deep")
+        );
+        assert_eq!(loads(&nested(KEEP_DEPTH)).map(|d| d.lossy), Ok(None));
     }
 }
