@@ -125,7 +125,8 @@ mod tests {
     #[test]
     fn kinds_and_missing_expected() {
         let text = OutputKind::Text;
-        let rows: &[(Value, OutputKind, Option<Value>, Option<f64>, &str)] = &[
+        type Row = (Value, OutputKind, Option<Value>, Option<f64>, &'static str);
+        let rows: &[Row] = &[
             (json!("a"), text, Some(json!("a")), Some(1.0), "identical to expected"),
             (json!("a"), text, Some(json!("b")), Some(0.0), "differs from expected"),
             (json!("a"), text, None, None, "expected is missing: equals cannot judge without an expected value"),

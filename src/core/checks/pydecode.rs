@@ -185,14 +185,7 @@ impl Parser<'_> {
     }
 
     fn starts(&self, i: usize, word: &str) -> bool {
-        let mut j = i;
-        for c in word.chars() {
-            if self.at(j) != Some(c) {
-                return false;
-            }
-            j += 1;
-        }
-        true
+        (i..).zip(word.chars()).all(|(j, c)| self.at(j) == Some(c))
     }
 
     fn note(&mut self, what: &'static str) {
