@@ -15,6 +15,7 @@ use super::{
     affix, budget, equals, is_json, json_schema, length, levenshtein, output_kind, pii, regex,
     text, tools, Check, DeclaredCheck, Inputs, OutputKind,
 };
+use crate::core::sampling;
 use crate::core::verdict::Verdict;
 
 /// What one check decided about one answer, before it becomes a verdict.
@@ -111,6 +112,11 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
             Ok(_) => tools::judge(expected, inputs.response_metadata),
             Err(reason) => Outcome::Errored(reason),
         },
+        Check::Repeated {
+            inner,
+            samples,
+            min_agreement,
+        } => return repeated(check, inner, *samples, *min_agreement, inputs),
     };
     match outcome {
         Outcome::Scored {
@@ -128,6 +134,25 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
         ),
         Outcome::Errored(reason) => check.errored(reason),
     }
+}
+
+/// `repeated`: grade the same inputs `samples` times with `inner` and fold
+/// with `min_agreement`; the verdict carries the Repeated's name and id.
+fn repeated(
+    check: &DeclaredCheck,
+    inner: &DeclaredCheck,
+    samples: u32,
+    min_agreement: f64,
+    inputs: &Inputs,
+) -> Verdict {
+    let verdicts: Vec<Verdict> = (0..samples.max(1))
+        .map(|_| inner.evaluate(inputs))
+        .collect();
+    let mut verdict = sampling::fold(&verdicts, min_agreement)
+        .unwrap_or_else(|| check.errored("nothing was graded".to_string()));
+    verdict.assertion.clone_from(&check.name);
+    verdict.assertion_id.clone_from(&check.assertion_id);
+    verdict
 }
 
 /// Run `judge` on the output's text, or say why the output cannot be judged.
@@ -225,6 +250,7 @@ mod tests {
             Check::Length { .. } => ("length", 1.0, vec![OutputKind::Text]),
             Check::CostBudget { .. } => ("cost_budget", 0.5, all_kinds()),
             Check::LatencyBudget { .. } => ("latency_budget", 0.5, all_kinds()),
+            Check::Repeated { .. } => ("repeated", 1.0, vec![OutputKind::Text]),
             _ => ("other", 1.0, all_kinds()),
         };
         DeclaredCheck {
