@@ -15,6 +15,7 @@ pub mod pyjson;
 pub mod pyrepr;
 pub mod ratio;
 pub mod sampling;
+pub mod strict_json;
 pub mod suite;
 pub mod verdict;
 pub mod version;

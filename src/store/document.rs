@@ -50,8 +50,8 @@ pub fn parse_versioned(path: &Path, bytes: &[u8]) -> Result<(Map<String, Value>,
     };
     let text = std::str::from_utf8(bytes)
         .map_err(|e| malformed(format!("it is not UTF-8 at byte {}", e.valid_up_to())))?;
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| malformed(format!("it is not JSON ({e})")))?;
+    let value: Value = crate::core::strict_json::parse(text)
+        .map_err(|e| malformed(format!("it is not JSON ({e})")))?;
     let Value::Object(map) = value else {
         return Err(malformed(format!(
             "it holds {}, not a run object",

@@ -56,6 +56,10 @@ fn bytes_that_are_not_a_schema_10_object_are_refused_with_the_file_named() {
         (b"{\"schema_version\": 9}", "run `digline migrate`"),
         (b"{\"schema_version\": 4}", "run `digline migrate`"),
         (b"not json", "not JSON"),
+        (
+            b"{\"schema_version\": 10, \"schema_version\": 10}",
+            "`schema_version` appears twice",
+        ),
         (&[0xff, 0xfe], "not UTF-8"),
     ];
     for (bytes, want) in rows {
