@@ -215,7 +215,8 @@ mod tests {
 
     #[test]
     fn duplicates_are_found_at_any_depth() {
-        let rows: &[(&str, Option<(&str, Option<usize>)>)] = &[
+        type Row<'a> = (&'a str, Option<(&'a str, Option<usize>)>);
+        let rows: &[Row] = &[
             (r#"{"a": 1, "b": 2}"#, None),
             (r#"{"a": 1, "a": 2}"#, Some(("a", None))),
             (
