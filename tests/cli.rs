@@ -3,6 +3,10 @@
 //! Each module is one concern; `util` holds the helpers (temp dirs, the
 //! binary, the loopback stub).
 
+#[path = "cli/checks.rs"]
+mod checks;
+#[path = "cli/documents.rs"]
+mod documents;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]
