@@ -154,6 +154,8 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     );
     problems.extend(plan.over(args.max_calls));
     preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
+    let store = Store::new(&args.suite.root);
+    store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
     if let Built::Http(target) = &built {
         if plan.cases > 0 {
             target.preflight().map_err(CliError::Refused)?;
@@ -204,9 +206,15 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     };
     let doc = run_suite(&loaded.suite, target, judge, &ctx)
         .map_err(|e| CliError::Refused(e.to_string()))?;
-    let store = Store::new(&args.suite.root);
     let key = store.write_run(&doc)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
+    let unjudged = doc.unjudged_cases();
+    if unjudged > 0 && !quiet {
+        eprintln!(
+            "digline: {unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
+            plan.cases
+        );
+    }
     if args.json {
         let line = json!({
             "output_version": crate::wire::OUTPUT_VERSION,

@@ -2,16 +2,24 @@
 //!
 //! Cases are asked by a bounded pool of workers (`--concurrency`) paced by
 //! a shared [`Throttle`]; results land in case order whatever the
-//! completion order. Each attempt that fails transiently (429, 5xx, a
-//! reset, a timeout) is retried ([`retrying`]); a call that still fails
-//! errors every check of that case with a one-line cause (`target raised
-//! ValueError: …`, the wording digline 0.10.0 records); it never fails a
-//! check. Judged checks (`llm_rubric`, `faithfulness`) call their judge
-//! inside the same worker, with the same retries; a judge that cannot be
-//! called, or whose reply cannot be read, errors that check only. The first
-//! unsuspended case is asked alone, so the configuration it reports (which
-//! the target holds every later answer to) is the first in case order, as
-//! in digline 0.10.0's sequential run.
+//! completion order. With `[suite] samples = N` a case is asked N times,
+//! **one call after the other by the same worker**, so a case's samples are
+//! numbered in call order (a target that answers per call, like the test
+//! stub's `answers` lists, gives sample k its k-th answer); different cases
+//! still run in parallel. Each attempt that fails transiently (429, 5xx, a
+//! reset, a timeout) is retried ([`retrying`]). Each check grades every
+//! sample and the N verdicts fold into one (`core::sampling`, with the
+//! suite's `min_agreement`); judged checks (`llm_rubric`, `faithfulness`,
+//! also inside `repeated`) call their judge in the same worker, with the
+//! same retries, and a judge that cannot be called or read errors that
+//! check only. A call that still fails on any sample errors every check of
+//! that case with a one-line cause (`target raised ValueError: …`, the
+//! wording digline 0.10.0 records); it never fails a check, and the case's
+//! remaining samples are not asked. The first unsuspended case is asked
+//! alone, so the configuration it reports (which the target holds every
+//! later answer to) is the first in case order, as in digline 0.10.0's
+//! sequential run. Aggregates are counted last, over the folded verdicts
+//! (`core::aggregate`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -20,9 +28,12 @@ use serde_json::{json, Map, Value};
 
 use super::progress::{Display, Progress};
 use super::retry::{retrying, RetryPolicy, Throttle};
+use crate::core::aggregate::{self, CaseOutcome};
 use crate::core::checks::judged::JudgeRequest;
-use crate::core::checks::{output_kind, DeclaredCheck, Inputs};
+use crate::core::checks::{output_kind, Check, DeclaredCheck, Inputs};
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
+use crate::core::pyjson::{dumps, Escape, Style};
+use crate::core::sampling;
 use crate::core::suite::{Case, Suite};
 use crate::core::verdict::{Status, Verdict};
 use crate::target::failure::Failure;
@@ -152,7 +163,7 @@ fn clip(text: &str) -> String {
     }
 }
 
-/// The services a worker uses.
+/// What the workers share.
 struct Services<'a> {
     target: &'a dyn Ask,
     judge: &'a dyn Judge,
@@ -165,20 +176,14 @@ struct Services<'a> {
 /// return the run document (not yet stored).
 ///
 /// # Errors
-/// [`RunError::NotSupported`] when the suite asks for sampling (`samples`
-/// > 1), which this release does not run yet.
+/// None in this release (every suite the loader accepts runs); the
+/// `Result` stays for suites a later release may refuse here.
 pub fn execute(
     suite: &Suite,
     target: &dyn Ask,
     judge: &dyn Judge,
     ctx: &RunContext,
 ) -> Result<RunDocument, RunError> {
-    if suite.samples != 1 {
-        return Err(RunError::NotSupported(format!(
-            "[suite] samples = {}: sampling is a digline feature this release does not run yet; use samples = 1",
-            suite.samples
-        )));
-    }
     let asked = suite.cases.iter().filter(|c| c.suspended.is_none()).count();
     let services = Services {
         target,
@@ -189,30 +194,27 @@ pub fn execute(
     };
     let outcomes = run_all(suite, &services);
     services.progress.finish();
-    let results = suite
-        .cases
-        .iter()
-        .zip(outcomes)
-        .map(|(case, outcome)| {
-            let mut result = CaseResult {
-                case_id: case.id.clone(),
-                suspended: case.suspended.is_some(),
-                suspended_reason: case.suspended.clone(),
-                canary: case.canary.then_some(true),
-                verdicts: Vec::new(),
-                responses: None,
-            };
-            if let Some((verdicts, response)) = outcome {
-                result.verdicts = verdicts;
-                if suite.record_responses {
-                    result.responses = response.as_ref().map(|r| vec![recorded(r)]);
-                }
+    let mut results = Vec::with_capacity(suite.cases.len());
+    for (case, outcome) in suite.cases.iter().zip(outcomes) {
+        let mut result = CaseResult {
+            case_id: case.id.clone(),
+            suspended: case.suspended.is_some(),
+            suspended_reason: case.suspended.clone(),
+            canary: case.canary.then_some(true),
+            verdicts: Vec::new(),
+            responses: None,
+        };
+        if let Some((verdicts, responses)) = outcome {
+            result.verdicts = verdicts;
+            if suite.record_responses {
+                result.responses = responses.map(|r| r.iter().map(recorded).collect());
             }
-            result
-        })
-        .collect();
+        }
+        results.push(result);
+    }
+    let aggregate = count_aggregates(suite, &results);
     Ok(RunDocument {
-        aggregate: Vec::new(),
+        aggregate,
         artifacts: ctx.artifacts.clone(),
         config_hash: suite.config_hash(),
         created_at: ctx.created_at.clone(),
@@ -227,35 +229,41 @@ pub fn execute(
         suite: suite.name.clone(),
         target_config: target.target_config(),
         tenant: suite.tenant.clone(),
+        rejudged_from: None,
         promoted_at: None,
     })
 }
 
-fn recorded(response: &Response) -> Value {
-    let kind = output_kind(&response.output).map_or("invalid", |k| k.as_str());
-    json!({
-        "cost_usd": response.cost_usd,
-        "input": response.input,
-        "kind": kind,
-        "latency_ms": response.latency_ms,
-        "output": response.output,
-    })
-}
+/// A case's verdicts and the answers they graded (none when a call failed);
+/// `None` for a suspended case.
+type Outcome = Option<(Vec<Verdict>, Option<Vec<Response>>)>;
 
-/// A case's verdicts and the answer they graded (none when the call failed).
-type Outcome = Option<(Vec<Verdict>, Option<Response>)>;
-
-/// Ask one case (with retries) and grade the answer (judges with retries).
-fn run_case(suite: &Suite, case: &Case, svc: &Services) -> (Vec<Verdict>, Option<Response>) {
-    let answer = retrying(&svc.retry, &svc.throttle, &case.id, || svc.target.ask(case));
-    let (verdicts, response) = match answer {
-        Ok(response) => {
-            tracing::debug!(case = %case.id, latency_ms = response.latency_ms, "answered");
-            let verdicts = grade(suite, case, &response, svc);
-            (verdicts, Some(response))
+/// Ask one case `samples` times (each call with retries, stopping at the
+/// first failure) and grade every check on every sample, folded.
+fn run_case(suite: &Suite, case: &Case, svc: &Services) -> (Vec<Verdict>, Option<Vec<Response>>) {
+    let answers: Result<Vec<Response>, String> = (0..suite.samples.max(1))
+        .map(|_| {
+            let answer = retrying(&svc.retry, &svc.throttle, &case.id, || svc.target.ask(case));
+            match &answer {
+                Ok(r) => tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered"),
+                Err(_) => {
+                    tracing::debug!(case = %case.id, "the call failed; its checks will be errors")
+                }
+            }
+            answer
+        })
+        .collect();
+    let min_agreement = suite.min_agreement.unwrap_or(1.0);
+    let (verdicts, responses) = match answers {
+        Ok(responses) => {
+            let verdicts: Vec<Verdict> = suite
+                .checks
+                .iter()
+                .map(|c| grade(c, case, &responses, min_agreement, svc).at_storage_precision())
+                .collect();
+            (verdicts, Some(responses))
         }
         Err(cause) => {
-            tracing::debug!(case = %case.id, "the call failed; its checks will be errors");
             let reason = format!("target raised ValueError: {}", clip(&cause));
             let verdicts = suite
                 .checks
@@ -266,31 +274,55 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> (Vec<Verdict>, Option
         }
     };
     let errored = verdicts.iter().any(|v: &Verdict| v.status == Status::Error);
-    let cost = response.as_ref().and_then(|r| r.cost_usd).unwrap_or(0.0);
+    let cost: f64 = responses.iter().flatten().filter_map(|r| r.cost_usd).sum();
     svc.progress.case_done(errored, cost);
-    (verdicts, response)
+    (verdicts, responses)
 }
 
-/// Every check's verdict on one answer, judged checks through the judge.
-fn grade(suite: &Suite, case: &Case, response: &Response, svc: &Services) -> Vec<Verdict> {
+/// One check's verdict on one case: every sample graded, then folded.
+fn grade(
+    check: &DeclaredCheck,
+    case: &Case,
+    responses: &[Response],
+    min_agreement: f64,
+    svc: &Services,
+) -> Verdict {
     let metadata = Map::new();
-    let inputs = Inputs {
-        output: &response.output,
-        input: Some(&response.input),
-        expected: case.expected.as_ref(),
-        context: &case.context,
-        cost_usd: response.cost_usd,
-        latency_ms: Some(response.latency_ms),
-        response_metadata: &metadata,
-    };
-    suite
-        .checks
+    let samples: Vec<Verdict> = responses
         .iter()
-        .map(|check| grade_one(check, &inputs, &case.id, svc).at_storage_precision())
-        .collect()
+        .map(|response| {
+            let inputs = Inputs {
+                output: &response.output,
+                input: Some(&response.input),
+                expected: case.expected.as_ref(),
+                context: &case.context,
+                cost_usd: response.cost_usd,
+                latency_ms: Some(response.latency_ms),
+                response_metadata: &metadata,
+            };
+            grade_one(check, &inputs, &case.id, svc)
+        })
+        .collect();
+    let mut verdict = sampling::fold(&samples, min_agreement)
+        .unwrap_or_else(|| check.errored("the target gave no answer to judge".to_string()));
+    if check.judge_coordinate().is_some() {
+        verdict.judged = Some(true);
+    }
+    verdict
 }
 
+/// One check on one answer; judged checks (also inside `repeated`) through the judge.
 fn grade_one(check: &DeclaredCheck, inputs: &Inputs, case_id: &str, svc: &Services) -> Verdict {
+    if let Check::Repeated { inner, samples, .. } = &check.check {
+        if inner.judge_coordinate().is_some() {
+            let verdicts: Vec<Verdict> = (0..(*samples).max(1))
+                .map(|_| grade_one(inner, inputs, case_id, svc))
+                .collect();
+            return check
+                .fold_repeated(&verdicts)
+                .unwrap_or_else(|| check.evaluate(inputs));
+        }
+    }
     match check.judge_request(inputs) {
         None => check.evaluate(inputs),
         Some(Err(verdict)) => verdict,
@@ -309,8 +341,67 @@ fn grade_one(check: &DeclaredCheck, inputs: &Inputs, case_id: &str, svc: &Servic
     }
 }
 
-/// Ask every unsuspended case, the pool's limit at a time; `None` for
-/// suspended cases. Results are in case order.
+/// The suite's aggregates (group copies included) over the graded cases.
+fn count_aggregates(suite: &Suite, results: &[CaseResult]) -> Vec<Verdict> {
+    suite
+        .aggregates
+        .iter()
+        .map(|declared| {
+            // The loader guarantees exactly one check carries the `over` name.
+            let over_id = suite
+                .checks
+                .iter()
+                .find(|c| c.name == declared.over)
+                .map(|c| c.assertion_id.as_str());
+            let outcomes: Vec<CaseOutcome> = suite
+                .cases
+                .iter()
+                .zip(results)
+                .map(|(case, result)| CaseOutcome {
+                    label: case.label.as_deref(),
+                    verdict: result
+                        .verdicts
+                        .iter()
+                        .find(|v| Some(v.assertion_id.as_str()) == over_id),
+                    canary: case.canary,
+                    group: case.group.as_deref(),
+                })
+                .collect();
+            aggregate::evaluate(declared, &outcomes).at_storage_precision()
+        })
+        .collect()
+}
+
+/// One recorded answer (`record_responses`), as 0.10.0 writes it: a
+/// structured output as its compact, key-sorted JSON text (raw UTF-8), any
+/// other output as is; `cost_usd` only when the target reported one.
+fn recorded(response: &Response) -> Value {
+    let kind = output_kind(&response.output).map_or("invalid", |k| k.as_str());
+    let output = match &response.output {
+        Value::Object(_) => Value::String(dumps(
+            &response.output,
+            Style {
+                indent: None,
+                item_separator: ",",
+                key_separator: ":",
+                escape: Escape::Utf8,
+            },
+        )),
+        other => other.clone(),
+    };
+    let mut entry = Map::new();
+    if let Some(cost) = response.cost_usd {
+        entry.insert("cost_usd".into(), json!(cost));
+    }
+    entry.insert("input".into(), json!(response.input));
+    entry.insert("kind".into(), json!(kind));
+    entry.insert("latency_ms".into(), json!(response.latency_ms));
+    entry.insert("output".into(), output);
+    Value::Object(entry)
+}
+
+/// Run every unsuspended case, the pool's limit at a time (a case's samples
+/// in order, on one worker); `None` for suspended cases. Case order kept.
 fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
     let slots: Vec<Mutex<Outcome>> = suite.cases.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
@@ -349,5 +440,7 @@ fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
         .collect()
 }
 
+#[cfg(test)]
+mod pool_tests;
 #[cfg(test)]
 mod tests;

@@ -1,16 +1,22 @@
-//! The plan: how many calls a run will make, said before the first one.
+//! The plan: how many calls a run will make, said before the first one,
+//! how often a `repeated` check grades each answer, how many calls go to
+//! judges, and the `--max-calls` guard.
 
 use crate::core::suite::Suite;
 
 /// The calls a run will make to the target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     /// Cases that will be asked (suspended ones are not).
     pub cases: usize,
     /// Target calls per case.
     pub samples: u32,
-    /// Checks graded by a judge (one judge call per answer each).
-    pub judged_checks: usize,
+    /// Each `repeated` check as (reported name, gradings per answer), in
+    /// declaration order.
+    pub repeated: Vec<(String, u32)>,
+    /// Judge calls per answer: one per judged check (`llm_rubric`,
+    /// `faithfulness`), `samples` for one wrapped in `repeated`.
+    pub judge_calls_per_answer: usize,
 }
 
 impl Plan {
@@ -19,27 +25,34 @@ impl Plan {
         Plan {
             cases: suite.cases.iter().filter(|c| c.suspended.is_none()).count(),
             samples: suite.samples,
-            judged_checks: suite
+            repeated: suite
+                .repeated()
+                .into_iter()
+                .map(|(name, times)| (name.to_string(), times))
+                .collect(),
+            judge_calls_per_answer: suite
                 .checks
                 .iter()
                 .filter(|c| c.judge_coordinate().is_some())
-                .count(),
+                .map(|c| c.gradings() as usize)
+                .sum(),
         }
     }
 
-    /// Judge calls at most (`calls × judged checks`; fewer when a call fails).
+    /// Judge calls at most (`calls × judge calls per answer`; fewer when a
+    /// call fails).
     pub fn judge_calls(&self) -> usize {
-        self.calls() * self.judged_checks
+        self.calls() * self.judge_calls_per_answer
     }
 
-    /// `plus 10 calls to judges (2 judged checks × 5 answers)`, or `None`
+    /// `plus 10 calls to judges (2 per answer × 5 answers)`, or `None`
     /// without judged checks.
     pub fn judge_sentence(&self) -> Option<String> {
-        (self.judged_checks > 0).then(|| {
+        (self.judge_calls_per_answer > 0).then(|| {
             format!(
-                "plus {} to judges ({} × {})",
+                "plus {} to judges ({} per answer × {})",
                 plural(self.judge_calls(), "call"),
-                plural(self.judged_checks, "judged check"),
+                self.judge_calls_per_answer,
                 plural(self.calls(), "answer")
             )
         })
@@ -65,14 +78,19 @@ impl Plan {
         self.cases * self.samples as usize
     }
 
-    /// `5 cases × 1 sample = 5 calls to the target`, as digline 0.10.0 says it.
+    /// `5 cases × 1 sample = 5 calls to the target`, as digline 0.10.0 says
+    /// it, then `; each answer is judged 3 times by contains` per `repeated`.
     pub fn sentence(&self) -> String {
-        format!(
+        let mut sentence = format!(
             "{} × {} = {} to the target",
             plural(self.cases, "case"),
             plural(self.samples as usize, "sample"),
             plural(self.calls(), "call")
-        )
+        );
+        for (name, times) in &self.repeated {
+            sentence.push_str(&format!("; each answer is judged {times} times by {name}"));
+        }
+        sentence
     }
 }
 
@@ -90,25 +108,29 @@ mod tests {
 
     #[test]
     fn sentences_match_0_10_0() {
-        let p = Plan {
-            cases: 5,
-            samples: 1,
-            judged_checks: 0,
+        let plan = |cases, samples, repeated: &[(&str, u32)]| Plan {
+            cases,
+            samples,
+            repeated: repeated.iter().map(|(n, t)| (n.to_string(), *t)).collect(),
+            judge_calls_per_answer: 0,
         };
-        assert_eq!(p.sentence(), "5 cases × 1 sample = 5 calls to the target");
-        let p = Plan {
-            cases: 4,
-            samples: 3,
-            judged_checks: 0,
-        };
-        assert_eq!(p.sentence(), "4 cases × 3 samples = 12 calls to the target");
-        let p = Plan {
-            cases: 1,
-            samples: 1,
-            judged_checks: 0,
-        };
-        assert_eq!(p.sentence(), "1 case × 1 sample = 1 call to the target");
-        assert_eq!(p.judge_sentence(), None);
+        let rows: &[(Plan, &str)] = &[
+            (plan(5, 1, &[]), "5 cases × 1 sample = 5 calls to the target"),
+            (plan(4, 3, &[]), "4 cases × 3 samples = 12 calls to the target"),
+            (plan(1, 1, &[]), "1 case × 1 sample = 1 call to the target"),
+            (
+                plan(3, 5, &[("contains", 3)]),
+                "3 cases × 5 samples = 15 calls to the target; each answer is judged 3 times by contains",
+            ),
+            (
+                plan(2, 1, &[("contains", 3), ("twice", 2)]),
+                "2 cases × 1 sample = 2 calls to the target; each answer is judged 3 times by \
+                 contains; each answer is judged 2 times by twice",
+            ),
+        ];
+        for (p, want) in rows {
+            assert_eq!(p.sentence(), *want);
+        }
     }
 
     #[test]
@@ -116,15 +138,16 @@ mod tests {
         let p = Plan {
             cases: 5,
             samples: 1,
-            judged_checks: 2,
+            repeated: Vec::new(),
+            judge_calls_per_answer: 2,
         };
         assert_eq!(
             p.judge_sentence().as_deref(),
-            Some("plus 10 calls to judges (2 judged checks × 5 answers)")
+            Some("plus 10 calls to judges (2 per answer × 5 answers)")
         );
         assert_eq!(p.over(None), None);
         assert_eq!(p.over(Some(15)), None);
-        let over = p.over(Some(14)).unwrap();
+        let over = p.over(Some(14)).unwrap_or_default();
         assert!(
             over.starts_with(
                 "the run needs 15 calls (5 to the target, 10 to judges), more than --max-calls 14"

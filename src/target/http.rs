@@ -29,7 +29,6 @@
 
 mod body;
 mod paths;
-mod pyrepr;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -44,8 +43,8 @@ pub use paths::{endpoint_host, CONFIG_KEYS};
 
 use super::failure::{retry_after, ureq_is_transient, Failure};
 use crate::core::pyjson::dumps_request_body;
+use crate::core::pyrepr::repr_str;
 use crate::core::suite::Case;
-use pyrepr::repr_str;
 
 /// The most bytes of an answer body digline reads (16 MiB); a longer answer
 /// errors the case.

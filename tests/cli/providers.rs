@@ -88,7 +88,7 @@ fn anthropic_target_and_judge_end_to_end() {
     assert_eq!(
         ran.stderr,
         "digline: 3 cases × 1 sample = 3 calls to the target\n\
-         digline: plus 3 calls to judges (1 judged check × 3 answers)\n"
+         digline: plus 3 calls to judges (1 per answer × 3 answers)\n"
     );
     let doc = run_doc(root, &ran.stdout);
     assert_eq!(

@@ -18,7 +18,9 @@
 
 use serde_json::{json, Map, Number, Value};
 
-use super::{pattern, Check, DeclaredCheck, LengthUnit, OutputKind};
+use super::is_json::TopLevel;
+use super::json_schema::CompiledSchema;
+use super::{pattern, pii, Check, DeclaredCheck, LengthUnit, OutputKind};
 use crate::core::identity::{self, RuleEntry};
 use crate::core::pyjson::round6;
 use crate::core::ratio::{as_agreement, as_ratio, describe};
@@ -168,14 +170,24 @@ pub const PER_RUN_TYPES: &[&str] = &["accuracy", "f1", "precision", "recall"];
 
 /// The check types this release builds and runs.
 pub const BUILT_TYPES: &[&str] = &[
+    "affix",
     "contains",
     "cost_budget",
     "faithfulness",
     "latency_budget",
     "length",
     "llm_rubric",
+    "equals",
+    "is_json",
+    "json_schema",
+    "latency_budget",
+    "length",
+    "levenshtein",
     "not_contains",
+    "pii_absent",
     "regex",
+    "repeated",
+    "tools_called",
 ];
 
 /// True for an aggregate token (`precision`, `recall`, `accuracy`, `f1`).
@@ -739,41 +751,15 @@ fn default_value(def: Def) -> Value {
 
 /// The shipped PII pattern set as Python's `canonical` renders it.
 fn pii_patterns() -> Value {
-    let rows: [(&str, &str, bool); 5] = [
-        (
-            "iban",
-            r"\b[A-Z]{2}[ ]?\d{2}(?:[ ]?[A-Z0-9]){11,30}\b",
-            true,
-        ),
-        (
-            "codice_fiscale",
-            r"\b[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]\b",
-            true,
-        ),
-        (
-            "partita_iva",
-            r"\b(?:IT[ ]?)?\d{4}[ ]?\d{3}[ ]?\d{4}\b",
-            true,
-        ),
-        (
-            "email",
-            r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b",
-            false,
-        ),
-        (
-            "phone_it",
-            r"(?:\+39[ .-]?)?\b(?:3\d{2}|0\d{1,3})[ .-]?\d{6,8}\b",
-            false,
-        ),
-    ];
     Value::Array(
-        rows.iter()
-            .map(|(name, pattern, verify)| {
+        pii::PATTERNS
+            .iter()
+            .map(|p| {
                 json!({
                     "compiled": "<Pattern>",
-                    "name": name,
-                    "pattern": pattern,
-                    "verify": if *verify { Value::String("<function>".into()) } else { Value::Null },
+                    "name": p.name,
+                    "pattern": p.pattern,
+                    "verify": if p.verify.is_some() { Value::String("<function>".into()) } else { Value::Null },
                 })
             })
             .collect(),
@@ -828,6 +814,15 @@ pub fn default_threshold(token: &str) -> Option<f64> {
 /// the entry wrote them (an integer stays an integer, as 0.10.0 hashes it);
 /// defaults and ratio strings give floats.
 pub fn rule_entry(check: &DeclaredCheck, params: &Map<String, Value>) -> RuleEntry {
+    // A `repeated` has its inner check's threshold and tolerance, as declared there.
+    let mut params = params;
+    let mut current = check;
+    while let (Check::Repeated { inner, .. }, Some(Value::Object(table))) =
+        (&current.check, params.get("inner"))
+    {
+        current = inner;
+        params = table;
+    }
     let declared = |key: &str, parsed: f64| match params.get(key) {
         Some(Value::Number(n)) => n.clone(),
         _ => Number::from_f64(parsed).unwrap_or_else(|| Number::from(0)),
@@ -845,7 +840,9 @@ pub fn rule_entry(check: &DeclaredCheck, params: &Map<String, Value>) -> RuleEnt
 /// Order of refusals: unknown type, unknown parameters (the loader adds the
 /// near miss), Python-only walls, missing parameters, then — for the six
 /// built checks — each value by type and range. Every other 0.10.0 type is
-/// [`BuildErrorKind::NotBuiltYet`].
+/// [`BuildErrorKind::NotBuiltYet`]. A `repeated` builds its inner check by
+/// the same rules (errors located in `inner`) and takes its threshold,
+/// tolerance and accepts.
 ///
 /// # Errors
 /// A [`BuildError`] saying which key is wrong and why.
@@ -856,6 +853,9 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
             token: token.to_string(),
         }));
     }
+    if token == "repeated" {
+        return build_repeated(params, payload);
+    }
     let spec = lookup(token)?;
     let default_of = |key: &str| {
         spec.fields
@@ -865,8 +865,10 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
             .unwrap_or(Def::Null)
     };
     let name = match params.get("name") {
-        None => match default_of("name") {
-            Def::Str(s) => s.to_string(),
+        // The payload holds the default, derived where 0.10.0 derives it
+        // (`affix` → `starts_with`/`ends_with`).
+        None => match payload.get("name").and_then(Value::as_str) {
+            Some(s) if !s.is_empty() => s.to_string(),
             _ => token.to_string(),
         },
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
@@ -994,6 +996,42 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
         "faithfulness" => Check::Faithfulness {
             judge: coordinate_param(token, params)?,
         },
+        "equals" => Check::Equals,
+        "levenshtein" => Check::Levenshtein,
+        "pii_absent" => Check::PiiAbsent,
+        "affix" => build_affix(params)?,
+        "is_json" => Check::IsJson {
+            top_level: match params.get("top_level") {
+                None => TopLevel::Any,
+                Some(Value::String(s)) if s == "any" => TopLevel::Any,
+                Some(Value::String(s)) if s == "object" => TopLevel::Object,
+                Some(Value::String(s)) if s == "array" => TopLevel::Array,
+                Some(other) => {
+                    return Err(BuildError::invalid(
+                        token,
+                        "top_level",
+                        format!(
+                            "`top_level` is {}, and it has to be \"any\", \"object\" or \"array\"",
+                            describe(other)
+                        ),
+                    ))
+                }
+            },
+        },
+        "json_schema" => {
+            let schema = params.get("schema").unwrap_or(&Value::Null);
+            let schema = CompiledSchema::compile(schema).map_err(|why| {
+                BuildError::invalid(
+                    token,
+                    "schema",
+                    format!("`schema` is not a valid Draft 2020-12 schema: {why}"),
+                )
+            })?;
+            Check::JsonSchema { schema }
+        }
+        "tools_called" => Check::ToolsCalled {
+            expected: tool_names(params)?,
+        },
         _ => {
             return Err(BuildError::new(BuildErrorKind::NotBuiltYet {
                 token: token.to_string(),
@@ -1027,6 +1065,79 @@ fn coordinate_param(token: &str, params: &Map<String, Value>) -> Result<String, 
             ),
         )),
     }
+}
+
+/// `repeated`: build the inner check (errors located in `inner`), take its
+/// threshold, tolerance and accepts, and its name unless one is given.
+fn build_repeated(
+    params: &Map<String, Value>,
+    payload: Value,
+) -> Result<DeclaredCheck, BuildError> {
+    let token = "repeated";
+    let located = |mut e: BuildError| {
+        e.within.insert(0, "inner".to_string());
+        e
+    };
+    let mut inner_params = match params.get("inner") {
+        Some(Value::Object(table)) => table.clone(),
+        _ => {
+            return Err(BuildError::invalid(
+                token,
+                "inner",
+                "`inner` has to be a table: write the wrapped check as [assertions.inner]"
+                    .to_string(),
+            ))
+        }
+    };
+    let inner_token = match inner_params.remove("type") {
+        Some(Value::String(t)) => t,
+        _ => return Err(located(BuildError::new(BuildErrorKind::MissingType))),
+    };
+    let inner = build(&inner_token, &inner_params).map_err(located)?;
+    let samples = params
+        .get("samples")
+        .and_then(Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n >= 2)
+        .ok_or_else(|| {
+            BuildError::invalid(
+                token,
+                "samples",
+                "`samples` has to be a whole number of at least 2".to_string(),
+            )
+        })?;
+    let min_agreement = as_agreement(
+        params.get("min_agreement").unwrap_or(&Value::Null),
+        samples,
+        "min_agreement",
+    )
+    .map_err(|e| BuildError::invalid(token, "min_agreement", e.message))?;
+    let name = match params.get("name") {
+        None => inner.name.clone(),
+        Some(Value::String(s)) if s.is_empty() => inner.name.clone(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(BuildError::invalid(
+                token,
+                "name",
+                format!("`name` is {}, and it has to be a string", describe(other)),
+            ))
+        }
+    };
+    Ok(DeclaredCheck {
+        token: token.to_string(),
+        name,
+        threshold: inner.threshold,
+        tolerance: inner.tolerance,
+        accepts: inner.accepts.clone(),
+        assertion_id: identity::digest(&payload),
+        identity_payload: payload,
+        check: Check::Repeated {
+            inner: Box::new(inner),
+            samples,
+            min_agreement,
+        },
+    })
 }
 
 fn kind(word: &str) -> Option<OutputKind> {
@@ -1122,6 +1233,47 @@ fn positive(token: &str, params: &Map<String, Value>, key: &str) -> Result<Numbe
             ),
         )),
     }
+}
+
+fn build_affix(params: &Map<String, Value>) -> Result<Check, BuildError> {
+    let affix = string_param("affix", params, "affix")?;
+    if affix.is_empty() {
+        return Err(BuildError::invalid(
+            "affix",
+            "affix",
+            "`affix` is empty, and every output starts and ends with nothing".to_string(),
+        ));
+    }
+    // `at` was checked when the name was derived (identity_payload).
+    let at_end = params.get("at").and_then(Value::as_str) == Some("end");
+    Ok(Check::Affix {
+        affix,
+        at_end,
+        case_sensitive: bool_param("affix", params, "case_sensitive", true)?,
+    })
+}
+
+/// `tools_called.expected`: an array of non-empty tool names (may be empty:
+/// "no tool may be called").
+fn tool_names(params: &Map<String, Value>) -> Result<Vec<String>, BuildError> {
+    let invalid = |message: String| BuildError::invalid("tools_called", "expected", message);
+    let Some(Value::Array(items)) = params.get("expected") else {
+        return Err(invalid(format!(
+            "`expected` is {}, and it has to be an array of tool names in call order, \
+             e.g. [\"search_orders\"]",
+            describe(params.get("expected").unwrap_or(&Value::Null))
+        )));
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Value::String(s) if !s.is_empty() => Ok(s.clone()),
+            other => Err(invalid(format!(
+                "`expected` holds {}, and every entry has to be a tool's name",
+                describe(other)
+            ))),
+        })
+        .collect()
 }
 
 fn build_length(params: &Map<String, Value>) -> Result<Check, BuildError> {

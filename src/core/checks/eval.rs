@@ -11,7 +11,11 @@
 
 use serde_json::{Map, Value};
 
-use super::{budget, length, output_kind, regex, text, Check, DeclaredCheck, Inputs};
+use super::{
+    affix, budget, equals, is_json, json_schema, length, levenshtein, output_kind, pii, regex,
+    text, tools, Check, DeclaredCheck, Inputs, OutputKind,
+};
+use crate::core::sampling;
 use crate::core::verdict::Verdict;
 
 /// What one check decided about one answer, before it becomes a verdict.
@@ -83,6 +87,41 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
              its judge"
                 .to_string(),
         ),
+        Check::Equals => match accepted(check, inputs.output) {
+            Ok(kind) => equals::judge(inputs.output, kind, inputs.expected),
+            Err(reason) => Outcome::Errored(reason),
+        },
+        Check::Affix {
+            affix,
+            at_end,
+            case_sensitive,
+        } => with_text(check, inputs.output, |t| {
+            affix::judge(affix, *at_end, *case_sensitive, t)
+        }),
+        Check::IsJson { top_level } => {
+            with_text(check, inputs.output, |t| is_json::judge(*top_level, t))
+        }
+        Check::JsonSchema { schema } => match accepted(check, inputs.output) {
+            Ok(OutputKind::Conversation) => Outcome::Errored(format!(
+                "{} can only judge text or structured output, not 'conversation'",
+                check.name
+            )),
+            Ok(_) => json_schema::judge(schema, inputs.output),
+            Err(reason) => Outcome::Errored(reason),
+        },
+        Check::Levenshtein => with_text(check, inputs.output, |t| {
+            levenshtein::judge(t, inputs.expected)
+        }),
+        Check::PiiAbsent => with_text(check, inputs.output, pii::judge),
+        Check::ToolsCalled { expected } => match accepted(check, inputs.output) {
+            Ok(_) => tools::judge(expected, inputs.response_metadata),
+            Err(reason) => Outcome::Errored(reason),
+        },
+        Check::Repeated {
+            inner,
+            samples,
+            min_agreement,
+        } => return repeated(check, inner, *samples, *min_agreement, inputs),
     };
     match outcome {
         Outcome::Scored {
@@ -100,6 +139,25 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
         ),
         Outcome::Errored(reason) => check.errored(reason),
     }
+}
+
+/// `repeated`: grade the same inputs `samples` times with `inner` and fold
+/// with `min_agreement`; the verdict carries the Repeated's name and id.
+fn repeated(
+    check: &DeclaredCheck,
+    inner: &DeclaredCheck,
+    samples: u32,
+    min_agreement: f64,
+    inputs: &Inputs,
+) -> Verdict {
+    let verdicts: Vec<Verdict> = (0..samples.max(1))
+        .map(|_| inner.evaluate(inputs))
+        .collect();
+    let mut verdict = sampling::fold(&verdicts, min_agreement)
+        .unwrap_or_else(|| check.errored("nothing was graded".to_string()));
+    verdict.assertion.clone_from(&check.name);
+    verdict.assertion_id.clone_from(&check.assertion_id);
+    verdict
 }
 
 /// Run `judge` on the output's text, or say why the output cannot be judged.
@@ -124,6 +182,22 @@ fn with_text(
 /// - an accepted kind that is not text (a declaration that widened
 ///   `accepts` of a text check): `<name> can only judge text output, not '<kind>'`.
 fn text_of<'a>(check: &DeclaredCheck, output: &'a Value) -> Result<&'a str, String> {
+    let kind = accepted(check, output)?;
+    match output {
+        Value::String(text) => Ok(text),
+        _ => Err(format!(
+            "{} can only judge text output, not '{}'",
+            check.name,
+            kind.as_str()
+        )),
+    }
+}
+
+/// The output's kind, if it is a valid output of a kind the check accepts.
+///
+/// # Errors
+/// The two first cases of [`text_of`], worded the same.
+fn accepted(check: &DeclaredCheck, output: &Value) -> Result<OutputKind, String> {
     let Some(kind) = output_kind(output) else {
         return Err(format!(
             "output of type {} is not a valid Output (expected str, Mapping or Sequence[Message])",
@@ -141,14 +215,7 @@ fn text_of<'a>(check: &DeclaredCheck, output: &'a Value) -> Result<&'a str, Stri
             accepted.join(", ")
         ));
     }
-    match output {
-        Value::String(text) => Ok(text),
-        _ => Err(format!(
-            "{} can only judge text output, not '{}'",
-            check.name,
-            kind.as_str()
-        )),
-    }
+    Ok(kind)
 }
 
 /// The name of the Python type a JSON value decodes to (`str`, `int`, `float`,
@@ -190,6 +257,8 @@ mod tests {
             Check::LatencyBudget { .. } => ("latency_budget", 0.5, all_kinds()),
             Check::LlmRubric { .. } => ("llm_rubric", 0.5, vec![OutputKind::Text]),
             Check::Faithfulness { .. } => ("faithfulness", 0.5, vec![OutputKind::Text]),
+            Check::Repeated { .. } => ("repeated", 1.0, vec![OutputKind::Text]),
+            _ => ("other", 1.0, all_kinds()),
         };
         DeclaredCheck {
             token: token.to_string(),

@@ -354,11 +354,22 @@ fn no_reason() -> String {
 }
 
 impl DeclaredCheck {
-    /// The judge's coordinate, for a judged check.
+    /// The judge's coordinate, for a judged check (or a `repeated` one
+    /// wrapping a judged check).
     pub fn judge_coordinate(&self) -> Option<&str> {
         match &self.check {
             Check::LlmRubric { judge, .. } | Check::Faithfulness { judge } => Some(judge),
+            Check::Repeated { inner, .. } => inner.judge_coordinate(),
             _ => None,
+        }
+    }
+
+    /// How many times this check grades one answer: `samples` for a
+    /// `repeated` check, else 1.
+    pub fn gradings(&self) -> u32 {
+        match &self.check {
+            Check::Repeated { samples, .. } => *samples,
+            _ => 1,
         }
     }
 
@@ -473,6 +484,21 @@ impl DeclaredCheck {
         };
         verdict.judged = Some(true);
         verdict
+    }
+
+    /// Fold the verdicts a `repeated` check's inner check gave one answer
+    /// (graded by the driver, e.g. through a judge) as [`DeclaredCheck::evaluate`]
+    /// folds them: `min_agreement`, the Repeated's name and id. `None` for a
+    /// check that is not `repeated`.
+    pub fn fold_repeated(&self, verdicts: &[Verdict]) -> Option<Verdict> {
+        let Check::Repeated { min_agreement, .. } = &self.check else {
+            return None;
+        };
+        let mut verdict = crate::core::sampling::fold(verdicts, *min_agreement)
+            .unwrap_or_else(|| self.errored("nothing was graded".to_string()));
+        verdict.assertion.clone_from(&self.name);
+        verdict.assertion_id.clone_from(&self.assertion_id);
+        Some(verdict)
     }
 
     fn judged_error(&self, reason: String) -> Verdict {

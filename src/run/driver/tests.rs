@@ -1,61 +1,44 @@
-//! Driver tests with fake targets and judges: case order under
-//! concurrency, retries, exhausted retries, judged checks.
-
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::Duration;
-
-use serde_json::{json, Map, Value};
+//! Driver tests with a scripted target: samples asked in order per case and folded.
 
 use super::*;
 use crate::core::checks::build;
-use crate::core::verdict::Status;
+use std::collections::HashMap;
 
-/// Answers `echo:<id>` after a delay that shrinks with the case index, so
-/// later cases finish first; fails the first `fail_first` attempts of each
-/// case with the given failure.
-struct Fake {
-    delay_ms: u64,
-    fail_first: usize,
-    failure: Failure,
-    attempts: Mutex<HashMap<String, usize>>,
-    total: AtomicUsize,
+/// Answers per case id from a list, in call order; `None` entries fail.
+struct Scripted {
+    answers: HashMap<String, Vec<Option<&'static str>>>,
+    calls: Mutex<HashMap<String, usize>>,
 }
 
-impl Fake {
-    fn new(delay_ms: u64, fail_first: usize, failure: Failure) -> Fake {
-        Fake {
-            delay_ms,
-            fail_first,
-            failure,
-            attempts: Mutex::new(HashMap::new()),
-            total: AtomicUsize::new(0),
-        }
-    }
-}
-
-impl Ask for Fake {
+impl Ask for Scripted {
     fn ask(&self, case: &Case) -> Result<Response, Failure> {
-        self.total.fetch_add(1, Ordering::SeqCst);
         let n = {
-            let mut a = self.attempts.lock().unwrap();
-            let n = a.entry(case.id.clone()).or_insert(0);
+            let mut calls = self
+                .calls
+                .lock()
+                .map_err(|e| Failure::permanent(e.to_string()))?;
+            let n = calls.entry(case.id.clone()).or_insert(0);
             *n += 1;
-            *n
+            *n - 1
         };
-        let index: u64 = case.id.trim_start_matches('c').parse().unwrap_or(0);
-        std::thread::sleep(Duration::from_millis(self.delay_ms.saturating_sub(index)));
-        if n <= self.fail_first {
-            return Err(self.failure.clone());
+        // Let other workers interleave between a case's samples.
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        match self
+            .answers
+            .get(&case.id)
+            .and_then(|a| a.get(n))
+            .copied()
+            .flatten()
+        {
+            Some(text) => Ok(Response {
+                output: Value::String(text.to_string()),
+                input: "{}".to_string(),
+                cost_usd: Some(0.001),
+                latency_ms: 5.0,
+                config: None,
+            }),
+            None => Err(Failure::permanent("127.0.0.1:1 could not be called: boom")),
         }
-        Ok(Response {
-            output: Value::String(format!("echo:{}", case.id)),
-            input: "in".into(),
-            cost_usd: Some(0.001),
-            latency_ms: 1.0,
-            config: None,
-        })
     }
 
     fn target_config(&self) -> Map<String, Value> {
@@ -63,61 +46,32 @@ impl Ask for Fake {
     }
 }
 
-struct FakeJudge(&'static str);
-
-impl Judge for FakeJudge {
-    fn judge(&self, request: &JudgeRequest) -> Result<JudgeAnswer, Failure> {
-        assert!(request.prompt.contains("Output to judge:\necho:"));
-        Ok(JudgeAnswer {
-            text: self.0.to_string(),
-            cost_usd: Some(0.0001),
-            latency_ms: 1.0,
-        })
-    }
-
-    fn judge_config(&self) -> Map<String, Value> {
-        json!({"identities": ["anthropic/m"]})
-            .as_object()
-            .cloned()
-            .unwrap_or_default()
-    }
-}
-
-fn suite(n: usize, checks: Vec<DeclaredCheck>) -> Suite {
+fn suite(cases: &[&str], samples: u32) -> Suite {
+    let params = serde_json::json!({"needle": "yes"});
+    let check = build("contains", params.as_object().unwrap_or(&Map::new()))
+        .unwrap_or_else(|e| panic!("{e}"));
     Suite {
         tenant: "t".into(),
-        environment: "local".into(),
+        environment: "e".into(),
         name: "s".into(),
-        samples: 1,
-        min_agreement: None,
-        checks,
-        cases: (0..n)
-            .map(|i| Case {
-                id: format!("c{i}"),
+        samples,
+        min_agreement: Some(1.0 / 3.0),
+        checks: vec![check],
+        cases: cases
+            .iter()
+            .map(|id| Case {
+                id: (*id).to_string(),
                 ..Case::default()
             })
             .collect(),
-        record_responses: false,
+        record_responses: true,
         artifacts: Vec::new(),
         rules: Vec::new(),
+        aggregates: Vec::new(),
     }
 }
 
-fn contains(needle: &str) -> DeclaredCheck {
-    build("contains", json!({"needle": needle}).as_object().unwrap()).unwrap()
-}
-
-fn rubric() -> DeclaredCheck {
-    build(
-        "llm_rubric",
-        json!({"rubric": "r", "judge": "anthropic/m", "threshold": 0.5, "tolerance": 0})
-            .as_object()
-            .unwrap(),
-    )
-    .unwrap()
-}
-
-fn ctx(concurrency: usize, max_retries: u32) -> RunContext {
+fn context(concurrency: usize) -> RunContext {
     RunContext {
         created_at: "2026-01-01T00:00:00+00:00".into(),
         git_commit: None,
@@ -125,146 +79,61 @@ fn ctx(concurrency: usize, max_retries: u32) -> RunContext {
         metadata: Map::new(),
         artifacts: Map::new(),
         concurrency,
-        retry: RetryPolicy {
-            max_retries,
-            base: Duration::from_millis(1),
-            cap: Duration::from_millis(2),
-        },
+        retry: RetryPolicy::default(),
         display: Display::Quiet,
         seed: 1,
     }
 }
 
 #[test]
-fn results_land_in_case_order_under_concurrency() {
-    let s = suite(40, vec![contains("echo")]);
-    let fake = Fake::new(30, 0, Failure::permanent("x"));
-    let started = std::time::Instant::now();
-    let doc = execute(&s, &fake, &NoJudges, &ctx(16, 0)).unwrap();
-    let ids: Vec<&str> = doc.results.iter().map(|r| r.case_id.as_str()).collect();
-    let want: Vec<String> = (0..40).map(|i| format!("c{i}")).collect();
-    assert_eq!(ids, want);
-    assert!(doc
-        .results
-        .iter()
-        .all(|r| r.verdicts[0].status == Status::Pass));
-    // 1 alone + 39 over 16 workers ≈ 4 rounds of ≤ 30 ms, far from 40 × 30 ms
-    assert!(
-        started.elapsed() < Duration::from_millis(900),
-        "{:?}",
-        started.elapsed()
-    );
-}
-
-#[test]
-fn transient_failures_are_retried_and_exhausted_ones_error() {
-    type Row = (usize, u32, Failure, Option<&'static str>, usize);
-    let rows: Vec<Row> = vec![
-        (
-            2,
-            4,
-            Failure::transient(
-                "h:1 could not be called: HTTP Error 503: Service Unavailable",
-                None,
-                false,
-            ),
-            None,
-            3,
-        ),
-        (
-            3,
-            4,
-            Failure::transient("429", Some(Duration::from_millis(5)), true),
-            None,
-            4,
-        ),
-        (
-            9,
-            2,
-            Failure::transient("h:1 could not be called: timed out", None, false),
-            Some("target raised ValueError: h:1 could not be called: timed out"),
-            3,
-        ),
-        (
-            9,
-            0,
-            Failure::transient("h:1 could not be called: reset", None, false),
-            Some("target raised ValueError: h:1 could not be called: reset"),
-            1,
-        ),
-        (
-            9,
-            4,
-            Failure::permanent("h:1 could not be called: HTTP Error 400: Bad Request"),
-            Some("HTTP Error 400: Bad Request"),
-            1,
-        ),
-    ];
-    for (fail_first, max_retries, failure, want, calls_per_case) in rows {
-        let s = suite(3, vec![contains("echo"), rubric()]);
-        let fake = Fake::new(0, fail_first, failure.clone());
-        let doc = execute(
-            &s,
-            &fake,
-            &FakeJudge(r#"{"score": 0.9, "reason": "fine"}"#),
-            &ctx(2, max_retries),
-        )
-        .unwrap();
-        assert_eq!(
-            fake.total.load(Ordering::SeqCst),
-            3 * calls_per_case,
-            "{failure:?}"
-        );
-        for r in &doc.results {
-            for v in &r.verdicts {
-                match want {
-                    None => assert_eq!(v.status, Status::Pass, "{failure:?}: {}", v.reason),
-                    Some(reason) => {
-                        assert_eq!(v.status, Status::Error);
-                        assert!(v.reason.contains(reason), "{}", v.reason);
-                    }
-                }
-            }
-            assert_eq!(r.verdicts[1].judged, Some(true));
-        }
+fn samples_are_asked_in_order_per_case_and_folded() {
+    let mut answers = HashMap::new();
+    for (i, id) in ["a", "b", "c", "d"].iter().enumerate() {
+        // case i passes only on sample i % 3: the fold shows which sample was which.
+        let mut list = vec![Some("no"), Some("no"), Some("no")];
+        list[i % 3] = Some("yes");
+        answers.insert((*id).to_string(), list);
     }
-}
-
-#[test]
-fn judge_replies_become_verdicts() {
-    let rows: &[(&str, Status)] = &[
-        (r#"{"score": 0.9, "reason": "fine"}"#, Status::Pass),
-        (r#"Here: {"score": "0.2", "reason": "weak"}"#, Status::Fail),
-        ("I cannot grade this", Status::Error),
-        (r#"{"score": 3, "reason": "x"}"#, Status::Error),
-        (r#"{"abstain": true, "reason": "empty"}"#, Status::Error),
-    ];
-    for (reply, status) in rows {
-        let s = suite(2, vec![rubric()]);
-        let fake = Fake::new(0, 0, Failure::permanent("x"));
-        let doc = execute(&s, &fake, &FakeJudge(reply), &ctx(2, 0)).unwrap();
-        assert_eq!(
-            doc.judge_config,
-            json!({"identities": ["anthropic/m"]})
-                .as_object()
-                .cloned()
-                .unwrap()
-        );
-        for r in &doc.results {
-            assert_eq!(r.verdicts[0].status, *status, "{reply}");
-        }
-    }
-    // no judge set up: an error, never a verdict
-    let s = suite(1, vec![rubric()]);
+    answers.insert("e".to_string(), vec![Some("yes"), None, Some("yes")]);
+    let target = Scripted {
+        answers,
+        calls: Mutex::new(HashMap::new()),
+    };
     let doc = execute(
-        &s,
-        &Fake::new(0, 0, Failure::permanent("x")),
+        &suite(&["a", "b", "c", "d", "e"], 3),
+        &target,
         &NoJudges,
-        &ctx(1, 3),
+        &context(4),
     )
-    .unwrap();
-    assert_eq!(doc.results[0].verdicts[0].status, Status::Error);
-    assert!(doc.results[0].verdicts[0]
+    .unwrap_or_else(|e| panic!("{e}"));
+    let rows: &[(&str, &[f64])] = &[
+        ("a", &[1.0, 0.0, 0.0]),
+        ("b", &[0.0, 1.0, 0.0]),
+        ("c", &[0.0, 0.0, 1.0]),
+        ("d", &[1.0, 0.0, 0.0]),
+    ];
+    for ((id, samples), result) in rows.iter().zip(&doc.results) {
+        assert_eq!(result.case_id, *id);
+        let verdict = &result.verdicts[0];
+        assert_eq!(verdict.samples.as_deref(), Some(*samples), "{id}");
+        assert_eq!(verdict.score, Some(0.333333), "{id}");
+        assert_eq!(result.responses.as_ref().map(Vec::len), Some(3));
+    }
+    // A failed call on any sample errors the case, and no sample is recorded.
+    let errored = &doc.results[4];
+    assert_eq!(
+        errored.verdicts[0].status,
+        crate::core::verdict::Status::Error
+    );
+    assert!(errored.verdicts[0]
         .reason
-        .contains("no judge anthropic/m"));
+        .starts_with("target raised ValueError: "));
+    assert_eq!(errored.responses, None);
+    let calls = target
+        .calls
+        .lock()
+        .map(|c| c.get("e").copied())
+        .ok()
+        .flatten();
+    assert_eq!(calls, Some(2), "the samples after a failure are not asked");
 }

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::pyrepr::{repr_str, repr_value, str_value, type_name};
+use crate::core::pyrepr::{repr_str, repr_value, str_value, type_name};
 
 /// `data.answer.text` out of a decoded answer: split on `.`, each step a key
 /// of an object (no array indices).
