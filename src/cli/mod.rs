@@ -14,6 +14,7 @@ pub mod error;
 pub mod exit;
 pub mod list;
 pub mod promote;
+pub mod report;
 pub mod run;
 
 pub use error::CliError;
@@ -60,6 +61,11 @@ pub enum Command {
     /// List the stored runs of a suite, newest first (* marks the baseline's run).
     #[command(after_help = "Example:\n  digline list --suite suite.toml")]
     List(list::ListArgs),
+    /// Write the HTML report of a run (against the baseline, if any) in a language.
+    #[command(
+        after_help = "Example:\n  digline report --suite suite.toml --run latest --locale en --out report.html\n\nExits like compare: 0 (fine), 1 (worse), 2 (could not be judged); with no baseline yet, never 1."
+    )]
+    Report(report::ReportArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -162,6 +168,7 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Compare(args) => compare::execute(args),
         Command::Promote(args) => promote::execute(args),
         Command::List(args) => list::execute(args),
+        Command::Report(args) => report::execute(args),
     }
 }
 
