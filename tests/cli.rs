@@ -9,6 +9,8 @@ mod layering;
 mod quickstart;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/report.rs"]
+mod report;
 #[path = "cli/slice.rs"]
 mod slice;
 #[path = "cli/util.rs"]

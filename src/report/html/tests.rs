@@ -492,22 +492,3 @@ fn dates_and_numbers_are_the_same_in_every_locale() {
         assert!(!page.contains("0,"), "{locale}: no decimal comma");
     }
 }
-
-#[test]
-fn writes_samples_for_a_human_to_look_at() {
-    // Not an assertion of taste: keeps a rendered sample next to the build
-    // when DIGLINE_REPORT_SAMPLES names a directory.
-    let Some(dir) = option_env!("DIGLINE_REPORT_SAMPLES") else {
-        return;
-    };
-    let (run, baseline) = pair("17-everything-at-once");
-    for locale in Locale::ALL {
-        let page = render(&run, Some(&baseline), None, locale, false).unwrap();
-        std::fs::write(format!("{dir}/17-{locale}.html"), page).unwrap();
-    }
-    let page = render(&run, None, None, Locale::En, false).unwrap();
-    std::fs::write(format!("{dir}/single-en.html"), page).unwrap();
-    let (h, hb) = hostile();
-    let page = render(&h, Some(&hb), None, Locale::En, false).unwrap();
-    std::fs::write(format!("{dir}/hostile-en.html"), page).unwrap();
-}
