@@ -11,6 +11,8 @@ mod quickstart;
 mod refusals;
 #[path = "cli/report.rs"]
 mod report;
+#[path = "cli/sampled.rs"]
+mod sampled;
 #[path = "cli/slice.rs"]
 mod slice;
 #[path = "cli/util.rs"]

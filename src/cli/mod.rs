@@ -35,6 +35,12 @@ Example, the whole cycle:
 #[derive(Debug, Parser)]
 #[command(name = "digline", version, about, long_about, after_help = AFTER_HELP)]
 pub struct Cli {
+    /// More detail on stderr (-v info, -vv debug, -vvv trace; DIGLINE_LOG overrides).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Only errors on stderr: no plan line, no hints.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
@@ -106,15 +112,17 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let code = match e.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    exit::OK
+                }
+                // Bare `digline`: help, but not 0 — 0 would read as "proceed".
                 _ => exit::REFUSED,
             };
             let _ = e.print();
             return code;
         }
     };
+    crate::host::logging::init(cli.verbose, cli.quiet);
     guarded(|| dispatch(cli))
 }
 
@@ -163,8 +171,9 @@ pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, C
 }
 
 fn dispatch(cli: Cli) -> Result<i32, CliError> {
+    let quiet = cli.quiet;
     match cli.command {
-        Command::Run(args) => run::execute(args),
+        Command::Run(args) => run::execute(args, quiet),
         Command::Compare(args) => compare::execute(args),
         Command::Promote(args) => promote::execute(args),
         Command::List(args) => list::execute(args),

@@ -5,11 +5,13 @@
 //! of the crate and does no I/O (no files, clock, network or environment);
 //! a test (`tests/cli/layering.rs`) enforces it.
 
+pub mod aggregate;
 pub mod checks;
 pub mod compare;
 pub mod document;
 pub mod identity;
 pub mod pyjson;
 pub mod ratio;
+pub mod sampling;
 pub mod suite;
 pub mod verdict;

@@ -11,5 +11,6 @@ pub mod cases;
 pub mod clock;
 pub mod git;
 pub mod load_errors;
+pub mod logging;
 pub mod near_miss;
 pub mod suite;

@@ -71,6 +71,22 @@ pub enum StoreError {
         /// The tenant.
         tenant: String,
     },
+    /// `--run latest` while a file among the runs cannot be read: it might be the newest.
+    #[error("cannot tell which run is the latest: {path} cannot be read ({cause}). Remove or repair it, or name the run by its key")]
+    LatestUnknown {
+        /// The unreadable file.
+        path: PathBuf,
+        /// Why it cannot be read.
+        cause: String,
+    },
+    /// The store cannot take a new run (checked before the first call).
+    #[error("a run cannot be stored in {path}: {cause}. Nothing was asked of the target; fix the directory (or --root) and run again")]
+    NotWritable {
+        /// The runs directory.
+        path: PathBuf,
+        /// The operating system's words.
+        cause: String,
+    },
     /// A path that resolves outside `.digline/`.
     #[error(
         "{path} resolves outside the store {store}: a document is read only from inside .digline/"

@@ -165,6 +165,11 @@ impl Store {
     pub fn read_run(&self, tenant: &str, suite: &str, key: &str) -> Result<StoredRun, StoreError> {
         if key == LATEST {
             let listing = self.list_runs(tenant, suite)?;
+            // An unreadable file might be the newest run: never skip past it
+            // to an older one (that could turn a broken run into a green gate).
+            if let Some((path, why)) = listing.unreadable.into_iter().next() {
+                return Err(StoreError::LatestUnknown { path, cause: why });
+            }
             return listing.runs.into_iter().next().ok_or(StoreError::NoRuns {
                 suite: suite.to_string(),
                 tenant: tenant.to_string(),
@@ -230,6 +235,28 @@ impl Store {
         Ok(listing)
     }
 
+    /// Make sure a run of `suite` in `tenant` can be stored, before anything
+    /// is asked of the target: creates the directories and writes and
+    /// removes a probe file.
+    ///
+    /// # Errors
+    /// [`StoreError::NotWritable`] naming the directory and the cause.
+    pub fn check_writable(&self, tenant: &str, suite: &str) -> Result<(), StoreError> {
+        let dir = self.runs_dir(tenant, suite)?;
+        let probe = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            tempfile::Builder::new()
+                .prefix(".probe-")
+                .tempfile_in(&dir)
+                .map(drop)
+        };
+        probe().map_err(|e| StoreError::NotWritable {
+            path: dir.clone(),
+            cause: e.to_string(),
+        })?;
+        self.ensure_layout()
+    }
+
     fn check_inside(&self, path: &Path) -> Result<(), StoreError> {
         let store = self
             .dir
@@ -251,6 +278,14 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unwritable_store_is_found_before_any_call() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".digline"), "a file in the way").unwrap();
+        let err = Store::new(dir.path()).check_writable("t", "s").unwrap_err();
+        assert!(matches!(err, StoreError::NotWritable { .. }), "{err}");
+    }
 
     #[test]
     fn safe_names() {
@@ -282,6 +317,7 @@ mod tests {
         store.write_run(&older).unwrap();
         let latest = store.read_run("gold", "unicode-text", LATEST).unwrap();
         assert_eq!(latest.key, key);
+        assert!(store.check_writable("gold", "unicode-text").is_ok());
         assert_eq!(
             std::fs::read_to_string(store.dir().join(".gitignore")).unwrap(),
             GITIGNORE
@@ -305,5 +341,10 @@ mod tests {
             store.read_run("gold", "other", LATEST),
             Err(StoreError::NoRuns { .. })
         ));
+        // The unreadable zz.json might be the newest: `latest` refuses.
+        let err = store.read_run("gold", "unicode-text", LATEST).unwrap_err();
+        assert!(matches!(err, StoreError::LatestUnknown { .. }), "{err}");
+        assert!(err.to_string().contains("zz.json"), "{err}");
+        assert!(store.read_run("gold", "unicode-text", &key).is_ok());
     }
 }
