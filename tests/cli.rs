@@ -17,6 +17,8 @@ mod lifecycle;
 mod quickstart;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/report.rs"]
+mod report;
 #[path = "cli/sampled.rs"]
 mod sampled;
 #[path = "cli/slice.rs"]
