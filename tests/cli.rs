@@ -21,6 +21,8 @@ mod providers;
 mod quickstart;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/report.rs"]
+mod report;
 #[path = "cli/sampled.rs"]
 mod sampled;
 #[path = "cli/slice.rs"]

@@ -201,7 +201,7 @@ fn accepted(check: &DeclaredCheck, output: &Value) -> Result<OutputKind, String>
     let Some(kind) = output_kind(output) else {
         return Err(format!(
             "output of type {} is not a valid Output (expected str, Mapping or Sequence[Message])",
-            python_type_name(output)
+            crate::core::pyrepr::type_name(output)
         ));
     };
     if !check.accepts.contains(&kind) {
@@ -216,20 +216,6 @@ fn accepted(check: &DeclaredCheck, output: &Value) -> Result<OutputKind, String>
         ));
     }
     Ok(kind)
-}
-
-/// The name of the Python type a JSON value decodes to (`str`, `int`, `float`,
-/// `bool`, `NoneType`, `list`, `dict`).
-fn python_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
 }
 
 #[cfg(test)]
