@@ -21,6 +21,8 @@ mod providers;
 mod quickstart;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/rejudge.rs"]
+mod rejudge;
 #[path = "cli/report.rs"]
 mod report;
 #[path = "cli/sampled.rs"]

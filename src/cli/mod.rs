@@ -16,6 +16,7 @@ pub mod exit;
 pub mod list;
 pub mod migrate;
 pub mod promote;
+pub mod rejudge;
 pub mod report;
 pub mod run;
 pub mod warn;
@@ -85,6 +86,11 @@ pub enum Command {
         after_help = "Example:\n  digline report --suite suite.toml --run latest --locale en --out report.html\n\nExits like compare: 0 (fine), 1 (worse), 2 (could not be judged); with no baseline yet, never 1."
     )]
     Report(report::ReportArgs),
+    /// Grade a stored run's recorded answers again with the current checks and judges (prints the new run's key).
+    #[command(
+        after_help = "Example: a threshold or a rubric changed; what would the last run say under it?\n  digline rejudge --suite suite.toml --run latest --meta why=rubric-v2\n  digline compare --suite suite.toml --run latest\n\nThe target is never called: only judges are (the plan says how many). The run must have been\nmade with [suite] record_responses = true. The new run names its source in rejudged_from,\nkeeps the source's target_config and artifacts, and can never be promoted.\n\nNever a gate: exits 0 when the run is stored, whatever the verdicts; 64 when refused (no\nrecorded answers, a case added or sampled differently since, another tenant or suite)."
+    )]
+    Rejudge(rejudge::RejudgeArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -193,6 +199,7 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::List(args) => list::execute(args),
         Command::Migrate(args) => migrate::execute(args),
         Command::Report(args) => report::execute(args),
+        Command::Rejudge(args) => rejudge::execute(args, quiet),
     }
 }
 

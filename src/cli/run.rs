@@ -53,6 +53,63 @@ pub struct RunArgs {
     pub max_calls: Option<usize>,
 }
 
+/// `--meta K=V` pairs as run metadata (string values).
+///
+/// # Errors
+/// A usage refusal for a pair without `=` or with an empty key.
+pub(super) fn metadata(pairs: &[String]) -> Result<Map<String, Value>, CliError> {
+    let mut metadata = Map::new();
+    for pair in pairs {
+        let Some((k, v)) = pair.split_once('=') else {
+            return Err(CliError::usage(
+                format!("--meta '{pair}' is not KEY=VALUE"),
+                Some("write it as --meta build=1234".into()),
+            ));
+        };
+        if k.is_empty() {
+            return Err(CliError::usage(
+                format!("--meta '{pair}' has an empty key"),
+                Some("write it as --meta build=1234".into()),
+            ));
+        }
+        metadata.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    Ok(metadata)
+}
+
+/// The suite's judges (endpoints and keys from the environment) and their
+/// preflight problems.
+///
+/// # Errors
+/// A refusal when a judge cannot be set up at all.
+pub(super) fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>), CliError> {
+    let coordinates: Vec<&str> = suite
+        .checks
+        .iter()
+        .filter_map(|c| c.judge_coordinate())
+        .collect();
+    let judges = Judges::new(coordinates, |kind| {
+        provider_suite::endpoint(kind, None, &env)
+    })
+    .map_err(CliError::Refused)?;
+    let problems = judges
+        .clients()
+        .iter()
+        .filter_map(|j| j.preflight_problem())
+        .collect();
+    Ok((judges, problems))
+}
+
+/// The warning for each judge without a price (its spend is not counted).
+pub(super) fn warn_unpriced(judges: &Judges) {
+    for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
+        eprintln!(
+            "digline: warning: the judge {} has no price, so its spend is not counted",
+            judge.coordinate()
+        );
+    }
+}
+
 /// The process environment, read here (host's job) and passed down.
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok()
@@ -61,7 +118,7 @@ fn env(name: &str) -> Option<String> {
 /// How progress is shown: nothing with `-q`; in CI (`CI` set) a plain line
 /// every 5 s and one at the end; a bar on a terminal; nothing on a pipe
 /// outside CI (stderr keeps the plan and warnings only).
-fn display(quiet: bool) -> Display {
+pub(super) fn display(quiet: bool) -> Display {
     use std::io::IsTerminal;
     if quiet {
         Display::Quiet
@@ -97,22 +154,7 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
             Some("drop --target and edit [target] in the suite file".into()),
         ));
     }
-    let mut metadata = Map::new();
-    for pair in &args.meta {
-        let Some((k, v)) = pair.split_once('=') else {
-            return Err(CliError::usage(
-                format!("--meta '{pair}' is not KEY=VALUE"),
-                Some("write it as --meta build=1234".into()),
-            ));
-        };
-        if k.is_empty() {
-            return Err(CliError::usage(
-                format!("--meta '{pair}' has an empty key"),
-                Some("write it as --meta build=1234".into()),
-            ));
-        }
-        metadata.insert(k.to_string(), Value::String(v.to_string()));
-    }
+    let metadata = metadata(&args.meta)?;
     let loaded = load_suite(&args.suite)?;
     let plan = Plan::of(&loaded.suite);
     let mut artifact_paths = loaded.suite.artifacts.clone();
@@ -136,22 +178,8 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
             Built::Provider(target)
         }
     };
-    let coordinates: Vec<&str> = loaded
-        .suite
-        .checks
-        .iter()
-        .filter_map(|c| c.judge_coordinate())
-        .collect();
-    let judges = Judges::new(coordinates, |kind| {
-        provider_suite::endpoint(kind, None, &env)
-    })
-    .map_err(CliError::Refused)?;
-    problems.extend(
-        judges
-            .clients()
-            .iter()
-            .filter_map(|j| j.preflight_problem()),
-    );
+    let (judges, judge_problems) = judges(&loaded.suite)?;
+    problems.extend(judge_problems);
     problems.extend(plan.over(args.max_calls));
     preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
     let store = Store::new(&args.suite.root);
@@ -167,12 +195,7 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
         if let Some(judging) = plan.judge_sentence() {
             eprintln!("digline: {judging}");
         }
-        for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
-            eprintln!(
-                "digline: warning: the judge {} has no price, so its spend is not counted",
-                judge.coordinate()
-            );
-        }
+        warn_unpriced(&judges);
     }
     tracing::info!(
         tenant = %loaded.suite.tenant,
