@@ -1312,6 +1312,15 @@ fn build_length(params: &Map<String, Value>) -> Result<Check, BuildError> {
             "it needs `minimum`, `maximum` or both: with neither, every output passes".to_string(),
         ));
     }
+    if maximum.is_none() && minimum.as_ref().is_some_and(|lo| lo.as_f64() == Some(0.0)) {
+        return Err(BuildError::invalid(
+            "length",
+            "minimum",
+            "`minimum` is 0 and there is no `maximum`: every output is at least 0 long, so \
+             this check always passes. Give a minimum above 0, or a maximum"
+                .to_string(),
+        ));
+    }
     if let (Some(lo), Some(hi)) = (&minimum, &maximum) {
         if lo.as_f64() > hi.as_f64() {
             return Err(BuildError::invalid(
