@@ -12,8 +12,10 @@ use clap::{Args, Parser, Subcommand};
 pub mod compare;
 pub mod error;
 pub mod exit;
+pub mod gate;
 pub mod list;
 pub mod promote;
+pub mod publish;
 pub mod run;
 
 pub use error::CliError;
@@ -60,6 +62,16 @@ pub enum Command {
     /// List the stored runs of a suite, newest first (* marks the baseline's run).
     #[command(after_help = "Example:\n  digline list --suite suite.toml")]
     List(list::ListArgs),
+    /// The CI job in one command: run, compare with the baseline, render, publish, exit 0/1/2 (64 without a baseline).
+    #[command(
+        after_help = "Example:\n  digline gate --suite eval/suite.toml\n  digline gate --suite eval/suite.toml --run latest --publish none --out gate-out\n\nWrites outcome.json, comment.md, summary.md and junit.xml into --out. Never promotes."
+    )]
+    Gate(Box<gate::GateArgs>),
+    /// Post or update the PR/MR comment and the job summary from a gate's outcome.json (exits 0).
+    #[command(
+        after_help = "Example:\n  digline publish --outcome \"$RUNNER_TEMP/digline/outcome.json\" --report-url \"$ARTIFACT_URL\""
+    )]
+    Publish(publish::PublishCmdArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -162,6 +174,8 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Compare(args) => compare::execute(args),
         Command::Promote(args) => promote::execute(args),
         Command::List(args) => list::execute(args),
+        Command::Gate(args) => gate::execute(*args),
+        Command::Publish(args) => publish::execute(args),
     }
 }
 

@@ -10,6 +10,11 @@ pub fn now_iso() -> String {
     iso(OffsetDateTime::now_utc())
 }
 
+/// Seconds since the Unix epoch (for a forge's rate-limit reset time).
+pub fn unix_now() -> u64 {
+    u64::try_from(OffsetDateTime::now_utc().unix_timestamp()).unwrap_or(0)
+}
+
 /// `t` (in UTC) in Python's `isoformat()` shape.
 pub fn iso(t: OffsetDateTime) -> String {
     let t = t.to_offset(time::UtcOffset::UTC);

@@ -137,9 +137,16 @@ fn flags_are_refused_with_64_not_clap_s_2() {
         let ran = digline(dir.path(), &args);
         assert_eq!(ran.code, 64, "{args:?}: {}", ran.stderr);
     }
-    let ran = digline(dir.path(), &["run", "--suite", "suite.toml", "--target", "x"]);
+    let ran = digline(
+        dir.path(),
+        &["run", "--suite", "suite.toml", "--target", "x"],
+    );
     assert_eq!(ran.code, 64, "{}", ran.stderr);
-    assert!(ran.stderr.contains("--target does not apply") && ran.stderr.contains("[target]"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("--target does not apply") && ran.stderr.contains("[target]"),
+        "{}",
+        ran.stderr
+    );
     let ran = digline(dir.path(), &["--version"]);
     assert_eq!(
         (ran.code, ran.stdout.trim()),
