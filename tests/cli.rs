@@ -3,6 +3,10 @@
 //! Each module is one concern; `util` holds the helpers (temp dirs, the
 //! binary, the loopback stub).
 
+#[path = "cli/forges.rs"]
+mod forges;
+#[path = "cli/gate.rs"]
+mod gate;
 #[path = "cli/layering.rs"]
 mod layering;
 #[path = "cli/quickstart.rs"]
