@@ -66,6 +66,9 @@ pub struct PublishArgs {
     /// Comment even when nothing got worse (exit 0).
     #[arg(long)]
     pub comment_on_success: bool,
+    /// Write no comment (the job summary, outputs and annotation still go).
+    #[arg(long, conflicts_with = "comment_on_success")]
+    pub no_comment: bool,
     /// The repository (owner/name) when GITHUB_REPOSITORY does not say.
     #[arg(long, value_name = "OWNER/NAME")]
     pub repo: Option<String>,
@@ -383,6 +386,7 @@ pub fn publish_files(
         summary: &summary_md,
         mode: args.publish.mode(),
         comment_on_success: args.comment_on_success,
+        write_comment: !args.no_comment,
         repository: args.repo.clone(),
         pull_request: args.pr,
         max_wait: Duration::from_secs(args.max_wait),

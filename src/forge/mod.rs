@@ -101,6 +101,8 @@ pub struct Request<'a> {
     pub mode: Mode,
     /// Comment even when the exit code is 0.
     pub comment_on_success: bool,
+    /// Comment at all (`--no-comment` turns it off).
+    pub write_comment: bool,
     /// `--repo` (overrides `GITHUB_REPOSITORY`).
     pub repository: Option<String>,
     /// `--pr` (overrides the event file; also the GitLab MR iid).
@@ -174,7 +176,7 @@ pub fn publish(req: &Request<'_>, env: &CiEnv) -> Published {
     }
     let gh = &env.github;
     let on_actions = gh.actions;
-    let wants_comment = req.outcome.exit_code != 0 || req.comment_on_success;
+    let wants_comment = req.write_comment && (req.outcome.exit_code != 0 || req.comment_on_success);
     let repository = req.repository.clone().or_else(|| gh.repository.clone());
     let github_pr = req.pull_request.or(gh.pull_request);
     let github_ready = repository.is_some() && github_pr.is_some() && gh.token.is_some();

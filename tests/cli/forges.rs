@@ -78,10 +78,12 @@ impl Fake {
 
 const PAGE: usize = 3;
 
-fn start(
-    handler: fn(&mut State, &Seen, Mode, u16) -> (u16, Vec<(String, String)>, String),
-    mode: Mode,
-) -> Fake {
+/// A fake's answer: status, headers, body.
+type Reply = (u16, Vec<(String, String)>, String);
+/// A fake's request handler.
+type Handler = fn(&mut State, &Seen, Mode, u16) -> Reply;
+
+fn start(handler: Handler, mode: Mode) -> Fake {
     let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
     let port = server.server_addr().to_ip().unwrap().port();
     let state = Arc::new(Mutex::new(State {
@@ -164,7 +166,7 @@ fn query(url: &str, key: &str) -> Option<String> {
     })
 }
 
-fn github(s: &mut State, r: &Seen, mode: Mode, port: u16) -> (u16, Vec<(String, String)>, String) {
+fn github(s: &mut State, r: &Seen, mode: Mode, port: u16) -> Reply {
     let err = |status: u16, msg: &str| {
         (
             status,
@@ -263,7 +265,7 @@ pub fn fake_github(mode: Mode) -> Fake {
     start(github, mode)
 }
 
-fn gitlab(s: &mut State, r: &Seen, mode: Mode, _port: u16) -> (u16, Vec<(String, String)>, String) {
+fn gitlab(s: &mut State, r: &Seen, mode: Mode, _port: u16) -> Reply {
     let err = |status: u16, msg: &str| (status, vec![], json!({"message": msg}).to_string());
     if r.auth.as_deref() != Some("glpat-SECRET-5678") {
         return err(401, "401 Unauthorized");

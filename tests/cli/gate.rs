@@ -121,7 +121,7 @@ fn gate_exits_0_then_1_then_2_on_the_quickstart() {
         assert!(root.join("out").join(f).exists(), "{f}");
     }
 
-    break_return_answer(&root);
+    break_return_answer(root);
     let ran = digline_env(root, &args, &[]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let comment = read(root.join("out/comment.md"));
