@@ -7,12 +7,18 @@
 mod forges;
 #[path = "cli/gate.rs"]
 mod gate;
+#[path = "cli/interop.rs"]
+mod interop;
 #[path = "cli/layering.rs"]
 mod layering;
+#[path = "cli/lifecycle.rs"]
+mod lifecycle;
 #[path = "cli/quickstart.rs"]
 mod quickstart;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/sampled.rs"]
+mod sampled;
 #[path = "cli/slice.rs"]
 mod slice;
 #[path = "cli/util.rs"]

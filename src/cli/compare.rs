@@ -13,6 +13,7 @@ use crate::report::text::{headline_sentence, render_compare, EN};
 use crate::store::Store;
 use crate::wire::compare::{full_json, headline_json, print};
 
+use super::warn::warn_if_ahead;
 use super::{load_suite, CliError, SuiteArgs};
 
 /// How much JSON `--json` prints.
@@ -61,6 +62,7 @@ pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
             )),
         ));
     };
+    warn_if_ahead([&run.doc, &baseline]);
     let comparison = compare(&run.doc, &baseline).map_err(|e| CliError::Refused(e.to_string()))?;
     let code = exit_code(&comparison);
     match args.json {

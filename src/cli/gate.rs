@@ -155,6 +155,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
             let target =
                 HttpTarget::new(loaded.target.clone(), headers).map_err(CliError::Refused)?;
             let plan = Plan::of(suite);
+            store.check_writable(&suite.tenant, &suite.name)?;
             if plan.cases > 0 {
                 target.preflight().map_err(CliError::Refused)?;
             }

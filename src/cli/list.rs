@@ -1,13 +1,18 @@
 //! `digline list`: the stored runs of a suite, newest first.
 //!
 //! The table digline 0.10.0 prints (`KEY CREATED ENV COMMIT CASES`, `*`
-//! on the baseline's run), then one line per unreadable file. Never a gate.
+//! on the baseline's run), newest first by the recorded `created_at`; then
+//! the note of what was left out (`ignored: 2 run(s) at schema 9, 1
+//! unreadable file(s)`) with the advice in the direction the versions say
+//! (older: `digline migrate`; newer: upgrade digline), and on stderr why
+//! each unreadable file was left out. Never a gate: 0 when it listed.
 
 use clap::Args;
 
 use crate::core::document::run_key;
 use crate::store::Store;
 
+use super::warn::warn_if_ahead;
 use super::{exit, load_suite, CliError, SuiteArgs};
 
 /// Flags of `digline list`.
@@ -27,45 +32,93 @@ pub fn execute(args: ListArgs) -> Result<i32, CliError> {
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
     let listing = store.list_runs(&suite.tenant, &suite.name)?;
-    let baseline_key = store
-        .read_baseline(&suite.tenant, &suite.name)
-        .ok()
-        .flatten()
+    let baseline = match store.read_baseline(&suite.tenant, &suite.name) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("digline: the baseline is not marked: {e}");
+            None
+        }
+    };
+    let baseline_key = baseline
+        .as_ref()
         .map(|b| run_key(&b.created_at, &b.config_hash));
-    println!(
-        "  {:<50} {:<34} {:<13} {:<15} CASES",
-        "KEY", "CREATED", "ENV", "COMMIT"
-    );
-    for run in &listing.runs {
-        let mark = if baseline_key.as_deref() == Some(run.key.as_str()) {
-            '*'
-        } else {
-            ' '
-        };
-        let commit = match run.doc.git_commit.as_deref() {
-            None | Some("") => "-".to_string(),
-            Some(c) => {
-                let (sha, dirty) = match c.strip_suffix("-dirty") {
-                    Some(sha) => (sha, "-dirty"),
-                    None => (c, ""),
-                };
-                format!("{}{dirty}", &sha[..sha.len().min(7)])
-            }
-        };
+    if listing.runs.is_empty() {
         println!(
-            "{mark} {:<50} {:<34} {:<13} {:<15} {}",
-            run.key,
-            run.doc.created_at,
-            run.doc.environment,
-            commit,
-            run.doc.results.len()
+            "no runs for suite '{}' in tenant '{}'",
+            suite.name, suite.tenant
         );
+    } else {
+        println!(
+            "  {:<50} {:<34} {:<13} {:<15} CASES",
+            "KEY", "CREATED", "ENV", "COMMIT"
+        );
+        for run in &listing.runs {
+            let mark = if baseline_key.as_deref() == Some(run.key.as_str()) {
+                '*'
+            } else {
+                ' '
+            };
+            println!(
+                "{mark} {:<50} {:<34} {:<13} {:<15} {}",
+                run.key,
+                run.doc.created_at,
+                run.doc.environment,
+                short_commit(run.doc.git_commit.as_deref()),
+                run.doc.results.len()
+            );
+        }
+        if baseline_key.is_some() {
+            println!("\n* = current baseline");
+        }
     }
-    if baseline_key.is_some() {
-        println!("\n* = current baseline");
+    if let Some(note) = listing.note() {
+        // Below the table: what is not in it. Never a silently shorter list.
+        if !listing.runs.is_empty() {
+            println!();
+        }
+        println!("{note}");
+        for line in listing.advice() {
+            println!("{line}");
+        }
     }
-    for (path, why) in &listing.unreadable {
-        eprintln!("digline: left out {}: {why}", path.display());
+    for (_, why) in &listing.unreadable {
+        eprintln!("digline: left out: {why}");
     }
+    warn_if_ahead(listing.runs.iter().map(|r| &r.doc).chain(baseline.as_ref()));
     Ok(exit::OK)
+}
+
+/// `abc1234` or `abc1234-dirty` (7 characters of the sha), `-` when unknown.
+fn short_commit(commit: Option<&str>) -> String {
+    let Some(c) = commit else {
+        return "-".to_string();
+    };
+    let (sha, dirty) = match c.split_once("-dirty") {
+        Some((sha, _)) => (sha, "-dirty"),
+        None => (c, ""),
+    };
+    let short: String = sha.chars().take(7).collect();
+    format!("{short}{dirty}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_commit;
+
+    #[test]
+    fn commits_are_shortened_as_0_10_0_does() {
+        let rows: &[(Option<&str>, &str)] = &[
+            (None, "-"),
+            (Some(""), ""),
+            (Some("cf9bf47dc38afadb7c5d1f8ae887a289ce994d0d"), "cf9bf47"),
+            (
+                Some("cf9bf47dc38afadb7c5d1f8ae887a289ce994d0d-dirty"),
+                "cf9bf47-dirty",
+            ),
+            (Some("é"), "é"),
+        ];
+        for (commit, want) in rows {
+            assert_eq!(short_commit(*commit), *want, "{commit:?}");
+        }
+    }
 }

@@ -10,13 +10,16 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 pub mod compare;
+pub mod diff;
 pub mod error;
 pub mod exit;
 pub mod gate;
 pub mod list;
+pub mod migrate;
 pub mod promote;
 pub mod publish;
 pub mod run;
+pub mod warn;
 
 pub use error::CliError;
 
@@ -36,6 +39,12 @@ Example, the whole cycle:
 #[derive(Debug, Parser)]
 #[command(name = "digline", version, about, long_about, after_help = AFTER_HELP)]
 pub struct Cli {
+    /// More detail on stderr (-v info, -vv debug, -vvv trace; DIGLINE_LOG overrides).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Only errors on stderr: no plan line, no hints.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
@@ -54,6 +63,11 @@ pub enum Command {
         after_help = "Example:\n  digline compare --suite suite.toml --run latest\n  digline compare --suite suite.toml --run latest --json full"
     )]
     Compare(compare::CompareArgs),
+    /// Show what differs between two runs of the suite; no verdict (exit 0, or 64 when refused).
+    #[command(
+        after_help = "Example:\n  digline diff --suite suite.toml 2026-11-30T04-16-02-573852-00-00-d4d9fd58fc759255 latest\n  digline diff --suite suite.toml KEY1 KEY2 --json full\n\nNever a gate: neither run is a reference. Refused for the same run twice or runs of different rules."
+    )]
+    Diff(diff::DiffArgs),
     /// Make a run the baseline: same suite, same rules, nothing errored.
     #[command(
         after_help = "Example:\n  digline promote --suite suite.toml --run latest\n\nThen commit .digline/<tenant>/baselines/<suite>.json: the gate compares against it."
@@ -72,6 +86,11 @@ pub enum Command {
         after_help = "Example:\n  digline publish --outcome \"$RUNNER_TEMP/digline/outcome.json\" --report-url \"$ARTIFACT_URL\""
     )]
     Publish(publish::PublishCmdArgs),
+    /// Bring stored schema 4–9 runs and baselines up to schema 10 (every tenant and suite).
+    #[command(
+        after_help = "Example:\n  digline migrate --dry-run      # what would change; writes nothing\n  digline migrate                # rewrite them, then commit the baselines\n  digline migrate --suite suite.toml   # one suite only\n\nExit 0 when every file is current; 64 when one was refused (a newer schema: upgrade digline)."
+    )]
+    Migrate(migrate::MigrateArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -112,15 +131,17 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let code = match e.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => exit::OK,
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    exit::OK
+                }
+                // Bare `digline`: help, but not 0 — 0 would read as "proceed".
                 _ => exit::REFUSED,
             };
             let _ = e.print();
             return code;
         }
     };
+    crate::host::logging::init(cli.verbose, cli.quiet);
     guarded(|| dispatch(cli))
 }
 
@@ -169,13 +190,16 @@ pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, C
 }
 
 fn dispatch(cli: Cli) -> Result<i32, CliError> {
+    let quiet = cli.quiet;
     match cli.command {
-        Command::Run(args) => run::execute(args),
+        Command::Run(args) => run::execute(args, quiet),
         Command::Compare(args) => compare::execute(args),
         Command::Promote(args) => promote::execute(args),
+        Command::Diff(args) => diff::execute(args),
         Command::List(args) => list::execute(args),
         Command::Gate(args) => gate::execute(*args),
         Command::Publish(args) => publish::execute(args),
+        Command::Migrate(args) => migrate::execute(args),
     }
 }
 

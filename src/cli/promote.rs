@@ -7,9 +7,11 @@ use clap::Args;
 
 use crate::core::document::run_key;
 use crate::host;
+use crate::store::layout::LATEST;
 use crate::store::promote::{promote, PromotionRequest};
 use crate::store::Store;
 
+use super::warn::warn_if_ahead;
 use super::{exit, load_suite, CliError, SuiteArgs};
 
 /// Flags of `digline promote`.
@@ -31,22 +33,32 @@ pub struct PromoteArgs {
 /// # Errors
 /// A [`CliError`] (exit 64) naming the condition that failed.
 pub fn execute(args: PromoteArgs) -> Result<i32, CliError> {
+    let replacing = match args.replacing.as_deref() {
+        None => None,
+        Some("none") => Some(None),
+        Some(key) if crate::store::layout::is_safe_name(key) && key != LATEST => Some(Some(key)),
+        Some(other) => {
+            return Err(CliError::usage(
+                format!("--replacing '{other}' is neither a run key nor none: it names the baseline you reviewed, exactly"),
+                Some("see the current baseline's key with digline list --suite <suite.toml> (marked *), or pass --replacing none when there is none".into()),
+            ))
+        }
+    };
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
     let stored = store.read_run(&suite.tenant, &suite.name, &args.run)?;
     let current = store.read_baseline(&suite.tenant, &suite.name)?;
+    warn_if_ahead(std::iter::once(&stored.doc).chain(current.as_ref()));
     let config_hash = suite.config_hash();
     let promoted_at = host::clock::now_iso();
-    let replacing = args
-        .replacing
-        .as_deref()
-        .map(|r| if r == "none" { None } else { Some(r) });
+    let suite_arg = args.suite.suite.display().to_string();
     let baseline = promote(&PromotionRequest {
         run: &stored.doc,
         run_key: &stored.key,
         tenant: &suite.tenant,
         suite: &suite.name,
+        suite_arg: &suite_arg,
         config_hash: &config_hash,
         replacing,
         current: current.as_ref(),

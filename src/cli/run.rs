@@ -39,7 +39,7 @@ pub struct RunArgs {
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
-pub fn execute(args: RunArgs) -> Result<i32, CliError> {
+pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     if args.target.is_some() {
         return Err(CliError::usage(
             format!(
@@ -70,10 +70,21 @@ pub fn execute(args: RunArgs) -> Result<i32, CliError> {
     let artifacts = host::artifacts::record(&loaded.suite_dir, &loaded.suite.artifacts)?;
     let target = HttpTarget::new(loaded.target.clone(), headers).map_err(CliError::Refused)?;
     let plan = Plan::of(&loaded.suite);
+    let store = Store::new(&args.suite.root);
+    store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
     if plan.cases > 0 {
         target.preflight().map_err(CliError::Refused)?;
     }
-    eprintln!("digline: {}", plan.sentence());
+    if !quiet {
+        eprintln!("digline: {}", plan.sentence());
+    }
+    tracing::info!(
+        tenant = %loaded.suite.tenant,
+        suite = %loaded.suite.name,
+        calls = plan.calls(),
+        concurrency = args.concurrency,
+        "starting the run"
+    );
     let ctx = RunContext {
         created_at: host::clock::now_iso(),
         git_commit: host::git::commit(&args.suite.root),
@@ -84,8 +95,15 @@ pub fn execute(args: RunArgs) -> Result<i32, CliError> {
     };
     let doc =
         run_suite(&loaded.suite, &target, &ctx).map_err(|e| CliError::Refused(e.to_string()))?;
-    let store = Store::new(&args.suite.root);
     let key = store.write_run(&doc)?;
+    tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
+    let unjudged = doc.unjudged_cases();
+    if unjudged > 0 && !quiet {
+        eprintln!(
+            "digline: {unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
+            plan.cases
+        );
+    }
     if args.json {
         let line = json!({
             "output_version": crate::wire::OUTPUT_VERSION,

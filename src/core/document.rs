@@ -55,7 +55,11 @@ pub struct RunDocument {
     pub config_hash: String,
     /// When the run was made: `datetime.now(UTC).isoformat()`.
     pub created_at: String,
-    /// The release that wrote the document (`0.1.0`).
+    /// The release that stamped the document when its run was made
+    /// (`0.11.0`). Empty means *not recorded* (a migrated document, one built
+    /// by hand) and is then written absent, never as `""`: absence is the only
+    /// honest value for a document no run of ours produced (ADR 0014 §2–§3).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub digline_version: String,
     /// The suite's `environment`.
     pub environment: String,
@@ -77,6 +81,10 @@ pub struct RunDocument {
     pub target_config: Map<String, Value>,
     /// The suite's `tenant`: the perimeter a comparison never crosses.
     pub tenant: String,
+    /// Set on a replay: the key of the run whose recorded answers were judged
+    /// again (digline 0.10.0's `rejudge`). Such a run never becomes a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejudged_from: Option<String>,
     /// Set on a baseline: when a person promoted it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promoted_at: Option<String>,

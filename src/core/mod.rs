@@ -5,11 +5,16 @@
 //! of the crate and does no I/O (no files, clock, network or environment);
 //! a test (`tests/cli/layering.rs`) enforces it.
 
+pub mod aggregate;
 pub mod checks;
 pub mod compare;
+pub mod diff;
 pub mod document;
 pub mod identity;
 pub mod pyjson;
 pub mod ratio;
+pub mod sampling;
+pub mod strict_json;
 pub mod suite;
 pub mod verdict;
+pub mod version;

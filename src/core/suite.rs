@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use super::aggregate::DeclaredAggregate;
 use super::checks::DeclaredCheck;
 use super::identity::{config_hash, RuleEntry};
 
@@ -56,23 +57,40 @@ pub struct Suite {
     /// One `config_hash` entry per check, same order as `checks`, with
     /// threshold and tolerance as declared (integer or float).
     pub rules: Vec<RuleEntry>,
+    /// Aggregates in declaration order, each `by_group` one followed by its
+    /// per-group copies (groups sorted): the document's `aggregate` order.
+    pub aggregates: Vec<DeclaredAggregate>,
 }
 
 impl Suite {
     /// The suite's `config_hash` (16 hex chars), equal to digline 0.10.0's:
     /// what two runs must share to compare the same rules. It covers each
     /// check's `assertion_id`, threshold and tolerance (order-free), the
-    /// samples and `min_agreement` (by value: `"2/3"` and `"4/6"` agree);
-    /// not the cases, the target or `record_responses`.
+    /// samples and `min_agreement` (by value: `"2/3"` and `"4/6"` agree),
+    /// and every aggregate with its group copies (so the cases' groups
+    /// count); not the target or `record_responses`.
     pub fn config_hash(&self) -> String {
+        let aggregates: Vec<RuleEntry> = self.aggregates.iter().map(|a| a.rule()).collect();
         if self.rules.len() == self.checks.len() {
-            return config_hash(&self.rules, self.samples, self.min_agreement, &[]);
+            return config_hash(&self.rules, self.samples, self.min_agreement, &aggregates);
         }
         let rules: Vec<RuleEntry> = self
             .checks
             .iter()
             .map(|c| RuleEntry::floats(&c.assertion_id, c.threshold, c.tolerance))
             .collect();
-        config_hash(&rules, self.samples, self.min_agreement, &[])
+        config_hash(&rules, self.samples, self.min_agreement, &aggregates)
+    }
+
+    /// How many times each answer is graded by each `repeated` check, as
+    /// (reported name, times), in declaration order.
+    pub fn repeated(&self) -> Vec<(&str, u32)> {
+        self.checks
+            .iter()
+            .filter_map(|c| match &c.check {
+                super::checks::Check::Repeated { samples, .. } => Some((c.name.as_str(), *samples)),
+                _ => None,
+            })
+            .collect()
     }
 }

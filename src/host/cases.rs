@@ -13,15 +13,13 @@
 //! Messages name fields and ids, never the values of `vars`, `metadata` or
 //! `expected` (payload).
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use super::load_errors::{LoadError, LoadErrorKind};
 use super::near_miss::{hint, listing};
+use crate::core::strict_json::{self, StrictJsonError};
 use crate::core::suite::Case;
 
 /// The fields a case may have (0.10.0's `Case`), sorted.
@@ -70,169 +68,39 @@ pub fn decode_utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, LoadError
 /// of a syntax error, or the duplicated key and (for an array of objects)
 /// the 1-based entry holding it.
 pub fn parse_json(text: &str, file: &str) -> Result<Value, LoadError> {
-    let state = RefCell::new(DupState::default());
-    let mut de = serde_json::Deserializer::from_str(text);
-    let parsed = ValueSeed {
-        state: &state,
-        depth: 0,
-    }
-    .deserialize(&mut de)
-    .and_then(|v| de.end().map(|()| v));
-    match parsed {
-        Ok(value) => Ok(value),
-        Err(err) => {
-            let state = state.into_inner();
-            if let Some(key) = state.duplicate {
-                let sentence = format!(
-                    "the key `{key}` appears twice in one object, and JSON readers disagree on \
-                     which one counts. Keep one"
-                );
-                let locator = state.entry.map(|n| format!("#{n}"));
-                return Err(LoadError::new(
-                    LoadErrorKind::Syntax,
-                    file,
-                    locator.as_deref(),
-                    Some(&key),
-                    &sentence,
-                ));
-            }
-            let (line, column) = (err.line(), err.column());
-            let sentence = if non_standard_number_at(text, line, column) {
-                format!(
-                    "line {line}, column {column} holds NaN or Infinity, which JSON does not \
-                     have. Write a number, or leave the value out"
-                )
-            } else {
-                format!("this is not valid JSON: {err}")
-            };
-            Err(LoadError::new(
+    strict_json::parse(text).map_err(|err| match err {
+        StrictJsonError::Duplicate { key, entry } => {
+            let sentence = format!(
+                "the key `{key}` appears twice in one object, and JSON readers disagree on \
+                 which one counts. Keep one"
+            );
+            let locator = entry.map(|n| format!("#{n}"));
+            LoadError::new(
                 LoadErrorKind::Syntax,
                 file,
-                None,
-                None,
+                locator.as_deref(),
+                Some(&key),
                 &sentence,
-            ))
+            )
         }
-    }
-}
-
-/// True when the syntax error at (line, column), both 1-based, sits on a
-/// `NaN`, `Infinity` or `-Infinity` token.
-fn non_standard_number_at(text: &str, line: usize, column: usize) -> bool {
-    let Some(row) = text.split('\n').nth(line.saturating_sub(1)) else {
-        return false;
-    };
-    let chars: Vec<char> = row.chars().collect();
-    let start = column.saturating_sub(2).min(chars.len());
-    let around: String = chars[start..].iter().take(12).collect();
-    let around = around.trim_start_matches(|c: char| !c.is_ascii_alphabetic() && c != '-');
-    ["NaN", "Infinity", "-Infinity"]
-        .iter()
-        .any(|word| around.starts_with(word))
-}
-
-#[derive(Default)]
-struct DupState {
-    /// The 1-based index of the top-level array entry being read.
-    current: Option<usize>,
-    /// The entry where a duplicate key was found.
-    entry: Option<usize>,
-    /// The duplicated key.
-    duplicate: Option<String>,
-}
-
-/// Deserializes a [`Value`] like serde_json does, but refuses duplicate keys.
-struct ValueSeed<'s> {
-    state: &'s RefCell<DupState>,
-    depth: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ValueSeed<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        Number::from_f64(v)
-            .map(Value::Number)
-            .ok_or_else(|| E::custom("a number JSON cannot hold"))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_string()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        let mut index = 0usize;
-        loop {
-            if self.depth == 0 {
-                index += 1;
-                self.state.borrow_mut().current = Some(index);
-            }
-            let next = seq.next_element_seed(ValueSeed {
-                state: self.state,
-                depth: self.depth + 1,
-            })?;
-            match next {
-                Some(item) => items.push(item),
-                None => break,
-            }
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut map = Map::new();
-        while let Some(key) = access.next_key::<String>()? {
-            if map.contains_key(&key) {
-                let mut state = self.state.borrow_mut();
-                state.entry = state.current;
-                state.duplicate = Some(key);
-                return Err(de::Error::custom("duplicate key"));
-            }
-            let value = access.next_value_seed(ValueSeed {
-                state: self.state,
-                depth: self.depth + 1,
-            })?;
-            map.insert(key, value);
-        }
-        Ok(Value::Object(map))
-    }
+        StrictJsonError::NonStandardNumber { line, column } => LoadError::new(
+            LoadErrorKind::Syntax,
+            file,
+            None,
+            None,
+            &format!(
+                "line {line}, column {column} holds NaN or Infinity, which JSON does not \
+                 have. Write a number, or leave the value out"
+            ),
+        ),
+        StrictJsonError::Syntax { message, .. } => LoadError::new(
+            LoadErrorKind::Syntax,
+            file,
+            None,
+            None,
+            &format!("this is not valid JSON: {message}"),
+        ),
+    })
 }
 
 /// Read the cases from the bytes of a cases file named `file`.

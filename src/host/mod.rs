@@ -12,5 +12,6 @@ pub mod clock;
 pub mod env;
 pub mod git;
 pub mod load_errors;
+pub mod logging;
 pub mod near_miss;
 pub mod suite;

@@ -21,7 +21,8 @@ use serde_json::{Map, Number, Value};
 use super::cases::{decode_utf8, parse_cases};
 use super::load_errors::{LoadError, LoadErrorKind};
 use super::near_miss::{did_you_mean, hint, listing};
-use crate::core::checks::build::{rule_entry, PER_CASE_TYPES, PER_RUN_TYPES};
+use crate::core::aggregate::{build_aggregate, expand_by_group, DeclaredAggregate};
+use crate::core::checks::build::{is_aggregate, rule_entry, PER_CASE_TYPES, PER_RUN_TYPES};
 use crate::core::checks::{build, BuildError, BuildErrorKind, DeclaredCheck};
 use crate::core::identity::RuleEntry;
 use crate::core::ratio::as_agreement;
@@ -285,7 +286,7 @@ fn from_table(
         }
     };
     // 3. [[assertions]]
-    let (checks, rules) = build_assertions(table.get("assertions"))?;
+    let (checks, rules, declared_aggregates) = build_assertions(table.get("assertions"))?;
     // 4. [suite] keys, 5. disclosure
     let unknown: Vec<&str> = suite_table
         .keys()
@@ -527,6 +528,7 @@ fn from_table(
             ));
         }
     }
+    let aggregates = check_aggregates(&checks, declared_aggregates, &cases, &cases_name)?;
     // 10. [target]
     let target = load_target(table.get("target"))?;
     Ok(LoadedSuite {
@@ -541,6 +543,7 @@ fn from_table(
             record_responses,
             artifacts,
             rules,
+            aggregates,
         },
         target,
         suite_path: PathBuf::new(),
@@ -599,8 +602,94 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The checks, in file order, with their `config_hash` entries.
-type Built = (Vec<DeclaredCheck>, Vec<RuleEntry>);
+/// The checks, in file order, with their `config_hash` entries, and the
+/// aggregates with their entry's locator.
+type Built = (
+    Vec<DeclaredCheck>,
+    Vec<RuleEntry>,
+    Vec<(String, DeclaredAggregate)>,
+);
+
+/// The `[suite]`-level rules about aggregates (0.10.0 checks them when the
+/// suite is built, after samples and canaries): some per-case check is
+/// declared; each aggregate's `over` names exactly one check; every case
+/// that is not a canary has a label. Returns the aggregates expanded by group.
+fn check_aggregates(
+    checks: &[DeclaredCheck],
+    declared: Vec<(String, DeclaredAggregate)>,
+    cases: &[crate::core::suite::Case],
+    cases_name: &str,
+) -> Result<Vec<DeclaredAggregate>, LoadError> {
+    if declared.is_empty() {
+        return Ok(Vec::new());
+    }
+    if checks.is_empty() {
+        return Err(err(
+            LoadErrorKind::Missing,
+            None,
+            Some("assertions"),
+            "every [[assertions]] entry is an aggregate, and an aggregate counts the verdicts of              a per-case check: declare the check it counts",
+        ));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for check in checks {
+        if !names.contains(&check.name.as_str()) {
+            names.push(&check.name);
+        }
+    }
+    for (locator, aggregate) in &declared {
+        let matching = checks.iter().filter(|c| c.name == aggregate.over).count();
+        let over = &aggregate.over;
+        let token = aggregate.kind.as_str();
+        if matching == 0 {
+            let sentence = match hint(over, &names) {
+                Some(h) => {
+                    format!("`{token}` counts `over = '{over}'`, and no check is called that. {h}")
+                }
+                None => format!(
+                    "`{token}` counts `over = '{over}'`, and no check is called that. Declared: {}",
+                    names.join(", ")
+                ),
+            };
+            return Err(err(
+                LoadErrorKind::Invalid,
+                Some(locator),
+                Some("over"),
+                &sentence,
+            ));
+        }
+        if matching > 1 {
+            return Err(err(
+                LoadErrorKind::Invalid,
+                Some(locator),
+                Some("over"),
+                &format!(
+                    "`{token}` counts `over = '{over}'`, and {matching} checks are called that.                      Give the one you mean a distinct `name`: an aggregate cannot choose between                      them"
+                ),
+            ));
+        }
+    }
+    let missing: Vec<&str> = cases
+        .iter()
+        .filter(|c| !c.canary && c.label.is_none())
+        .map(|c| c.id.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(LoadError::new(
+            LoadErrorKind::Missing,
+            cases_name,
+            None,
+            Some("label"),
+            &format!(
+                "the suite declares an aggregate, which counts positive and negative cases, so                  every case but a canary needs `label` = \"positive\" or \"negative\".                  Missing on: {}",
+                missing.join(", ")
+            ),
+        ));
+    }
+    let groups: Vec<&str> = cases.iter().filter_map(|c| c.group.as_deref()).collect();
+    let declared: Vec<DeclaredAggregate> = declared.into_iter().map(|(_, a)| a).collect();
+    Ok(expand_by_group(&declared, &groups))
+}
 
 fn build_assertions(value: Option<&toml::Value>) -> Result<Built, LoadError> {
     let no_checks = || {
@@ -632,6 +721,7 @@ fn build_assertions(value: Option<&toml::Value>) -> Result<Built, LoadError> {
     }
     let mut checks = Vec::with_capacity(entries.len());
     let mut rules = Vec::with_capacity(entries.len());
+    let mut aggregates = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let locator = format!("[[assertions]] #{}", i + 1);
         let toml::Value::Table(table) = entry else {
@@ -642,11 +732,23 @@ fn build_assertions(value: Option<&toml::Value>) -> Result<Built, LoadError> {
                 "this entry is not a table",
             ));
         };
-        let (check, rule) = build_entry(table, &locator)?;
-        checks.push(check);
-        rules.push(rule);
+        match build_entry(table, &locator)? {
+            Entry::Check(check, rule) => {
+                checks.push(*check);
+                rules.push(rule);
+            }
+            Entry::Aggregate(aggregate) => aggregates.push((locator, aggregate)),
+        }
     }
-    Ok((checks, rules))
+    Ok((checks, rules, aggregates))
+}
+
+/// One built `[[assertions]]` entry.
+enum Entry {
+    /// A per-case check and its `config_hash` entry.
+    Check(Box<DeclaredCheck>, RuleEntry),
+    /// An aggregate (not yet expanded by group).
+    Aggregate(DeclaredAggregate),
 }
 
 fn type_lists() -> String {
@@ -657,10 +759,7 @@ fn type_lists() -> String {
     )
 }
 
-fn build_entry(
-    table: &toml::Table,
-    locator: &str,
-) -> Result<(DeclaredCheck, RuleEntry), LoadError> {
+fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
     let token = match table.get("type") {
         None => {
             return Err(err(
@@ -698,9 +797,13 @@ fn build_entry(
         })?;
         params.insert(key.clone(), json);
     }
+    if is_aggregate(&token) {
+        let aggregate = build_aggregate(&token, &params).map_err(|e| build_error(&e, locator))?;
+        return Ok(Entry::Aggregate(aggregate));
+    }
     let check = build(&token, &params).map_err(|e| build_error(&e, locator))?;
     let rule = rule_entry(&check, &params);
-    Ok((check, rule))
+    Ok(Entry::Check(Box::new(check), rule))
 }
 
 /// Locate a [`BuildError`] and add its near miss.
@@ -1289,19 +1392,25 @@ mod tests {
             ),
             ("21", Refused(&["[suite]:", "`samples` is 0"])),
             ("22", Refused(&["[suite]:", "canary", "samples 1"])),
-            // 23–25: aggregates are not built yet; refused at the aggregate's entry for now.
             (
                 "23",
-                Refused(&["[[assertions]] #2:", "`precision`", NOT_BUILT]),
+                Refused(&[
+                    "[[assertions]] #2:",
+                    "`precision`",
+                    "'regex'",
+                    "Declared: contains",
+                ]),
             ),
             (
                 "24",
-                Refused(&["[[assertions]] #3:", "`precision`", NOT_BUILT]),
+                Refused(&[
+                    "[[assertions]] #3:",
+                    "`precision`",
+                    "2 checks are called that",
+                    "distinct `name`",
+                ]),
             ),
-            (
-                "25",
-                Refused(&["[[assertions]] #2:", "`precision`", NOT_BUILT]),
-            ),
+            ("25", Refused(&["cases.json:", "`label`", "Missing on: r2"])),
             // 26: 0.10.0 ran it; the spec refuses any label but positive/negative.
             ("26", Refused(&["cases.json #1:", "`label`", "'maybe'"])),
             (
@@ -1502,9 +1611,26 @@ mod tests {
             assert_eq!(payload["name"], name, "{label}");
             assert_eq!(identity::digest(&payload), entry["assertion_id"], "{label}");
             if crate::core::checks::build::BUILT_TYPES.contains(&token.as_str()) {
-                let built = build(&token, &params).unwrap_or_else(|e| panic!("{label}: {e}"));
-                assert_eq!(built.name, name, "{label}");
-                assert_eq!(built.assertion_id, entry["assertion_id"], "{label}");
+                match build(&token, &params) {
+                    Ok(built) => {
+                        assert_eq!(built.name, name, "{label}");
+                        assert_eq!(built.assertion_id, entry["assertion_id"], "{label}");
+                    }
+                    // A `repeated` whose inner check is not built here yet.
+                    Err(e)
+                        if e.within == ["inner"]
+                            && matches!(e.kind, BuildErrorKind::NotBuiltYet { .. }) => {}
+                    Err(e) => panic!("{label}: {e}"),
+                }
+            } else if kind == "aggregate" {
+                let built =
+                    build_aggregate(&token, &params).unwrap_or_else(|e| panic!("{label}: {e}"));
+                let expanded = expand_by_group(&[built], &["alpha", "beta"]);
+                let found = expanded
+                    .iter()
+                    .find(|a| a.name == name)
+                    .unwrap_or_else(|| panic!("{label}"));
+                assert_eq!(found.assertion_id, entry["assertion_id"], "{label}");
             }
             if kind == "check" {
                 checks += 1;
@@ -1765,6 +1891,120 @@ tolerance = 0
             err.message
         );
         assert!(err.message.contains("`affix`"), "{}", err.message);
+    }
+
+    #[test]
+    fn aggregates_load_expand_and_refuse() {
+        let agg = |extra: &str| {
+            format!(
+                "{HEAD}{TARGET}{CHECK}\n[[assertions]]\ntype = \"precision\"\nover = \"contains\"\n\
+                 threshold = \"9/10\"\ntolerance = 0.0\n{extra}"
+            )
+        };
+        let labelled = r#"[{"id": "a", "label": "positive", "group": "z"},
+            {"id": "b", "label": "negative", "group": "y"},
+            {"id": "k", "canary": true}]"#;
+        // Loads: groups sorted, the canary needs no label.
+        let dir = fixture(
+            &agg("by_group = true\n").replace(
+                "[suite]\n",
+                "[suite]\nsamples = 2\nmin_agreement = \"1/2\"\n",
+            ),
+            labelled,
+        );
+        let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<&str> = loaded
+            .suite
+            .aggregates
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["precision", "precision[group=y]", "precision[group=z]"]
+        );
+        assert_eq!(loaded.suite.aggregates[0].threshold, 0.9);
+        // Aggregates join the config hash.
+        let plain = fixture(
+            &format!("{HEAD}{TARGET}{CHECK}").replace(
+                "[suite]\n",
+                "[suite]\nsamples = 2\nmin_agreement = \"1/2\"\n",
+            ),
+            labelled,
+        );
+        let plain = load_in(&plain).unwrap_or_else(|e| panic!("{e}"));
+        assert_ne!(plain.suite.config_hash(), loaded.suite.config_hash());
+        // Refusals.
+        let rows: Vec<(String, &str, &[&str])> = vec![
+            (agg("").replace("over = \"contains\"", "over = \"contain\""), labelled, &["[[assertions]] #2:", "'contain'", "Did you mean `contains`?"]),
+            (agg("").replace("over = \"contains\"", "over = \"zzz\""), labelled, &["'zzz'", "Declared: contains"]),
+            (agg("") + CHECK, labelled, &["[[assertions]] #2:", "2 checks are called that"]),
+            (agg(""), r#"[{"id": "a", "label": "positive"}, {"id": "b"}, {"id": "c"}]"#, &["cases.json:", "Missing on: b, c"]),
+            (agg("").replace("tolerance = 0.0", "tolerance = -0.1"), labelled, &["`tolerance` is -0.1, below 0"]),
+            (agg("").replace("tolerance = 0.0\n", ""), labelled, &["`precision` needs `tolerance`"]),
+            (agg("group = \"y\"\n"), labelled, &["`precision` has no parameter `group`"]),
+            (agg("").replace("\"9/10\"", "\"11/10\""), labelled, &["`threshold` is '11/10', outside 0–1"]),
+            (format!("{HEAD}{TARGET}[[assertions]]\ntype = \"f1\"\nover = \"x\"\nthreshold = 1\ntolerance = 0\n"), labelled, &["every [[assertions]] entry is an aggregate"]),
+        ];
+        for (suite, cases, fragments) in rows {
+            let suite = suite.replace(
+                "[suite]\n",
+                "[suite]\nsamples = 2\nmin_agreement = \"1/2\"\n",
+            );
+            let dir = fixture(&suite, cases);
+            let e = load_in(&dir)
+                .err()
+                .unwrap_or_else(|| panic!("loaded: {suite}"));
+            for fragment in fragments {
+                assert!(
+                    e.message.contains(fragment),
+                    "{:?} lacks {fragment:?}",
+                    e.message
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_loads_with_its_inner_rules() {
+        let suite = format!(
+            "{HEAD}{TARGET}[[assertions]]\ntype = \"repeated\"\nsamples = 3\nmin_agreement = \"2/3\"\n\
+             [assertions.inner]\ntype = \"length\"\nmaximum = 60\nthreshold = 1\ntolerance = 0.1\n"
+        );
+        let dir = fixture(&suite, CASES);
+        let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let check = &loaded.suite.checks[0];
+        assert_eq!(
+            (check.name.as_str(), check.threshold, check.tolerance),
+            ("length", 1.0, 0.1)
+        );
+        assert_eq!(loaded.suite.repeated(), [("length", 3)]);
+        // The inner's declared (integer) threshold is what the config hash sees.
+        assert_eq!(loaded.suite.rules[0].threshold, Number::from(1));
+        let rows: &[(&str, &str)] = &[
+            (
+                "[assertions.inner]\ntype = \"levenshtein\"\n",
+                "[[assertions]] #1, [inner]:",
+            ),
+            (
+                "[assertions.inner]\ntype = \"contains\"\nneedle = \"\"\n",
+                "`needle` is empty",
+            ),
+        ];
+        for (inner, fragment) in rows {
+            let suite = format!(
+                "{HEAD}{TARGET}[[assertions]]\ntype = \"repeated\"\nsamples = 3\nmin_agreement = \"2/3\"\n{inner}"
+            );
+            let dir = fixture(&suite, CASES);
+            let e = load_in(&dir)
+                .err()
+                .unwrap_or_else(|| panic!("loaded: {inner}"));
+            assert!(
+                e.message.contains(fragment),
+                "{:?} lacks {fragment:?}",
+                e.message
+            );
+        }
     }
 
     #[test]

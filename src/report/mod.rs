@@ -3,4 +3,5 @@
 //!
 //! Pure renderers: no I/O, no clock. May import `store` and `core` only.
 
+pub mod diff;
 pub mod text;

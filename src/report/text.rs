@@ -671,7 +671,7 @@ fn py_float(f: f64) -> String {
 /// `unified_diff` over `splitlines()`, counting lines that start with `+` but
 /// not `+++`, and `-` but not `---`, as 0.10.0 does). `(0, 0)` when a side
 /// has no text.
-fn diff_tally(delta: &ArtifactDelta) -> (usize, usize) {
+pub fn diff_tally(delta: &ArtifactDelta) -> (usize, usize) {
     let (Some(before), Some(after)) = (&delta.before_text, &delta.after_text) else {
         return (0, 0);
     };

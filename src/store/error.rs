@@ -52,7 +52,7 @@ pub enum StoreError {
         supported: i64,
     },
     /// No run stored under that key.
-    #[error("no run '{key}' is stored for suite '{suite}' in tenant '{tenant}' ({path})")]
+    #[error("no run '{key}' is stored for suite '{suite}' in tenant '{tenant}' ({path}); digline list --suite <suite.toml> shows the stored runs")]
     RunNotFound {
         /// The key asked for.
         key: String,
@@ -70,6 +70,56 @@ pub enum StoreError {
         suite: String,
         /// The tenant.
         tenant: String,
+    },
+    /// `--run latest` when the newest stored run is at another schema (or
+    /// none is readable at schema 10): stepping past it would compare an
+    /// older run.
+    #[error("no readable latest run for suite '{suite}' in tenant '{tenant}': the newest stored run is at another schema ({note}). {advice}")]
+    NoReadableRuns {
+        /// The suite.
+        suite: String,
+        /// The tenant.
+        tenant: String,
+        /// What was left out (`ignored: 2 run(s) at schema 9`).
+        note: String,
+        /// What to do, in the direction the versions say.
+        advice: String,
+    },
+    /// A run file whose name is not the key of the run it holds.
+    #[error("{path} holds the run {key}, not the one its name says: a run is filed under its created_at and config_hash. Rename it to {key}.json")]
+    Misfiled {
+        /// The file.
+        path: PathBuf,
+        /// The key of the run inside it.
+        key: String,
+    },
+    /// A document filed under a tenant or suite other than the one it declares.
+    #[error("{path} declares {what} '{found}' but is filed under {what} '{expected}': a document is read only where it belongs")]
+    Misplaced {
+        /// The file.
+        path: PathBuf,
+        /// `tenant` or `suite`.
+        what: &'static str,
+        /// What the document declares.
+        found: String,
+        /// Where it was found.
+        expected: String,
+    },
+    /// `--run latest` while a file among the runs cannot be read: it might be the newest.
+    #[error("cannot tell which run is the latest: {path} cannot be read ({cause}). Remove or repair it, or name the run by its key")]
+    LatestUnknown {
+        /// The unreadable file.
+        path: PathBuf,
+        /// Why it cannot be read.
+        cause: String,
+    },
+    /// The store cannot take a new run (checked before the first call).
+    #[error("a run cannot be stored in {path}: {cause}. Nothing was asked of the target; fix the directory (or --root) and run again")]
+    NotWritable {
+        /// The runs directory.
+        path: PathBuf,
+        /// The operating system's words.
+        cause: String,
     },
     /// A path that resolves outside `.digline/`.
     #[error(

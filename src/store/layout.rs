@@ -10,9 +10,10 @@
 //! (`^[A-Za-z0-9][A-Za-z0-9._-]*$`); every file read must resolve inside
 //! the store. `latest` resolves by the recorded `created_at`, not the name.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::core::document::{run_key, RunDocument};
+use crate::core::document::{run_key, RunDocument, SCHEMA_VERSION};
 
 use super::atomic::write_atomic;
 use super::document;
@@ -57,14 +58,54 @@ pub struct StoredRun {
     pub doc: RunDocument,
 }
 
-/// What [`Store::list_runs`] found.
+/// What [`Store::list_runs`] found: never a silently shorter list.
 #[derive(Debug, Default)]
 pub struct Listing {
     /// Readable runs, newest first by `created_at`.
     pub runs: Vec<StoredRun>,
+    /// Runs left out for their schema: version → how many files.
+    pub skipped: BTreeMap<i64, usize>,
+    /// The newest `created_at` among the runs left out for their schema
+    /// (when they record one): `latest` never steps past a newer one.
+    pub skipped_newest: Option<String>,
     /// Files that could not be read as schema-10 runs, with the reason.
     pub unreadable: Vec<(PathBuf, String)>,
 }
+
+impl Listing {
+    /// One line naming what was left out (`ignored: 2 run(s) at schema 9,
+    /// 1 unreadable file(s)`), or `None` when nothing was.
+    pub fn note(&self) -> Option<String> {
+        let mut parts: Vec<String> = self
+            .skipped
+            .iter()
+            .map(|(version, count)| format!("{count} run(s) at schema {version}"))
+            .collect();
+        if !self.unreadable.is_empty() {
+            parts.push(format!("{} unreadable file(s)", self.unreadable.len()));
+        }
+        (!parts.is_empty()).then(|| format!("ignored: {}", parts.join(", ")))
+    }
+
+    /// What to do about the skipped runs, in the direction their versions
+    /// say: older → `digline migrate`, newer → upgrade digline. Both when
+    /// both are true (ADR 0014 §5).
+    pub fn advice(&self) -> Vec<&'static str> {
+        let mut lines = Vec::new();
+        if self.skipped.keys().any(|v| *v < SCHEMA_VERSION) {
+            lines.push(ADVICE_MIGRATE);
+        }
+        if self.skipped.keys().any(|v| *v > SCHEMA_VERSION) {
+            lines.push(ADVICE_UPGRADE);
+        }
+        lines
+    }
+}
+
+/// The advice for documents older than schema 10.
+pub const ADVICE_MIGRATE: &str = "run `digline migrate` to bring them up to date";
+/// The advice for documents newer than schema 10.
+pub const ADVICE_UPGRADE: &str = "upgrade digline to read them: a newer document cannot be rewritten backwards without discarding what the newer schema added";
 
 impl Store {
     /// The store of the repository at `root` (`<root>/.digline`).
@@ -155,7 +196,9 @@ impl Store {
             return Ok(None);
         }
         self.check_inside(&path)?;
-        document::read(&path).map(Some)
+        let doc = document::read(&path)?;
+        placed(&path, &doc, tenant, suite)?;
+        Ok(Some(doc))
     }
 
     /// Read one run by key, or the newest (`latest`, by `created_at`).
@@ -165,6 +208,33 @@ impl Store {
     pub fn read_run(&self, tenant: &str, suite: &str, key: &str) -> Result<StoredRun, StoreError> {
         if key == LATEST {
             let listing = self.list_runs(tenant, suite)?;
+            // An unreadable file might be the newest run: never skip past it
+            // to an older one (that could turn a broken run into a green gate).
+            if let Some((path, why)) = listing.unreadable.first() {
+                return Err(StoreError::LatestUnknown {
+                    path: path.clone(),
+                    cause: why.clone(),
+                });
+            }
+            let newest_readable = listing.runs.first().map(|r| r.doc.created_at.as_str());
+            let skipped_is_newer = match (&listing.skipped_newest, newest_readable) {
+                (_, None) => !listing.skipped.is_empty(),
+                (Some(skipped), Some(readable)) => skipped.as_str() > readable,
+                // Left out and undated: it might be the newest.
+                (None, Some(_)) => !listing.skipped.is_empty(),
+            };
+            if skipped_is_newer {
+                let mut advice = listing.advice();
+                if advice.is_empty() {
+                    advice.push("run the suite again");
+                }
+                return Err(StoreError::NoReadableRuns {
+                    suite: suite.to_string(),
+                    tenant: tenant.to_string(),
+                    note: listing.note().unwrap_or_default(),
+                    advice: advice.join("; "),
+                });
+            }
             return listing.runs.into_iter().next().ok_or(StoreError::NoRuns {
                 suite: suite.to_string(),
                 tenant: tenant.to_string(),
@@ -181,11 +251,60 @@ impl Store {
                 path,
             });
         }
-        self.check_inside(&path)?;
+        let doc = self.read_run_file(&path, key, tenant, suite)?;
         Ok(StoredRun {
             key: key.to_string(),
-            doc: document::read(&path)?,
+            doc,
         })
+    }
+
+    /// Read the run file at `path` (inside the store), filed under `key` for
+    /// `suite` in `tenant`: it must be the run its name says.
+    fn read_run_file(
+        &self,
+        path: &Path,
+        key: &str,
+        tenant: &str,
+        suite: &str,
+    ) -> Result<RunDocument, StoreError> {
+        self.check_inside(path)?;
+        let doc = document::read(path)?;
+        placed(path, &doc, tenant, suite)?;
+        let own = run_key(&doc.created_at, &doc.config_hash);
+        if own != key {
+            return Err(StoreError::Misfiled {
+                path: path.to_path_buf(),
+                key: own,
+            });
+        }
+        Ok(doc)
+    }
+
+    /// Every document file under `.digline/`: each safe-named tenant's
+    /// `baselines/*.json` and `runs/<suite>/*.json`, sorted by path. What
+    /// `migrate` walks; dot-files (`.tmp-…`) and unsafe names are not digline's
+    /// and are left alone.
+    ///
+    /// # Errors
+    /// [`StoreError::Io`] when a directory exists but cannot be listed.
+    pub fn document_paths(&self) -> Result<Vec<PathBuf>, StoreError> {
+        let mut out = Vec::new();
+        for tenant in safe_entries(&self.dir, true)? {
+            out.extend(safe_entries(&tenant.join("baselines"), false)?);
+            for suite in safe_entries(&tenant.join("runs"), true)? {
+                out.extend(safe_entries(&suite, false)?);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Check that `path` resolves inside the store (a symlink out is refused).
+    ///
+    /// # Errors
+    /// [`StoreError::OutsideStore`] or [`StoreError::Io`].
+    pub fn ensure_inside(&self, path: &Path) -> Result<(), StoreError> {
+        self.check_inside(path)
     }
 
     /// Every stored run of `suite` in `tenant`, newest first by `created_at`;
@@ -216,8 +335,18 @@ impl Store {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            match self.check_inside(&path).and_then(|_| document::read(&path)) {
+            match self.read_run_file(&path, &key, tenant, suite) {
                 Ok(doc) => listing.runs.push(StoredRun { key, doc }),
+                Err(StoreError::Newer { found, .. } | StoreError::Older { found, .. }) => {
+                    *listing.skipped.entry(found).or_default() += 1;
+                    let created = std::fs::read(&path)
+                        .ok()
+                        .and_then(|b| document::parse_versioned(&path, &b).ok())
+                        .and_then(|(map, _)| map.get("created_at")?.as_str().map(str::to_string));
+                    if created > listing.skipped_newest {
+                        listing.skipped_newest = created;
+                    }
+                }
                 Err(e) => listing.unreadable.push((path, e.to_string())),
             }
         }
@@ -228,6 +357,28 @@ impl Store {
                 .then(b.key.cmp(&a.key))
         });
         Ok(listing)
+    }
+
+    /// Make sure a run of `suite` in `tenant` can be stored, before anything
+    /// is asked of the target: creates the directories and writes and
+    /// removes a probe file.
+    ///
+    /// # Errors
+    /// [`StoreError::NotWritable`] naming the directory and the cause.
+    pub fn check_writable(&self, tenant: &str, suite: &str) -> Result<(), StoreError> {
+        let dir = self.runs_dir(tenant, suite)?;
+        let probe = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            tempfile::Builder::new()
+                .prefix(".probe-")
+                .tempfile_in(&dir)
+                .map(drop)
+        };
+        probe().map_err(|e| StoreError::NotWritable {
+            path: dir.clone(),
+            cause: e.to_string(),
+        })?;
+        self.ensure_layout()
     }
 
     fn check_inside(&self, path: &Path) -> Result<(), StoreError> {
@@ -248,9 +399,60 @@ impl Store {
     }
 }
 
+/// A document must be filed under the tenant and suite it declares.
+fn placed(path: &Path, doc: &RunDocument, tenant: &str, suite: &str) -> Result<(), StoreError> {
+    for (what, found, expected) in [
+        ("tenant", &doc.tenant, tenant),
+        ("suite", &doc.suite, suite),
+    ] {
+        if found != expected {
+            return Err(StoreError::Misplaced {
+                path: path.to_path_buf(),
+                what,
+                found: found.clone(),
+                expected: expected.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The safe-named entries of `dir` (directories when `dirs`, else `*.json`
+/// files), or none when `dir` does not exist.
+fn safe_entries(dir: &Path, dirs: bool) -> Result<Vec<PathBuf>, StoreError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(StoreError::io(dir, e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let keep = if dirs {
+            is_safe_name(&name) && path.is_dir()
+        } else {
+            name.strip_suffix(".json").is_some_and(is_safe_name)
+        };
+        if keep {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unwritable_store_is_found_before_any_call() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".digline"), "a file in the way").unwrap();
+        let err = Store::new(dir.path()).check_writable("t", "s").unwrap_err();
+        assert!(matches!(err, StoreError::NotWritable { .. }), "{err}");
+    }
 
     #[test]
     fn safe_names() {
@@ -282,6 +484,7 @@ mod tests {
         store.write_run(&older).unwrap();
         let latest = store.read_run("gold", "unicode-text", LATEST).unwrap();
         assert_eq!(latest.key, key);
+        assert!(store.check_writable("gold", "unicode-text").is_ok());
         assert_eq!(
             std::fs::read_to_string(store.dir().join(".gitignore")).unwrap(),
             GITIGNORE
@@ -305,5 +508,180 @@ mod tests {
             store.read_run("gold", "other", LATEST),
             Err(StoreError::NoRuns { .. })
         ));
+        // The unreadable zz.json might be the newest: `latest` refuses.
+        let err = store.read_run("gold", "unicode-text", LATEST).unwrap_err();
+        assert!(matches!(err, StoreError::LatestUnknown { .. }), "{err}");
+        assert!(err.to_string().contains("zz.json"), "{err}");
+        assert!(store.read_run("gold", "unicode-text", &key).is_ok());
+    }
+    fn golden_doc() -> RunDocument {
+        let bytes = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/goldens/documents/01-unicode-text/run.json"),
+        )
+        .unwrap();
+        document::from_bytes(Path::new("g"), &bytes).unwrap()
+    }
+
+    #[test]
+    fn a_run_is_read_only_where_it_belongs_and_under_its_own_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let doc = golden_doc();
+        let key = store.write_run(&doc).unwrap();
+        let runs = store.runs_dir("gold", "unicode-text").unwrap();
+        // Misfiled: the same bytes under another key.
+        let other = "2020-01-01T00-00-00-00-00-a72b012045ba03eb";
+        std::fs::copy(
+            runs.join(format!("{key}.json")),
+            runs.join(format!("{other}.json")),
+        )
+        .unwrap();
+        let err = store.read_run("gold", "unicode-text", other).unwrap_err();
+        assert!(matches!(err, StoreError::Misfiled { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains(&format!("Rename it to {key}.json")),
+            "{err}"
+        );
+        // Misplaced: filed under another suite.
+        let elsewhere = store.runs_dir("gold", "elsewhere").unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::copy(
+            runs.join(format!("{key}.json")),
+            elsewhere.join(format!("{key}.json")),
+        )
+        .unwrap();
+        let err = store.read_run("gold", "elsewhere", &key).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("declares suite 'unicode-text' but is filed under suite 'elsewhere'"),
+            "{err}"
+        );
+        let base = store.baseline_path("gold", "elsewhere").unwrap();
+        std::fs::create_dir_all(base.parent().unwrap()).unwrap();
+        std::fs::copy(runs.join(format!("{key}.json")), &base).unwrap();
+        assert!(matches!(
+            store.read_baseline("gold", "elsewhere"),
+            Err(StoreError::Misplaced { .. })
+        ));
+        // The listing leaves the misfiled one out, and says so.
+        let listing = store.list_runs("gold", "unicode-text").unwrap();
+        assert_eq!(listing.runs.len(), 1);
+        assert_eq!(
+            listing.note().as_deref(),
+            Some("ignored: 1 unreadable file(s)")
+        );
+        assert!(store.read_run("gold", "unicode-text", "../x").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_out_of_the_store_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let doc = golden_doc();
+        let key = run_key(&doc.created_at, &doc.config_hash);
+        let target = outside.path().join("evil.json");
+        std::fs::write(&target, document::to_bytes(&doc)).unwrap();
+        let runs = store.runs_dir("gold", "unicode-text").unwrap();
+        std::fs::create_dir_all(&runs).unwrap();
+        std::os::unix::fs::symlink(&target, runs.join(format!("{key}.json"))).unwrap();
+        let err = store.read_run("gold", "unicode-text", &key).unwrap_err();
+        assert!(matches!(err, StoreError::OutsideStore { .. }), "{err}");
+        assert!(err.to_string().contains(&key), "{err}");
+    }
+
+    #[test]
+    fn skipped_schemas_are_counted_with_advice_in_their_direction() {
+        let rows: &[(&[i64], &str, &[&str])] = &[
+            (
+                &[9, 9, 4],
+                "ignored: 1 run(s) at schema 4, 2 run(s) at schema 9",
+                &[ADVICE_MIGRATE],
+            ),
+            (&[11], "ignored: 1 run(s) at schema 11", &[ADVICE_UPGRADE]),
+            (
+                &[8, 12],
+                "ignored: 1 run(s) at schema 8, 1 run(s) at schema 12",
+                &[ADVICE_MIGRATE, ADVICE_UPGRADE],
+            ),
+        ];
+        for (versions, note, advice) in rows {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::new(dir.path());
+            let runs = store.runs_dir("gold", "unicode-text").unwrap();
+            std::fs::create_dir_all(&runs).unwrap();
+            for (n, v) in versions.iter().enumerate() {
+                std::fs::write(
+                    runs.join(format!("r{n}.json")),
+                    format!("{{\"schema_version\": {v}}}"),
+                )
+                .unwrap();
+            }
+            let listing = store.list_runs("gold", "unicode-text").unwrap();
+            assert_eq!(listing.note().as_deref(), Some(*note));
+            assert_eq!(listing.advice(), advice.to_vec());
+            let err = store
+                .read_run("gold", "unicode-text", LATEST)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("no readable latest run") && err.contains(advice[0]),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn document_paths_walk_every_tenant_and_suite() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let doc = golden_doc();
+        store.write_run(&doc).unwrap();
+        store.write_baseline(&doc).unwrap();
+        let mut other = doc.clone();
+        other.tenant = "silver".into();
+        other.suite = "s2".into();
+        store.write_run(&other).unwrap();
+        std::fs::write(store.dir().join("gold/baselines/.tmp-x.json"), "x").unwrap();
+        let paths = store.document_paths().unwrap();
+        let names: Vec<String> = paths
+            .iter()
+            .map(|p| p.strip_prefix(store.dir()).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(
+            names[0].starts_with("gold/baselines/unicode-text.json"),
+            "{names:?}"
+        );
+        assert!(names[2].starts_with("silver/runs/s2/"), "{names:?}");
+    }
+    #[test]
+    fn latest_never_steps_past_a_newer_run_of_another_schema() {
+        // (created_at of the schema-9 file, latest resolves?)
+        let rows: &[(&str, bool)] = &[
+            ("2020-01-01T00:00:00+00:00", true),
+            ("2030-01-01T00:00:00+00:00", false),
+        ];
+        for (created, resolves) in rows {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::new(dir.path());
+            let key = store.write_run(&golden_doc()).unwrap();
+            let runs = store.runs_dir("gold", "unicode-text").unwrap();
+            std::fs::write(
+                runs.join("old.json"),
+                format!("{{\"schema_version\": 9, \"created_at\": \"{created}\"}}"),
+            )
+            .unwrap();
+            match store.read_run("gold", "unicode-text", LATEST) {
+                Ok(run) => assert!(*resolves && run.key == key, "{created}"),
+                Err(e) => {
+                    assert!(!*resolves, "{created}: {e}");
+                    assert!(e.to_string().contains(ADVICE_MIGRATE), "{e}");
+                }
+            }
+        }
     }
 }

@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod document;
 pub mod error;
 pub mod layout;
+pub mod migrate;
 pub mod promote;
 
 pub use error::StoreError;

@@ -14,7 +14,7 @@ use super::StoreError;
 /// What the person asked for and what the suite says now.
 #[derive(Clone, Debug)]
 pub struct PromotionRequest<'a> {
-    /// The run to promote and its key.
+    /// The run to promote.
     pub run: &'a RunDocument,
     /// The run's key (for messages).
     pub run_key: &'a str,
@@ -22,6 +22,9 @@ pub struct PromotionRequest<'a> {
     pub tenant: &'a str,
     /// The suite's name.
     pub suite: &'a str,
+    /// The suite file as the person named it (`--suite`), for the commands
+    /// a refusal suggests.
+    pub suite_arg: &'a str,
     /// The suite's current `config_hash`.
     pub config_hash: &'a str,
     /// `Some(None)`: "there must be no baseline yet"; `Some(Some(key))`: the
@@ -29,11 +32,17 @@ pub struct PromotionRequest<'a> {
     pub replacing: Option<Option<&'a str>>,
     /// The current baseline, if any.
     pub current: Option<&'a RunDocument>,
-    /// When the promotion happens (`isoformat()` UTC, from `host::clock`).
+    /// When the promotion happens (`isoformat()` UTC, read by `host::clock`
+    /// and passed in: the store reads no clock).
     pub promoted_at: &'a str,
 }
 
-/// Check every condition and return the baseline document to write.
+/// Check every condition, in this order — same tenant and suite, the
+/// suite's current `config_hash`, not a replay (`rejudged_from`), no
+/// errored verdict, and with `replacing` the current baseline is the one
+/// named — and return the baseline document to write: the run without
+/// recorded responses, plus `promoted_at`. `created_at` and
+/// `digline_version` stay the run's (a promotion stamps no version).
 ///
 /// # Errors
 /// [`StoreError::PromotionRefused`] saying which condition failed and the
@@ -41,16 +50,25 @@ pub struct PromotionRequest<'a> {
 pub fn promote(req: &PromotionRequest) -> Result<RunDocument, StoreError> {
     let refuse = |s: String| Err(StoreError::PromotionRefused(s));
     let run = req.run;
+    let suite = req.suite_arg;
+    let again =
+        format!("digline run --suite {suite} && digline promote --suite {suite} --run latest");
     if run.tenant != req.tenant || run.suite != req.suite {
         return refuse(format!(
-            "run {} belongs to tenant '{}', suite '{}', not to tenant '{}', suite '{}': a baseline is promoted only from a run of its own suite",
+            "run {} belongs to tenant '{}', suite '{}', not to tenant '{}', suite '{}': a baseline is promoted only from a run of its own suite. Pick one of its runs: digline list --suite {suite}",
             req.run_key, run.tenant, run.suite, req.tenant, req.suite
         ));
     }
     if run.config_hash != req.config_hash {
         return refuse(format!(
-            "run {} was produced with config_hash {}, and the suite's current configuration is {}: promoting it would record scores obtained under other rules. Run the suite again (digline run --suite <suite.toml>) and promote that run",
+            "run {} was produced with config_hash {}, and the suite's current configuration is {}: promoting it would record scores obtained under other rules. Measure under the current rules and promote that run: {again}",
             req.run_key, run.config_hash, req.config_hash
+        ));
+    }
+    if let Some(source) = &run.rejudged_from {
+        return refuse(format!(
+            "run {} was judged again from the recorded answers of {source}, not measured against the target: a reference must come from a run that asked the target. Promote a run that measured: {again}",
+            req.run_key
         ));
     }
     let errored: Vec<&str> = run
@@ -59,25 +77,50 @@ pub fn promote(req: &PromotionRequest) -> Result<RunDocument, StoreError> {
         .filter(|c| c.verdicts.iter().any(|v| v.status == Status::Error))
         .map(|c| c.case_id.as_str())
         .collect();
-    let aggregate_errored = run.aggregate.iter().any(|v| v.status == Status::Error);
-    if !errored.is_empty() || aggregate_errored {
-        let which = if errored.is_empty() {
-            "a run-level measure".to_string()
-        } else {
-            format!("case(s) {}", errored.join(", "))
-        };
+    let run_level: Vec<&str> = run
+        .aggregate
+        .iter()
+        .filter(|v| v.status == Status::Error)
+        .map(|v| v.assertion.as_str())
+        .collect();
+    if !errored.is_empty() || !run_level.is_empty() {
+        let mut parts = Vec::new();
+        if !errored.is_empty() {
+            parts.push(format!(
+                "{} case(s) ({})",
+                errored.len(),
+                errored.join(", ")
+            ));
+        }
+        if !run_level.is_empty() {
+            parts.push(format!(
+                "{} run-level check(s) ({})",
+                run_level.len(),
+                run_level.join(", ")
+            ));
+        }
         return refuse(format!(
-            "run {} could not judge {which}: a reference with errors would hide what it could not measure. Fix the cause, run again and promote a run where every check could judge",
-            req.run_key
+            "run {} could not judge {}: a reference with errors would hide what it could not measure. Fix the cause, then measure again and promote that run: {again}",
+            req.run_key,
+            parts.join(" and ")
         ));
     }
     if let Some(expected) = req.replacing {
         let current_key = req.current.map(|b| run_key(&b.created_at, &b.config_hash));
         if current_key.as_deref() != expected {
             let now = current_key.as_deref().unwrap_or("none");
+            let expects = match expected {
+                None => "no baseline yet".to_string(),
+                Some(k) => format!("{k} to be the current baseline"),
+            };
+            let found = match &current_key {
+                None => "there is none".to_string(),
+                Some(k) => format!("the current baseline is {k}"),
+            };
             return refuse(format!(
-                "--replacing {} does not name the current baseline, which is {now}: the reference moved since it was reviewed. Look at it, then pass --replacing {now}",
-                expected.unwrap_or("none")
+                "--replacing {} expects {expects}, and {found}: the reference moved since it was reviewed. Look at it, then, if this run should still replace it: digline promote --suite {suite} --run {} --replacing {now}",
+                expected.unwrap_or("none"),
+                req.run_key
             ));
         }
     }
@@ -108,6 +151,7 @@ mod tests {
             tenant: &run.tenant,
             suite: &run.suite,
             config_hash: hash,
+            suite_arg: "suite.toml",
             replacing: None,
             current: None,
             promoted_at: "2026-11-30T05:00:00+00:00",
@@ -125,32 +169,88 @@ mod tests {
     }
 
     #[test]
-    fn each_condition_refuses() {
+    fn each_condition_refuses_with_its_sentence_and_fix() {
         let run = doc("headlines/01-nothing-changed/baseline-run.json");
-        let msg = promote(&request(&run, "0000000000000000"))
-            .unwrap_err()
-            .to_string();
-        assert!(msg.contains("config_hash"), "{msg}");
-        let mut req = request(&run, &run.config_hash);
-        req.tenant = "other";
-        assert!(promote(&req)
-            .unwrap_err()
-            .to_string()
-            .contains("tenant 'other'"));
         let errored = doc("headlines/08-case-errored-in-run/run.json");
+        let mut replay = run.clone();
+        replay.rejudged_from = Some("2026-01-01T00-00-00-00-00-aaaaaaaaaaaaaaaa".into());
+        let mut aggregate_errored = run.clone();
+        aggregate_errored.aggregate = errored
+            .results
+            .iter()
+            .flat_map(|c| c.verdicts.iter())
+            .filter(|v| v.status == Status::Error)
+            .cloned()
+            .collect();
+        let current = run.clone();
+        let here = run_key(&run.created_at, &run.config_hash);
+        let other = "2020-01-01T00-00-00-00-00-aaaaaaaaaaaaaaaa";
+        type Tweak = for<'a> fn(&mut PromotionRequest<'a>, &'a RunDocument);
+        let rows: Vec<(&str, &RunDocument, Tweak, String)> = vec![
+            ("other tenant", &run, |r, _| r.tenant = "other",
+             "not to tenant 'other'".into()),
+            ("other suite", &run, |r, _| r.suite = "other",
+             "suite 'other': a baseline is promoted only from a run of its own suite. Pick one of its runs: digline list --suite suite.toml".into()),
+            ("other rules", &run, |r, _| r.config_hash = "0000000000000000",
+             "the suite's current configuration is 0000000000000000".into()),
+            ("a replay", &replay, |_, _| {},
+             "judged again from the recorded answers of 2020".replace("2020", "2026")),
+            ("an errored case", &errored, |_, _| {},
+             "could not judge 1 case(s) (opening-hours)".into()),
+            ("an errored aggregate", &aggregate_errored, |_, _| {},
+             "run-level check(s) (contains".into()),
+            ("none while one exists", &run, |r, c| {
+                r.replacing = Some(None);
+                r.current = Some(c);
+            }, format!("--replacing none expects no baseline yet, and the current baseline is {here}")),
+            ("a key while none exists", &run, |r, _| r.replacing = Some(Some("2020-01-01T00-00-00-00-00-aaaaaaaaaaaaaaaa")),
+             format!("expects {other} to be the current baseline, and there is none")),
+            ("another key", &run, |r, c| {
+                r.replacing = Some(Some("2020-01-01T00-00-00-00-00-aaaaaaaaaaaaaaaa"));
+                r.current = Some(c);
+            }, format!("and the current baseline is {here}: the reference moved")),
+        ];
+        for (name, subject, tweak, want) in rows {
+            let mut req = request(subject, &subject.config_hash);
+            tweak(&mut req, &current);
+            let msg = promote(&req).expect_err(name).to_string();
+            assert!(msg.contains(&want), "{name}: {msg}");
+            assert!(msg.contains("digline "), "{name}: no command in {msg}");
+        }
+        // The fix each refusal names is the command that works.
+        let mut req = request(&run, &run.config_hash);
+        req.current = Some(&current);
+        req.replacing = Some(Some(&here));
+        assert!(promote(&req).is_ok());
+        req.current = None;
+        req.replacing = Some(None);
+        assert!(promote(&req).is_ok());
         let msg = promote(&request(&errored, &errored.config_hash))
             .unwrap_err()
             .to_string();
         assert!(
-            msg.contains("could not judge case(s) opening-hours"),
+            msg.contains(
+                "digline run --suite suite.toml && digline promote --suite suite.toml --run latest"
+            ),
             "{msg}"
         );
-        let mut req = request(&run, &run.config_hash);
-        req.replacing = Some(Some("2020-01-01T00-00-00-00-00-aaaaaaaaaaaaaaaa"));
-        let msg = promote(&req).unwrap_err().to_string();
-        assert!(msg.contains("--replacing none"), "{msg}");
-        req.replacing = Some(None);
-        assert!(promote(&req).is_ok());
+    }
+
+    #[test]
+    fn promotion_is_a_pure_function_of_its_arguments() {
+        let run = doc("documents/01-unicode-text/run.json");
+        let once = promote(&request(&run, &run.config_hash)).unwrap();
+        let twice = promote(&request(&run, &run.config_hash)).unwrap();
+        assert_eq!(
+            crate::store::document::to_bytes(&once),
+            crate::store::document::to_bytes(&twice)
+        );
+        assert_eq!(once.created_at, run.created_at);
+        assert_eq!(once.digline_version, run.digline_version);
+        assert_eq!(
+            once.promoted_at.as_deref(),
+            Some("2026-11-30T05:00:00+00:00")
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! metadata). May import `store` and `core` only.
 
 pub mod compare;
+pub mod diff;
 
 /// The version shared by every `--json` shape (see [`compare::OUTPUT_VERSION`]).
 pub use compare::OUTPUT_VERSION;

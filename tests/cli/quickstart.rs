@@ -49,8 +49,9 @@ fn the_gate_is_green_then_red_then_refuses() {
     let changed = answers.replace(line, &line.replace(" — Northwind Support", ""));
     assert_ne!(changed, answers);
     std::fs::write(root.join("answers.json"), changed).unwrap();
-    let ran = digline(root, &["run", suite[0], suite[1]]);
+    let ran = digline(root, &["run", "-q", suite[0], suite[1]]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(ran.stderr, "", "-q prints nothing but errors");
     let ran = digline(root, &["compare", suite[0], suite[1], "--run", "latest"]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(

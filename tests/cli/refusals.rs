@@ -224,3 +224,71 @@ fn compare_without_runs_or_baseline_is_refused() {
     );
     assert_eq!(ran.code, 64, "{}", ran.stderr);
 }
+
+#[test]
+fn bare_digline_is_not_a_green_light() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = digline(dir.path(), &[]);
+    assert_eq!(ran.code, 64);
+    assert!(ran.stderr.contains("Usage"), "{}", ran.stderr);
+}
+
+#[test]
+fn latest_never_skips_a_broken_newest_run() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), GOOD_SUITE, Some(GOOD_CASES));
+    let runs = dir.path().join(".digline/t/runs/s");
+    std::fs::create_dir_all(&runs).unwrap();
+    let src = repo().join("tests/goldens/headlines/01-nothing-changed/run.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    doc["tenant"] = "t".into();
+    doc["suite"] = "s".into();
+    let key = digline::core::document::run_key(
+        doc["created_at"].as_str().unwrap(),
+        doc["config_hash"].as_str().unwrap(),
+    );
+    std::fs::write(runs.join(format!("{key}.json")), doc.to_string()).unwrap();
+    std::fs::create_dir_all(dir.path().join(".digline/t/baselines")).unwrap();
+    std::fs::write(
+        dir.path().join(".digline/t/baselines/s.json"),
+        doc.to_string(),
+    )
+    .unwrap();
+    let ran = digline(
+        dir.path(),
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    // A newer run, truncated by a crash: `latest` must not fall back to the older one.
+    std::fs::write(
+        runs.join("2099-01-01T00-00-00-00-00-aaaaaaaaaaaaaaaa.json"),
+        "{\"aggre",
+    )
+    .unwrap();
+    let ran = digline(
+        dir.path(),
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
+    assert_eq!(ran.code, 64, "{}", ran.stdout);
+    assert!(
+        ran.stderr.contains("cannot tell which run is the latest"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn an_unwritable_store_is_refused_before_any_call() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), GOOD_SUITE, Some(GOOD_CASES));
+    std::fs::write(dir.path().join(".digline"), "a file in the way").unwrap();
+    // The target (port 9) is dead: refusing on the store first proves the order.
+    let ran = digline(dir.path(), &["run", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("a run cannot be stored"),
+        "{}",
+        ran.stderr
+    );
+}

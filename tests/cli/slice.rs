@@ -76,6 +76,32 @@ fn replay(name: &str) {
     }
     let ran = digline(root, &["run", "--suite", "suite.toml"]);
     assert_eq!(ran.code, 0, "{name} second run: {}", ran.stderr);
+    let want_stderr = std::fs::read_to_string(src.join("run.stderr")).unwrap();
+    assert!(
+        ran.stderr.starts_with(&want_stderr),
+        "{name}: the plan line"
+    );
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(run_file(root, ran.stdout.trim())).unwrap())
+            .unwrap();
+    let unjudged = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            c["verdicts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|v| v["status"] == "error")
+        })
+        .count();
+    assert_eq!(
+        ran.stderr.contains("could not be judged"),
+        unjudged > 0,
+        "{name}: the unjudged line says how many cases errored: {}",
+        ran.stderr
+    );
     let key = ran.stdout.trim().to_string();
     let ours = std::fs::read_to_string(run_file(root, &key)).unwrap();
     let want = std::fs::read_to_string(src.join("run.json")).unwrap();

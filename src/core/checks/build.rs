@@ -175,6 +175,7 @@ pub const BUILT_TYPES: &[&str] = &[
     "length",
     "not_contains",
     "regex",
+    "repeated",
 ];
 
 /// True for an aggregate token (`precision`, `recall`, `accuracy`, `f1`).
@@ -827,6 +828,15 @@ pub fn default_threshold(token: &str) -> Option<f64> {
 /// the entry wrote them (an integer stays an integer, as 0.10.0 hashes it);
 /// defaults and ratio strings give floats.
 pub fn rule_entry(check: &DeclaredCheck, params: &Map<String, Value>) -> RuleEntry {
+    // A `repeated` has its inner check's threshold and tolerance, as declared there.
+    let mut params = params;
+    let mut current = check;
+    while let (Check::Repeated { inner, .. }, Some(Value::Object(table))) =
+        (&current.check, params.get("inner"))
+    {
+        current = inner;
+        params = table;
+    }
     let declared = |key: &str, parsed: f64| match params.get(key) {
         Some(Value::Number(n)) => n.clone(),
         _ => Number::from_f64(parsed).unwrap_or_else(|| Number::from(0)),
@@ -844,7 +854,9 @@ pub fn rule_entry(check: &DeclaredCheck, params: &Map<String, Value>) -> RuleEnt
 /// Order of refusals: unknown type, unknown parameters (the loader adds the
 /// near miss), Python-only walls, missing parameters, then — for the six
 /// built checks — each value by type and range. Every other 0.10.0 type is
-/// [`BuildErrorKind::NotBuiltYet`].
+/// [`BuildErrorKind::NotBuiltYet`]. A `repeated` builds its inner check by
+/// the same rules (errors located in `inner`) and takes its threshold,
+/// tolerance and accepts.
 ///
 /// # Errors
 /// A [`BuildError`] saying which key is wrong and why.
@@ -854,6 +866,9 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
         return Err(BuildError::new(BuildErrorKind::NotBuiltYet {
             token: token.to_string(),
         }));
+    }
+    if token == "repeated" {
+        return build_repeated(params, payload);
     }
     let spec = lookup(token)?;
     let default_of = |key: &str| {
@@ -990,6 +1005,79 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
         accepts,
         assertion_id: identity::digest(&payload),
         identity_payload: payload,
+    })
+}
+
+/// `repeated`: build the inner check (errors located in `inner`), take its
+/// threshold, tolerance and accepts, and its name unless one is given.
+fn build_repeated(
+    params: &Map<String, Value>,
+    payload: Value,
+) -> Result<DeclaredCheck, BuildError> {
+    let token = "repeated";
+    let located = |mut e: BuildError| {
+        e.within.insert(0, "inner".to_string());
+        e
+    };
+    let mut inner_params = match params.get("inner") {
+        Some(Value::Object(table)) => table.clone(),
+        _ => {
+            return Err(BuildError::invalid(
+                token,
+                "inner",
+                "`inner` has to be a table: write the wrapped check as [assertions.inner]"
+                    .to_string(),
+            ))
+        }
+    };
+    let inner_token = match inner_params.remove("type") {
+        Some(Value::String(t)) => t,
+        _ => return Err(located(BuildError::new(BuildErrorKind::MissingType))),
+    };
+    let inner = build(&inner_token, &inner_params).map_err(located)?;
+    let samples = params
+        .get("samples")
+        .and_then(Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n >= 2)
+        .ok_or_else(|| {
+            BuildError::invalid(
+                token,
+                "samples",
+                "`samples` has to be a whole number of at least 2".to_string(),
+            )
+        })?;
+    let min_agreement = as_agreement(
+        params.get("min_agreement").unwrap_or(&Value::Null),
+        samples,
+        "min_agreement",
+    )
+    .map_err(|e| BuildError::invalid(token, "min_agreement", e.message))?;
+    let name = match params.get("name") {
+        None => inner.name.clone(),
+        Some(Value::String(s)) if s.is_empty() => inner.name.clone(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(BuildError::invalid(
+                token,
+                "name",
+                format!("`name` is {}, and it has to be a string", describe(other)),
+            ))
+        }
+    };
+    Ok(DeclaredCheck {
+        token: token.to_string(),
+        name,
+        threshold: inner.threshold,
+        tolerance: inner.tolerance,
+        accepts: inner.accepts.clone(),
+        assertion_id: identity::digest(&payload),
+        identity_payload: payload,
+        check: Check::Repeated {
+            inner: Box::new(inner),
+            samples,
+            min_agreement,
+        },
     })
 }
 

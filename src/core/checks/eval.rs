@@ -12,6 +12,7 @@
 use serde_json::{Map, Value};
 
 use super::{budget, length, output_kind, regex, text, Check, DeclaredCheck, Inputs};
+use crate::core::sampling;
 use crate::core::verdict::Verdict;
 
 /// What one check decided about one answer, before it becomes a verdict.
@@ -78,6 +79,11 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
             inputs.latency_ms,
             check.threshold,
         ),
+        Check::Repeated {
+            inner,
+            samples,
+            min_agreement,
+        } => return repeated(check, inner, *samples, *min_agreement, inputs),
     };
     match outcome {
         Outcome::Scored {
@@ -95,6 +101,25 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
         ),
         Outcome::Errored(reason) => check.errored(reason),
     }
+}
+
+/// `repeated`: grade the same inputs `samples` times with `inner` and fold
+/// with `min_agreement`; the verdict carries the Repeated's name and id.
+fn repeated(
+    check: &DeclaredCheck,
+    inner: &DeclaredCheck,
+    samples: u32,
+    min_agreement: f64,
+    inputs: &Inputs,
+) -> Verdict {
+    let verdicts: Vec<Verdict> = (0..samples.max(1))
+        .map(|_| inner.evaluate(inputs))
+        .collect();
+    let mut verdict = sampling::fold(&verdicts, min_agreement)
+        .unwrap_or_else(|| check.errored("nothing was graded".to_string()));
+    verdict.assertion.clone_from(&check.name);
+    verdict.assertion_id.clone_from(&check.assertion_id);
+    verdict
 }
 
 /// Run `judge` on the output's text, or say why the output cannot be judged.
@@ -183,6 +208,7 @@ mod tests {
             Check::Length { .. } => ("length", 1.0, vec![OutputKind::Text]),
             Check::CostBudget { .. } => ("cost_budget", 0.5, all_kinds()),
             Check::LatencyBudget { .. } => ("latency_budget", 0.5, all_kinds()),
+            Check::Repeated { .. } => ("repeated", 1.0, vec![OutputKind::Text]),
         };
         DeclaredCheck {
             token: token.to_string(),

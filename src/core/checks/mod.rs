@@ -102,6 +102,16 @@ pub enum Check {
         /// The cap in milliseconds, > 0.
         max_ms: Number,
     },
+    /// `repeated`: the inner check graded `samples` times on the same answer,
+    /// the verdicts folded as sampled verdicts are (`core::sampling`).
+    Repeated {
+        /// The wrapped check (its threshold, tolerance and accepts are the Repeated's).
+        inner: Box<DeclaredCheck>,
+        /// How many times it grades (≥ 2).
+        samples: u32,
+        /// The share of gradings that must agree (0–1, reachable as k/samples).
+        min_agreement: f64,
+    },
 }
 
 /// One `[[assertions]]` entry, validated and ready to evaluate.

@@ -1,0 +1,51 @@
+//! Logging: `tracing` to stderr, its level from `-v`/`-q` or `DIGLINE_LOG`.
+//!
+//! Default level: warnings only. `-v` info, `-vv` debug, `-vvv` trace; `-q`
+//! errors only. `DIGLINE_LOG` (an `EnvFilter` directive such as
+//! `digline=debug`) wins over the flags. Nothing logged at info level or
+//! below it carries payload (outputs, reasons, vars, metadata), and no
+//! level carries a secret (header values, URL userinfo, tokens).
+
+use tracing_subscriber::EnvFilter;
+
+/// The variable that overrides the log filter.
+pub const LOG_VARIABLE: &str = "DIGLINE_LOG";
+
+/// The filter for `verbose` repetitions of `-v` and `quiet`.
+pub fn level_for(verbose: u8, quiet: bool) -> &'static str {
+    match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        _ => "trace",
+    }
+}
+
+/// Install the stderr subscriber once; later calls do nothing.
+pub fn init(verbose: u8, quiet: bool) {
+    let filter = std::env::var(LOG_VARIABLE)
+        .ok()
+        .and_then(|spec| EnvFilter::try_new(spec).ok())
+        .unwrap_or_else(|| EnvFilter::new(format!("digline={}", level_for(verbose, quiet))));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_choose_the_level() {
+        assert_eq!(level_for(0, false), "warn");
+        assert_eq!(level_for(1, false), "info");
+        assert_eq!(level_for(2, false), "debug");
+        assert_eq!(level_for(7, false), "trace");
+        assert_eq!(level_for(3, true), "error");
+    }
+}
