@@ -26,6 +26,7 @@ echo "== size: $(stat -c %s "$bin") bytes"
 rootfs="$(mktemp -d)"
 log="$(mktemp)"
 trap 'kill "${stub_pid:-0}" 2>/dev/null || true; rm -rf "$rootfs" "$log"' EXIT
+chmod 755 "$rootfs"
 mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc/ssl/certs" "$rootfs/work" "$rootfs/tmp"
 cp "$bin" "$rootfs/usr/local/bin/digline"
 cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/"
