@@ -3,6 +3,10 @@
 //! Each module is one concern; `util` holds the helpers (temp dirs, the
 //! binary, the loopback stub).
 
+#[path = "cli/checks.rs"]
+mod checks;
+#[path = "cli/documents.rs"]
+mod documents;
 #[path = "cli/forges.rs"]
 mod forges;
 #[path = "cli/gate.rs"]
@@ -17,6 +21,8 @@ mod lifecycle;
 mod quickstart;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/report.rs"]
+mod report;
 #[path = "cli/sampled.rs"]
 mod sampled;
 #[path = "cli/slice.rs"]

@@ -25,6 +25,7 @@ use crate::forge::comment::{self, CommentData, Row};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
 use crate::forge::{self, actions, junit, Mode};
 use crate::host::{self, env::CiEnv};
+use crate::report::locale::Locale;
 use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
 use crate::run::{execute as run_suite, Plan, RunContext};
 use crate::store::Store;
@@ -92,7 +93,7 @@ pub struct GateArgs {
     /// Gate a stored run (a key, or `latest`) instead of running the suite.
     #[arg(long, value_name = "KEY|latest")]
     pub run: Option<String>,
-    /// The language of the comment and summary (only `en` so far).
+    /// The language of the HTML report (the comment and summary are English so far).
     #[arg(long, default_value = "en")]
     pub locale: String,
     /// Where the files go (default: $RUNNER_TEMP/digline on GitHub, digline-gate/ elsewhere).
@@ -109,15 +110,24 @@ pub struct GateArgs {
     pub publishing: PublishArgs,
 }
 
-/// The HTML report's one call site. The HTML report lands with its own
-/// issue (`report::html::render`); until then the gate writes none and the
-/// comment links what exists (the out directory, the job's artifacts).
+/// The HTML report's one call site: redacted (no judge or suspension
+/// reasons) unless `--report-payload` widens the boundary. A template
+/// failure is a warning, never a changed verdict: the gate writes no
+/// report then.
 fn render_html_report(
-    _run: &RunDocument,
-    _comparison: Option<&Comparison>,
-    _payload: bool,
+    run: &RunDocument,
+    baseline: Option<&RunDocument>,
+    comparison: Option<&Comparison>,
+    locale: Locale,
+    payload: bool,
 ) -> Option<String> {
-    None
+    match crate::report::html::render(run, baseline, comparison, locale, !payload) {
+        Ok(page) => Some(page),
+        Err(e) => {
+            eprintln!("digline: warning: the HTML report was not written: {e}");
+            None
+        }
+    }
 }
 
 /// Execute `digline gate`; returns the contract exit code.
@@ -126,12 +136,7 @@ fn render_html_report(
 /// A [`CliError`] (exit 64) for a refusal before a verdict: bad suite,
 /// bad flags, no such run, an unreadable document, a cross-tenant baseline.
 pub fn execute(args: GateArgs) -> Result<i32, CliError> {
-    if args.locale != "en" {
-        return Err(CliError::usage(
-            format!("--locale '{}' is not available yet", args.locale),
-            Some("drop --locale, or pass --locale en".into()),
-        ));
-    }
+    let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
     let env = CiEnv::read();
     let out_dir = args
         .out
@@ -299,7 +304,13 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     let comment_md = comment::render(&data, Some(&marker));
     let summary_md = comment::render(&data, None);
     let junit_xml = junit::render(&doc, comparison.as_ref());
-    let html = render_html_report(&doc, comparison.as_ref(), args.report_payload);
+    let html = render_html_report(
+        &doc,
+        baseline.as_ref(),
+        comparison.as_ref(),
+        locale,
+        args.report_payload,
+    );
 
     std::fs::create_dir_all(&out_dir).map_err(|e| {
         CliError::Refused(format!(

@@ -18,6 +18,7 @@ pub mod list;
 pub mod migrate;
 pub mod promote;
 pub mod publish;
+pub mod report;
 pub mod run;
 pub mod warn;
 
@@ -91,6 +92,11 @@ pub enum Command {
         after_help = "Example:\n  digline migrate --dry-run      # what would change; writes nothing\n  digline migrate                # rewrite them, then commit the baselines\n  digline migrate --suite suite.toml   # one suite only\n\nExit 0 when every file is current; 64 when one was refused (a newer schema: upgrade digline)."
     )]
     Migrate(migrate::MigrateArgs),
+    /// Write the HTML report of a run (against the baseline, if any) in a language.
+    #[command(
+        after_help = "Example:\n  digline report --suite suite.toml --run latest --locale en --out report.html\n\nExits like compare: 0 (fine), 1 (worse), 2 (could not be judged); with no baseline yet, never 1."
+    )]
+    Report(report::ReportArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -200,6 +206,7 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Gate(args) => gate::execute(*args),
         Command::Publish(args) => publish::execute(args),
         Command::Migrate(args) => migrate::execute(args),
+        Command::Report(args) => report::execute(args),
     }
 }
 

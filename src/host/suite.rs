@@ -1454,10 +1454,13 @@ mod tests {
                 "37",
                 Refused(&["[[assertions]] #2, `regex`:", "`pattern` does not compile"]),
             ),
-            // 38: json_schema is not built yet (its schema is not validated here).
             (
                 "38",
-                Refused(&["[[assertions]] #2:", "`json_schema`", NOT_BUILT]),
+                Refused(&[
+                    "[[assertions]] #2, `json_schema`:",
+                    "`schema` is not a valid Draft 2020-12 schema",
+                    "objekt",
+                ]),
             ),
             (
                 "39",
@@ -1474,7 +1477,6 @@ mod tests {
                     "`minimum`, `maximum` or both",
                 ]),
             ),
-            // 42: affix is not built, but `at` is read for its identity (the name).
             (
                 "42",
                 Refused(&["[[assertions]] #2, `affix`:", "`at`", "'middle'"]),
@@ -1881,16 +1883,44 @@ tolerance = 0
     }
 
     #[test]
-    fn the_unicode_document_suite_is_refused_at_its_first_unbuilt_check() {
-        let dir = goldens().join("documents/01-unicode-text");
-        let err = load(&dir.join("suite.toml"), &dir).unwrap_err();
-        assert_eq!(err.kind, LoadErrorKind::NotBuiltYet);
-        assert!(
-            err.message.starts_with("suite.toml, [[assertions]] #3:"),
-            "{}",
-            err.message
-        );
-        assert!(err.message.contains("`affix`"), "{}", err.message);
+    fn the_document_suites_load_with_0_10_0_ids() {
+        for (document, names) in [
+            (
+                "01-unicode-text",
+                "contains not_contains ends_with length length regex cost_budget pii_absent",
+            ),
+            (
+                "02-json-checks",
+                "is_json is_json is_json json_schema equals",
+            ),
+            ("05-errors", "contains equals tools_called cost_budget"),
+        ] {
+            let dir = goldens().join("documents").join(document);
+            let loaded = load(&dir.join("suite.toml"), &dir).unwrap_or_else(|e| panic!("{e}"));
+            let got: Vec<&str> = loaded
+                .suite
+                .checks
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            assert_eq!(got.join(" "), names, "{document}");
+            let run: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap_or_default())
+                    .unwrap_or_default();
+            let ids: Vec<&str> = run["results"][0]["verdicts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v["assertion_id"].as_str())
+                .collect();
+            let ours: Vec<&str> = loaded
+                .suite
+                .checks
+                .iter()
+                .map(|c| c.assertion_id.as_str())
+                .collect();
+            assert_eq!(ours, ids, "{document}");
+        }
     }
 
     #[test]
@@ -1983,8 +2013,8 @@ tolerance = 0
         assert_eq!(loaded.suite.rules[0].threshold, Number::from(1));
         let rows: &[(&str, &str)] = &[
             (
-                "[assertions.inner]\ntype = \"levenshtein\"\n",
-                "[[assertions]] #1, [inner]:",
+                "[assertions.inner]\ntype = \"affix\"\naffix = \"x\"\nat = \"middle\"\n",
+                "[[assertions]] #1, [inner]",
             ),
             (
                 "[assertions.inner]\ntype = \"contains\"\nneedle = \"\"\n",

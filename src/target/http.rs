@@ -29,7 +29,6 @@
 
 mod body;
 mod paths;
-mod pyrepr;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -43,8 +42,8 @@ pub use body::{check_body_references, render_body};
 pub use paths::{endpoint_host, CONFIG_KEYS};
 
 use crate::core::pyjson::dumps_request_body;
+use crate::core::pyrepr::repr_str;
 use crate::core::suite::Case;
-use pyrepr::repr_str;
 
 /// The most bytes of an answer body digline reads (16 MiB); a longer answer
 /// errors the case.
