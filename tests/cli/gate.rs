@@ -117,7 +117,10 @@ fn gate_exits_0_then_1_then_2_on_the_quickstart() {
     assert_eq!(outcome["exit_code"], 0);
     assert_eq!(outcome["outcome"], "nothing_got_worse");
     assert!(outcome["baseline_key"].is_string());
-    assert!(outcome["paths"]["report"].as_str().unwrap().ends_with("report.html"));
+    assert!(outcome["paths"]["report"]
+        .as_str()
+        .unwrap()
+        .ends_with("report.html"));
     for f in ["comment.md", "summary.md", "junit.xml", "report.html"] {
         assert!(root.join("out").join(f).exists(), "{f}");
     }
