@@ -7,6 +7,8 @@
 mod checks;
 #[path = "cli/documents.rs"]
 mod documents;
+#[path = "cli/fake_llm.rs"]
+mod fake_llm;
 #[path = "cli/forges.rs"]
 mod forges;
 #[path = "cli/gate.rs"]
@@ -17,6 +19,8 @@ mod interop;
 mod layering;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/providers.rs"]
+mod providers;
 #[path = "cli/quickstart.rs"]
 mod quickstart;
 #[path = "cli/refusals.rs"]

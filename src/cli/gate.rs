@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use serde_json::Map;
 
 use crate::core::compare::{compare, exit_code, Comparison, Delta, Outcome, Scope, Side};
 use crate::core::document::{run_key, RunDocument};
@@ -27,10 +26,9 @@ use crate::forge::{self, actions, junit, Mode};
 use crate::host::{self, env::CiEnv};
 use crate::report::locale::Locale;
 use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
-use crate::run::{execute as run_suite, Plan, RunContext};
 use crate::store::Store;
-use crate::target::http::HttpTarget;
 
+use super::run::{run_and_store, RunArgs};
 use super::{exit, load_suite, CliError, SuiteArgs};
 
 /// `--publish`: where the verdict goes.
@@ -102,6 +100,12 @@ pub struct GateArgs {
     /// Calls to the target in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: u32,
+    /// Retries of a call that failed in a way worth retrying.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub max_retries: u32,
+    /// Refuse to start when the plan needs more calls than this.
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<usize>,
     /// Let the HTML report carry judge and suspension reasons (widens the boundary).
     #[arg(long)]
     pub report_payload: bool,
@@ -154,31 +158,22 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
             (stored.key, stored.doc)
         }
         None => {
-            // The same steps as `digline run`.
-            let headers = host::suite::expand_headers(&loaded.target, CiEnv::var)?;
-            let artifacts = host::artifacts::record(&loaded.suite_dir, &suite.artifacts)?;
-            let target =
-                HttpTarget::new(loaded.target.clone(), headers).map_err(CliError::Refused)?;
-            let plan = Plan::of(suite);
-            store.check_writable(&suite.tenant, &suite.name)?;
-            if plan.cases > 0 {
-                target.preflight().map_err(CliError::Refused)?;
-            }
-            eprintln!("digline: {}", plan.sentence());
-            let root = &args.suite.root;
-            let ctx = RunContext {
-                created_at: host::clock::now_iso(),
-                git_commit: host::git::commit(root)
-                    .or_else(|| host::git::commit_from_files(root))
-                    .or_else(|| env.commit_sha.clone()),
-                digline_version: env!("CARGO_PKG_VERSION").to_string(),
-                metadata: Map::new(),
-                artifacts,
-                concurrency: args.concurrency as usize,
+            // The same steps as `digline run`, through the same function.
+            let run_args = RunArgs {
+                suite: SuiteArgs {
+                    suite: args.suite.suite.clone(),
+                    root: args.suite.root.clone(),
+                    tenant: args.suite.tenant.clone(),
+                    environment: args.suite.environment.clone(),
+                },
+                meta: Vec::new(),
+                json: false,
+                target: None,
+                concurrency: args.concurrency,
+                max_retries: args.max_retries,
+                max_calls: args.max_calls,
             };
-            let doc =
-                run_suite(suite, &target, &ctx).map_err(|e| CliError::Refused(e.to_string()))?;
-            let key = store.write_run(&doc)?;
+            let (key, doc, _plan) = run_and_store(&run_args, false)?;
             (key, doc)
         }
     };

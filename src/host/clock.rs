@@ -15,6 +15,13 @@ pub fn unix_now() -> u64 {
     u64::try_from(OffsetDateTime::now_utc().unix_timestamp()).unwrap_or(0)
 }
 
+/// A number that differs between runs (nanoseconds of the clock mixed with
+/// the process id): seeds the retry jitter, which needs no more than that.
+pub fn seed() -> u64 {
+    let nanos = OffsetDateTime::now_utc().unix_timestamp_nanos() as u64;
+    nanos ^ (u64::from(std::process::id()) << 32)
+}
+
 /// `t` (in UTC) in Python's `isoformat()` shape.
 pub fn iso(t: OffsetDateTime) -> String {
     let t = t.to_offset(time::UtcOffset::UTC);

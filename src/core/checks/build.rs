@@ -5,9 +5,8 @@
 //! dataclasses with the oracle): every check type, its Python class name,
 //! its fields in declaration order, their defaults and which of them a
 //! suite may set. [`identity_payload`] works for every type, built or not,
-//! so `assertion_id`s equal 0.10.0's; [`build`] validates the six checks
-//! this release runs (`contains`, `not_contains`, `regex`, `length`,
-//! `cost_budget`, `latency_budget`) strictly by type, and refuses the other
+//! so `assertion_id`s equal 0.10.0's; [`build`] validates the checks this
+//! release runs ([`BUILT_TYPES`]) strictly by type, and refuses the other
 //! known types as not built yet.
 //!
 //! Identity rule (python-input.md §0): `{"__type__": class, field:
@@ -174,6 +173,10 @@ pub const BUILT_TYPES: &[&str] = &[
     "affix",
     "contains",
     "cost_budget",
+    "faithfulness",
+    "latency_budget",
+    "length",
+    "llm_rubric",
     "equals",
     "is_json",
     "json_schema",
@@ -975,6 +978,24 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
         "latency_budget" => Check::LatencyBudget {
             max_ms: positive(token, params, "max_ms")?,
         },
+        "llm_rubric" => {
+            let rubric = string_param(token, params, "rubric")?;
+            if rubric.trim().is_empty() {
+                return Err(BuildError::invalid(
+                    token,
+                    "rubric",
+                    "`rubric` is empty, and a judge with nothing to grade against grades nothing"
+                        .to_string(),
+                ));
+            }
+            Check::LlmRubric {
+                rubric,
+                judge: coordinate_param(token, params)?,
+            }
+        }
+        "faithfulness" => Check::Faithfulness {
+            judge: coordinate_param(token, params)?,
+        },
         "equals" => Check::Equals,
         "levenshtein" => Check::Levenshtein,
         "pii_absent" => Check::PiiAbsent,
@@ -1027,6 +1048,23 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
         assertion_id: identity::digest(&payload),
         identity_payload: payload,
     })
+}
+
+/// `judge`: a `provider/model` coordinate with both halves non-empty (the
+/// loader checks that digline speaks the provider).
+fn coordinate_param(token: &str, params: &Map<String, Value>) -> Result<String, BuildError> {
+    let judge = string_param(token, params, "judge")?;
+    match judge.split_once('/') {
+        Some((provider, model)) if !provider.is_empty() && !model.is_empty() => Ok(judge),
+        _ => Err(BuildError::invalid(
+            token,
+            "judge",
+            format!(
+                "`judge` is '{judge}', which is not a provider/model coordinate such as \
+                 \"anthropic/claude-haiku-4-5\""
+            ),
+        )),
+    }
 }
 
 /// `repeated`: build the inner check (errors located in `inner`), take its
@@ -1464,8 +1502,13 @@ mod tests {
             ),
             (
                 "llm_rubric",
-                json!({"rubric": "r", "judge": "anthropic/m", "threshold": 0.5, "tolerance": 0}),
-                |k| matches!(k, BuildErrorKind::NotBuiltYet { .. }),
+                json!({"rubric": "r", "judge": "anthropic", "threshold": 0.5, "tolerance": 0}),
+                |k| matches!(k, BuildErrorKind::Invalid { key: Some(key), .. } if key == "judge"),
+            ),
+            (
+                "llm_rubric",
+                json!({"rubric": " ", "judge": "anthropic/m", "threshold": 0.5, "tolerance": 0}),
+                |k| matches!(k, BuildErrorKind::Invalid { key: Some(key), .. } if key == "rubric"),
             ),
             (
                 "precision",

@@ -82,6 +82,11 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
             inputs.latency_ms,
             check.threshold,
         ),
+        Check::LlmRubric { .. } | Check::Faithfulness { .. } => Outcome::Errored(
+            "the judge was not asked: a judged check is graded by the driver, which calls \
+             its judge"
+                .to_string(),
+        ),
         Check::Equals => match accepted(check, inputs.output) {
             Ok(kind) => equals::judge(inputs.output, kind, inputs.expected),
             Err(reason) => Outcome::Errored(reason),
@@ -236,6 +241,8 @@ mod tests {
             Check::Length { .. } => ("length", 1.0, vec![OutputKind::Text]),
             Check::CostBudget { .. } => ("cost_budget", 0.5, all_kinds()),
             Check::LatencyBudget { .. } => ("latency_budget", 0.5, all_kinds()),
+            Check::LlmRubric { .. } => ("llm_rubric", 0.5, vec![OutputKind::Text]),
+            Check::Faithfulness { .. } => ("faithfulness", 0.5, vec![OutputKind::Text]),
             Check::Repeated { .. } => ("repeated", 1.0, vec![OutputKind::Text]),
             _ => ("other", 1.0, all_kinds()),
         };

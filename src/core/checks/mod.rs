@@ -21,6 +21,7 @@ mod equals;
 mod eval;
 pub mod is_json;
 pub mod json_schema;
+pub mod judged;
 mod length;
 mod levenshtein;
 pub mod pattern;
@@ -109,6 +110,19 @@ pub enum Check {
     LatencyBudget {
         /// The cap in milliseconds, > 0.
         max_ms: Number,
+    },
+    /// A judge scores the output 0–1 against `rubric` (see [`judged`]).
+    LlmRubric {
+        /// What a good output is, in words (non-empty).
+        rubric: String,
+        /// The judge's `provider/model` coordinate.
+        judge: String,
+    },
+    /// A judge counts the output's claims the case's context supports;
+    /// score = supported / total (see [`judged`]).
+    Faithfulness {
+        /// The judge's `provider/model` coordinate.
+        judge: String,
     },
     /// Pass iff the output equals the case's `expected` (Python `==` on
     /// structured values); no `expected` is an error.
@@ -215,15 +229,20 @@ impl DeclaredCheck {
         eval::evaluate(self, inputs)
     }
 
-    /// An `error` verdict for this check, e.g. when the target could not be called.
+    /// An `error` verdict for this check, e.g. when the target could not be
+    /// called (marked `judged` for a judged check).
     pub fn errored(&self, reason: String) -> Verdict {
-        Verdict::errored(
+        let mut verdict = Verdict::errored(
             &self.name,
             &self.assertion_id,
             self.threshold,
             self.tolerance,
             reason,
             Map::new(),
-        )
+        );
+        if self.judge_coordinate().is_some() {
+            verdict.judged = Some(true);
+        }
+        verdict
     }
 }
