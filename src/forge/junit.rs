@@ -74,7 +74,7 @@ pub fn render(run: &RunDocument, comparison: Option<&Comparison>) -> String {
 
 fn testcase(classname: &str, v: &Verdict, vs_baseline: &str) -> TestCase {
     let score = v.score.map(fmt_score);
-    let threshold = fmt_score(v.threshold);
+    let threshold = fmt_score(v.threshold.get());
     let status = match v.status {
         Status::Pass => TestCaseStatus::success(),
         Status::Fail => {
@@ -102,7 +102,7 @@ fn testcase(classname: &str, v: &Verdict, vs_baseline: &str) -> TestCase {
         tc.add_property(Property::new("score", score));
     }
     tc.add_property(Property::new("threshold", threshold));
-    tc.add_property(Property::new("tolerance", fmt_score(v.tolerance)));
+    tc.add_property(Property::new("tolerance", fmt_score(v.tolerance.get())));
     tc.add_property(Property::new("vs_baseline", vs_baseline));
     tc
 }
