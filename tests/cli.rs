@@ -9,6 +9,10 @@ mod checks;
 mod documents;
 #[path = "cli/fake_llm.rs"]
 mod fake_llm;
+#[path = "cli/forges.rs"]
+mod forges;
+#[path = "cli/gate.rs"]
+mod gate;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]

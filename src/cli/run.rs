@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 use std::time::Duration;
 
+use crate::core::document::RunDocument;
 use crate::core::pyjson::dumps_request_body;
 use crate::host;
 use crate::host::provider_suite;
@@ -140,11 +141,13 @@ enum Built {
     Provider(ProviderTarget),
 }
 
-/// Execute `digline run`.
+/// Everything `run` does before printing: load, preflight, ask, store.
+/// `gate` runs the suite through this too. Returns the key, the document
+/// and the plan.
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
-pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
+pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument, Plan), CliError> {
     if args.target.is_some() {
         return Err(CliError::usage(
             format!(
@@ -206,9 +209,10 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     );
     let ctx = RunContext {
         created_at: host::clock::now_iso(),
-        git_commit: host::git::commit(&args.suite.root),
+        git_commit: host::git::commit(&args.suite.root)
+            .or_else(|| host::git::commit_from_files(&args.suite.root)),
         digline_version: env!("CARGO_PKG_VERSION").to_string(),
-        metadata,
+        metadata: metadata.clone(),
         artifacts,
         concurrency: args.concurrency as usize,
         retry: RetryPolicy {
@@ -230,6 +234,15 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     let doc = run_suite(&loaded.suite, target, judge, &ctx)
         .map_err(|e| CliError::Refused(e.to_string()))?;
     let key = store.write_run(&doc)?;
+    Ok((key, doc, plan))
+}
+
+/// Execute `digline run`.
+///
+/// # Errors
+/// A [`CliError`] (exit 64) for anything refused before or while starting.
+pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
+    let (key, doc, plan) = run_and_store(&args, quiet)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     let unjudged = doc.unjudged_cases();
     if unjudged > 0 && !quiet {
