@@ -15,6 +15,7 @@
 pub mod cli;
 pub mod core;
 pub mod host;
+pub mod mcp;
 pub mod report;
 pub mod run;
 pub mod store;

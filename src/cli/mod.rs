@@ -14,6 +14,7 @@ pub mod diff;
 pub mod error;
 pub mod exit;
 pub mod list;
+pub mod mcp;
 pub mod migrate;
 pub mod promote;
 pub mod run;
@@ -79,6 +80,11 @@ pub enum Command {
         after_help = "Example:\n  digline migrate --dry-run      # what would change; writes nothing\n  digline migrate                # rewrite them, then commit the baselines\n  digline migrate --suite suite.toml   # one suite only\n\nExit 0 when every file is current; 64 when one was refused (a newer schema: upgrade digline)."
     )]
     Migrate(migrate::MigrateArgs),
+    /// Serve this repository to a coding agent over MCP (stdio): read and measure, never promote.
+    #[command(
+        after_help = "Example:\n  digline mcp --root .\n\nSix tools: list_runs, get_run, get_baseline, compare, diff, run. No promote, migrate or report: a person runs those. Configure it in the agent's mcpServers; see docs/mcp.md."
+    )]
+    Mcp(mcp::McpArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -98,8 +104,9 @@ pub struct SuiteArgs {
     pub environment: Option<String>,
 }
 
-/// Run the command line and return the process exit code.
-pub fn main() -> i32 {
+/// Run the command line and return the process exit code; `mcp_server`
+/// is what `digline mcp` starts (the binary passes `digline::mcp::serve`).
+pub fn main(mcp_server: mcp::McpServer) -> i32 {
     std::panic::set_hook(Box::new(|info| {
         let at = info
             .location()
@@ -130,7 +137,7 @@ pub fn main() -> i32 {
         }
     };
     crate::host::logging::init(cli.verbose, cli.quiet);
-    guarded(|| dispatch(cli))
+    guarded(|| dispatch(cli, mcp_server))
 }
 
 /// Run a command, turning a refusal into 64 (printed) and a panic into 70.
@@ -177,7 +184,7 @@ pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, C
     Ok(loaded)
 }
 
-fn dispatch(cli: Cli) -> Result<i32, CliError> {
+fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<i32, CliError> {
     let quiet = cli.quiet;
     match cli.command {
         Command::Run(args) => run::execute(args, quiet),
@@ -186,6 +193,7 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Diff(args) => diff::execute(args),
         Command::List(args) => list::execute(args),
         Command::Migrate(args) => migrate::execute(args),
+        Command::Mcp(args) => mcp::execute(args, mcp_server),
     }
 }
 
