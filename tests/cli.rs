@@ -9,6 +9,8 @@ mod interop;
 mod layering;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/mcp.rs"]
+mod mcp;
 #[path = "cli/quickstart.rs"]
 mod quickstart;
 #[path = "cli/refusals.rs"]

@@ -38,6 +38,11 @@ pub const CONCURRENCY: usize = 8;
 pub struct Repository {
     /// The repository root (symlinks resolved): every suite lives inside it.
     pub root: PathBuf,
+    /// The root as the store and the loader are given it: `.` when the
+    /// server runs in the root (as `digline mcp` does), so that a refusal
+    /// names `./.digline/…` exactly as the CLI run from the root does, and
+    /// never this machine's absolute path.
+    pub base: PathBuf,
     /// `--tenant`: verified against each suite, never overriding it.
     pub tenant: Option<String>,
     /// `--env`: verified against each suite, never overriding it.
@@ -151,7 +156,7 @@ impl Repository {
             ))
             .hint("configure another server with --root at that repository"));
         }
-        let loaded = host::suite::load(&resolved, &self.root)?;
+        let loaded = host::suite::load(&self.base.join(suite), &self.base)?;
         let checks = [
             (
                 "--tenant",
@@ -178,7 +183,7 @@ impl Repository {
     }
 
     fn store(&self) -> Store {
-        Store::new(&self.root)
+        Store::new(&self.base)
     }
 }
 
@@ -346,7 +351,7 @@ fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Valu
     );
     let ctx = RunContext {
         created_at: host::clock::now_iso(),
-        git_commit: host::git::commit(&repo.root),
+        git_commit: host::git::commit(&repo.base),
         digline_version: env!("CARGO_PKG_VERSION").to_string(),
         metadata: Map::new(),
         artifacts,
@@ -377,6 +382,7 @@ pub fn repository(
             ))
         })?;
     Ok(Repository {
+        base: resolved.clone(),
         root: resolved,
         tenant: tenant.map(str::to_string),
         environment: environment.map(str::to_string),
@@ -413,6 +419,7 @@ mod tests {
     fn arguments_are_checked_not_guessed() {
         let repo = Repository {
             root: PathBuf::from("/nonexistent-digline-root"),
+            base: PathBuf::from("/nonexistent-digline-root"),
             tenant: None,
             environment: None,
         };

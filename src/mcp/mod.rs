@@ -8,7 +8,7 @@
 //! same `wire` functions as the CLI's `--json`. May import every layer
 //! below the front ends; never `cli`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rmcp::ServiceExt;
 
@@ -25,7 +25,12 @@ pub mod tools;
 /// The sentence when the server cannot start (`root` is not a directory,
 /// no runtime) or the transport fails.
 pub fn serve(root: &Path, tenant: Option<&str>, environment: Option<&str>) -> Result<(), String> {
-    let repo = calls::repository(root, tenant, environment).map_err(|r| r.text())?;
+    let mut repo = calls::repository(root, tenant, environment).map_err(|r| r.text())?;
+    // One repository per process: the server works from inside it, so
+    // paths in its sentences read as the CLI's do when run from the root.
+    std::env::set_current_dir(&repo.root)
+        .map_err(|e| format!("--root {} cannot be entered: {e}", root.display()))?;
+    repo.base = PathBuf::from(".");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
