@@ -3,6 +3,12 @@
 //! Each module is one concern; `util` holds the helpers (temp dirs, the
 //! binary, the loopback stub).
 
+#[path = "cli/checks.rs"]
+mod checks;
+#[path = "cli/documents.rs"]
+mod documents;
+#[path = "cli/fake_llm.rs"]
+mod fake_llm;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]
@@ -11,10 +17,14 @@ mod layering;
 mod lifecycle;
 #[path = "cli/mcp.rs"]
 mod mcp;
+#[path = "cli/providers.rs"]
+mod providers;
 #[path = "cli/quickstart.rs"]
 mod quickstart;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/report.rs"]
+mod report;
 #[path = "cli/sampled.rs"]
 mod sampled;
 #[path = "cli/slice.rs"]

@@ -6,10 +6,12 @@
 //! judged). No baseline is a refusal (64): a gate is never green without a
 //! comparison.
 
+use clap::builder::PossibleValuesParser;
 use clap::{Args, ValueEnum};
 
 use crate::core::compare::{compare, exit_code};
-use crate::report::text::{headline_sentence, render_compare, EN};
+use crate::report::locale::{Locale, LOCALE_CODES};
+use crate::report::text::{headline_sentence, render_compare, Strings};
 use crate::store::Store;
 use crate::wire::compare::{full_json, headline_json, print};
 
@@ -37,6 +39,9 @@ pub struct CompareArgs {
     /// Print JSON instead of text: the headline alone, or `full` to add the deltas.
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "headline", value_name = "headline|full")]
     pub json: Option<JsonDepth>,
+    /// The language of the text (the JSON keys never change).
+    #[arg(long, default_value = "en", value_parser = PossibleValuesParser::new(LOCALE_CODES))]
+    pub locale: String,
 }
 
 /// Execute `digline compare`; returns the contract exit code.
@@ -45,6 +50,8 @@ pub struct CompareArgs {
 /// A [`CliError`] (exit 64): bad suite, no such run, no baseline, an
 /// unreadable document, runs of different tenants.
 pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
+    let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
+    let strings = Strings::of(locale);
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
@@ -67,7 +74,7 @@ pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
     let code = exit_code(&comparison);
     match args.json {
         Some(depth) => {
-            let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
+            let sentence = headline_sentence(&comparison, &comparison.headline(), strings);
             let value = match depth {
                 JsonDepth::Headline => headline_json(&comparison, &sentence),
                 JsonDepth::Full => full_json(&comparison, &sentence),
@@ -75,7 +82,7 @@ pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
             print!("{}", print(&value));
         }
         None => {
-            let text = render_compare(&comparison, &EN);
+            let text = render_compare(&comparison, strings);
             print!("{}", text.stdout);
             eprint!("{}", text.stderr);
         }

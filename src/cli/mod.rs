@@ -17,6 +17,7 @@ pub mod list;
 pub mod mcp;
 pub mod migrate;
 pub mod promote;
+pub mod report;
 pub mod run;
 pub mod warn;
 
@@ -80,6 +81,11 @@ pub enum Command {
         after_help = "Example:\n  digline migrate --dry-run      # what would change; writes nothing\n  digline migrate                # rewrite them, then commit the baselines\n  digline migrate --suite suite.toml   # one suite only\n\nExit 0 when every file is current; 64 when one was refused (a newer schema: upgrade digline)."
     )]
     Migrate(migrate::MigrateArgs),
+    /// Write the HTML report of a run (against the baseline, if any) in a language.
+    #[command(
+        after_help = "Example:\n  digline report --suite suite.toml --run latest --locale en --out report.html\n\nExits like compare: 0 (fine), 1 (worse), 2 (could not be judged); with no baseline yet, never 1."
+    )]
+    Report(report::ReportArgs),
     /// Serve this repository to a coding agent over MCP (stdio): read and measure, never promote.
     #[command(
         after_help = "Example:\n  digline mcp --root .\n\nSix tools: list_runs, get_run, get_baseline, compare, diff, run. No promote, migrate or report: a person runs those. Configure it in the agent's mcpServers; see docs/mcp.md."
@@ -193,6 +199,7 @@ fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<i32, CliError> {
         Command::Diff(args) => diff::execute(args),
         Command::List(args) => list::execute(args),
         Command::Migrate(args) => migrate::execute(args),
+        Command::Report(args) => report::execute(args),
         Command::Mcp(args) => mcp::execute(args, mcp_server),
     }
 }

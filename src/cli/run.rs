@@ -1,17 +1,29 @@
 //! `digline run`: ask the system under test about every case, store the run.
 //!
 //! stdout carries only the run key (or one JSON line with `--json`); the
-//! plan goes to stderr first. Never a gate: 0 when the run is stored, 64
-//! when refused (bad suite, nothing listening, a missing header variable).
+//! plan goes to stderr first, then progress (a bar on a terminal, plain
+//! lines elsewhere, nothing with `-q`) and the spend. Never a gate: 0 when
+//! the run is stored, 64 when refused (bad suite, nothing listening, a
+//! missing header variable or API key, an unpriced model, a missing
+//! template variable, more calls than `--max-calls`: every preflight
+//! problem listed at once, before any call).
 
 use clap::Args;
 use serde_json::{Map, Value};
 
+use std::time::Duration;
+
 use crate::core::pyjson::dumps_request_body;
 use crate::host;
-use crate::run::{execute as run_suite, Plan, RunContext};
+use crate::host::provider_suite;
+use crate::host::suite::TargetSpec;
+use crate::run::{
+    execute as run_suite, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
+};
 use crate::store::Store;
 use crate::target::http::HttpTarget;
+use crate::target::judge::Judges;
+use crate::target::provider::ProviderTarget;
 
 use super::{exit, load_suite, CliError, SuiteArgs};
 
@@ -30,9 +42,45 @@ pub struct RunArgs {
     /// Not for a suite that is data: its target is declared in [target].
     #[arg(long, hide = true, value_name = "SPEC")]
     pub target: Option<String>,
-    /// Calls to the target in flight at once.
+    /// Cases in flight at once (the pool slows down on repeated 429s and recovers).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: u32,
+    /// Retries of a call that failed with 429, 5xx, a reset or a timeout (0 = none).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub max_retries: u32,
+    /// Refuse the run if it plans more calls than this (target and judges together).
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<usize>,
+}
+
+/// The process environment, read here (host's job) and passed down.
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// How progress is shown: nothing with `-q`; in CI (`CI` set) a plain line
+/// every 5 s and one at the end; a bar on a terminal; nothing on a pipe
+/// outside CI (stderr keeps the plan and warnings only).
+fn display(quiet: bool) -> Display {
+    use std::io::IsTerminal;
+    if quiet {
+        Display::Quiet
+    } else if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        Display::Lines {
+            every: Duration::from_secs(5),
+        }
+    } else if std::io::stderr().is_terminal() {
+        Display::Bar
+    } else {
+        Display::Quiet
+    }
+}
+
+/// The target, built: HTTP (headers expanded) or a provider (endpoint and key
+/// from the environment), with its preflight problems.
+enum Built {
+    Http(HttpTarget),
+    Provider(ProviderTarget),
 }
 
 /// Execute `digline run`.
@@ -66,17 +114,65 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
         metadata.insert(k.to_string(), Value::String(v.to_string()));
     }
     let loaded = load_suite(&args.suite)?;
-    let headers = host::suite::expand_headers(&loaded.target, |name| std::env::var(name).ok())?;
-    let artifacts = host::artifacts::record(&loaded.suite_dir, &loaded.suite.artifacts)?;
-    let target = HttpTarget::new(loaded.target.clone(), headers).map_err(CliError::Refused)?;
     let plan = Plan::of(&loaded.suite);
+    let mut artifact_paths = loaded.suite.artifacts.clone();
+    let mut problems: Vec<String> = Vec::new();
+    let built = match &loaded.target {
+        TargetSpec::Http(spec) => {
+            let headers = host::suite::expand_headers(spec, env)?;
+            Built::Http(HttpTarget::new(spec.clone(), headers).map_err(CliError::Refused)?)
+        }
+        TargetSpec::Provider(spec) => {
+            for template in std::iter::once(&spec.prompt).chain(spec.system.as_ref()) {
+                if let Some(path) = &template.origin {
+                    if !artifact_paths.contains(path) {
+                        artifact_paths.push(path.clone());
+                    }
+                }
+            }
+            let endpoint = provider_suite::endpoint(spec.kind, spec.base_url.as_deref(), &env);
+            let target = ProviderTarget::new(spec.clone(), &endpoint).map_err(CliError::Refused)?;
+            problems.extend(target.preflight_problems(&loaded.suite.cases));
+            Built::Provider(target)
+        }
+    };
+    let coordinates: Vec<&str> = loaded
+        .suite
+        .checks
+        .iter()
+        .filter_map(|c| c.judge_coordinate())
+        .collect();
+    let judges = Judges::new(coordinates, |kind| {
+        provider_suite::endpoint(kind, None, &env)
+    })
+    .map_err(CliError::Refused)?;
+    problems.extend(
+        judges
+            .clients()
+            .iter()
+            .filter_map(|j| j.preflight_problem()),
+    );
+    problems.extend(plan.over(args.max_calls));
+    preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
     let store = Store::new(&args.suite.root);
     store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
-    if plan.cases > 0 {
-        target.preflight().map_err(CliError::Refused)?;
+    if let Built::Http(target) = &built {
+        if plan.cases > 0 {
+            target.preflight().map_err(CliError::Refused)?;
+        }
     }
+    let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
     if !quiet {
         eprintln!("digline: {}", plan.sentence());
+        if let Some(judging) = plan.judge_sentence() {
+            eprintln!("digline: {judging}");
+        }
+        for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
+            eprintln!(
+                "digline: warning: the judge {} has no price, so its spend is not counted",
+                judge.coordinate()
+            );
+        }
     }
     tracing::info!(
         tenant = %loaded.suite.tenant,
@@ -92,9 +188,24 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
         metadata,
         artifacts,
         concurrency: args.concurrency as usize,
+        retry: RetryPolicy {
+            max_retries: args.max_retries,
+            ..RetryPolicy::default()
+        },
+        display: display(quiet),
+        seed: host::clock::seed(),
     };
-    let doc =
-        run_suite(&loaded.suite, &target, &ctx).map_err(|e| CliError::Refused(e.to_string()))?;
+    let target: &dyn Ask = match &built {
+        Built::Http(t) => t,
+        Built::Provider(t) => t,
+    };
+    let judge: &dyn Judge = if judges.clients().is_empty() {
+        &NoJudges
+    } else {
+        &judges
+    };
+    let doc = run_suite(&loaded.suite, target, judge, &ctx)
+        .map_err(|e| CliError::Refused(e.to_string()))?;
     let key = store.write_run(&doc)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     let unjudged = doc.unjudged_cases();

@@ -12,6 +12,8 @@ pub mod diff;
 pub mod document;
 pub mod identity;
 pub mod pyjson;
+pub mod pyrepr;
+pub mod pyvalue;
 pub mod ratio;
 pub mod sampling;
 pub mod strict_json;

@@ -24,6 +24,7 @@
 //! for a verdict). Every fold without errored samples agrees with 0.10.0.
 //! 0.10.0 never writes `sample_means`, and neither does this fold.
 
+use crate::core::pyvalue::python_eq;
 use serde_json::{Map, Number, Value};
 
 use super::pyjson::round6;
@@ -176,29 +177,6 @@ fn number(value: &Value) -> Option<f64> {
     match value {
         Value::Number(n) => n.as_f64(),
         _ => None,
-    }
-}
-
-/// Equality as Python's `==` sees decoded JSON: `1 == 1.0`, `true == 1`.
-fn python_eq(a: &Value, b: &Value) -> bool {
-    let scalar = |v: &Value| match v {
-        Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-        Value::Number(n) => n.as_f64(),
-        _ => None,
-    };
-    match (a, b) {
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| python_eq(p, q))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, p)| y.get(k).is_some_and(|q| python_eq(p, q)))
-        }
-        _ => match (scalar(a), scalar(b)) {
-            (Some(p), Some(q)) => p == q,
-            _ => a == b,
-        },
     }
 }
 

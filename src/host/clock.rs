@@ -10,6 +10,13 @@ pub fn now_iso() -> String {
     iso(OffsetDateTime::now_utc())
 }
 
+/// A number that differs between runs (nanoseconds of the clock mixed with
+/// the process id): seeds the retry jitter, which needs no more than that.
+pub fn seed() -> u64 {
+    let nanos = OffsetDateTime::now_utc().unix_timestamp_nanos() as u64;
+    nanos ^ (u64::from(std::process::id()) << 32)
+}
+
 /// `t` (in UTC) in Python's `isoformat()` shape.
 pub fn iso(t: OffsetDateTime) -> String {
     let t = t.to_offset(time::UtcOffset::UTC);

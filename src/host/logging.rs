@@ -11,6 +11,9 @@ use tracing_subscriber::EnvFilter;
 /// The variable that overrides the log filter.
 pub const LOG_VARIABLE: &str = "DIGLINE_LOG";
 
+/// Crates whose debug/trace output would carry request bytes (secrets).
+const HTTP_CLIENT_CRATES: &[&str] = &["ureq", "ureq_proto", "rustls", "hyper"];
+
 /// The filter for `verbose` repetitions of `-v` and `quiet`.
 pub fn level_for(verbose: u8, quiet: bool) -> &'static str {
     match (quiet, verbose) {
@@ -24,10 +27,17 @@ pub fn level_for(verbose: u8, quiet: bool) -> &'static str {
 
 /// Install the stderr subscriber once; later calls do nothing.
 pub fn init(verbose: u8, quiet: bool) {
-    let filter = std::env::var(LOG_VARIABLE)
+    let mut filter = std::env::var(LOG_VARIABLE)
         .ok()
         .and_then(|spec| EnvFilter::try_new(spec).ok())
         .unwrap_or_else(|| EnvFilter::new(format!("digline={}", level_for(verbose, quiet))));
+    // The HTTP client traces raw request bytes (headers with API keys among
+    // them) at debug and trace: never let those through, whatever DIGLINE_LOG says.
+    for quiet_crate in HTTP_CLIENT_CRATES {
+        if let Ok(directive) = format!("{quiet_crate}=info").parse() {
+            filter = filter.add_directive(directive);
+        }
+    }
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

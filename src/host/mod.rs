@@ -13,4 +13,5 @@ pub mod git;
 pub mod load_errors;
 pub mod logging;
 pub mod near_miss;
+pub mod provider_suite;
 pub mod suite;

@@ -28,6 +28,9 @@ use crate::core::identity::RuleEntry;
 use crate::core::ratio::as_agreement;
 use crate::core::suite::Suite;
 use crate::target::http::{check_body_references, HttpTargetSpec};
+use crate::target::provider::{parse_coordinate, ProviderSpec};
+
+use super::provider_suite::provider_target;
 
 const SUITE_FILE: &str = "suite.toml";
 
@@ -59,13 +62,41 @@ const HTTP_KEYS: &[&str] = &[
     "url",
 ];
 
+/// `[target]`, validated: the two forms a suite that is data can declare.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TargetSpec {
+    /// `type = "http"`: a service the team runs.
+    Http(HttpTargetSpec),
+    /// `type = "provider"`: a hosted model asked with a prompt template.
+    Provider(ProviderSpec),
+}
+
+impl TargetSpec {
+    /// The HTTP target, if that is the form.
+    pub fn http(&self) -> Option<&HttpTargetSpec> {
+        match self {
+            TargetSpec::Http(spec) => Some(spec),
+            TargetSpec::Provider(_) => None,
+        }
+    }
+
+    /// The provider target, if that is the form.
+    pub fn provider(&self) -> Option<&ProviderSpec> {
+        match self {
+            TargetSpec::Provider(spec) => Some(spec),
+            TargetSpec::Http(_) => None,
+        }
+    }
+}
+
 /// A suite loaded and validated, with where it came from.
 #[derive(Clone, Debug)]
 pub struct LoadedSuite {
     /// The suite as pure data (checks, cases, samples …).
     pub suite: Suite,
-    /// The HTTP target, headers not yet expanded (see [`expand_headers`]).
-    pub target: HttpTargetSpec,
+    /// The target: HTTP (headers not yet expanded, see [`expand_headers`])
+    /// or a provider (no key read yet).
+    pub target: TargetSpec,
     /// The suite file as given to [`load`].
     pub suite_path: PathBuf,
     /// The suite file's directory, symlinks resolved: relative paths start here.
@@ -131,7 +162,12 @@ fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
-fn err(kind: LoadErrorKind, locator: Option<&str>, key: Option<&str>, sentence: &str) -> LoadError {
+pub(super) fn err(
+    kind: LoadErrorKind,
+    locator: Option<&str>,
+    key: Option<&str>,
+    sentence: &str,
+) -> LoadError {
     LoadError::new(kind, SUITE_FILE, locator, key, sentence)
 }
 
@@ -161,7 +197,7 @@ fn parse_toml(bytes: &[u8]) -> Result<toml::Table, LoadError> {
 }
 
 /// One or several unknown keys, with near misses or the known keys.
-fn unknown_keys(
+pub(super) fn unknown_keys(
     locator: Option<&str>,
     owner: Option<&str>,
     noun: &str,
@@ -203,7 +239,7 @@ fn unknown_keys(
     )
 }
 
-fn toml_type(value: &toml::Value) -> &'static str {
+pub(super) fn toml_type(value: &toml::Value) -> &'static str {
     match value {
         toml::Value::String(_) => "a string",
         toml::Value::Integer(_) => "an integer",
@@ -530,7 +566,7 @@ fn from_table(
     }
     let aggregates = check_aggregates(&checks, declared_aggregates, &cases, &cases_name)?;
     // 10. [target]
-    let target = load_target(table.get("target"))?;
+    let target = load_target(table.get("target"), suite_dir, root)?;
     Ok(LoadedSuite {
         suite: Suite {
             tenant,
@@ -562,7 +598,7 @@ fn is_safe_name(s: &str) -> bool {
 }
 
 /// Resolve `written` against the suite directory and refuse it outside `root`.
-fn inside_root(
+pub(super) fn inside_root(
     key: &str,
     written: &str,
     suite_dir: &Path,
@@ -802,6 +838,16 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
         return Ok(Entry::Aggregate(aggregate));
     }
     let check = build(&token, &params).map_err(|e| build_error(&e, locator))?;
+    if let Some(coordinate) = check.judge_coordinate() {
+        parse_coordinate(coordinate).map_err(|why| {
+            err(
+                LoadErrorKind::Invalid,
+                Some(locator),
+                Some("judge"),
+                &format!("`{token}`: `judge`: {why}"),
+            )
+        })?;
+    }
     let rule = rule_entry(&check, &params);
     Ok(Entry::Check(Box::new(check), rule))
 }
@@ -890,7 +936,11 @@ fn find_api_key(table: &toml::Table, prefix: &str) -> Option<String> {
     None
 }
 
-fn load_target(value: Option<&toml::Value>) -> Result<HttpTargetSpec, LoadError> {
+fn load_target(
+    value: Option<&toml::Value>,
+    suite_dir: &Path,
+    root: &Path,
+) -> Result<TargetSpec, LoadError> {
     const AT: Option<&str> = Some("[target]");
     let table = match value {
         None => {
@@ -933,7 +983,7 @@ fn load_target(value: Option<&toml::Value>) -> Result<HttpTargetSpec, LoadError>
             Some("type"),
             &format!("no `type`, and {forms}"),
         )),
-        Some(toml::Value::String(t)) if t == "http" => http_target(table),
+        Some(toml::Value::String(t)) if t == "http" => http_target(table).map(TargetSpec::Http),
         Some(toml::Value::String(t)) if t == "provider" => {
             if table.contains_key("client") {
                 return Err(err(
@@ -944,14 +994,7 @@ fn load_target(value: Option<&toml::Value>) -> Result<HttpTargetSpec, LoadError>
                      builds its own client from the environment. Injecting one needs a suite.py",
                 ));
             }
-            Err(err(
-                LoadErrorKind::NotBuiltYet,
-                AT,
-                Some("type"),
-                "`type = \"provider\"` asks a hosted model, and model providers are not built \
-                 yet in this release. Put the model behind an HTTP service (`type = \"http\"`) \
-                 for now",
-            ))
+            provider_target(table, suite_dir, root).map(TargetSpec::Provider)
         }
         Some(toml::Value::String(t)) => Err(err(
             LoadErrorKind::Invalid,
@@ -1276,8 +1319,6 @@ mod tests {
     use serde_json::Number;
     use std::fs;
 
-    const NOT_BUILT: &str = "this release does not run yet";
-
     fn goldens() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/goldens")
     }
@@ -1304,6 +1345,8 @@ mod tests {
         Skip,
         /// Refused iff `check_body_references` (another module) refuses the body.
         BodyReference,
+        /// 0.10.0 refused it for lack of a plugin that digline ships: loads.
+        BuiltIn,
     }
 
     #[test]
@@ -1437,11 +1480,9 @@ mod tests {
                     "coordinate",
                 ]),
             ),
-            // 34: judges (llm_rubric) are not built yet.
-            (
-                "34",
-                Refused(&["[[assertions]] #2:", "`llm_rubric`", NOT_BUILT]),
-            ),
+            // 34: 0.10.0 refuses it because its Anthropic provider was a
+            // separate package; digline ships the provider, so it loads.
+            ("34", BuiltIn),
             (
                 "35",
                 Refused(&["[[assertions]] #2:", "`from_autoevals`", "suite.py"]),
@@ -1454,10 +1495,13 @@ mod tests {
                 "37",
                 Refused(&["[[assertions]] #2, `regex`:", "`pattern` does not compile"]),
             ),
-            // 38: json_schema is not built yet (its schema is not validated here).
             (
                 "38",
-                Refused(&["[[assertions]] #2:", "`json_schema`", NOT_BUILT]),
+                Refused(&[
+                    "[[assertions]] #2, `json_schema`:",
+                    "`schema` is not a valid Draft 2020-12 schema",
+                    "objekt",
+                ]),
             ),
             (
                 "39",
@@ -1474,7 +1518,6 @@ mod tests {
                     "`minimum`, `maximum` or both",
                 ]),
             ),
-            // 42: affix is not built, but `at` is read for its identity (the name).
             (
                 "42",
                 Refused(&["[[assertions]] #2, `affix`:", "`at`", "'middle'"]),
@@ -1545,9 +1588,17 @@ mod tests {
                     );
                     let loaded = got.unwrap_or_else(|e| panic!("{folder}: {e}"));
                     assert_eq!(loaded.suite.checks.len(), 1, "{folder}");
-                    assert_eq!(loaded.target.output_path, "data.answer");
+                    assert_eq!(
+                        loaded.target.http().map(|t| t.output_path.as_str()),
+                        Some("data.answer")
+                    );
                 }
                 Skip => assert_eq!(exit.trim(), "64", "{folder}"),
+                BuiltIn => {
+                    assert_eq!(exit.trim(), "64", "{folder}");
+                    let loaded = got.unwrap_or_else(|e| panic!("{folder}: {e}"));
+                    assert_eq!(loaded.suite.checks.len(), 2, "{folder}");
+                }
                 BodyReference => {
                     let loaded_body =
                         fs::read_to_string(dir.join("suite.toml")).unwrap_or_default();
@@ -1857,7 +1908,7 @@ tolerance = 0
         assert_eq!(s.checks[4].threshold, 0.5);
         assert_eq!(s.rules[5].tolerance, Number::from(0));
         assert_eq!(s.cases.len(), 1);
-        let t = &loaded.target;
+        let t = loaded.target.http().expect("an HTTP target");
         assert_eq!(t.url, "http://127.0.0.1:8730/answer");
         assert_eq!(t.cost_path.as_deref(), Some("usage.cost_usd"));
         assert_eq!(t.latency_from_response.as_deref(), Some("usage.elapsed_ms"));
@@ -1881,16 +1932,44 @@ tolerance = 0
     }
 
     #[test]
-    fn the_unicode_document_suite_is_refused_at_its_first_unbuilt_check() {
-        let dir = goldens().join("documents/01-unicode-text");
-        let err = load(&dir.join("suite.toml"), &dir).unwrap_err();
-        assert_eq!(err.kind, LoadErrorKind::NotBuiltYet);
-        assert!(
-            err.message.starts_with("suite.toml, [[assertions]] #3:"),
-            "{}",
-            err.message
-        );
-        assert!(err.message.contains("`affix`"), "{}", err.message);
+    fn the_document_suites_load_with_0_10_0_ids() {
+        for (document, names) in [
+            (
+                "01-unicode-text",
+                "contains not_contains ends_with length length regex cost_budget pii_absent",
+            ),
+            (
+                "02-json-checks",
+                "is_json is_json is_json json_schema equals",
+            ),
+            ("05-errors", "contains equals tools_called cost_budget"),
+        ] {
+            let dir = goldens().join("documents").join(document);
+            let loaded = load(&dir.join("suite.toml"), &dir).unwrap_or_else(|e| panic!("{e}"));
+            let got: Vec<&str> = loaded
+                .suite
+                .checks
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            assert_eq!(got.join(" "), names, "{document}");
+            let run: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap_or_default())
+                    .unwrap_or_default();
+            let ids: Vec<&str> = run["results"][0]["verdicts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v["assertion_id"].as_str())
+                .collect();
+            let ours: Vec<&str> = loaded
+                .suite
+                .checks
+                .iter()
+                .map(|c| c.assertion_id.as_str())
+                .collect();
+            assert_eq!(ours, ids, "{document}");
+        }
     }
 
     #[test]
@@ -1983,8 +2062,8 @@ tolerance = 0
         assert_eq!(loaded.suite.rules[0].threshold, Number::from(1));
         let rows: &[(&str, &str)] = &[
             (
-                "[assertions.inner]\ntype = \"levenshtein\"\n",
-                "[[assertions]] #1, [inner]:",
+                "[assertions.inner]\ntype = \"affix\"\naffix = \"x\"\nat = \"middle\"\n",
+                "[[assertions]] #1, [inner]",
             ),
             (
                 "[assertions.inner]\ntype = \"contains\"\nneedle = \"\"\n",
@@ -2037,7 +2116,7 @@ tolerance = 0
             (format!("{HEAD}suite = 1\n{TARGET}{CHECK}").replace("[suite]\n", "[suitee]\n"), LoadErrorKind::Unknown, "no such table `suitee`"),
             (format!("[suite]\n{TARGET}{CHECK}").replace("[suite]\n", "suite = 1\n"), LoadErrorKind::Invalid, "[suite] is an integer"),
             (with_target("\n[target]\nurl = \"http://h/x\"\n"), LoadErrorKind::Missing, "no `type`"),
-            (with_target("\n[target]\ntype = \"provider\"\nprovider = \"anthropic/m\"\n"), LoadErrorKind::NotBuiltYet, "not built yet"),
+            (with_target("\n[target]\ntype = \"provider\"\nprovider = \"anthropic/m\"\n"), LoadErrorKind::Missing, "`prompt_file`, `max_tokens`"),
             (with_target("\n[target]\ntype = \"provider\"\nclient = \"x\"\n"), LoadErrorKind::PythonOnly, "`client`"),
             (with_target("\n[target]\ntype = \"provider\"\nprovider = \"openai/m\"\napi_key = \"sk\"\n"), LoadErrorKind::Credential, "`api_key`"),
             (with_target("\n[target]\ntype = \"http\"\nurl = \"http://h/x\"\noutput_path = \"a\"\nrequest = \"f\"\n[target.body]\nq = 1\n"), LoadErrorKind::PythonOnly, "`request`"),

@@ -15,13 +15,19 @@ use crate::core::diff::diff as diff_runs;
 use crate::core::document::{run_key, RunDocument};
 use crate::core::version::{ahead_note, INSTALLED};
 use crate::host;
+use crate::host::provider_suite;
 use crate::host::suite::LoadedSuite;
+use crate::host::suite::TargetSpec;
 use crate::report::diff::{run_labels, sentence as diff_sentence};
 use crate::report::text::{headline_sentence, EN};
-use crate::run::{execute as run_suite, Plan, RunContext};
+use crate::run::{
+    execute as run_suite, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
+};
 use crate::store::layout::LATEST;
 use crate::store::Store;
 use crate::target::http::HttpTarget;
+use crate::target::judge::Judges;
+use crate::target::provider::ProviderTarget;
 use crate::wire::compare::full_json;
 use crate::wire::diff::diff_json;
 use crate::wire::list::{runs_json, BaselineMark};
@@ -313,6 +319,16 @@ fn diff(repo: &Repository, suite: &str, run1: &str, run2: &str) -> Result<Value,
     ))
 }
 
+/// The target a run asks: over HTTP, or a hosted model.
+enum Built {
+    Http(HttpTarget),
+    Provider(ProviderTarget),
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
 /// The refusal for a missing or wrong acknowledgement: the count and the
 /// plan sentence, and nothing called.
 fn unacknowledged(given: Option<u64>, plan: &Plan) -> Refusal {
@@ -322,7 +338,11 @@ fn unacknowledged(given: Option<u64>, plan: &Plan) -> Refusal {
         None => format!("this suite plans {planned} call(s) to the target ({sentence}), and run needs that number stated before it spends anything"),
         Some(n) => format!("acknowledge_calls={n} does not match this suite, which plans {planned} call(s) to the target ({sentence}); suspended cases are never called and are not counted"),
     };
-    Refusal::new(format!("{opening}. Nothing was called.")).hint(format!(
+    let judging = plan
+        .judge_sentence()
+        .map(|j| format!(" Beyond the target: {j}."))
+        .unwrap_or_default();
+    Refusal::new(format!("{opening}.{judging} Nothing was called.")).hint(format!(
         "call run again with acknowledge_calls={planned}. The number counts calls to the target; the sentence names any judge repeats, and the whole sentence is the cost to report"
     ))
 }
@@ -335,14 +355,54 @@ fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Valu
     if acknowledged != Some(plan.calls() as u64) {
         return Err(unacknowledged(acknowledged, &plan));
     }
-    let headers = host::suite::expand_headers(&loaded.target, |name| std::env::var(name).ok())?;
-    let artifacts = host::artifacts::record(&loaded.suite_dir, &loaded.suite.artifacts)?;
-    let target = HttpTarget::new(loaded.target.clone(), headers).map_err(Refusal::new)?;
+    // From here on, `digline run` without flags: the same preflight (every
+    // problem at once, before any call), the same context, the same driver.
+    let mut artifact_paths = loaded.suite.artifacts.clone();
+    let mut problems: Vec<String> = Vec::new();
+    let built = match &loaded.target {
+        TargetSpec::Http(spec) => {
+            let headers = host::suite::expand_headers(spec, env)?;
+            Built::Http(HttpTarget::new(spec.clone(), headers).map_err(Refusal::new)?)
+        }
+        TargetSpec::Provider(spec) => {
+            for template in std::iter::once(&spec.prompt).chain(spec.system.as_ref()) {
+                if let Some(path) = &template.origin {
+                    if !artifact_paths.contains(path) {
+                        artifact_paths.push(path.clone());
+                    }
+                }
+            }
+            let endpoint = provider_suite::endpoint(spec.kind, spec.base_url.as_deref(), &env);
+            let target = ProviderTarget::new(spec.clone(), &endpoint).map_err(Refusal::new)?;
+            problems.extend(target.preflight_problems(&loaded.suite.cases));
+            Built::Provider(target)
+        }
+    };
+    let coordinates: Vec<&str> = loaded
+        .suite
+        .checks
+        .iter()
+        .filter_map(|c| c.judge_coordinate())
+        .collect();
+    let judges = Judges::new(coordinates, |kind| {
+        provider_suite::endpoint(kind, None, &env)
+    })
+    .map_err(Refusal::new)?;
+    problems.extend(
+        judges
+            .clients()
+            .iter()
+            .filter_map(|j| j.preflight_problem()),
+    );
+    preflight::refuse_if_any(&problems).map_err(Refusal::new)?;
     let store = repo.store();
     store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
-    if plan.cases > 0 {
-        target.preflight().map_err(Refusal::new)?;
+    if let Built::Http(target) = &built {
+        if plan.cases > 0 {
+            target.preflight().map_err(Refusal::new)?;
+        }
     }
+    let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
     tracing::info!(
         tenant = %loaded.suite.tenant,
         suite = %loaded.suite.name,
@@ -356,8 +416,21 @@ fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Valu
         metadata: Map::new(),
         artifacts,
         concurrency: CONCURRENCY,
+        retry: RetryPolicy::default(),
+        // stdout is the protocol and nobody reads stderr: no progress.
+        display: Display::Quiet,
+        seed: host::clock::seed(),
     };
-    let doc = run_suite(&loaded.suite, &target, &ctx)?;
+    let target: &dyn Ask = match &built {
+        Built::Http(t) => t,
+        Built::Provider(t) => t,
+    };
+    let judge: &dyn Judge = if judges.clients().is_empty() {
+        &NoJudges
+    } else {
+        &judges
+    };
+    let doc = run_suite(&loaded.suite, target, judge, &ctx)?;
     let key = store.write_run(&doc)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     Ok(run_json(&key, &doc.tenant, &doc.suite, &plan.sentence()))
@@ -398,6 +471,7 @@ mod tests {
             cases,
             samples,
             repeated: vec![("contains".into(), 3)],
+            judge_calls_per_answer: 2,
         }
     }
 
@@ -407,6 +481,11 @@ mod tests {
         assert!(missing.contains("plans 6 call(s)"), "{missing}");
         assert!(missing.contains("3 cases × 2 samples = 6 calls to the target; each answer is judged 3 times by contains"), "{missing}");
         assert!(missing.contains("acknowledge_calls=6"), "{missing}");
+        assert!(
+            missing
+                .contains("Beyond the target: plus 12 calls to judges (2 per answer × 6 answers)."),
+            "{missing}"
+        );
         let wrong = unacknowledged(Some(7), &plan(3, 2)).text();
         assert!(
             wrong.starts_with("acknowledge_calls=7 does not match"),

@@ -1,7 +1,13 @@
-//! `report`: what people read — terminal text (and later the markdown
-//! comment and the HTML report).
+//! `report`: what people read — the terminal text of `compare`, and the
+//! localized HTML report.
 //!
 //! Pure renderers: no I/O, no clock. May import `store` and `core` only.
+//! Every sentence comes from the strings files in `templates/locales/`
+//! ([`locale`]); the HTML comes from the templates in `templates/`.
 
 pub mod diff;
+pub mod escape;
+pub mod html;
+pub mod locale;
+pub mod redact;
 pub mod text;

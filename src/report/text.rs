@@ -17,9 +17,11 @@
 //! Each block after the sentence is printed only when it has lines. Nothing
 //! goes to stderr in any of 0.10.0's compare scenarios ([`CompareText::stderr`]
 //! is empty; the host adds the "written by a newer digline" warning itself).
-//! Every English string lives in [`Strings`] ([`EN`]) so other locales are
-//! translations of the same table. No reason text, output or case input is
+//! Every sentence lives in the locales' strings files ([`Strings`], [`EN`]
+//! for English), shared with the HTML report. No reason text, output or case input is
 //! ever printed: everything is composed from the comparison's facts.
+
+use std::sync::{LazyLock, OnceLock};
 
 use serde_json::Value;
 
@@ -28,6 +30,8 @@ use crate::core::compare::{
     Outcome, Scope, IDENTITY_FIELD,
 };
 use crate::core::verdict::Status;
+
+use super::locale::Locale;
 
 /// How many summary lines the terminal shows before saying how many it left out.
 pub const SUMMARY_LIMIT: usize = 20;
@@ -40,191 +44,171 @@ pub const SUMMARY_SEPARATOR: &str = " · ";
 const OBSERVED_FIELDS: [&str; 2] = ["resolved_model", "fingerprint"];
 
 /// Every sentence and fragment `compare`'s text is built from, for one
-/// locale. Placeholders are `{name}`, filled by name.
-#[derive(Clone, Copy, Debug)]
-pub struct Strings {
-    /// Nothing regressed.
-    pub worse_none: &'static str,
-    /// One check regressed.
-    pub worse_one: &'static str,
-    /// `{count}` checks regressed.
-    pub worse_many: &'static str,
-    /// No verdict was shared by run and reference (this product's strictness).
-    pub nothing_compared: &'static str,
-    /// One delta within noise.
-    pub noise_one: &'static str,
-    /// `{count}` deltas within noise.
-    pub noise_many: &'static str,
-    /// No case errored in the run.
-    pub unjudged_none: &'static str,
-    /// One case errored.
-    pub unjudged_one: &'static str,
-    /// `{count}` cases errored.
-    pub unjudged_many: &'static str,
-    /// One run-level measure `{names}` errored (this product's strictness).
-    pub uncomputed_one: &'static str,
-    /// `{count}` run-level measures `{names}` errored.
-    pub uncomputed_many: &'static str,
-    /// No suspended case.
-    pub suspended_none: &'static str,
-    /// One suspended case.
-    pub suspended_one: &'static str,
-    /// `{count}` suspended cases.
-    pub suspended_many: &'static str,
-    /// The config hashes differ.
-    pub config_changed: &'static str,
-    /// The config hashes are equal.
-    pub config_unchanged: &'static str,
-    /// Declared files all the same.
-    pub artifacts_unchanged: &'static str,
-    /// One declared file changed.
-    pub artifacts_one: &'static str,
-    /// `{count}` declared files changed.
-    pub artifacts_many: &'static str,
-    /// Declared files withheld, none known to change.
-    pub artifacts_unknown: &'static str,
-    /// The run's answers were replayed.
-    pub rejudged: &'static str,
-    /// One canary `{case}` moved `{before}` → `{after}`, then `{beyond}`.
-    pub canary_one: &'static str,
-    /// `{count}` canary checks moved, naming `{case}`.
-    pub canary_many: &'static str,
-    /// `, beyond the noise of this check ({interval})`.
-    pub canary_beyond: &'static str,
-    /// The target moved: `{changes}`.
-    pub target_changed: &'static str,
-    /// The target did not move.
-    pub target_unchanged: &'static str,
-    /// One side recorded no target configuration.
-    pub target_unknown: &'static str,
-    /// The judging moved: `{changes}`.
-    pub judge_changed: &'static str,
-    /// `{field} {before} → {after}`.
-    pub change_changed: &'static str,
-    /// `{field} {after}`, new in the run (sent).
-    pub change_new: &'static str,
-    /// `{field} {before}`, gone from the run (sent).
-    pub change_missing: &'static str,
-    /// `{field} {after}`, new in the run (reported by the provider).
-    pub change_new_observed: &'static str,
-    /// `{field} {before}`, gone from the run (reported by the provider).
-    pub change_missing_observed: &'static str,
-    /// A judge `{judge}` joined.
-    pub judge_added: &'static str,
-    /// A judge `{judge}` left.
-    pub judge_removed: &'static str,
-    /// ` This drop coincides with {changes}.`
-    pub coincides: &'static str,
-    /// The terminal label of the target's configuration line.
-    pub terminal_target: &'static str,
-    /// The terminal label of the judges' configuration line.
-    pub terminal_judge: &'static str,
-    /// `+{added} −{removed} lines`.
-    pub artifacts_tally: &'static str,
-    /// An artifact changed with no line tally.
-    pub artifact_changed: &'static str,
-    /// An artifact added.
-    pub artifact_new: &'static str,
-    /// An artifact removed.
-    pub artifact_missing: &'static str,
-    /// An artifact withheld.
-    pub artifact_unknown: &'static str,
-    /// The case field of a run-level line.
-    pub scope_run: &'static str,
-    /// More lines than the limit: `{shown}` of `{total}`.
-    pub summary_truncated: &'static str,
-    /// A drop without interval: `{before}` → `{now}`.
-    pub detail_dropped: &'static str,
-    /// A rise without interval.
-    pub detail_rose: &'static str,
-    /// No movement: `{now}`.
-    pub detail_unchanged: &'static str,
-    /// `{low}–{high} across {count} samples`.
-    pub noise_interval: &'static str,
-    /// A move inside the interval `{noise}`.
-    pub detail_within_noise: &'static str,
-    /// A drop beyond the interval `{noise}`.
-    pub detail_dropped_beyond_noise: &'static str,
-    /// A rise beyond the interval `{noise}`.
-    pub detail_rose_beyond_noise: &'static str,
-    /// A pass → fail flip.
-    pub detail_flipped_worse: &'static str,
-    /// A fail → pass flip.
-    pub detail_flipped_better: &'static str,
-    /// The threshold moved: `{before_threshold}` → `{now_threshold}`.
-    pub detail_threshold_moved: &'static str,
-    /// A check only in the run.
-    pub detail_new: &'static str,
-    /// A check only in the run, which errored.
-    pub detail_new_errored: &'static str,
-    /// A check only in the reference.
-    pub detail_missing: &'static str,
-    /// A check that could not run.
-    pub detail_errored: &'static str,
+/// locale: the `[compare]` table of `templates/locales/<code>.toml`.
+/// Placeholders are `{name}`, filled by name.
+macro_rules! strings_table {
+    ($($(#[$doc:meta])* $field:ident,)*) => {
+        /// Every sentence and fragment `compare`'s text is built from, for
+        /// one locale (the `[compare]` table of its strings file).
+        /// Placeholders are `{name}`, filled by name.
+        #[derive(Clone, Copy, Debug)]
+        pub struct Strings {
+            $($(#[$doc])* pub $field: &'static str,)*
+        }
+
+        impl Strings {
+            /// The keys of the table, in field order (`compare.worse_none`, …).
+            pub const KEYS: &'static [&'static str] =
+                &[$(concat!("compare.", stringify!($field)),)*];
+
+            fn build(locale: Locale) -> Strings {
+                Strings {
+                    $($field: locale.text(concat!("compare.", stringify!($field))),)*
+                }
+            }
+        }
+    };
 }
 
-/// English, as digline 0.10.0 writes it.
-pub const EN: Strings = Strings {
-    worse_none: "Nothing got worse compared with the reference.",
-    worse_one: "1 check got worse compared with the reference.",
-    worse_many: "{count} checks got worse compared with the reference.",
-    nothing_compared: "Nothing was compared: the run and the reference share no check, so whether anything got worse is not known.",
-    noise_one: "1 check moved within noise.",
-    noise_many: "{count} checks moved within noise.",
-    unjudged_none: "Every case could be judged.",
-    unjudged_one: "1 case could not be judged.",
-    unjudged_many: "{count} cases could not be judged.",
-    uncomputed_one: "The whole-run measure {names} could not be computed.",
-    uncomputed_many: "{count} whole-run measures could not be computed: {names}.",
-    suspended_none: "No case is suspended.",
-    suspended_one: "1 case is suspended.",
-    suspended_many: "{count} cases are suspended.",
-    config_changed: "The suite changed since the reference, so these numbers compare different rules.",
-    config_unchanged: "The suite is unchanged from the reference.",
-    artifacts_unchanged: "The files under test are the same as the reference.",
-    artifacts_one: "1 file under test changed since the reference.",
-    artifacts_many: "{count} files under test changed since the reference.",
-    artifacts_unknown: "The files under test are not included, so whether they changed is not known.",
-    rejudged: "The answers in this run were replayed from a stored run, not measured: the target was not asked anything.",
-    canary_one: "The model under this alias likely changed: the canary {case} moved from {before} to {after}{beyond}.",
-    canary_many: "The model under this alias likely changed: {count} canary checks moved, including {case} from {before} to {after}{beyond}.",
-    canary_beyond: ", beyond the noise of this check ({interval})",
-    target_changed: "The system under test answered under a different configuration: {changes}.",
-    target_unchanged: "The system under test answered under the same configuration as the reference.",
-    target_unknown: "The configuration of the system under test is not recorded on both sides, so whether it changed is not known.",
-    judge_changed: "The judging changed ({changes}), so these scores are less comparable with the reference: what moved is the measuring instrument, not only what it measured.",
-    change_changed: "{field} {before} → {after}",
-    change_new: "{field} {after}, not sent for the reference",
-    change_missing: "{field} {before}, no longer sent",
-    change_new_observed: "{field} {after}, not reported for the reference",
-    change_missing_observed: "{field} {before}, no longer reported",
-    judge_added: "{judge} was added as a judge",
-    judge_removed: "{judge} no longer judges",
-    coincides: " This drop coincides with {changes}.",
-    terminal_target: "system",
-    terminal_judge: "judge",
-    artifacts_tally: "+{added} −{removed} lines",
-    artifact_changed: "changed",
-    artifact_new: "added since the reference",
-    artifact_missing: "no longer declared",
-    artifact_unknown: "not included, so whether it changed is not known",
-    scope_run: "whole run",
-    summary_truncated: "showing the first {shown} of {total}; the full list is in the report",
-    detail_dropped: "Score fell from {before} to {now}.",
-    detail_rose: "Score rose from {before} to {now}.",
-    detail_unchanged: "Score unchanged at {now}.",
-    noise_interval: "{low}–{high} across {count} samples",
-    detail_within_noise: "Score moved from {before} to {now} — within the noise of this check ({noise}); not counted as a regression.",
-    detail_dropped_beyond_noise: "Score fell from {before} to {now} — beyond the noise of this check ({noise}).",
-    detail_rose_beyond_noise: "Score rose from {before} to {now} — beyond the noise of this check ({noise}).",
-    detail_flipped_worse: "Went from passing to failing ({before} → {now}).",
-    detail_flipped_better: "Went from failing to passing ({before} → {now}).",
-    detail_threshold_moved: " The bar moved from {before_threshold} to {now_threshold}, so this is a change of rule rather than of behaviour.",
-    detail_new: "Checked here, not present in the reference.",
-    detail_new_errored: "New here, and the check could not run.",
-    detail_missing: "Present in the reference, not checked here.",
-    detail_errored: "The check could not run.",
-};
+strings_table! {
+    /// Nothing regressed.
+    worse_none,
+    /// One check regressed.
+    worse_one,
+    /// `{count}` checks regressed.
+    worse_many,
+    /// No verdict was shared by run and reference (this product's strictness).
+    nothing_compared,
+    /// One delta within noise.
+    noise_one,
+    /// `{count}` deltas within noise.
+    noise_many,
+    /// No case errored in the run.
+    unjudged_none,
+    /// One case errored.
+    unjudged_one,
+    /// `{count}` cases errored.
+    unjudged_many,
+    /// One run-level measure `{names}` errored (this product's strictness).
+    uncomputed_one,
+    /// `{count}` run-level measures `{names}` errored.
+    uncomputed_many,
+    /// No suspended case.
+    suspended_none,
+    /// One suspended case.
+    suspended_one,
+    /// `{count}` suspended cases.
+    suspended_many,
+    /// The config hashes differ.
+    config_changed,
+    /// The config hashes are equal.
+    config_unchanged,
+    /// Declared files all the same.
+    artifacts_unchanged,
+    /// One declared file changed.
+    artifacts_one,
+    /// `{count}` declared files changed.
+    artifacts_many,
+    /// Declared files withheld, none known to change.
+    artifacts_unknown,
+    /// The run's answers were replayed.
+    rejudged,
+    /// One canary `{case}` moved `{before}` → `{after}`, then `{beyond}`.
+    canary_one,
+    /// `{count}` canary checks moved, naming `{case}`.
+    canary_many,
+    /// `, beyond the noise of this check ({interval})`.
+    canary_beyond,
+    /// The target moved: `{changes}`.
+    target_changed,
+    /// The target did not move.
+    target_unchanged,
+    /// One side recorded no target configuration.
+    target_unknown,
+    /// The judging moved: `{changes}`.
+    judge_changed,
+    /// `{field} {before} → {after}`.
+    change_changed,
+    /// `{field} {after}`, new in the run (sent).
+    change_new,
+    /// `{field} {before}`, gone from the run (sent).
+    change_missing,
+    /// `{field} {after}`, new in the run (reported by the provider).
+    change_new_observed,
+    /// `{field} {before}`, gone from the run (reported by the provider).
+    change_missing_observed,
+    /// A judge `{judge}` joined.
+    judge_added,
+    /// A judge `{judge}` left.
+    judge_removed,
+    /// ` This drop coincides with {changes}.`
+    coincides,
+    /// The terminal label of the target's configuration line.
+    terminal_target,
+    /// The terminal label of the judges' configuration line.
+    terminal_judge,
+    /// `+{added} −{removed} lines`.
+    artifacts_tally,
+    /// An artifact changed with no line tally.
+    artifact_changed,
+    /// An artifact added.
+    artifact_new,
+    /// An artifact removed.
+    artifact_missing,
+    /// An artifact withheld.
+    artifact_unknown,
+    /// The case field of a run-level line.
+    scope_run,
+    /// More lines than the limit: `{shown}` of `{total}`.
+    summary_truncated,
+    /// A drop without interval: `{before}` → `{now}`.
+    detail_dropped,
+    /// A rise without interval.
+    detail_rose,
+    /// No movement: `{now}`.
+    detail_unchanged,
+    /// `{low}–{high} across {count} samples`.
+    noise_interval,
+    /// A move inside the interval `{noise}`.
+    detail_within_noise,
+    /// A drop beyond the interval `{noise}`.
+    detail_dropped_beyond_noise,
+    /// A rise beyond the interval `{noise}`.
+    detail_rose_beyond_noise,
+    /// A pass → fail flip.
+    detail_flipped_worse,
+    /// A fail → pass flip.
+    detail_flipped_better,
+    /// The threshold moved: `{before_threshold}` → `{now_threshold}`.
+    detail_threshold_moved,
+    /// A check only in the run.
+    detail_new,
+    /// A check only in the run, which errored.
+    detail_new_errored,
+    /// A check only in the reference.
+    detail_missing,
+    /// A check that could not run.
+    detail_errored,
+}
+
+impl Strings {
+    /// The strings of `locale`, built once.
+    pub fn of(locale: Locale) -> &'static Strings {
+        static TABLES: [OnceLock<Strings>; 6] = [
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+        ];
+        let slot = Locale::ALL.iter().position(|l| *l == locale).unwrap_or(0);
+        TABLES[slot].get_or_init(|| Strings::build(locale))
+    }
+}
+
+/// English, as digline 0.10.0 writes it (`templates/locales/en.toml`).
+pub static EN: LazyLock<Strings> = LazyLock::new(|| *Strings::of(Locale::En));
 
 /// What `compare` prints, split by stream. Both strings end with `\n` when
 /// non-empty, ready to be written as they are.
@@ -363,27 +347,33 @@ pub fn artifact_lines(comparison: &Comparison, s: &Strings) -> Vec<String> {
         .iter()
         .filter(|d| !matches!(d.outcome, ArtifactOutcome::Same | ArtifactOutcome::Unknown))
         .map(|d| {
-            let (added, removed) = diff_tally(d);
-            let detail = if added + removed > 0 {
-                fill(
-                    s.artifacts_tally,
-                    &[
-                        ("added", &added.to_string()),
-                        ("removed", &removed.to_string()),
-                    ],
-                )
-            } else {
-                match d.outcome {
-                    ArtifactOutcome::New => s.artifact_new,
-                    ArtifactOutcome::Missing => s.artifact_missing,
-                    ArtifactOutcome::Unknown => s.artifact_unknown,
-                    _ => s.artifact_changed,
-                }
-                .to_string()
-            };
+            let detail = artifact_detail(d, s);
             format!("{}{SUMMARY_SEPARATOR}{detail}", d.path)
         })
         .collect()
+}
+
+/// What happened to one declared file: `+3 −1 lines`, or the outcome when
+/// there is no line tally (`added since the reference`, …).
+pub fn artifact_detail(d: &ArtifactDelta, s: &Strings) -> String {
+    let (added, removed) = diff_tally(d);
+    if added + removed > 0 {
+        fill(
+            s.artifacts_tally,
+            &[
+                ("added", &added.to_string()),
+                ("removed", &removed.to_string()),
+            ],
+        )
+    } else {
+        match d.outcome {
+            ArtifactOutcome::New => s.artifact_new,
+            ArtifactOutcome::Missing => s.artifact_missing,
+            ArtifactOutcome::Unknown => s.artifact_unknown,
+            _ => s.artifact_changed,
+        }
+        .to_string()
+    }
 }
 
 /// `<case> · <check> · <what happened>` for every regression, then every
@@ -538,7 +528,8 @@ fn canary_fact(comparison: &Comparison, s: &Strings) -> String {
     )
 }
 
-fn artifact_fact(deltas: &[ArtifactDelta], s: &Strings) -> String {
+/// The headline clause about declared files (empty when none is declared).
+pub fn artifact_fact(deltas: &[ArtifactDelta], s: &Strings) -> String {
     if deltas.is_empty() {
         return String::new();
     }
@@ -736,7 +727,7 @@ fn py_splitlines(text: &str) -> Vec<&str> {
 }
 
 /// Picks the none/one/many form and fills `{count}`.
-fn plural(count: usize, none: &str, one: &str, many: &str) -> String {
+pub fn plural(count: usize, none: &str, one: &str, many: &str) -> String {
     match count {
         0 => none.to_string(),
         1 => one.to_string(),
@@ -746,7 +737,7 @@ fn plural(count: usize, none: &str, one: &str, many: &str) -> String {
 
 /// Replaces each `{name}` in `template` by its value, in one left-to-right
 /// pass (values are never re-scanned, so a value containing braces is safe).
-fn fill(template: &str, params: &[(&str, &str)]) -> String {
+pub fn fill(template: &str, params: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(open) = rest.find('{') {

@@ -1,42 +1,54 @@
 //! Executing a suite: ask, grade, assemble.
 //!
-//! Cases are asked by a bounded pool of workers; results land in case
-//! order whatever the completion order. With `[suite] samples = N` a case
-//! is asked N times, **one call after the other by the same worker**, so a
-//! case's samples are numbered in call order (a target that answers
-//! per call, like the test stub's `answers` lists, gives sample k its k-th
-//! answer); different cases still run in parallel. Each check grades every
+//! Cases are asked by a bounded pool of workers (`--concurrency`) paced by
+//! a shared [`Throttle`]; results land in case order whatever the
+//! completion order. With `[suite] samples = N` a case is asked N times,
+//! **one call after the other by the same worker**, so a case's samples are
+//! numbered in call order (a target that answers per call, like the test
+//! stub's `answers` lists, gives sample k its k-th answer); different cases
+//! still run in parallel. Each attempt that fails transiently (429, 5xx, a
+//! reset, a timeout) is retried ([`retrying`]). Each check grades every
 //! sample and the N verdicts fold into one (`core::sampling`, with the
-//! suite's `min_agreement`). A failed call on any sample errors every
-//! check of that case with a one-line cause (`target raised ValueError:
-//! …`, the wording digline 0.10.0 records); it never fails a check, and
-//! the case's remaining samples are not asked. The first unsuspended case
-//! is asked alone, so the configuration it reports (which the target holds
-//! every later answer to) is the first in case order, as in digline
-//! 0.10.0's sequential run. Aggregates are counted last, over the folded
-//! verdicts (`core::aggregate`).
+//! suite's `min_agreement`); judged checks (`llm_rubric`, `faithfulness`,
+//! also inside `repeated`) call their judge in the same worker, with the
+//! same retries, and a judge that cannot be called or read errors that
+//! check only. A call that still fails on any sample errors every check of
+//! that case with a one-line cause (`target raised ValueError: …`, the
+//! wording digline 0.10.0 records); it never fails a check, and the case's
+//! remaining samples are not asked. The first unsuspended case is asked
+//! alone, so the configuration it reports (which the target holds every
+//! later answer to) is the first in case order, as in digline 0.10.0's
+//! sequential run. Aggregates are counted last, over the folded verdicts
+//! (`core::aggregate`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 
+use super::progress::{Display, Progress};
+use super::retry::{retrying, RetryPolicy, Throttle};
 use crate::core::aggregate::{self, CaseOutcome};
-use crate::core::checks::{output_kind, DeclaredCheck, Inputs};
+use crate::core::checks::judged::JudgeRequest;
+use crate::core::checks::{output_kind, Check, DeclaredCheck, Inputs};
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
 use crate::core::pyjson::{dumps, Escape, Style};
 use crate::core::sampling;
 use crate::core::suite::{Case, Suite};
-use crate::core::verdict::Verdict;
+use crate::core::verdict::{Status, Verdict};
+use crate::target::failure::Failure;
 use crate::target::http::{HttpTarget, Response};
+use crate::target::judge::{JudgeAnswer, Judges};
+use crate::target::provider::ProviderTarget;
 
-/// Something that answers a case: the HTTP target, or a fake in tests.
+/// Something that answers a case: the HTTP target, a provider, or a fake.
 pub trait Ask: Sync {
-    /// Ask about one case.
+    /// One attempt at one case (the driver retries transient failures).
     ///
     /// # Errors
-    /// A one-line cause, naming the endpoint by host:port at most.
-    fn ask(&self, case: &Case) -> Result<Response, String>;
+    /// A [`Failure`]: a one-line cause, naming the endpoint by host:port at
+    /// most, and whether another attempt could help.
+    fn ask(&self, case: &Case) -> Result<Response, Failure>;
 
     /// What the system under test reported about itself (`{"values": {...}}`,
     /// or `{}`), fixed by the first answer in case order.
@@ -44,12 +56,65 @@ pub trait Ask: Sync {
 }
 
 impl Ask for HttpTarget {
-    fn ask(&self, case: &Case) -> Result<Response, String> {
-        self.call(case)
+    fn ask(&self, case: &Case) -> Result<Response, Failure> {
+        self.attempt(case)
     }
 
     fn target_config(&self) -> Map<String, Value> {
         HttpTarget::target_config(self)
+    }
+}
+
+impl Ask for ProviderTarget {
+    fn ask(&self, case: &Case) -> Result<Response, Failure> {
+        self.attempt(case)
+    }
+
+    fn target_config(&self) -> Map<String, Value> {
+        ProviderTarget::target_config(self)
+    }
+}
+
+/// Something that answers a judging request: the judges of a suite, or a fake.
+pub trait Judge: Sync {
+    /// One attempt at one judging request.
+    ///
+    /// # Errors
+    /// A [`Failure`] as for [`Ask::ask`] (a judge the suite does not hold
+    /// is a permanent one).
+    fn judge(&self, request: &JudgeRequest) -> Result<JudgeAnswer, Failure>;
+
+    /// The run's `judge_config` (`{}` without judges).
+    fn judge_config(&self) -> Map<String, Value>;
+}
+
+impl Judge for Judges {
+    fn judge(&self, request: &JudgeRequest) -> Result<JudgeAnswer, Failure> {
+        match self.get(&request.coordinate) {
+            Some(client) => client.ask(request.system, &request.prompt),
+            None => NoJudges.judge(request),
+        }
+    }
+
+    fn judge_config(&self) -> Map<String, Value> {
+        self.config()
+    }
+}
+
+/// The judge of a suite without judged checks.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoJudges;
+
+impl Judge for NoJudges {
+    fn judge(&self, request: &JudgeRequest) -> Result<JudgeAnswer, Failure> {
+        Err(Failure::permanent(format!(
+            "no judge {} was set up for this run",
+            request.coordinate
+        )))
+    }
+
+    fn judge_config(&self) -> Map<String, Value> {
+        Map::new()
     }
 }
 
@@ -66,8 +131,14 @@ pub struct RunContext {
     pub metadata: Map<String, Value>,
     /// Declared artifacts: path → `{sha, text}`.
     pub artifacts: Map<String, Value>,
-    /// Parallel calls at most (≥ 1).
+    /// Cases in flight at most (≥ 1).
     pub concurrency: usize,
+    /// How transient failures are retried.
+    pub retry: RetryPolicy,
+    /// How progress is shown on stderr.
+    pub display: Display,
+    /// Seeds the retry jitter (any value; the caller may use the clock).
+    pub seed: u64,
 }
 
 /// Why a run could not be executed at all.
@@ -92,16 +163,39 @@ fn clip(text: &str) -> String {
     }
 }
 
-/// Run `suite` against `target` and return the run document (not yet stored).
+/// What the workers share.
+struct Services<'a> {
+    target: &'a dyn Ask,
+    judge: &'a dyn Judge,
+    retry: RetryPolicy,
+    throttle: Throttle,
+    progress: Progress,
+}
+
+/// Run `suite` against `target`, grading judged checks with `judge`, and
+/// return the run document (not yet stored).
 ///
 /// # Errors
 /// None in this release (every suite the loader accepts runs); the
 /// `Result` stays for suites a later release may refuse here.
-pub fn execute(suite: &Suite, target: &dyn Ask, ctx: &RunContext) -> Result<RunDocument, RunError> {
-    let answers = ask_all(suite, target, ctx.concurrency.max(1));
-    let min_agreement = suite.min_agreement.unwrap_or(1.0);
+pub fn execute(
+    suite: &Suite,
+    target: &dyn Ask,
+    judge: &dyn Judge,
+    ctx: &RunContext,
+) -> Result<RunDocument, RunError> {
+    let asked = suite.cases.iter().filter(|c| c.suspended.is_none()).count();
+    let services = Services {
+        target,
+        judge,
+        retry: ctx.retry,
+        throttle: Throttle::new(ctx.concurrency, ctx.seed),
+        progress: Progress::new(asked, ctx.display),
+    };
+    let outcomes = run_all(suite, &services);
+    services.progress.finish();
     let mut results = Vec::with_capacity(suite.cases.len());
-    for (case, answer) in suite.cases.iter().zip(answers) {
+    for (case, outcome) in suite.cases.iter().zip(outcomes) {
         let mut result = CaseResult {
             case_id: case.id.clone(),
             suspended: case.suspended.is_some(),
@@ -110,55 +204,79 @@ pub fn execute(suite: &Suite, target: &dyn Ask, ctx: &RunContext) -> Result<RunD
             verdicts: Vec::new(),
             responses: None,
         };
-        match answer {
-            None => {}
-            Some(Ok(responses)) => {
-                result.verdicts = suite
-                    .checks
-                    .iter()
-                    .map(|c| grade(c, case, &responses, min_agreement).at_storage_precision())
-                    .collect();
-                if suite.record_responses {
-                    result.responses = Some(responses.iter().map(recorded).collect());
-                }
-            }
-            Some(Err(cause)) => {
-                let reason = format!("target raised ValueError: {}", clip(&cause));
-                result.verdicts = suite
-                    .checks
-                    .iter()
-                    .map(|c| c.errored(reason.clone()))
-                    .collect();
+        if let Some((verdicts, responses)) = outcome {
+            result.verdicts = verdicts;
+            if suite.record_responses {
+                result.responses = responses.map(|r| r.iter().map(recorded).collect());
             }
         }
         results.push(result);
     }
-    let target_config = target.target_config();
     let aggregate = count_aggregates(suite, &results);
     Ok(RunDocument {
         aggregate,
         artifacts: ctx.artifacts.clone(),
-        config_hash: suite_config_hash(suite),
+        config_hash: suite.config_hash(),
         created_at: ctx.created_at.clone(),
         digline_version: ctx.digline_version.clone(),
         environment: suite.environment.clone(),
         git_commit: ctx.git_commit.clone(),
-        judge_config: Map::new(),
+        judge_config: judge.judge_config(),
         metadata: ctx.metadata.clone(),
         redacted: false,
         results,
         schema_version: SCHEMA_VERSION,
         suite: suite.name.clone(),
-        target_config,
+        target_config: target.target_config(),
         tenant: suite.tenant.clone(),
         rejudged_from: None,
         promoted_at: None,
     })
 }
 
-/// The suite's `config_hash` (per-case rules, sampling and aggregates).
-fn suite_config_hash(suite: &Suite) -> String {
-    suite.config_hash()
+/// A case's verdicts and the answers they graded (none when a call failed);
+/// `None` for a suspended case.
+type Outcome = Option<(Vec<Verdict>, Option<Vec<Response>>)>;
+
+/// Ask one case `samples` times (each call with retries, stopping at the
+/// first failure) and grade every check on every sample, folded.
+fn run_case(suite: &Suite, case: &Case, svc: &Services) -> (Vec<Verdict>, Option<Vec<Response>>) {
+    let answers: Result<Vec<Response>, String> = (0..suite.samples.max(1))
+        .map(|_| {
+            let answer = retrying(&svc.retry, &svc.throttle, &case.id, || svc.target.ask(case));
+            match &answer {
+                Ok(r) => tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered"),
+                Err(_) => {
+                    tracing::debug!(case = %case.id, "the call failed; its checks will be errors")
+                }
+            }
+            answer
+        })
+        .collect();
+    let min_agreement = suite.min_agreement.unwrap_or(1.0);
+    let (verdicts, responses) = match answers {
+        Ok(responses) => {
+            let verdicts: Vec<Verdict> = suite
+                .checks
+                .iter()
+                .map(|c| grade(c, case, &responses, min_agreement, svc).at_storage_precision())
+                .collect();
+            (verdicts, Some(responses))
+        }
+        Err(cause) => {
+            let reason = format!("target raised ValueError: {}", clip(&cause));
+            let verdicts = suite
+                .checks
+                .iter()
+                .map(|c| c.errored(reason.clone()))
+                .collect();
+            (verdicts, None)
+        }
+    };
+    let errored = verdicts.iter().any(|v: &Verdict| v.status == Status::Error);
+    let cost: f64 = responses.iter().flatten().filter_map(|r| r.cost_usd).sum();
+    svc.progress.case_done(errored, cost);
+    (verdicts, responses)
 }
 
 /// One check's verdict on one case: every sample graded, then folded.
@@ -167,12 +285,13 @@ fn grade(
     case: &Case,
     responses: &[Response],
     min_agreement: f64,
+    svc: &Services,
 ) -> Verdict {
     let metadata = Map::new();
     let samples: Vec<Verdict> = responses
         .iter()
         .map(|response| {
-            check.evaluate(&Inputs {
+            let inputs = Inputs {
                 output: &response.output,
                 input: Some(&response.input),
                 expected: case.expected.as_ref(),
@@ -180,11 +299,46 @@ fn grade(
                 cost_usd: response.cost_usd,
                 latency_ms: Some(response.latency_ms),
                 response_metadata: &metadata,
-            })
+            };
+            grade_one(check, &inputs, &case.id, svc)
         })
         .collect();
-    sampling::fold(&samples, min_agreement)
-        .unwrap_or_else(|| check.errored("the target gave no answer to judge".to_string()))
+    let mut verdict = sampling::fold(&samples, min_agreement)
+        .unwrap_or_else(|| check.errored("the target gave no answer to judge".to_string()));
+    if check.judge_coordinate().is_some() {
+        verdict.judged = Some(true);
+    }
+    verdict
+}
+
+/// One check on one answer; judged checks (also inside `repeated`) through the judge.
+fn grade_one(check: &DeclaredCheck, inputs: &Inputs, case_id: &str, svc: &Services) -> Verdict {
+    if let Check::Repeated { inner, samples, .. } = &check.check {
+        if inner.judge_coordinate().is_some() {
+            let verdicts: Vec<Verdict> = (0..(*samples).max(1))
+                .map(|_| grade_one(inner, inputs, case_id, svc))
+                .collect();
+            return check
+                .fold_repeated(&verdicts)
+                .unwrap_or_else(|| check.evaluate(inputs));
+        }
+    }
+    match check.judge_request(inputs) {
+        None => check.evaluate(inputs),
+        Some(Err(verdict)) => verdict,
+        Some(Ok(request)) => {
+            let answer = retrying(&svc.retry, &svc.throttle, case_id, || {
+                svc.judge.judge(&request)
+            });
+            match answer {
+                Ok(answer) => {
+                    svc.progress.judge_spent(answer.cost_usd);
+                    check.judged_verdict(Ok(&answer.text))
+                }
+                Err(cause) => check.judged_verdict(Err(&clip(&cause))),
+            }
+        }
+    }
 }
 
 /// The suite's aggregates (group copies included) over the graded cases.
@@ -246,53 +400,36 @@ fn recorded(response: &Response) -> Value {
     Value::Object(entry)
 }
 
-/// A case's answers, one per sample in call order, or the first failure;
-/// `None` for a suspended case.
-type Answer = Option<Result<Vec<Response>, String>>;
-
-/// Ask `case` `samples` times, one call after the other; stop at the first failure.
-fn ask_samples(target: &dyn Ask, case: &Case, samples: u32) -> Result<Vec<Response>, String> {
-    (0..samples.max(1))
-        .map(|_| ask_logged(target, case))
-        .collect()
-}
-
-/// Ask one case, logging at debug level whether it answered (the case id
-/// and the latency only: never the answer or the cause, which may quote it).
-fn ask_logged(target: &dyn Ask, case: &Case) -> Result<Response, String> {
-    let answer = target.ask(case);
-    match &answer {
-        Ok(r) => tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered"),
-        Err(_) => tracing::debug!(case = %case.id, "the call failed; its checks will be errors"),
-    }
-    answer
-}
-
-/// Ask every unsuspended case `suite.samples` times, `concurrency` cases at
-/// a time (a case's samples in order, on one worker); `None` for suspended cases.
-fn ask_all(suite: &Suite, target: &dyn Ask, concurrency: usize) -> Vec<Answer> {
-    let slots: Vec<Mutex<Answer>> = suite.cases.iter().map(|_| Mutex::new(None)).collect();
+/// Run every unsuspended case, the pool's limit at a time (a case's samples
+/// in order, on one worker); `None` for suspended cases. Case order kept.
+fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
+    let slots: Vec<Mutex<Outcome>> = suite.cases.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     if let Some(first) = suite.cases.iter().position(|c| c.suspended.is_none()) {
+        let outcome = run_case(suite, &suite.cases[first], svc);
         if let Ok(mut slot) = slots[first].lock() {
-            *slot = Some(ask_samples(target, &suite.cases[first], suite.samples));
+            *slot = Some(outcome);
         }
         next.store(first + 1, Ordering::SeqCst);
     }
-    let workers = concurrency.min(suite.cases.len()).max(1);
+    let workers = svc.throttle.limit().min(suite.cases.len()).max(1);
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
+                svc.throttle.enter();
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(case) = suite.cases.get(i) else {
+                    svc.throttle.leave();
                     break;
                 };
                 if case.suspended.is_some() {
+                    svc.throttle.leave();
                     continue;
                 }
-                let answer = ask_samples(target, case, suite.samples);
+                let outcome = run_case(suite, case, svc);
+                svc.throttle.leave();
                 if let Ok(mut slot) = slots[i].lock() {
-                    *slot = Some(answer);
+                    *slot = Some(outcome);
                 }
             });
         }
@@ -304,131 +441,6 @@ fn ask_all(suite: &Suite, target: &dyn Ask, concurrency: usize) -> Vec<Answer> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::checks::build;
-    use std::collections::HashMap;
-
-    /// Answers per case id from a list, in call order; `None` entries fail.
-    struct Scripted {
-        answers: HashMap<String, Vec<Option<&'static str>>>,
-        calls: Mutex<HashMap<String, usize>>,
-    }
-
-    impl Ask for Scripted {
-        fn ask(&self, case: &Case) -> Result<Response, String> {
-            let n = {
-                let mut calls = self.calls.lock().map_err(|e| e.to_string())?;
-                let n = calls.entry(case.id.clone()).or_insert(0);
-                *n += 1;
-                *n - 1
-            };
-            // Let other workers interleave between a case's samples.
-            std::thread::sleep(std::time::Duration::from_millis(1));
-            match self
-                .answers
-                .get(&case.id)
-                .and_then(|a| a.get(n))
-                .copied()
-                .flatten()
-            {
-                Some(text) => Ok(Response {
-                    output: Value::String(text.to_string()),
-                    input: "{}".to_string(),
-                    cost_usd: Some(0.001),
-                    latency_ms: 5.0,
-                    config: None,
-                }),
-                None => Err("127.0.0.1:1 could not be called: boom".to_string()),
-            }
-        }
-
-        fn target_config(&self) -> Map<String, Value> {
-            Map::new()
-        }
-    }
-
-    fn suite(cases: &[&str], samples: u32) -> Suite {
-        let params = serde_json::json!({"needle": "yes"});
-        let check = build("contains", params.as_object().unwrap_or(&Map::new()))
-            .unwrap_or_else(|e| panic!("{e}"));
-        Suite {
-            tenant: "t".into(),
-            environment: "e".into(),
-            name: "s".into(),
-            samples,
-            min_agreement: Some(1.0 / 3.0),
-            checks: vec![check],
-            cases: cases
-                .iter()
-                .map(|id| Case {
-                    id: (*id).to_string(),
-                    ..Case::default()
-                })
-                .collect(),
-            record_responses: true,
-            artifacts: Vec::new(),
-            rules: Vec::new(),
-            aggregates: Vec::new(),
-        }
-    }
-
-    fn context(concurrency: usize) -> RunContext {
-        RunContext {
-            created_at: "2026-01-01T00:00:00+00:00".into(),
-            git_commit: None,
-            digline_version: "0".into(),
-            metadata: Map::new(),
-            artifacts: Map::new(),
-            concurrency,
-        }
-    }
-
-    #[test]
-    fn samples_are_asked_in_order_per_case_and_folded() {
-        let mut answers = HashMap::new();
-        for (i, id) in ["a", "b", "c", "d"].iter().enumerate() {
-            // case i passes only on sample i % 3: the fold shows which sample was which.
-            let mut list = vec![Some("no"), Some("no"), Some("no")];
-            list[i % 3] = Some("yes");
-            answers.insert((*id).to_string(), list);
-        }
-        answers.insert("e".to_string(), vec![Some("yes"), None, Some("yes")]);
-        let target = Scripted {
-            answers,
-            calls: Mutex::new(HashMap::new()),
-        };
-        let doc = execute(&suite(&["a", "b", "c", "d", "e"], 3), &target, &context(4))
-            .unwrap_or_else(|e| panic!("{e}"));
-        let rows: &[(&str, &[f64])] = &[
-            ("a", &[1.0, 0.0, 0.0]),
-            ("b", &[0.0, 1.0, 0.0]),
-            ("c", &[0.0, 0.0, 1.0]),
-            ("d", &[1.0, 0.0, 0.0]),
-        ];
-        for ((id, samples), result) in rows.iter().zip(&doc.results) {
-            assert_eq!(result.case_id, *id);
-            let verdict = &result.verdicts[0];
-            assert_eq!(verdict.samples.as_deref(), Some(*samples), "{id}");
-            assert_eq!(verdict.score, Some(0.333333), "{id}");
-            assert_eq!(result.responses.as_ref().map(Vec::len), Some(3));
-        }
-        // A failed call on any sample errors the case, and no sample is recorded.
-        let errored = &doc.results[4];
-        assert_eq!(
-            errored.verdicts[0].status,
-            crate::core::verdict::Status::Error
-        );
-        assert!(errored.verdicts[0]
-            .reason
-            .starts_with("target raised ValueError: "));
-        assert_eq!(errored.responses, None);
-        let calls = target
-            .calls
-            .lock()
-            .map(|c| c.get("e").copied())
-            .ok()
-            .flatten();
-        assert_eq!(calls, Some(2), "the samples after a failure are not asked");
-    }
-}
+mod pool_tests;
+#[cfg(test)]
+mod tests;

@@ -1,12 +1,19 @@
 //! `run`: the driver — asks the target for every case, grades the answers
-//! and assembles the run document.
+//! (judges included) and assembles the run document; the plan said before
+//! the first call, the preflight that lists every problem at once, retries
+//! and the pool's pace, and progress on stderr.
 //!
-//! May import `target`, `report`, `wire`, `store`, `core`; reads no clock
-//! or environment (the caller passes `created_at`, the commit and the
-//! version). Spec `25-targets.md` (the driver).
+//! May import `target`, `report`, `wire`, `store`, `core`; reads no
+//! environment (the caller passes `created_at`, the commit, the version,
+//! keys and endpoints). Spec `25-targets.md` (the driver).
 
 pub mod driver;
 pub mod plan;
+pub mod preflight;
+pub mod progress;
+pub mod retry;
 
-pub use driver::{execute, Ask, RunContext, RunError};
+pub use driver::{execute, Ask, Judge, NoJudges, RunContext, RunError};
 pub use plan::Plan;
+pub use progress::Display;
+pub use retry::RetryPolicy;

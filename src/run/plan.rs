@@ -1,5 +1,6 @@
 //! The plan: how many calls a run will make, said before the first one,
-//! and how often a `repeated` check grades each answer.
+//! how often a `repeated` check grades each answer, how many calls go to
+//! judges, and the `--max-calls` guard.
 
 use crate::core::suite::Suite;
 
@@ -13,6 +14,9 @@ pub struct Plan {
     /// Each `repeated` check as (reported name, gradings per answer), in
     /// declaration order.
     pub repeated: Vec<(String, u32)>,
+    /// Judge calls per answer: one per judged check (`llm_rubric`,
+    /// `faithfulness`), `samples` for one wrapped in `repeated`.
+    pub judge_calls_per_answer: usize,
 }
 
 impl Plan {
@@ -26,7 +30,47 @@ impl Plan {
                 .into_iter()
                 .map(|(name, times)| (name.to_string(), times))
                 .collect(),
+            judge_calls_per_answer: suite
+                .checks
+                .iter()
+                .filter(|c| c.judge_coordinate().is_some())
+                .map(|c| c.gradings() as usize)
+                .sum(),
         }
+    }
+
+    /// Judge calls at most (`calls × judge calls per answer`; fewer when a
+    /// call fails).
+    pub fn judge_calls(&self) -> usize {
+        self.calls() * self.judge_calls_per_answer
+    }
+
+    /// `plus 10 calls to judges (2 per answer × 5 answers)`, or `None`
+    /// without judged checks.
+    pub fn judge_sentence(&self) -> Option<String> {
+        (self.judge_calls_per_answer > 0).then(|| {
+            format!(
+                "plus {} to judges ({} per answer × {})",
+                plural(self.judge_calls(), "call"),
+                self.judge_calls_per_answer,
+                plural(self.calls(), "answer")
+            )
+        })
+    }
+
+    /// The `--max-calls` problem, if the plan needs more calls (target and
+    /// judges together; retries are not planned) than `max`.
+    pub fn over(&self, max: Option<usize>) -> Option<String> {
+        let max = max?;
+        let total = self.calls() + self.judge_calls();
+        (total > max).then(|| {
+            format!(
+                "the run needs {total} calls ({} to the target, {} to judges), more than \
+                 --max-calls {max}; raise --max-calls or run fewer cases",
+                self.calls(),
+                self.judge_calls()
+            )
+        })
     }
 
     /// Total target calls (`cases × samples`).
@@ -37,13 +81,6 @@ impl Plan {
     /// `5 cases × 1 sample = 5 calls to the target`, as digline 0.10.0 says
     /// it, then `; each answer is judged 3 times by contains` per `repeated`.
     pub fn sentence(&self) -> String {
-        let plural = |n: usize, word: &str| {
-            if n == 1 {
-                format!("{n} {word}")
-            } else {
-                format!("{n} {word}s")
-            }
-        };
         let mut sentence = format!(
             "{} × {} = {} to the target",
             plural(self.cases, "case"),
@@ -57,6 +94,14 @@ impl Plan {
     }
 }
 
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +112,7 @@ mod tests {
             cases,
             samples,
             repeated: repeated.iter().map(|(n, t)| (n.to_string(), *t)).collect(),
+            judge_calls_per_answer: 0,
         };
         let rows: &[(Plan, &str)] = &[
             (plan(5, 1, &[]), "5 cases × 1 sample = 5 calls to the target"),
@@ -85,5 +131,28 @@ mod tests {
         for (p, want) in rows {
             assert_eq!(p.sentence(), *want);
         }
+    }
+
+    #[test]
+    fn judge_calls_and_max_calls() {
+        let p = Plan {
+            cases: 5,
+            samples: 1,
+            repeated: Vec::new(),
+            judge_calls_per_answer: 2,
+        };
+        assert_eq!(
+            p.judge_sentence().as_deref(),
+            Some("plus 10 calls to judges (2 per answer × 5 answers)")
+        );
+        assert_eq!(p.over(None), None);
+        assert_eq!(p.over(Some(15)), None);
+        let over = p.over(Some(14)).unwrap_or_default();
+        assert!(
+            over.starts_with(
+                "the run needs 15 calls (5 to the target, 10 to judges), more than --max-calls 14"
+            ),
+            "{over}"
+        );
     }
 }

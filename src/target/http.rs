@@ -29,7 +29,6 @@
 
 mod body;
 mod paths;
-mod pyrepr;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -42,9 +41,10 @@ use serde_json::{Map, Value};
 pub use body::{check_body_references, render_body};
 pub use paths::{endpoint_host, CONFIG_KEYS};
 
+use super::failure::{retry_after, ureq_is_transient, Failure};
 use crate::core::pyjson::dumps_request_body;
+use crate::core::pyrepr::repr_str;
 use crate::core::suite::Case;
-use pyrepr::repr_str;
 
 /// The most bytes of an answer body digline reads (16 MiB); a longer answer
 /// errors the case.
@@ -227,12 +227,35 @@ impl HttpTarget {
     /// or holds the wrong type, the configuration is malformed or differs
     /// from the first answer's.
     pub fn call(&self, case: &Case) -> Result<Response, String> {
-        let body = render_body(&self.spec.body, case)?;
+        self.attempt(case).map_err(|f| f.cause)
+    }
+
+    /// One attempt at one case, as [`HttpTarget::call`], saying whether
+    /// another attempt could help: status 429, 408 and 5xx (with the
+    /// server's `Retry-After`), a reset, a refused connection and a timeout
+    /// are transient; everything else is permanent.
+    ///
+    /// # Errors
+    /// A [`Failure`] whose cause is [`HttpTarget::call`]'s.
+    pub fn attempt(&self, case: &Case) -> Result<Response, Failure> {
+        let body = render_body(&self.spec.body, case).map_err(Failure::permanent)?;
         let sent = dumps_request_body(&Value::Object(body));
         let started = Instant::now();
-        let raw = self
-            .exchange(&sent)
-            .map_err(|said| format!("{} could not be called: {said}", self.spoken))?;
+        let raw = self.exchange(&sent).map_err(|mut f| {
+            f.cause = format!("{} could not be called: {}", self.spoken, f.cause);
+            f
+        })?;
+        self.read_answer(raw, sent, started)
+            .map_err(Failure::permanent)
+    }
+
+    /// Decode and read an answer body.
+    fn read_answer(
+        &self,
+        raw: Vec<u8>,
+        sent: String,
+        started: Instant,
+    ) -> Result<Response, String> {
         let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
         let text = String::from_utf8(raw).map_err(|e| {
             format!(
@@ -331,8 +354,17 @@ impl HttpTarget {
 
     /// POST `sent`, follow redirects, read the body (at most
     /// [`MAX_ANSWER_BYTES`]).
-    /// Errors: what `urllib` would report after `could not be called:`.
-    fn exchange(&self, sent: &str) -> Result<Vec<u8>, String> {
+    /// Errors: what `urllib` would report after `could not be called:`,
+    /// classified as transient or not.
+    fn exchange(&self, sent: &str) -> Result<Vec<u8>, Failure> {
+        let transport = |e: &ureq::Error| {
+            let said = self.said(e);
+            if ureq_is_transient(e) {
+                Failure::transient(said, None, false)
+            } else {
+                Failure::permanent(said)
+            }
+        };
         let home = origin(&self.spec.url);
         let mut url = self.spec.url.clone();
         let mut post = true;
@@ -354,7 +386,7 @@ impl HttpTarget {
                 }
                 request.call()
             };
-            let response = result.map_err(|e| self.said(&e))?;
+            let response = result.map_err(|e| transport(&e))?;
             let status = response.status();
             let code = status.as_u16();
             let reason = status.canonical_reason().unwrap_or("");
@@ -366,17 +398,17 @@ impl HttpTarget {
             match (code, location) {
                 (301 | 302 | 303 | 307 | 308, Some(location)) => {
                     if post && matches!(code, 307 | 308) {
-                        return Err(format!("HTTP Error {code}: {reason}"));
+                        return Err(Failure::permanent(format!("HTTP Error {code}: {reason}")));
                     }
                     let next = join_location(&url, &location);
                     if visited.get(&next).copied().unwrap_or(0) >= MAX_REPEATS
                         || visited.len() >= MAX_REDIRECTS
                     {
-                        return Err(format!(
+                        return Err(Failure::permanent(format!(
                             "HTTP Error {code}: The HTTP server returned a redirect error that \
                              would lead to an infinite loop. The last 30x error message was: \
                              {reason}"
-                        ));
+                        )));
                     }
                     *visited.entry(next.clone()).or_insert(0) += 1;
                     url = next;
@@ -388,9 +420,26 @@ impl HttpTarget {
                         .with_config()
                         .limit(MAX_ANSWER_BYTES)
                         .read_to_vec()
-                        .map_err(|e| self.said(&e));
+                        .map_err(|e| transport(&e));
                 }
-                _ => return Err(format!("HTTP Error {code}: {reason}")),
+                _ => {
+                    let header = |name: &str| {
+                        response
+                            .headers()
+                            .get(name)
+                            .and_then(|v| v.to_str().ok())
+                            .map(str::to_string)
+                    };
+                    let wait = retry_after(
+                        header("retry-after-ms").as_deref(),
+                        header("retry-after").as_deref(),
+                    );
+                    return Err(Failure::from_status(
+                        code,
+                        format!("HTTP Error {code}: {reason}"),
+                        wait,
+                    ));
+                }
             }
         }
     }

@@ -10,10 +10,8 @@
 //!   baseline run, promotion by hand (0.10.0 and digline both refuse to
 //!   promote a run with an errored case), second run, compare.
 //! - `documents/03-sampled-3`, `documents/06-sampled-5-repeated` and the
-//!   headline B scenarios (06, 07, 15, 16, 16b, 17, 18) use `levenshtein`,
-//!   which the `catalogue` branch builds: those tests are marked
-//!   `#[ignore]` with that reason until both branches are merged; then drop
-//!   the attribute.
+//!   headline B scenarios (06, 07, 15, 16, 16b, 17, 18), which also need
+//!   `levenshtein`.
 
 use std::path::Path;
 
@@ -287,19 +285,16 @@ fn every_sampled_scenario_has_a_test() {
 }
 
 #[test]
-#[ignore = "needs levenshtein (catalogue branch); drop once both are merged"]
 fn sampled_document_matches_0_10_0() {
     replay_document("03-sampled-3");
 }
 
 #[test]
-#[ignore = "needs levenshtein (catalogue branch); drop once both are merged"]
 fn five_samples_repeated_document_matches_0_10_0() {
     replay_document("06-sampled-5-repeated");
 }
 
 #[test]
-#[ignore = "needs levenshtein (catalogue branch); drop once both are merged"]
 fn headline_b_scenarios_match_0_10_0() {
     for name in [
         "06-drop-within-noise",

@@ -43,13 +43,28 @@ impl From<Output> for Ran {
 
 /// Run digline with `args` in `dir`.
 pub fn digline(dir: &Path, args: &[&str]) -> Ran {
-    Command::new(env!("CARGO_BIN_EXE_digline"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("DIGLINE_LOG")
-        .output()
-        .expect("digline runs")
-        .into()
+    digline_env(dir, args, &[])
+}
+
+/// Run digline with `args` in `dir` and these environment variables set
+/// (the provider variables, `CI` and `DIGLINE_LOG` are otherwise unset).
+pub fn digline_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Ran {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_digline"));
+    command.args(args).current_dir(dir);
+    for name in [
+        "DIGLINE_LOG",
+        "CI",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+    ] {
+        command.env_remove(name);
+    }
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    command.output().expect("digline runs").into()
 }
 
 /// Copy the files of `from` (not recursively) into `to`.

@@ -5,9 +5,8 @@
 //! dataclasses with the oracle): every check type, its Python class name,
 //! its fields in declaration order, their defaults and which of them a
 //! suite may set. [`identity_payload`] works for every type, built or not,
-//! so `assertion_id`s equal 0.10.0's; [`build`] validates the six checks
-//! this release runs (`contains`, `not_contains`, `regex`, `length`,
-//! `cost_budget`, `latency_budget`) strictly by type, and refuses the other
+//! so `assertion_id`s equal 0.10.0's; [`build`] validates the checks this
+//! release runs ([`BUILT_TYPES`]) strictly by type, and refuses the other
 //! known types as not built yet.
 //!
 //! Identity rule (python-input.md §0): `{"__type__": class, field:
@@ -19,7 +18,9 @@
 
 use serde_json::{json, Map, Number, Value};
 
-use super::{pattern, Check, DeclaredCheck, LengthUnit, OutputKind};
+use super::is_json::TopLevel;
+use super::json_schema::CompiledSchema;
+use super::{pattern, pii, Check, DeclaredCheck, LengthUnit, OutputKind};
 use crate::core::identity::{self, RuleEntry};
 use crate::core::pyjson::round6;
 use crate::core::ratio::{as_agreement, as_ratio, describe};
@@ -169,13 +170,24 @@ pub const PER_RUN_TYPES: &[&str] = &["accuracy", "f1", "precision", "recall"];
 
 /// The check types this release builds and runs.
 pub const BUILT_TYPES: &[&str] = &[
+    "affix",
     "contains",
     "cost_budget",
+    "faithfulness",
     "latency_budget",
     "length",
+    "llm_rubric",
+    "equals",
+    "is_json",
+    "json_schema",
+    "latency_budget",
+    "length",
+    "levenshtein",
     "not_contains",
+    "pii_absent",
     "regex",
     "repeated",
+    "tools_called",
 ];
 
 /// True for an aggregate token (`precision`, `recall`, `accuracy`, `f1`).
@@ -739,41 +751,15 @@ fn default_value(def: Def) -> Value {
 
 /// The shipped PII pattern set as Python's `canonical` renders it.
 fn pii_patterns() -> Value {
-    let rows: [(&str, &str, bool); 5] = [
-        (
-            "iban",
-            r"\b[A-Z]{2}[ ]?\d{2}(?:[ ]?[A-Z0-9]){11,30}\b",
-            true,
-        ),
-        (
-            "codice_fiscale",
-            r"\b[A-Za-z]{6}\d{2}[A-Za-z]\d{2}[A-Za-z]\d{3}[A-Za-z]\b",
-            true,
-        ),
-        (
-            "partita_iva",
-            r"\b(?:IT[ ]?)?\d{4}[ ]?\d{3}[ ]?\d{4}\b",
-            true,
-        ),
-        (
-            "email",
-            r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b",
-            false,
-        ),
-        (
-            "phone_it",
-            r"(?:\+39[ .-]?)?\b(?:3\d{2}|0\d{1,3})[ .-]?\d{6,8}\b",
-            false,
-        ),
-    ];
     Value::Array(
-        rows.iter()
-            .map(|(name, pattern, verify)| {
+        pii::PATTERNS
+            .iter()
+            .map(|p| {
                 json!({
                     "compiled": "<Pattern>",
-                    "name": name,
-                    "pattern": pattern,
-                    "verify": if *verify { Value::String("<function>".into()) } else { Value::Null },
+                    "name": p.name,
+                    "pattern": p.pattern,
+                    "verify": if p.verify.is_some() { Value::String("<function>".into()) } else { Value::Null },
                 })
             })
             .collect(),
@@ -879,8 +865,10 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
             .unwrap_or(Def::Null)
     };
     let name = match params.get("name") {
-        None => match default_of("name") {
-            Def::Str(s) => s.to_string(),
+        // The payload holds the default, derived where 0.10.0 derives it
+        // (`affix` → `starts_with`/`ends_with`).
+        None => match payload.get("name").and_then(Value::as_str) {
+            Some(s) if !s.is_empty() => s.to_string(),
             _ => token.to_string(),
         },
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
@@ -990,6 +978,60 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
         "latency_budget" => Check::LatencyBudget {
             max_ms: positive(token, params, "max_ms")?,
         },
+        "llm_rubric" => {
+            let rubric = string_param(token, params, "rubric")?;
+            if rubric.trim().is_empty() {
+                return Err(BuildError::invalid(
+                    token,
+                    "rubric",
+                    "`rubric` is empty, and a judge with nothing to grade against grades nothing"
+                        .to_string(),
+                ));
+            }
+            Check::LlmRubric {
+                rubric,
+                judge: coordinate_param(token, params)?,
+            }
+        }
+        "faithfulness" => Check::Faithfulness {
+            judge: coordinate_param(token, params)?,
+        },
+        "equals" => Check::Equals,
+        "levenshtein" => Check::Levenshtein,
+        "pii_absent" => Check::PiiAbsent,
+        "affix" => build_affix(params)?,
+        "is_json" => Check::IsJson {
+            top_level: match params.get("top_level") {
+                None => TopLevel::Any,
+                Some(Value::String(s)) if s == "any" => TopLevel::Any,
+                Some(Value::String(s)) if s == "object" => TopLevel::Object,
+                Some(Value::String(s)) if s == "array" => TopLevel::Array,
+                Some(other) => {
+                    return Err(BuildError::invalid(
+                        token,
+                        "top_level",
+                        format!(
+                            "`top_level` is {}, and it has to be \"any\", \"object\" or \"array\"",
+                            describe(other)
+                        ),
+                    ))
+                }
+            },
+        },
+        "json_schema" => {
+            let schema = params.get("schema").unwrap_or(&Value::Null);
+            let schema = CompiledSchema::compile(schema).map_err(|why| {
+                BuildError::invalid(
+                    token,
+                    "schema",
+                    format!("`schema` is not a valid Draft 2020-12 schema: {why}"),
+                )
+            })?;
+            Check::JsonSchema { schema }
+        }
+        "tools_called" => Check::ToolsCalled {
+            expected: tool_names(params)?,
+        },
         _ => {
             return Err(BuildError::new(BuildErrorKind::NotBuiltYet {
                 token: token.to_string(),
@@ -1006,6 +1048,23 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
         assertion_id: identity::digest(&payload),
         identity_payload: payload,
     })
+}
+
+/// `judge`: a `provider/model` coordinate with both halves non-empty (the
+/// loader checks that digline speaks the provider).
+fn coordinate_param(token: &str, params: &Map<String, Value>) -> Result<String, BuildError> {
+    let judge = string_param(token, params, "judge")?;
+    match judge.split_once('/') {
+        Some((provider, model)) if !provider.is_empty() && !model.is_empty() => Ok(judge),
+        _ => Err(BuildError::invalid(
+            token,
+            "judge",
+            format!(
+                "`judge` is '{judge}', which is not a provider/model coordinate such as \
+                 \"anthropic/claude-haiku-4-5\""
+            ),
+        )),
+    }
 }
 
 /// `repeated`: build the inner check (errors located in `inner`), take its
@@ -1174,6 +1233,47 @@ fn positive(token: &str, params: &Map<String, Value>, key: &str) -> Result<Numbe
             ),
         )),
     }
+}
+
+fn build_affix(params: &Map<String, Value>) -> Result<Check, BuildError> {
+    let affix = string_param("affix", params, "affix")?;
+    if affix.is_empty() {
+        return Err(BuildError::invalid(
+            "affix",
+            "affix",
+            "`affix` is empty, and every output starts and ends with nothing".to_string(),
+        ));
+    }
+    // `at` was checked when the name was derived (identity_payload).
+    let at_end = params.get("at").and_then(Value::as_str) == Some("end");
+    Ok(Check::Affix {
+        affix,
+        at_end,
+        case_sensitive: bool_param("affix", params, "case_sensitive", true)?,
+    })
+}
+
+/// `tools_called.expected`: an array of non-empty tool names (may be empty:
+/// "no tool may be called").
+fn tool_names(params: &Map<String, Value>) -> Result<Vec<String>, BuildError> {
+    let invalid = |message: String| BuildError::invalid("tools_called", "expected", message);
+    let Some(Value::Array(items)) = params.get("expected") else {
+        return Err(invalid(format!(
+            "`expected` is {}, and it has to be an array of tool names in call order, \
+             e.g. [\"search_orders\"]",
+            describe(params.get("expected").unwrap_or(&Value::Null))
+        )));
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Value::String(s) if !s.is_empty() => Ok(s.clone()),
+            other => Err(invalid(format!(
+                "`expected` holds {}, and every entry has to be a tool's name",
+                describe(other)
+            ))),
+        })
+        .collect()
 }
 
 fn build_length(params: &Map<String, Value>) -> Result<Check, BuildError> {
@@ -1402,8 +1502,13 @@ mod tests {
             ),
             (
                 "llm_rubric",
-                json!({"rubric": "r", "judge": "anthropic/m", "threshold": 0.5, "tolerance": 0}),
-                |k| matches!(k, BuildErrorKind::NotBuiltYet { .. }),
+                json!({"rubric": "r", "judge": "anthropic", "threshold": 0.5, "tolerance": 0}),
+                |k| matches!(k, BuildErrorKind::Invalid { key: Some(key), .. } if key == "judge"),
+            ),
+            (
+                "llm_rubric",
+                json!({"rubric": " ", "judge": "anthropic/m", "threshold": 0.5, "tolerance": 0}),
+                |k| matches!(k, BuildErrorKind::Invalid { key: Some(key), .. } if key == "rubric"),
             ),
             (
                 "precision",

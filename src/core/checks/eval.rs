@@ -11,7 +11,10 @@
 
 use serde_json::{Map, Value};
 
-use super::{budget, length, output_kind, regex, text, Check, DeclaredCheck, Inputs};
+use super::{
+    affix, budget, equals, is_json, json_schema, length, levenshtein, output_kind, pii, regex,
+    text, tools, Check, DeclaredCheck, Inputs, OutputKind,
+};
 use crate::core::sampling;
 use crate::core::verdict::Verdict;
 
@@ -79,6 +82,41 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
             inputs.latency_ms,
             check.threshold,
         ),
+        Check::LlmRubric { .. } | Check::Faithfulness { .. } => Outcome::Errored(
+            "the judge was not asked: a judged check is graded by the driver, which calls \
+             its judge"
+                .to_string(),
+        ),
+        Check::Equals => match accepted(check, inputs.output) {
+            Ok(kind) => equals::judge(inputs.output, kind, inputs.expected),
+            Err(reason) => Outcome::Errored(reason),
+        },
+        Check::Affix {
+            affix,
+            at_end,
+            case_sensitive,
+        } => with_text(check, inputs.output, |t| {
+            affix::judge(affix, *at_end, *case_sensitive, t)
+        }),
+        Check::IsJson { top_level } => {
+            with_text(check, inputs.output, |t| is_json::judge(*top_level, t))
+        }
+        Check::JsonSchema { schema } => match accepted(check, inputs.output) {
+            Ok(OutputKind::Conversation) => Outcome::Errored(format!(
+                "{} can only judge text or structured output, not 'conversation'",
+                check.name
+            )),
+            Ok(_) => json_schema::judge(schema, inputs.output),
+            Err(reason) => Outcome::Errored(reason),
+        },
+        Check::Levenshtein => with_text(check, inputs.output, |t| {
+            levenshtein::judge(t, inputs.expected)
+        }),
+        Check::PiiAbsent => with_text(check, inputs.output, pii::judge),
+        Check::ToolsCalled { expected } => match accepted(check, inputs.output) {
+            Ok(_) => tools::judge(expected, inputs.response_metadata),
+            Err(reason) => Outcome::Errored(reason),
+        },
         Check::Repeated {
             inner,
             samples,
@@ -144,10 +182,26 @@ fn with_text(
 /// - an accepted kind that is not text (a declaration that widened
 ///   `accepts` of a text check): `<name> can only judge text output, not '<kind>'`.
 fn text_of<'a>(check: &DeclaredCheck, output: &'a Value) -> Result<&'a str, String> {
+    let kind = accepted(check, output)?;
+    match output {
+        Value::String(text) => Ok(text),
+        _ => Err(format!(
+            "{} can only judge text output, not '{}'",
+            check.name,
+            kind.as_str()
+        )),
+    }
+}
+
+/// The output's kind, if it is a valid output of a kind the check accepts.
+///
+/// # Errors
+/// The two first cases of [`text_of`], worded the same.
+fn accepted(check: &DeclaredCheck, output: &Value) -> Result<OutputKind, String> {
     let Some(kind) = output_kind(output) else {
         return Err(format!(
             "output of type {} is not a valid Output (expected str, Mapping or Sequence[Message])",
-            python_type_name(output)
+            crate::core::pyrepr::type_name(output)
         ));
     };
     if !check.accepts.contains(&kind) {
@@ -161,28 +215,7 @@ fn text_of<'a>(check: &DeclaredCheck, output: &'a Value) -> Result<&'a str, Stri
             accepted.join(", ")
         ));
     }
-    match output {
-        Value::String(text) => Ok(text),
-        _ => Err(format!(
-            "{} can only judge text output, not '{}'",
-            check.name,
-            kind.as_str()
-        )),
-    }
-}
-
-/// The name of the Python type a JSON value decodes to (`str`, `int`, `float`,
-/// `bool`, `NoneType`, `list`, `dict`).
-fn python_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
+    Ok(kind)
 }
 
 #[cfg(test)]
@@ -208,7 +241,10 @@ mod tests {
             Check::Length { .. } => ("length", 1.0, vec![OutputKind::Text]),
             Check::CostBudget { .. } => ("cost_budget", 0.5, all_kinds()),
             Check::LatencyBudget { .. } => ("latency_budget", 0.5, all_kinds()),
+            Check::LlmRubric { .. } => ("llm_rubric", 0.5, vec![OutputKind::Text]),
+            Check::Faithfulness { .. } => ("faithfulness", 0.5, vec![OutputKind::Text]),
             Check::Repeated { .. } => ("repeated", 1.0, vec![OutputKind::Text]),
+            _ => ("other", 1.0, all_kinds()),
         };
         DeclaredCheck {
             token: token.to_string(),

@@ -14,13 +14,22 @@ use serde_json::{Map, Number, Value};
 
 use super::verdict::Verdict;
 
+mod affix;
 mod budget;
 pub mod build;
+mod equals;
 mod eval;
+pub mod is_json;
+pub mod json_schema;
+pub mod judged;
 mod length;
+mod levenshtein;
 pub mod pattern;
+pub mod pii;
+pub mod pydecode;
 mod regex;
 mod text;
+mod tools;
 
 pub use build::{build, BuildError, BuildErrorKind};
 
@@ -102,6 +111,54 @@ pub enum Check {
         /// The cap in milliseconds, > 0.
         max_ms: Number,
     },
+    /// A judge scores the output 0–1 against `rubric` (see [`judged`]).
+    LlmRubric {
+        /// What a good output is, in words (non-empty).
+        rubric: String,
+        /// The judge's `provider/model` coordinate.
+        judge: String,
+    },
+    /// A judge counts the output's claims the case's context supports;
+    /// score = supported / total (see [`judged`]).
+    Faithfulness {
+        /// The judge's `provider/model` coordinate.
+        judge: String,
+    },
+    /// Pass iff the output equals the case's `expected` (Python `==` on
+    /// structured values); no `expected` is an error.
+    Equals,
+    /// Pass iff the text output starts (or ends) with `affix`; reported as
+    /// `starts_with` / `ends_with`.
+    Affix {
+        /// Non-empty prefix or suffix.
+        affix: String,
+        /// `at = "end"`: a suffix; otherwise a prefix.
+        at_end: bool,
+        /// `false` compares Unicode-casefolded text.
+        case_sensitive: bool,
+    },
+    /// Pass iff the text output decodes as JSON (Python's decoder) with the
+    /// required top level; undecodable is a fail.
+    IsJson {
+        /// What the top level must be.
+        top_level: is_json::TopLevel,
+    },
+    /// Pass iff the output (text decoded as JSON, or structured) conforms
+    /// to a Draft 2020-12 schema; undecodable text is an error.
+    JsonSchema {
+        /// The schema, checked at load, and its validator.
+        schema: json_schema::CompiledSchema,
+    },
+    /// Similarity 1 − distance / max length (code points) to a string
+    /// `expected`.
+    Levenshtein,
+    /// Pass iff no shipped PII pattern finds a (checksum-verified) identifier.
+    PiiAbsent,
+    /// Pass iff the tools the target reported equal `expected`, in order.
+    ToolsCalled {
+        /// Tool names, in the order they must be called.
+        expected: Vec<String>,
+    },
     /// `repeated`: the inner check graded `samples` times on the same answer,
     /// the verdicts folded as sampled verdicts are (`core::sampling`).
     Repeated {
@@ -172,15 +229,20 @@ impl DeclaredCheck {
         eval::evaluate(self, inputs)
     }
 
-    /// An `error` verdict for this check, e.g. when the target could not be called.
+    /// An `error` verdict for this check, e.g. when the target could not be
+    /// called (marked `judged` for a judged check).
     pub fn errored(&self, reason: String) -> Verdict {
-        Verdict::errored(
+        let mut verdict = Verdict::errored(
             &self.name,
             &self.assertion_id,
             self.threshold,
             self.tolerance,
             reason,
             Map::new(),
-        )
+        );
+        if self.judge_coordinate().is_some() {
+            verdict.judged = Some(true);
+        }
+        verdict
     }
 }

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::core::pyvalue::python_eq;
 use serde_json::{Map, Value};
 
 /// The field name a judge identity row carries (`field: "judge"`).
@@ -180,39 +181,6 @@ pub fn config_deltas(now: &Map<String, Value>, before: &Map<String, Value>) -> V
         });
     }
     rows
-}
-
-/// Python's `==` on JSON values: numbers and booleans compare numerically
-/// (`1 == 1.0`, `true == 1`), containers element by element.
-fn python_eq(a: &Value, b: &Value) -> bool {
-    fn numeric(v: &Value) -> Option<f64> {
-        match v {
-            Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-            Value::Number(n) => n.as_f64(),
-            _ => None,
-        }
-    }
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(i), Some(j)) => i == j,
-            _ => match (x.as_u64(), y.as_u64()) {
-                (Some(i), Some(j)) => i == j,
-                _ => numeric(a) == numeric(b),
-            },
-        },
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| python_eq(p, q))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| python_eq(v, w)))
-        }
-        _ => match (numeric(a), numeric(b)) {
-            (Some(x), Some(y)) => x == y,
-            _ => a == b,
-        },
-    }
 }
 
 /// What happened to one declared file between the baseline and the run.

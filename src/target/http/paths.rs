@@ -4,9 +4,10 @@
 //! Every error here is one of 0.10.0's case-error sentences, word for word,
 //! because they are recorded as verdict reasons in run documents.
 
+use crate::core::pyvalue::python_eq;
 use serde_json::{Map, Value};
 
-use super::pyrepr::{repr_str, repr_value, str_value, type_name};
+use crate::core::pyrepr::{repr_str, repr_value, str_value, type_name};
 
 /// `data.answer.text` out of a decoded answer: split on `.`, each step a key
 /// of an object (no array indices).
@@ -160,23 +161,11 @@ pub fn declared_config(found: &Value, where_: &str) -> Result<Map<String, Value>
     Ok(declared)
 }
 
-/// Python's `==` between two configuration scalars: numbers compare by
-/// value across int/float/bool (`0 == 0.0 == False`), strings by text.
+/// Python's `==` between two optional configuration values.
 fn py_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
-    fn numeric(v: &Value) -> Option<f64> {
-        match v {
-            Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-            Value::Number(n) => n.as_f64(),
-            _ => None,
-        }
-    }
     match (a, b) {
         (None, None) => true,
-        (Some(Value::Number(x)), Some(Value::Number(y))) if !x.is_f64() && !y.is_f64() => x == y,
-        (Some(x), Some(y)) => match (numeric(x), numeric(y)) {
-            (Some(p), Some(q)) => p == q,
-            _ => x == y,
-        },
+        (Some(x), Some(y)) => python_eq(x, y),
         _ => false,
     }
 }

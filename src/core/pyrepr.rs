@@ -1,4 +1,4 @@
-//! Python's `repr()` and `str()` for the JSON values an HTTP answer carries.
+//! Python's `repr()` and `str()` for JSON values (HTTP answers, schema violations).
 //!
 //! digline 0.10.0 quotes values from an answer with `!r` in its case errors
 //! (`cannot read 'data.x'`, `'usage.cost' holds True, which is not a

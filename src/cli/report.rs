@@ -1,0 +1,77 @@
+//! `digline report`: the localized HTML report of a stored run — compared
+//! with the baseline when there is one, on its own otherwise.
+//!
+//! Writes one self-contained HTML file (to `--out`, or stdout) and exits
+//! like a gate: the comparison's code (0, 1, 2); with no baseline yet, 2 when
+//! a case could not be judged, else 0 — never 1. `--locale` is mandatory (a
+//! document has a recipient); an unknown one is refused (64) with the list.
+
+use std::path::PathBuf;
+
+use clap::builder::PossibleValuesParser;
+use clap::Args;
+
+use crate::core::compare::compare;
+use crate::report::html;
+use crate::report::locale::{Locale, LOCALE_CODES};
+use crate::store::Store;
+
+use super::{load_suite, CliError, SuiteArgs};
+
+/// Flags of `digline report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Which suite, which repository.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// The run to report: a key, or `latest`.
+    #[arg(long, value_name = "KEY|latest")]
+    pub run: String,
+    /// The language of the report (dates and numbers stay ISO and dot-decimal).
+    #[arg(long, required = true, value_parser = PossibleValuesParser::new(LOCALE_CODES))]
+    pub locale: String,
+    /// Write the report here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Leave out every payload field (judge and suspension reasons,
+    /// metadata, file contents); the report says so.
+    #[arg(long)]
+    pub redacted: bool,
+}
+
+/// Execute `digline report`; returns the contract exit code.
+///
+/// # Errors
+/// A [`CliError`] (exit 64): bad suite, unknown locale, no such run, an
+/// unreadable document, runs of different tenants, an unwritable `--out`.
+pub fn execute(args: ReportArgs) -> Result<i32, CliError> {
+    let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
+    let loaded = load_suite(&args.suite)?;
+    let suite = &loaded.suite;
+    let store = Store::new(&args.suite.root);
+    let run = store.read_run(&suite.tenant, &suite.name, &args.run)?;
+    let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
+    let comparison = baseline
+        .as_ref()
+        .map(|b| compare(&run.doc, b))
+        .transpose()
+        .map_err(|e| CliError::Refused(e.to_string()))?;
+    let page = html::render(
+        &run.doc,
+        baseline.as_ref(),
+        comparison.as_ref(),
+        locale,
+        args.redacted,
+    )
+    .map_err(|e| CliError::Refused(e.to_string()))?;
+    match &args.out {
+        Some(path) => std::fs::write(path, page.as_bytes()).map_err(|e| {
+            CliError::usage(
+                format!("cannot write the report to {}: {e}", path.display()),
+                Some("pass --out a file in a directory that exists and is writable".to_string()),
+            )
+        })?,
+        None => print!("{page}"),
+    }
+    Ok(html::exit_code(&run.doc, comparison.as_ref()))
+}

@@ -1,0 +1,540 @@
+//! `[target] type = "provider"` in `suite.toml`, and where a provider is
+//! reached (the environment's base URLs and API keys).
+//!
+//! Keys (python-input.md §4.2): `provider` (`anthropic/<model>`,
+//! `openai/<model>`), `prompt_file`, `max_tokens` (≥ 1) mandatory;
+//! `system` or `system_file` (not both), `temperature`, `timeout`
+//! (seconds, default 60; an extension) and `[target.pricing]` for both;
+//! Anthropic also `prefill`; OpenAI also `base_url`, `response_format`,
+//! `token_param` (`auto`, `max_tokens`, `max_completion_tokens`) and
+//! `extra_body`. Template files are read (UTF-8) at load, relative to the
+//! suite file and inside the root. No key is read at load: a suite loads
+//! without credentials; [`endpoint`] is asked before the run.
+
+use std::path::Path;
+
+use serde_json::{Map, Number, Value};
+
+use super::load_errors::{LoadError, LoadErrorKind};
+use super::suite::{err, inside_root, toml_to_json, toml_type, unknown_keys};
+use crate::target::pricing::Price;
+use crate::target::provider::{
+    parse_coordinate, ApiKey, Endpoint, ProviderKind, ProviderSpec, TokenParam,
+};
+use crate::target::template::PromptTemplate;
+
+const AT: Option<&str> = Some("[target]");
+
+/// Keys every provider takes.
+const COMMON_KEYS: &[&str] = &[
+    "max_tokens",
+    "pricing",
+    "prompt_file",
+    "provider",
+    "system",
+    "system_file",
+    "temperature",
+    "timeout",
+];
+
+/// The keys `kind` takes, sorted (`type` aside).
+fn keys_of(kind: Option<ProviderKind>) -> Vec<&'static str> {
+    let mut keys: Vec<&str> = COMMON_KEYS.to_vec();
+    match kind {
+        Some(ProviderKind::Anthropic) => keys.push("prefill"),
+        Some(ProviderKind::OpenAi) => {
+            keys.extend(["base_url", "extra_body", "response_format", "token_param"])
+        }
+        None => {}
+    }
+    keys.sort_unstable();
+    keys
+}
+
+fn invalid(key: &str, sentence: String) -> LoadError {
+    err(LoadErrorKind::Invalid, AT, Some(key), &sentence)
+}
+
+fn string(table: &toml::Table, key: &str) -> Result<Option<String>, LoadError> {
+    match table.get(key) {
+        None => Ok(None),
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+        Some(toml::Value::String(_)) => Err(invalid(key, format!("`{key}` is empty"))),
+        Some(other) => Err(invalid(
+            key,
+            format!("`{key}` is {}, and it has to be a string", toml_type(other)),
+        )),
+    }
+}
+
+fn number(table: &toml::Table, key: &str) -> Option<f64> {
+    match table.get(key) {
+        Some(toml::Value::Integer(n)) => Some(*n as f64),
+        Some(toml::Value::Float(x)) => Some(*x),
+        _ => None,
+    }
+}
+
+fn json_table(table: &toml::Table, key: &str) -> Result<Option<Map<String, Value>>, LoadError> {
+    match table.get(key) {
+        None => Ok(None),
+        Some(value @ toml::Value::Table(_)) => match toml_to_json(value) {
+            Ok(Value::Object(map)) => Ok(Some(map)),
+            Ok(_) => Ok(None),
+            Err(why) => Err(invalid(key, format!("`{key}` holds {why}"))),
+        },
+        Some(other) => Err(invalid(
+            key,
+            format!("`{key}` is {}, and it has to be a table", toml_type(other)),
+        )),
+    }
+}
+
+fn read_template(
+    key: &str,
+    written: &str,
+    suite_dir: &Path,
+    root: &Path,
+) -> Result<PromptTemplate, LoadError> {
+    let path = inside_root(key, written, suite_dir, root).map_err(|mut e| {
+        e.locator = AT.map(str::to_string);
+        e
+    })?;
+    let bytes = std::fs::read(&path).map_err(|e| {
+        err(
+            LoadErrorKind::Read,
+            AT,
+            Some(key),
+            &format!(
+                "`{key}` names {written}, which cannot be read ({})",
+                match e.kind() {
+                    std::io::ErrorKind::NotFound => "no such file".to_string(),
+                    _ => e.to_string(),
+                }
+            ),
+        )
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        err(
+            LoadErrorKind::Read,
+            AT,
+            Some(key),
+            &format!(
+                "`{key}` names {written}, which is not UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })?;
+    Ok(PromptTemplate {
+        text: text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
+        origin: Some(written.to_string()),
+    })
+}
+
+fn pricing(table: &toml::Table) -> Result<Option<Price>, LoadError> {
+    let Some(value) = table.get("pricing") else {
+        return Ok(None);
+    };
+    let toml::Value::Table(p) = value else {
+        return Err(invalid(
+            "pricing",
+            format!(
+                "`pricing` is {}, and it has to be a table ([target.pricing])",
+                toml_type(value)
+            ),
+        ));
+    };
+    const KEYS: &[&str] = &[
+        "cache_read_per_mtok",
+        "cache_write_per_mtok",
+        "input_per_mtok",
+        "output_per_mtok",
+    ];
+    let unknown: Vec<&str> = p
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !KEYS.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(unknown_keys(
+            Some("[target.pricing]"),
+            Some("pricing"),
+            "key",
+            &unknown,
+            KEYS,
+        ));
+    }
+    let rate = |key: &str, required: bool| -> Result<Option<f64>, LoadError> {
+        match p.get(key) {
+            None if required => Err(err(
+                LoadErrorKind::Missing,
+                Some("[target.pricing]"),
+                Some(key),
+                &format!("`{key}` is missing: a declared price names both input_per_mtok and output_per_mtok (USD per million tokens)"),
+            )),
+            None => Ok(None),
+            Some(toml::Value::Integer(n)) if *n >= 0 => Ok(Some(*n as f64)),
+            Some(toml::Value::Float(x)) if *x >= 0.0 && x.is_finite() => Ok(Some(*x)),
+            Some(other) => Err(err(
+                LoadErrorKind::Invalid,
+                Some("[target.pricing]"),
+                Some(key),
+                &format!(
+                    "`{key}` is {}, and a price is a number of USD per million tokens, at least 0",
+                    match other {
+                        toml::Value::Integer(n) => n.to_string(),
+                        toml::Value::Float(x) => x.to_string(),
+                        _ => toml_type(other).to_string(),
+                    }
+                ),
+            )),
+        }
+    };
+    Ok(Some(Price {
+        input_per_mtok: rate("input_per_mtok", true)?.unwrap_or(0.0),
+        output_per_mtok: rate("output_per_mtok", true)?.unwrap_or(0.0),
+        cache_read_per_mtok: rate("cache_read_per_mtok", false)?,
+        cache_write_per_mtok: rate("cache_write_per_mtok", false)?,
+    }))
+}
+
+/// Validate `[target] type = "provider"`.
+///
+/// # Errors
+/// A located [`LoadError`]: a bad coordinate, unknown keys (with the near
+/// miss), a missing `provider`/`prompt_file`/`max_tokens`, `system` beside
+/// `system_file`, a template that cannot be read or leaves the root, a
+/// value of the wrong type or range.
+pub fn provider_target(
+    table: &toml::Table,
+    suite_dir: &Path,
+    root: &Path,
+) -> Result<ProviderSpec, LoadError> {
+    let coordinate = string(table, "provider")?;
+    let parsed = match &coordinate {
+        Some(c) => Some(
+            parse_coordinate(c).map_err(|why| invalid("provider", format!("`provider`: {why}")))?,
+        ),
+        None => None,
+    };
+    let kind = parsed.as_ref().map(|(k, _)| *k);
+    let known = keys_of(kind);
+    let unknown: Vec<&str> = table
+        .keys()
+        .map(String::as_str)
+        .filter(|k| *k != "type" && !known.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        let owner = kind.map_or("provider", ProviderKind::name);
+        return Err(unknown_keys(AT, Some(owner), "parameter", &unknown, &known));
+    }
+    let missing: Vec<&str> = ["provider", "prompt_file", "max_tokens"]
+        .into_iter()
+        .filter(|k| !table.contains_key(*k))
+        .collect();
+    if !missing.is_empty() {
+        let named: Vec<String> = missing.iter().map(|k| format!("`{k}`")).collect();
+        return Err(err(
+            LoadErrorKind::Missing,
+            AT,
+            missing.first().copied(),
+            &format!(
+                "a provider target needs {}, which this table does not give it.",
+                named.join(", ")
+            ),
+        ));
+    }
+    let (kind, model) = parsed.unwrap_or((ProviderKind::Anthropic, String::new()));
+    let max_tokens = match table.get("max_tokens") {
+        Some(toml::Value::Integer(n)) if *n >= 1 => *n as u64,
+        other => {
+            return Err(invalid(
+                "max_tokens",
+                format!(
+                    "`max_tokens` is {}, and it has to be a whole number of tokens, at least 1",
+                    match other {
+                        Some(toml::Value::Integer(n)) => n.to_string(),
+                        Some(v) => toml_type(v).to_string(),
+                        None => "missing".to_string(),
+                    }
+                ),
+            ))
+        }
+    };
+    let temperature = match table.get("temperature") {
+        None => None,
+        Some(toml::Value::Integer(n)) if *n >= 0 => Some(Number::from(*n)),
+        Some(toml::Value::Float(x)) if *x >= 0.0 && x.is_finite() => Number::from_f64(*x),
+        Some(other) => {
+            return Err(invalid(
+                "temperature",
+                format!(
+                    "`temperature` is {}, and it has to be a number, at least 0",
+                    match other {
+                        toml::Value::Integer(n) => n.to_string(),
+                        toml::Value::Float(x) => x.to_string(),
+                        _ => toml_type(other).to_string(),
+                    }
+                ),
+            ))
+        }
+    };
+    let prompt_file = string(table, "prompt_file")?.unwrap_or_default();
+    let prompt = read_template("prompt_file", &prompt_file, suite_dir, root)?;
+    let system =
+        match (string(table, "system")?, string(table, "system_file")?) {
+            (Some(_), Some(_)) => return Err(invalid(
+                "system_file",
+                "`system` and `system_file` are both given, and a target has one system prompt: \
+                 keep one"
+                    .to_string(),
+            )),
+            (Some(text), None) => Some(PromptTemplate::inline(&text)),
+            (None, Some(file)) => Some(read_template("system_file", &file, suite_dir, root)?),
+            (None, None) => None,
+        };
+    let base_url = string(table, "base_url")?;
+    if let Some(url) = &base_url {
+        let ok = url
+            .split_once("://")
+            .is_some_and(|(s, _)| s == "http" || s == "https")
+            && crate::target::http::endpoint_host(url).is_some();
+        if !ok {
+            return Err(invalid(
+                "base_url",
+                "`base_url` has to be an http:// or https:// address with a host (the value is \
+                 not repeated here)"
+                    .to_string(),
+            ));
+        }
+        if url.contains('@') {
+            return Err(err(
+                LoadErrorKind::Credential,
+                AT,
+                Some("base_url"),
+                "`base_url` carries userinfo, a credential, and a suite file gets committed. The \
+                 key comes from OPENAI_API_KEY",
+            ));
+        }
+    }
+    let response_format = json_table(table, "response_format")?.map(Value::Object);
+    let token_param = match string(table, "token_param")?.as_deref() {
+        None | Some("auto") => TokenParam::Auto,
+        Some("max_tokens") => TokenParam::MaxTokens,
+        Some("max_completion_tokens") => TokenParam::MaxCompletionTokens,
+        Some(other) => {
+            return Err(invalid(
+                "token_param",
+                format!(
+                    "`token_param` is '{other}', and it is one of \"auto\", \"max_tokens\", \
+                     \"max_completion_tokens\""
+                ),
+            ))
+        }
+    };
+    let timeout_s = match table.get("timeout") {
+        None => 60.0,
+        Some(_) => match number(table, "timeout") {
+            Some(x) if x > 0.0 && x.is_finite() => x,
+            _ => {
+                return Err(invalid(
+                    "timeout",
+                    "`timeout` has to be a number of seconds above 0".to_string(),
+                ))
+            }
+        },
+    };
+    Ok(ProviderSpec {
+        kind,
+        model,
+        prompt,
+        system,
+        max_tokens,
+        temperature,
+        prefill: string(table, "prefill")?,
+        base_url,
+        response_format,
+        token_param,
+        extra_body: json_table(table, "extra_body")?,
+        pricing: pricing(table)?,
+        timeout_s,
+    })
+}
+
+/// Where `kind` is reached, from the suite and the environment: the suite's
+/// `base_url` if declared, else `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`,
+/// else the official endpoint; the key from `ANTHROPIC_API_KEY` /
+/// `OPENAI_API_KEY`. `env` is the environment (`std::env::var(..).ok()`).
+/// The key is a secret: never print, log or record it.
+pub fn endpoint(
+    kind: ProviderKind,
+    declared_base_url: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Endpoint {
+    let base_url = declared_base_url
+        .map(str::to_string)
+        .or_else(|| env(kind.base_url_variable()).filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| kind.default_base_url().to_string());
+    Endpoint {
+        base_url: base_url.trim().to_string(),
+        key: env(kind.key_variable()).and_then(ApiKey::new),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn load(snippet: &str) -> Result<ProviderSpec, LoadError> {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("prompt.txt"), "Q: {question}").unwrap();
+        fs::write(dir.path().join("system.txt"), "S {lang}").unwrap();
+        let table: toml::Table = snippet.parse().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        provider_target(&table, &root, &root)
+    }
+
+    const BASE: &str = "type = \"provider\"\nprompt_file = \"prompt.txt\"\nmax_tokens = 100\n";
+
+    #[test]
+    fn a_full_openai_target_loads() {
+        let spec = load(&format!(
+            "{BASE}provider = \"openai/llama3\"\nsystem_file = \"system.txt\"\ntemperature = 0\n\
+             base_url = \"http://localhost:11434/v1\"\ntoken_param = \"max_tokens\"\n\
+             response_format = {{type = \"json_object\"}}\nextra_body = {{seed = 7}}\n\
+             [pricing]\ninput_per_mtok = 0\noutput_per_mtok = 0.5\n"
+        ))
+        .unwrap();
+        assert_eq!(spec.kind, ProviderKind::OpenAi);
+        assert_eq!(spec.model, "llama3");
+        assert_eq!(spec.prompt.text, "Q: {question}");
+        assert_eq!(spec.system.unwrap().origin.as_deref(), Some("system.txt"));
+        assert_eq!(spec.temperature, Some(Number::from(0)));
+        assert_eq!(spec.token_param, TokenParam::MaxTokens);
+        assert_eq!(spec.pricing.unwrap().output_per_mtok, 0.5);
+        assert_eq!(spec.pricing.unwrap().cache_read_per_mtok, None);
+        let a = load(&format!("{BASE}provider = \"anthropic/claude-haiku-4-5\"\nprefill = \"{{\"\nsystem = \"Be {{lang}}\"\n")).unwrap();
+        assert_eq!(a.prefill.as_deref(), Some("{"));
+        assert_eq!(a.system.unwrap().origin, None);
+    }
+
+    #[test]
+    fn refusals() {
+        let rows: &[(&str, LoadErrorKind, &str)] = &[
+            (
+                "provider = \"anthropic\"",
+                LoadErrorKind::Invalid,
+                "not a provider/model coordinate",
+            ),
+            (
+                "provider = \"antropic/m\"",
+                LoadErrorKind::Invalid,
+                "there is no provider 'antropic'",
+            ),
+            (
+                "provider = \"anthropic/m\"\nbase_url = \"http://x\"",
+                LoadErrorKind::Unknown,
+                "`anthropic` has no parameter `base_url`",
+            ),
+            (
+                "provider = \"openai/m\"\nprefil = \"{\"",
+                LoadErrorKind::Unknown,
+                "`prefil`",
+            ),
+            (
+                "provider = \"openai/m\"\nsystem = \"a\"\nsystem_file = \"system.txt\"",
+                LoadErrorKind::Invalid,
+                "both given",
+            ),
+            (
+                "provider = \"openai/m\"\ntemperature = -1",
+                LoadErrorKind::Invalid,
+                "`temperature` is -1",
+            ),
+            (
+                "provider = \"openai/m\"\ntemperature = true",
+                LoadErrorKind::Invalid,
+                "`temperature`",
+            ),
+            (
+                "provider = \"openai/m\"\nsystem_file = \"nope.txt\"",
+                LoadErrorKind::Read,
+                "nope.txt, which cannot be read",
+            ),
+            (
+                "provider = \"openai/m\"\nsystem_file = \"../../../../etc/hostname\"",
+                LoadErrorKind::Perimeter,
+                "outside",
+            ),
+            (
+                "provider = \"openai/m\"\nbase_url = \"ftp://x\"",
+                LoadErrorKind::Invalid,
+                "`base_url`",
+            ),
+            (
+                "provider = \"openai/m\"\nbase_url = \"http://u:sk-1@x/v1\"",
+                LoadErrorKind::Credential,
+                "userinfo",
+            ),
+            (
+                "provider = \"openai/m\"\ntoken_param = \"max\"",
+                LoadErrorKind::Invalid,
+                "`token_param` is 'max'",
+            ),
+            (
+                "provider = \"openai/m\"\n[pricing]\ninput_per_mtok = 1",
+                LoadErrorKind::Missing,
+                "`output_per_mtok` is missing",
+            ),
+            (
+                "provider = \"openai/m\"\n[pricing]\ninput_per_mtok = 1\noutput_per_mtok = -2",
+                LoadErrorKind::Invalid,
+                "`output_per_mtok` is -2",
+            ),
+            (
+                "provider = \"openai/m\"\n[pricing]\ninput = 1",
+                LoadErrorKind::Unknown,
+                "`input`",
+            ),
+        ];
+        for (extra, kind, fragment) in rows {
+            let e = load(&format!("{BASE}{extra}\n")).unwrap_err();
+            assert_eq!(&e.kind, kind, "{extra}: {}", e.message);
+            assert!(e.message.contains(fragment), "{extra}: {}", e.message);
+            assert!(!e.message.contains("sk-1"), "{}", e.message);
+        }
+        let e = load("type = \"provider\"\nprovider = \"openai/m\"\n").unwrap_err();
+        assert_eq!(e.kind, LoadErrorKind::Missing);
+        assert!(
+            e.message.contains("`prompt_file`, `max_tokens`"),
+            "{}",
+            e.message
+        );
+        let e = load(
+            &BASE
+                .replace("100", "0")
+                .replace("type", "provider = \"openai/m\"\ntype"),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("`max_tokens` is 0"), "{}", e.message);
+    }
+
+    #[test]
+    fn endpoints_from_the_environment() {
+        let env = |name: &str| match name {
+            "OPENAI_BASE_URL" => Some("http://127.0.0.1:9/v1".to_string()),
+            "OPENAI_API_KEY" => Some("sk-x".to_string()),
+            "ANTHROPIC_API_KEY" => Some(String::new()),
+            _ => None,
+        };
+        let e = endpoint(ProviderKind::OpenAi, None, &env);
+        assert_eq!(e.base_url, "http://127.0.0.1:9/v1");
+        assert!(e.key.is_some());
+        let e = endpoint(ProviderKind::OpenAi, Some("http://llm:8/v1"), &env);
+        assert_eq!(e.base_url, "http://llm:8/v1");
+        let e = endpoint(ProviderKind::Anthropic, None, &env);
+        assert_eq!(e.base_url, "https://api.anthropic.com");
+        assert!(e.key.is_none(), "an empty key is no key");
+    }
+}

@@ -1,0 +1,220 @@
+//! Progress while a run is under way, on stderr.
+//!
+//! On a terminal: a progress bar (indicatif) with cases done/total, errors
+//! and spend. In CI logs: one plain line at most every few seconds and one
+//! at the end, e.g. `digline: 40/200 cases, 1 errored, 12.3 s,
+//! target $0.004210, judges $0.000900`. Quiet (`-q`): nothing. Lines carry
+//! counts, time and money only — never payload, never a secret.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How progress is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Display {
+    /// A bar on a terminal.
+    Bar,
+    /// A plain line at most every `every` (CI logs, pipes).
+    Lines {
+        /// The least time between two lines.
+        every: Duration,
+    },
+    /// Nothing (`-q`, or tests).
+    Quiet,
+}
+
+#[derive(Debug, Default)]
+struct Money {
+    target_usd: f64,
+    judge_usd: f64,
+    judge_calls: u64,
+    judge_unpriced: u64,
+    last_line: Option<Instant>,
+}
+
+/// Counts what the run has done; shared by the workers.
+#[derive(Debug)]
+pub struct Progress {
+    display: Display,
+    total: usize,
+    done: AtomicUsize,
+    errored: AtomicUsize,
+    money: Mutex<Money>,
+    started: Instant,
+    bar: Option<ProgressBar>,
+}
+
+/// The totals at the end of a run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Totals {
+    /// Cases asked.
+    pub done: usize,
+    /// Cases with at least one `error` verdict.
+    pub errored: usize,
+    /// Target spend, USD (calls that reported a cost).
+    pub target_usd: f64,
+    /// Judge spend, USD (priced judge calls): never part of a budget.
+    pub judge_usd: f64,
+    /// Judge calls that answered.
+    pub judge_calls: u64,
+    /// Judge calls whose model has no price.
+    pub judge_unpriced: u64,
+}
+
+impl Progress {
+    /// Progress over `total` cases.
+    pub fn new(total: usize, display: Display) -> Progress {
+        let bar = (display == Display::Bar).then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cases {msg}",
+            ) {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        Progress {
+            display,
+            total,
+            done: AtomicUsize::new(0),
+            errored: AtomicUsize::new(0),
+            money: Mutex::new(Money::default()),
+            started: Instant::now(),
+            bar,
+        }
+    }
+
+    fn money(&self) -> std::sync::MutexGuard<'_, Money> {
+        self.money.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A judge call answered; `cost_usd` is `None` for an unpriced model.
+    pub fn judge_spent(&self, cost_usd: Option<f64>) {
+        let mut m = self.money();
+        m.judge_calls += 1;
+        match cost_usd {
+            Some(c) => m.judge_usd += c,
+            None => m.judge_unpriced += 1,
+        }
+    }
+
+    /// A case is finished (all its samples and judges).
+    pub fn case_done(&self, errored: bool, target_cost_usd: f64) {
+        let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        if errored {
+            self.errored.fetch_add(1, Ordering::SeqCst);
+        }
+        let mut m = self.money();
+        m.target_usd += target_cost_usd;
+        match self.display {
+            Display::Quiet => {}
+            Display::Bar => {
+                if let Some(bar) = &self.bar {
+                    bar.set_position(done as u64);
+                    bar.set_message(format!(
+                        "· {} errored · target ${:.6} · judges ${:.6}",
+                        self.errored.load(Ordering::SeqCst),
+                        m.target_usd,
+                        m.judge_usd
+                    ));
+                }
+            }
+            Display::Lines { every } => {
+                let now = Instant::now();
+                let last = m.last_line.unwrap_or(self.started);
+                let due = now.duration_since(last) >= every && done < self.total;
+                if due {
+                    m.last_line = Some(now);
+                    let totals = self.totals_with(&m);
+                    drop(m);
+                    eprintln!("digline: {}", self.line(&totals));
+                }
+            }
+        }
+    }
+
+    fn totals_with(&self, m: &Money) -> Totals {
+        Totals {
+            done: self.done.load(Ordering::SeqCst),
+            errored: self.errored.load(Ordering::SeqCst),
+            target_usd: m.target_usd,
+            judge_usd: m.judge_usd,
+            judge_calls: m.judge_calls,
+            judge_unpriced: m.judge_unpriced,
+        }
+    }
+
+    /// The totals so far.
+    pub fn totals(&self) -> Totals {
+        let m = self.money();
+        self.totals_with(&m)
+    }
+
+    /// `40/200 cases, 1 errored, 12.3 s, target $0.004210, judges $0.000900`.
+    pub fn line(&self, t: &Totals) -> String {
+        let mut line = format!(
+            "{}/{} cases, {} errored, {:.1} s, target ${:.6}",
+            t.done,
+            self.total,
+            t.errored,
+            self.started.elapsed().as_secs_f64(),
+            t.target_usd
+        );
+        if t.judge_calls > 0 {
+            line.push_str(&format!(", judges ${:.6}", t.judge_usd));
+            if t.judge_unpriced > 0 {
+                line.push_str(&format!(
+                    " ({} unpriced judge calls not counted)",
+                    t.judge_unpriced
+                ));
+            }
+        }
+        line
+    }
+
+    /// End the display: clear the bar, print the last line (not when quiet).
+    pub fn finish(&self) -> Totals {
+        let totals = self.totals();
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+        if self.display != Display::Quiet {
+            eprintln!("digline: {}", self.line(&totals));
+        }
+        totals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_lines() {
+        let p = Progress::new(3, Display::Quiet);
+        p.case_done(false, 0.001);
+        p.judge_spent(Some(0.0005));
+        p.judge_spent(None);
+        p.case_done(true, 0.0);
+        let t = p.totals();
+        assert_eq!(
+            (t.done, t.errored, t.judge_calls, t.judge_unpriced),
+            (2, 1, 2, 1)
+        );
+        let line = p.line(&t);
+        assert!(line.starts_with("2/3 cases, 1 errored, "), "{line}");
+        assert!(
+            line.ends_with(
+                "target $0.001000, judges $0.000500 (1 unpriced judge calls not counted)"
+            ),
+            "{line}"
+        );
+        let q = Progress::new(1, Display::Quiet);
+        assert!(!q.line(&q.totals()).contains("judges"));
+    }
+}

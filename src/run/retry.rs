@@ -1,0 +1,334 @@
+//! Retries and the pool's pace: what the driver does with a [`Failure`].
+//!
+//! A transient failure (429, 5xx, a reset, a timeout) is tried again up to
+//! `--max-retries` times (default 4; 0 = never). Before attempt *n* + 1 the
+//! worker waits the server's `Retry-After` when it gave one, else a capped
+//! exponential backoff with jitter: a random time in [d/2, d] with
+//! d = min(cap, base · 2ⁿ). A permanent failure is not retried. An
+//! exhausted retry is the last cause with how many attempts were made —
+//! recorded as an `error` verdict, never a fail.
+//!
+//! The [`Throttle`] is shared by the pool. A 429 (or 529) sets a pool-wide
+//! pause (every worker waits it out before its next attempt) and halves the
+//! number of cases in flight, at most once per pause; every run of
+//! successes as long as the current limit raises it by one again, up to
+//! `--concurrency`. So repeated 429s slow the pool down and it recovers
+//! when they stop.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::target::failure::Failure;
+
+/// How failed attempts are retried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (0 = none).
+    pub max_retries: u32,
+    /// The first backoff before jitter.
+    pub base: Duration,
+    /// The longest backoff.
+    pub cap: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 4 retries, 0.5 s doubling to at most 30 s.
+    fn default() -> RetryPolicy {
+        RetryPolicy {
+            max_retries: 4,
+            base: Duration::from_millis(500),
+            cap: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The backoff before retry number `retry` (0-based), without jitter.
+    pub fn backoff(&self, retry: u32) -> Duration {
+        let factor = 2u32.saturating_pow(retry.min(20));
+        self.base.saturating_mul(factor).min(self.cap)
+    }
+}
+
+/// The pool's shared pace: a pause after 429s and a limit on cases in
+/// flight that halves under throttling and grows back with successes.
+#[derive(Debug)]
+pub struct Throttle {
+    max: usize,
+    state: Mutex<Pace>,
+    wake: Condvar,
+    seed: AtomicU64,
+}
+
+#[derive(Debug)]
+struct Pace {
+    limit: usize,
+    active: usize,
+    streak: usize,
+    paused_until: Option<Instant>,
+    throttled_total: u64,
+}
+
+impl Throttle {
+    /// A pool of at most `max` cases in flight (≥ 1); `seed` varies the jitter.
+    pub fn new(max: usize, seed: u64) -> Throttle {
+        let max = max.max(1);
+        Throttle {
+            max,
+            state: Mutex::new(Pace {
+                limit: max,
+                active: 0,
+                streak: 0,
+                paused_until: None,
+                throttled_total: 0,
+            }),
+            wake: Condvar::new(),
+            seed: AtomicU64::new(seed | 1),
+        }
+    }
+
+    fn pace(&self) -> std::sync::MutexGuard<'_, Pace> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The current limit on cases in flight.
+    pub fn limit(&self) -> usize {
+        self.pace().limit
+    }
+
+    /// How many throttled answers (429/529) the pool has seen.
+    pub fn throttled(&self) -> u64 {
+        self.pace().throttled_total
+    }
+
+    /// Wait for a free place in the pool, then take it (give it back with
+    /// [`Throttle::leave`]).
+    pub fn enter(&self) {
+        let mut pace = self.pace();
+        while pace.active >= pace.limit {
+            pace = self
+                .wake
+                .wait_timeout(pace, Duration::from_millis(50))
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+        pace.active += 1;
+    }
+
+    /// Give back a place taken with [`Throttle::enter`].
+    pub fn leave(&self) {
+        let mut pace = self.pace();
+        pace.active = pace.active.saturating_sub(1);
+        drop(pace);
+        self.wake.notify_all();
+    }
+
+    /// Wait out a pool-wide pause, if one is set.
+    pub fn wait_turn(&self) {
+        let until = self.pace().paused_until;
+        if let Some(until) = until {
+            let now = Instant::now();
+            if until > now {
+                std::thread::sleep(until - now);
+            }
+        }
+    }
+
+    /// A throttled answer: pause the pool for `wait`, and halve the limit
+    /// unless a pause is already running (one halving per pause).
+    fn throttle(&self, wait: Duration) {
+        let now = Instant::now();
+        let mut pace = self.pace();
+        pace.throttled_total += 1;
+        pace.streak = 0;
+        let already = pace.paused_until.is_some_and(|u| u > now);
+        if !already {
+            pace.limit = (pace.limit / 2).max(1);
+        }
+        let until = now + wait;
+        if pace.paused_until.is_none_or(|u| u < until) {
+            pace.paused_until = Some(until);
+        }
+        tracing::debug!(
+            limit = pace.limit,
+            wait_ms = wait.as_millis() as u64,
+            "throttled: the pool slows down"
+        );
+    }
+
+    /// A successful attempt: after as many successes in a row as the
+    /// current limit, raise it by one (up to the maximum).
+    fn succeeded(&self) {
+        let mut pace = self.pace();
+        pace.streak += 1;
+        if pace.limit < self.max && pace.streak >= pace.limit {
+            pace.limit += 1;
+            pace.streak = 0;
+            drop(pace);
+            self.wake.notify_all();
+        }
+    }
+
+    /// A number in [0, 1) for jitter (splitmix64; no clock, no global state).
+    fn jitter(&self) -> f64 {
+        let mut z = self
+            .seed
+            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Call `attempt` until it succeeds, fails permanently, or the retries run
+/// out, pacing with `throttle`. `what` names the call in debug logs (a case
+/// id, never payload).
+///
+/// # Errors
+/// The cause of the last failure, word for word (so a recorded reason reads
+/// as digline 0.10.0's for the same failure); how many attempts were made
+/// is logged at info level.
+pub fn retrying<T>(
+    policy: &RetryPolicy,
+    throttle: &Throttle,
+    what: &str,
+    mut attempt: impl FnMut() -> Result<T, Failure>,
+) -> Result<T, String> {
+    let mut retry = 0u32;
+    loop {
+        throttle.wait_turn();
+        match attempt() {
+            Ok(value) => {
+                throttle.succeeded();
+                return Ok(value);
+            }
+            Err(failure) => {
+                let Some(transient) = failure.transient else {
+                    return Err(failure.cause);
+                };
+                if retry >= policy.max_retries {
+                    if retry > 0 {
+                        tracing::info!(
+                            call = what,
+                            attempts = retry + 1,
+                            "gave up: the retries ran out"
+                        );
+                    }
+                    return Err(failure.cause);
+                }
+                let backoff = policy.backoff(retry);
+                let jittered = backoff.mul_f64(0.5 + 0.5 * throttle.jitter());
+                let wait = transient.retry_after.unwrap_or(jittered);
+                if transient.throttled {
+                    throttle.throttle(wait);
+                }
+                tracing::debug!(
+                    call = what,
+                    retry = retry + 1,
+                    wait_ms = wait.as_millis() as u64,
+                    "retrying after a transient failure"
+                );
+                std::thread::sleep(wait);
+                retry += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    fn quick(max_retries: u32) -> RetryPolicy {
+        RetryPolicy {
+            max_retries,
+            base: Duration::from_millis(1),
+            cap: Duration::from_millis(4),
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_to_the_cap() {
+        let p = RetryPolicy::default();
+        let got: Vec<u64> = (0..8).map(|n| p.backoff(n).as_millis() as u64).collect();
+        assert_eq!(got, [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+        assert_eq!(p.backoff(u32::MAX), Duration::from_secs(30));
+    }
+
+    #[test]
+    fn outcomes() {
+        type Row = (u32, Vec<Failure>, Result<u32, &'static str>, u32);
+        let t = |c: &str| Failure::transient(c, None, false);
+        let p = |c: &str| Failure::permanent(c);
+        let rows: Vec<Row> = vec![
+            (4, vec![], Ok(1), 1),
+            (4, vec![t("a"), t("b")], Ok(3), 3),
+            (2, vec![t("a"), t("b"), t("c")], Err("c"), 3),
+            (0, vec![t("a")], Err("a"), 1),
+            (4, vec![t("a"), p("bad request")], Err("bad request"), 2),
+        ];
+        for (max, failures, want, calls) in rows {
+            let throttle = Throttle::new(4, 7);
+            let n = Cell::new(0u32);
+            let got = retrying(&quick(max), &throttle, "c", || {
+                let i = n.get();
+                n.set(i + 1);
+                match failures.get(i as usize) {
+                    Some(f) => Err(f.clone()),
+                    None => Ok(i + 1),
+                }
+            });
+            assert_eq!(got, want.map_err(str::to_string), "{failures:?}");
+            assert_eq!(n.get(), calls, "{failures:?}");
+        }
+    }
+
+    #[test]
+    fn retry_after_is_honoured() {
+        let throttle = Throttle::new(4, 1);
+        let n = Cell::new(0);
+        let started = Instant::now();
+        let got = retrying(&quick(3), &throttle, "c", || {
+            n.set(n.get() + 1);
+            if n.get() == 1 {
+                Err(Failure::transient(
+                    "429",
+                    Some(Duration::from_millis(120)),
+                    true,
+                ))
+            } else {
+                Ok(())
+            }
+        });
+        assert!(got.is_ok());
+        assert!(started.elapsed() >= Duration::from_millis(120));
+        assert_eq!(throttle.throttled(), 1);
+    }
+
+    #[test]
+    fn the_pool_slows_down_and_recovers() {
+        let throttle = Throttle::new(8, 3);
+        throttle.throttle(Duration::from_millis(200));
+        assert_eq!(throttle.limit(), 4);
+        // a second 429 inside the same pause does not halve again
+        throttle.throttle(Duration::from_millis(1));
+        assert_eq!(throttle.limit(), 4);
+        std::thread::sleep(Duration::from_millis(210));
+        throttle.throttle(Duration::from_millis(1));
+        assert_eq!(throttle.limit(), 2);
+        std::thread::sleep(Duration::from_millis(5));
+        throttle.throttle(Duration::from_millis(1));
+        assert_eq!(throttle.limit(), 1);
+        for _ in 0..40 {
+            throttle.succeeded();
+        }
+        assert_eq!(throttle.limit(), 8);
+        for _ in 0..1000 {
+            let j = throttle.jitter();
+            assert!((0.0..1.0).contains(&j));
+        }
+    }
+}
