@@ -1903,9 +1903,9 @@ tolerance = 0
                 "latency_budget"
             ]
         );
-        assert_eq!(s.checks[1].threshold, 0.9);
-        assert_eq!(s.checks[1].tolerance, 0.05);
-        assert_eq!(s.checks[4].threshold, 0.5);
+        assert_eq!(*s.checks[1].threshold, 0.9);
+        assert_eq!(*s.checks[1].tolerance, 0.05);
+        assert_eq!(*s.checks[4].threshold, 0.5);
         assert_eq!(s.rules[5].tolerance, Number::from(0));
         assert_eq!(s.cases.len(), 1);
         let t = loaded.target.http().expect("an HTTP target");
@@ -2054,7 +2054,7 @@ tolerance = 0
         let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
         let check = &loaded.suite.checks[0];
         assert_eq!(
-            (check.name.as_str(), check.threshold, check.tolerance),
+            (check.name.as_str(), *check.threshold, *check.tolerance),
             ("length", 1.0, 0.1)
         );
         assert_eq!(loaded.suite.repeated(), [("length", 3)]);
