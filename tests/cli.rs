@@ -19,6 +19,8 @@ mod interop;
 mod layering;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/mcp.rs"]
+mod mcp;
 #[path = "cli/providers.rs"]
 mod providers;
 #[path = "cli/quickstart.rs"]

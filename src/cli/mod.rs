@@ -15,6 +15,7 @@ pub mod error;
 pub mod exit;
 pub mod gate;
 pub mod list;
+pub mod mcp;
 pub mod migrate;
 pub mod promote;
 pub mod publish;
@@ -103,6 +104,11 @@ pub enum Command {
         after_help = "Example: a threshold or a rubric changed; what would the last run say under it?\n  digline rejudge --suite suite.toml --run latest --meta why=rubric-v2\n  digline compare --suite suite.toml --run latest\n\nThe target is never called: only judges are (the plan says how many). The run must have been\nmade with [suite] record_responses = true. The new run names its source in rejudged_from,\nkeeps the source's target_config and artifacts, and can never be promoted.\n\nNever a gate: exits 0 when the run is stored, whatever the verdicts; 64 when refused (no\nrecorded answers, a case added or sampled differently since, another tenant or suite)."
     )]
     Rejudge(rejudge::RejudgeArgs),
+    /// Serve this repository to a coding agent over MCP (stdio): read and measure, never promote.
+    #[command(
+        after_help = "Example:\n  digline mcp --root .\n\nSix tools: list_runs, get_run, get_baseline, compare, diff, run. No promote, migrate or report: a person runs those. Configure it in the agent's mcpServers; see docs/mcp.md."
+    )]
+    Mcp(mcp::McpArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -122,8 +128,9 @@ pub struct SuiteArgs {
     pub environment: Option<String>,
 }
 
-/// Run the command line and return the process exit code.
-pub fn main() -> i32 {
+/// Run the command line and return the process exit code; `mcp_server`
+/// is what `digline mcp` starts (the binary passes `digline::mcp::serve`).
+pub fn main(mcp_server: mcp::McpServer) -> i32 {
     std::panic::set_hook(Box::new(|info| {
         let at = info
             .location()
@@ -154,7 +161,7 @@ pub fn main() -> i32 {
         }
     };
     crate::host::logging::init(cli.verbose, cli.quiet);
-    guarded(|| dispatch(cli))
+    guarded(|| dispatch(cli, mcp_server))
 }
 
 /// Run a command, turning a refusal into 64 (printed) and a panic into 70.
@@ -201,7 +208,7 @@ pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, C
     Ok(loaded)
 }
 
-fn dispatch(cli: Cli) -> Result<i32, CliError> {
+fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<i32, CliError> {
     let quiet = cli.quiet;
     match cli.command {
         Command::Run(args) => run::execute(args, quiet),
@@ -214,6 +221,7 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Migrate(args) => migrate::execute(args),
         Command::Report(args) => report::execute(args),
         Command::Rejudge(args) => rejudge::execute(args, quiet),
+        Command::Mcp(args) => mcp::execute(args, mcp_server),
     }
 }
 

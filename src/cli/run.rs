@@ -9,7 +9,7 @@
 //! problem listed at once, before any call).
 
 use clap::Args;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use std::time::Duration;
 
@@ -252,13 +252,7 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
         );
     }
     if args.json {
-        let line = json!({
-            "output_version": crate::wire::OUTPUT_VERSION,
-            "key": key,
-            "tenant": doc.tenant,
-            "suite": doc.suite,
-            "sentence": plan.sentence(),
-        });
+        let line = crate::wire::run::run_json(&key, &doc.tenant, &doc.suite, &plan.sentence());
         println!("{}", dumps_request_body(&line));
     } else {
         println!("{key}");
