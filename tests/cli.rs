@@ -9,6 +9,10 @@ mod checks;
 mod documents;
 #[path = "cli/fake_llm.rs"]
 mod fake_llm;
+#[path = "cli/fault_server.rs"]
+mod fault_server;
+#[path = "cli/faults.rs"]
+mod faults;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]

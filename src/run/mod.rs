@@ -8,12 +8,13 @@
 //! keys and endpoints). Spec `25-targets.md` (the driver).
 
 pub mod driver;
+pub mod journal;
 pub mod plan;
 pub mod preflight;
 pub mod progress;
 pub mod retry;
 
-pub use driver::{execute, Ask, Judge, NoJudges, RunContext, RunError};
+pub use driver::{execute, execute_journaled, Ask, Judge, NoJudges, RunContext, RunError};
 pub use plan::Plan;
 pub use progress::Display;
 pub use retry::RetryPolicy;
