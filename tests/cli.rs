@@ -19,6 +19,8 @@ mod interop;
 mod layering;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/nothing_lost.rs"]
+mod nothing_lost;
 #[path = "cli/providers.rs"]
 mod providers;
 #[path = "cli/quickstart.rs"]
