@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod core;
+pub mod forge;
 pub mod host;
 pub mod report;
 pub mod run;

@@ -13,6 +13,10 @@ mod fake_llm;
 mod fault_server;
 #[path = "cli/faults.rs"]
 mod faults;
+#[path = "cli/forges.rs"]
+mod forges;
+#[path = "cli/gate.rs"]
+mod gate;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]

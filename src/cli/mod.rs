@@ -13,9 +13,11 @@ pub mod compare;
 pub mod diff;
 pub mod error;
 pub mod exit;
+pub mod gate;
 pub mod list;
 pub mod migrate;
 pub mod promote;
+pub mod publish;
 pub mod report;
 pub mod run;
 pub mod warn;
@@ -75,6 +77,16 @@ pub enum Command {
     /// List the stored runs of a suite, newest first (* marks the baseline's run).
     #[command(after_help = "Example:\n  digline list --suite suite.toml")]
     List(list::ListArgs),
+    /// The CI job in one command: run, compare with the baseline, render, publish, exit 0/1/2 (64 without a baseline).
+    #[command(
+        after_help = "Example:\n  digline gate --suite eval/suite.toml\n  digline gate --suite eval/suite.toml --run latest --publish none --out gate-out\n\nWrites outcome.json, comment.md, summary.md and junit.xml into --out. Never promotes."
+    )]
+    Gate(Box<gate::GateArgs>),
+    /// Post or update the PR/MR comment and the job summary from a gate's outcome.json (exits 0).
+    #[command(
+        after_help = "Example:\n  digline publish --outcome \"$RUNNER_TEMP/digline/outcome.json\" --report-url \"$ARTIFACT_URL\""
+    )]
+    Publish(publish::PublishCmdArgs),
     /// Bring stored schema 4–9 runs and baselines up to schema 10 (every tenant and suite).
     #[command(
         after_help = "Example:\n  digline migrate --dry-run      # what would change; writes nothing\n  digline migrate                # rewrite them, then commit the baselines\n  digline migrate --suite suite.toml   # one suite only\n\nExit 0 when every file is current; 64 when one was refused (a newer schema: upgrade digline)."
@@ -191,6 +203,8 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Promote(args) => promote::execute(args),
         Command::Diff(args) => diff::execute(args),
         Command::List(args) => list::execute(args),
+        Command::Gate(args) => gate::execute(*args),
+        Command::Publish(args) => publish::execute(args),
         Command::Migrate(args) => migrate::execute(args),
         Command::Report(args) => report::execute(args),
     }

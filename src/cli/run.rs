@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::core::document::run_key;
+use crate::core::document::{run_key, RunDocument};
 use crate::core::pyjson::dumps_request_body;
 use crate::host;
 use crate::host::provider_suite;
@@ -105,11 +105,13 @@ enum Built {
     Provider(ProviderTarget),
 }
 
-/// Execute `digline run`.
+/// Everything `run` does before printing: load, preflight, ask, store.
+/// `gate` runs the suite through this too. Returns the key, the document
+/// and the plan.
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
-pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
+pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument, Plan), CliError> {
     if args.target.is_some() {
         return Err(CliError::usage(
             format!(
@@ -188,9 +190,10 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
     let fresh = RunContext {
         created_at: host::clock::now_iso(),
-        git_commit: host::git::commit(&args.suite.root),
+        git_commit: host::git::commit(&args.suite.root)
+            .or_else(|| host::git::commit_from_files(&args.suite.root)),
         digline_version: env!("CARGO_PKG_VERSION").to_string(),
-        metadata,
+        metadata: metadata.clone(),
         artifacts,
         concurrency: args.concurrency as usize,
         retry: RetryPolicy {
@@ -232,8 +235,8 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
                 if !quiet {
                     eprintln!("digline: run {key} was already complete; its journal is removed");
                 }
-                println!("{key}");
-                return Ok(exit::OK);
+                let doc = store.read_run(tenant, suite_name, &key)?.doc;
+                return Ok((key, doc, plan));
             }
             let records = store.read_journal(tenant, suite_name, &key)?;
             let (ctx, prior) = Prior::read(&records.records, &loaded.suite, &fresh)
@@ -327,7 +330,7 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
                 &format!("stopped with {pending} case(s) not answered"),
                 &hint,
             );
-            return Ok(exit::REFUSED);
+            return Err(CliError::Refused("the run was stopped".into()));
         }
         Err(e) => return Err(CliError::Refused(e.to_string())),
     };
@@ -338,6 +341,15 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     }
     let key = store.write_run(&doc)?;
     store.remove_journal(tenant, suite_name, &key)?;
+    Ok((key, doc, plan))
+}
+
+/// Execute `digline run`.
+///
+/// # Errors
+/// A [`CliError`] (exit 64) for anything refused before or while starting.
+pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
+    let (key, doc, plan) = run_and_store(&args, quiet)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     let unjudged = doc.unjudged_cases();
     if unjudged > 0 && !quiet {
