@@ -445,8 +445,8 @@ fn injection_is_inert_and_the_payload_stays_home() {
     quickstart(root, true);
     let server = stub(&root.join("answers.json"));
     set_port(&root.join("suite.toml"), server.port);
-    // A hostile case id, a var, an output and a reason that carry payload markers.
-    let evil = "evil](https://x.test) <img src=x> @octocat %0A\n::error::pwned |";
+    // A hostile case id (a line break is refused at load, see refusals.rs), a var, an output and a reason that carry payload markers.
+    let evil = "evil](https://x.test) <img src=x> @octocat %0A ::error::pwned |";
     let cases = serde_json::json!([
         {"id": "where-is-my-order", "vars": {"question": "PAYLOAD-VAR-c0ffee"}},
         {"id": evil, "vars": {"question": "PAYLOAD-VAR-c0ffee"}},
