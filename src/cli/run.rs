@@ -7,20 +7,36 @@
 //! missing header variable or API key, an unpriced model, a missing
 //! template variable, more calls than `--max-calls`: every preflight
 //! problem listed at once, before any call).
+//!
+//! Every answer goes to the run's journal as it arrives
+//! (`runs/<suite>/.pending/<key>.<leg>.jsonl`); the run document is written
+//! only when the run is complete, and the journal removed after it. On
+//! Ctrl-C or SIGTERM the run stops asking, the journal is left whole, one
+//! line says how to resume, and the exit code is 64 (never 0, 1 or 2: the
+//! run was not stored). `--resume [KEY]` finishes an unfinished run (the
+//! latest without KEY), asking only for the cases nobody has an answer to;
+//! it keeps the run's `created_at`, so the document and its key are the
+//! ones the uninterrupted run would have written.
 
 use clap::Args;
 use serde_json::{Map, Value};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::core::document::RunDocument;
+use crate::core::document::{run_key, RunDocument};
 use crate::core::pyjson::dumps_request_body;
 use crate::host;
 use crate::host::provider_suite;
 use crate::host::suite::TargetSpec;
+use crate::run::journal::{self, Prior, Recorder};
 use crate::run::{
-    execute as run_suite, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
+    execute_journaled, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
+    RunError,
 };
+use crate::store::journal::Leg;
+use crate::store::layout::LATEST;
 use crate::store::Store;
 use crate::target::http::HttpTarget;
 use crate::target::judge::Judges;
@@ -52,6 +68,11 @@ pub struct RunArgs {
     /// Refuse the run if it plans more calls than this (target and judges together).
     #[arg(long, value_name = "N")]
     pub max_calls: Option<usize>,
+    /// Finish an unfinished run (stopped by Ctrl-C, SIGTERM, a kill or a CI
+    /// timeout) from its journal, asking only for the cases nobody has an
+    /// answer to; KEY defaults to the latest unfinished run of the suite.
+    #[arg(long, value_name = "KEY", num_args = 0..=1, default_missing_value = LATEST)]
+    pub resume: Option<String>,
 }
 
 /// `--meta K=V` pairs as run metadata (string values).
@@ -157,6 +178,12 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
             Some("drop --target and edit [target] in the suite file".into()),
         ));
     }
+    if args.resume.is_some() && !args.meta.is_empty() {
+        return Err(CliError::usage(
+            "--meta does not apply to --resume: a resumed run keeps the metadata it started with",
+            Some("drop --meta".into()),
+        ));
+    }
     let metadata = metadata(&args.meta)?;
     let loaded = load_suite(&args.suite)?;
     let plan = Plan::of(&loaded.suite);
@@ -186,28 +213,10 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
     problems.extend(plan.over(args.max_calls));
     preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
     let store = Store::new(&args.suite.root);
-    store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
-    if let Built::Http(target) = &built {
-        if plan.cases > 0 {
-            target.preflight().map_err(CliError::Refused)?;
-        }
-    }
+    let (tenant, suite_name) = (&loaded.suite.tenant, &loaded.suite.name);
+    store.check_writable(tenant, suite_name)?;
     let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
-    if !quiet {
-        eprintln!("digline: {}", plan.sentence());
-        if let Some(judging) = plan.judge_sentence() {
-            eprintln!("digline: {judging}");
-        }
-        warn_unpriced(&judges);
-    }
-    tracing::info!(
-        tenant = %loaded.suite.tenant,
-        suite = %loaded.suite.name,
-        calls = plan.calls(),
-        concurrency = args.concurrency,
-        "starting the run"
-    );
-    let ctx = RunContext {
+    let fresh = RunContext {
         created_at: host::clock::now_iso(),
         git_commit: host::git::commit(&args.suite.root)
             .or_else(|| host::git::commit_from_files(&args.suite.root)),
@@ -222,6 +231,88 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
         display: display(quiet),
         seed: host::clock::seed(),
     };
+    let (ctx, prior, key, leg) = match &args.resume {
+        None => {
+            let key = run_key(&fresh.created_at, &loaded.suite.config_hash());
+            (fresh, Prior::none(), key, 0)
+        }
+        Some(which) => {
+            let key = if which == LATEST {
+                store.pending_keys(tenant, suite_name)?.pop().ok_or_else(|| {
+                    CliError::usage(
+                        format!("there is no unfinished run of suite '{suite_name}' to resume: every run was stored, or none was started"),
+                        Some("run it without --resume".into()),
+                    )
+                })?
+            } else {
+                which.clone()
+            };
+            if !crate::store::layout::is_safe_name(&key) {
+                return Err(crate::store::StoreError::UnsafeName {
+                    kind: "run key",
+                    value: key,
+                }
+                .into());
+            }
+            let stored = store
+                .runs_dir(tenant, suite_name)?
+                .join(format!("{key}.json"));
+            if stored.is_file() {
+                // Stopped after the document was written, before the journal went.
+                store.remove_journal(tenant, suite_name, &key)?;
+                if !quiet {
+                    eprintln!("digline: run {key} was already complete; its journal is removed");
+                }
+                let doc = store.read_run(tenant, suite_name, &key)?.doc;
+                return Ok((key, doc, plan));
+            }
+            let records = store.read_journal(tenant, suite_name, &key)?;
+            let (ctx, prior) = Prior::read(&records.records, &loaded.suite, &fresh)
+                .map_err(|e| CliError::usage(format!("run {key} cannot be resumed: {e}"), None))?;
+            if run_key(&ctx.created_at, &loaded.suite.config_hash()) != key {
+                return Err(CliError::usage(
+                    format!(
+                        "run {key} cannot be resumed: its journal's header belongs to another run"
+                    ),
+                    Some("delete the journal and run the suite again".into()),
+                ));
+            }
+            (ctx, prior, key, records.legs)
+        }
+    };
+    let samples = loaded.suite.samples.max(1) as usize;
+    let answered = loaded
+        .suite
+        .cases
+        .iter()
+        .filter(|c| c.suspended.is_none() && prior.graded(&c.id, samples).is_some())
+        .count();
+    let to_ask = plan.cases.saturating_sub(answered);
+    if let Built::Http(target) = &built {
+        if to_ask > 0 {
+            target.preflight().map_err(CliError::Refused)?;
+        }
+    }
+    if !quiet {
+        if args.resume.is_some() {
+            eprintln!(
+                "digline: resuming run {key}: {answered} of {} case(s) were answered before; asking for the other {to_ask}",
+                plan.cases
+            );
+        }
+        eprintln!("digline: {}", plan.sentence());
+        if let Some(judging) = plan.judge_sentence() {
+            eprintln!("digline: {judging}");
+        }
+        warn_unpriced(&judges);
+    }
+    tracing::info!(
+        tenant = %loaded.suite.tenant,
+        suite = %loaded.suite.name,
+        calls = plan.calls(),
+        concurrency = args.concurrency,
+        "starting the run"
+    );
     let target: &dyn Ask = match &built {
         Built::Http(t) => t,
         Built::Provider(t) => t,
@@ -231,9 +322,48 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
     } else {
         &judges
     };
-    let doc = run_suite(&loaded.suite, target, judge, &ctx)
-        .map_err(|e| CliError::Refused(e.to_string()))?;
+    let header = journal::header(&loaded.suite, &ctx, leg);
+    let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
+    let stop = Arc::new(AtomicBool::new(false));
+    let finishing = Arc::new(AtomicBool::new(false));
+    let hint = format!(
+        "resume with: digline run --suite {} --resume {key}",
+        args.suite.suite.display()
+    );
+    {
+        let (leg, stop, finishing, hint) = (
+            Arc::clone(&leg),
+            Arc::clone(&stop),
+            Arc::clone(&finishing),
+            hint.clone(),
+        );
+        host::signals::on_stop(move |signal| {
+            stop.store(true, Ordering::SeqCst);
+            stopped(&leg, &finishing, &format!("stopped by {signal}"), &hint);
+        })
+        .map_err(|e| CliError::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
+    }
+    let recorder = Recorder::new(Some(&leg), Some(&stop));
+    let doc = match execute_journaled(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
+        Ok(doc) => doc,
+        Err(RunError::Stopped { pending }) => {
+            stopped(
+                &leg,
+                &finishing,
+                &format!("stopped with {pending} case(s) not answered"),
+                &hint,
+            );
+            return Err(CliError::Refused("the run was stopped".into()));
+        }
+        Err(e) => return Err(CliError::Refused(e.to_string())),
+    };
+    {
+        // From here a signal no longer stops the run: it is being stored.
+        let _held = leg.hold();
+        finishing.store(true, Ordering::SeqCst);
+    }
     let key = store.write_run(&doc)?;
+    store.remove_journal(tenant, suite_name, &key)?;
     Ok((key, doc, plan))
 }
 
@@ -258,4 +388,21 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
         println!("{key}");
     }
     Ok(exit::OK)
+}
+
+/// Stop for good unless the run is being stored: with no journal line
+/// being written (the leg is held until the process ends), say how to
+/// resume and exit 64.
+fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str) {
+    let _held = leg.hold();
+    if finishing.load(Ordering::SeqCst) {
+        return;
+    }
+    eprintln!(
+        "digline: {what}; the answers so far are kept in {}, and no run was stored: {hint}",
+        leg.path()
+            .parent()
+            .map_or_else(String::new, |p| p.display().to_string())
+    );
+    std::process::exit(exit::REFUSED);
 }

@@ -15,4 +15,5 @@ pub mod load_errors;
 pub mod logging;
 pub mod near_miss;
 pub mod provider_suite;
+pub mod signals;
 pub mod suite;
