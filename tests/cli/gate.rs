@@ -11,11 +11,11 @@ use std::process::Command;
 use crate::forges::{fake_github, fake_gitlab, Fake, Mode};
 use crate::util::{copy_files, repo, set_port, stub, Ran};
 
-const GH_TOKEN: &str = "ghs_SECRET_token_1234";
-const GL_TOKEN: &str = "glpat-SECRET-5678";
+pub(crate) const GH_TOKEN: &str = "ghs_SECRET_token_1234";
+pub(crate) const GL_TOKEN: &str = "glpat-SECRET-5678";
 
 /// A copy of `examples/quickstart` with its committed baseline (or none).
-fn quickstart(root: &Path, baseline: bool) {
+pub(crate) fn quickstart(root: &Path, baseline: bool) {
     let src = repo().join("examples/quickstart");
     copy_files(&src, root);
     if baseline {
@@ -26,7 +26,7 @@ fn quickstart(root: &Path, baseline: bool) {
 }
 
 /// Run digline in `dir` with a clean CI environment plus `vars`.
-fn digline_env(dir: &Path, args: &[&str], vars: &[(&str, String)]) -> Ran {
+pub(crate) fn digline_env(dir: &Path, args: &[&str], vars: &[(&str, String)]) -> Ran {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_digline"));
     cmd.args(args).current_dir(dir).env_remove("DIGLINE_LOG");
     for (k, _) in std::env::vars() {
@@ -46,7 +46,7 @@ fn digline_env(dir: &Path, args: &[&str], vars: &[(&str, String)]) -> Ran {
 }
 
 /// A GitHub Actions environment for PR 7 of o/r against `fake`.
-fn actions_env(root: &Path, fake: &Fake) -> Vec<(&'static str, String)> {
+pub(crate) fn actions_env(root: &Path, fake: &Fake) -> Vec<(&'static str, String)> {
     let event = root.join("event.json");
     std::fs::write(
         &event,
@@ -84,7 +84,7 @@ fn break_return_answer(root: &Path) {
     std::fs::write(root.join("answers.json"), changed).unwrap();
 }
 
-fn read(p: impl AsRef<Path>) -> String {
+pub(crate) fn read(p: impl AsRef<Path>) -> String {
     std::fs::read_to_string(p).unwrap()
 }
 

@@ -30,32 +30,54 @@ const SIX: [&str; 6] = [
 ];
 
 /// One server process and the lines it wrote.
-struct Session {
+pub(crate) struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     next_id: u64,
     /// Every response line, raw, in order.
-    transcript: Vec<String>,
+    pub(crate) transcript: Vec<String>,
 }
 
 impl Session {
     /// `digline mcp --root ROOT extra…`, initialized.
-    fn start(root: &Path, extra: &[&str]) -> Session {
+    pub(crate) fn start(root: &Path, extra: &[&str]) -> Session {
         Session::launch(
             Path::new(env!("CARGO_BIN_EXE_digline")),
             &[&["mcp", "--root", root.to_str().unwrap()], extra].concat(),
         )
     }
 
+    /// `digline mcp --root ROOT extra…` with `vars` set and stderr written
+    /// to `stderr`, initialized.
+    pub(crate) fn start_with(
+        root: &Path,
+        extra: &[&str],
+        vars: &[(&str, String)],
+        stderr: &Path,
+    ) -> Session {
+        let log = std::fs::File::create(stderr).expect("the stderr file");
+        Session::spawn(
+            Path::new(env!("CARGO_BIN_EXE_digline")),
+            &[&["mcp", "--root", root.to_str().unwrap()], extra].concat(),
+            vars,
+            log.into(),
+        )
+    }
+
     /// `command args…`, initialized.
     fn launch(command: &Path, args: &[&str]) -> Session {
+        Session::spawn(command, args, &[], Stdio::null())
+    }
+
+    fn spawn(command: &Path, args: &[&str], vars: &[(&str, String)], stderr: Stdio) -> Session {
         let mut child = Command::new(command)
             .args(args)
             .env_remove("DIGLINE_LOG")
+            .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("digline mcp starts");
         let stdout = child.stdout.take().unwrap();
@@ -97,7 +119,7 @@ impl Session {
     }
 
     /// Send one request and wait for its response (the whole JSON-RPC object).
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -116,14 +138,14 @@ impl Session {
     }
 
     /// `tools/call`: the result object (success or tool error).
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
         assert!(response.get("error").is_none(), "{tool}: {response}");
         response["result"].clone()
     }
 
     /// A successful call's structured content, checked against its text.
-    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn ok(&mut self, tool: &str, arguments: Value) -> Value {
         let result = self.call(tool, arguments);
         assert_ne!(result["isError"], json!(true), "{tool}: {result}");
         let structured = result["structuredContent"].clone();
@@ -137,7 +159,7 @@ impl Session {
     }
 
     /// A refused call's sentence.
-    fn refused(&mut self, tool: &str, arguments: Value) -> String {
+    pub(crate) fn refused(&mut self, tool: &str, arguments: Value) -> String {
         let result = self.call(tool, arguments);
         assert_eq!(result["isError"], json!(true), "{tool}: {result}");
         assert!(result.get("structuredContent").is_none(), "{result}");
@@ -145,7 +167,7 @@ impl Session {
     }
 
     /// Close stdin and wait for the exit code.
-    fn finish(mut self) -> i32 {
+    pub(crate) fn finish(mut self) -> i32 {
         drop(self.stdin.take());
         let status = self.child.wait().unwrap();
         status.code().unwrap_or(-1)
