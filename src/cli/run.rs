@@ -192,7 +192,12 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
     let built = match &loaded.target {
         TargetSpec::Http(spec) => {
             let headers = host::suite::expand_headers(spec, env)?;
-            Built::Http(HttpTarget::new(spec.clone(), headers).map_err(CliError::Refused)?)
+            let secrets = host::suite::header_secrets(spec, env);
+            Built::Http(
+                HttpTarget::new(spec.clone(), headers)
+                    .map_err(CliError::Refused)?
+                    .with_secrets(secrets),
+            )
         }
         TargetSpec::Provider(spec) => {
             for template in std::iter::once(&spec.prompt).chain(spec.system.as_ref()) {

@@ -1462,6 +1462,19 @@ pub fn expand_headers(
     Ok(out)
 }
 
+/// The values of the `${NAME}` variables the headers use (set and
+/// non-empty ones), so the target can mask them wherever a server echoes
+/// them back.
+pub fn header_secrets(spec: &HttpTargetSpec, env: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    spec.headers
+        .iter()
+        .filter_map(|(_, value)| header_variables(value).ok())
+        .flatten()
+        .filter_map(|var| env(&var))
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -362,7 +362,12 @@ fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Valu
     let built = match &loaded.target {
         TargetSpec::Http(spec) => {
             let headers = host::suite::expand_headers(spec, env)?;
-            Built::Http(HttpTarget::new(spec.clone(), headers).map_err(Refusal::new)?)
+            let secrets = host::suite::header_secrets(spec, env);
+            Built::Http(
+                HttpTarget::new(spec.clone(), headers)
+                    .map_err(Refusal::new)?
+                    .with_secrets(secrets),
+            )
         }
         TargetSpec::Provider(spec) => {
             for template in std::iter::once(&spec.prompt).chain(spec.system.as_ref()) {

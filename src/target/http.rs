@@ -42,6 +42,7 @@ pub use body::{check_body_references, render_body};
 pub use paths::{endpoint_host, CONFIG_KEYS};
 
 use super::failure::{retry_after, ureq_is_transient, Failure};
+use super::mask::{basic_credential, mask_text, mask_value};
 use crate::core::pyjson::dumps_request_body;
 use crate::core::pyrepr::repr_str;
 use crate::core::suite::Case;
@@ -138,7 +139,9 @@ pub struct HttpTarget {
     spec: HttpTargetSpec,
     headers: Vec<(String, String)>,
     spoken: String,
-    userinfo: Vec<String>,
+    /// Everything an answer or a message must not carry: the userinfo
+    /// literals, their Basic form, and the header variables' values.
+    secrets: Vec<String>,
     agent: ureq::Agent,
     first_config: Mutex<Option<Map<String, Value>>>,
 }
@@ -166,7 +169,7 @@ impl HttpTarget {
         expanded_headers: Vec<(String, String)>,
     ) -> Result<HttpTarget, String> {
         let spoken = check_url(&spec.url)?;
-        let userinfo = userinfo_parts(&spec.url);
+        let secrets = userinfo_secrets(&spec.url);
         let timeout = if spec.timeout_s.is_nan() || spec.timeout_s <= 0.0 {
             Some(Duration::ZERO)
         } else {
@@ -183,10 +186,19 @@ impl HttpTarget {
             spec,
             headers: expanded_headers,
             spoken,
-            userinfo,
+            secrets,
             agent,
             first_config: Mutex::new(None),
         })
+    }
+
+    /// Also mask these values (the `${NAME}` variables' values of the
+    /// headers) wherever an answer or a message echoes them.
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: Vec<String>) -> HttpTarget {
+        self.secrets
+            .extend(secrets.into_iter().filter(|s| !s.is_empty()));
+        self
     }
 
     /// The endpoint as every message names it: `host[:port]`.
@@ -270,14 +282,15 @@ impl HttpTarget {
                 utf8_said(e.as_bytes(), &e.utf8_error())
             )
         })?;
-        let payload: Value = serde_json::from_str(&text).map_err(|_| {
-            let head: String = text.chars().take(120).collect();
+        let mut payload: Value = serde_json::from_str(&text).map_err(|_| {
+            let head: String = mask_text(&text, &self.secrets).chars().take(120).collect();
             format!(
                 "{} answered something that is not JSON: {}",
                 self.spoken,
                 repr_str(&head)
             )
         })?;
+        mask_value(&mut payload, &self.secrets);
         let spec = &self.spec;
         let output = paths::as_output(paths::dig(&payload, &spec.output_path)?, &spec.output_path)?;
         let cost_usd = match &spec.cost_path {
@@ -503,15 +516,12 @@ impl HttpTarget {
     }
 
     /// Replace anything this target's URL could have put into a message:
-    /// the URL itself by the host, userinfo literals by `***`.
+    /// the URL itself by the host, the secrets by `***`.
     fn scrub(&self, mut text: String) -> String {
         if !self.spec.url.is_empty() {
             text = text.replace(&self.spec.url, &self.spoken);
         }
-        for secret in &self.userinfo {
-            text = text.replace(secret.as_str(), "***");
-        }
-        text
+        mask_text(&text, &self.secrets)
     }
 }
 
@@ -592,6 +602,17 @@ fn userinfo_parts(url: &str) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// The userinfo literals of a URL and, with both, the Basic credential a
+/// client sends for them.
+fn userinfo_secrets(url: &str) -> Vec<String> {
+    let mut secrets = userinfo_parts(url);
+    if let [password, user] = secrets.as_slice() {
+        let basic = basic_credential(user, password);
+        secrets.push(basic);
+    }
+    secrets
 }
 
 /// `scheme://authority` of a URL, lower-cased: where headers may go.

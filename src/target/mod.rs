@@ -12,6 +12,7 @@
 pub mod failure;
 pub mod http;
 pub mod judge;
+pub mod mask;
 pub mod pricing;
 pub mod provider;
 pub mod template;

@@ -27,6 +27,7 @@ pub use target::{ProviderSpec, ProviderTarget, TokenParam};
 
 use super::failure::{retry_after, ureq_is_transient, Failure};
 use super::http::endpoint_host;
+use super::mask::mask_value;
 use super::pricing::Usage;
 
 /// The providers digline speaks.
@@ -297,7 +298,11 @@ impl Client {
             .limit(MAX_REPLY_BYTES)
             .read_to_vec()
             .map_err(|e| self.failed(&e))?;
-        let payload: Option<Value> = serde_json::from_slice(&raw).ok();
+        let mut payload: Option<Value> = serde_json::from_slice(&raw).ok();
+        // A reply (an answer, a judge's reason) that quotes the key keeps `***`.
+        if let (Some(payload), Some(key)) = (payload.as_mut(), &self.key) {
+            mask_value(payload, &[key.expose().to_string()]);
+        }
         if !(200..300).contains(&status) {
             let reason = ureq::http::StatusCode::from_u16(status)
                 .ok()
