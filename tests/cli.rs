@@ -3,6 +3,8 @@
 //! Each module is one concern; `util` holds the helpers (temp dirs, the
 //! binary, the loopback stub).
 
+#[path = "cli/boundary.rs"]
+mod boundary;
 #[path = "cli/checks.rs"]
 mod checks;
 #[path = "cli/documents.rs"]
@@ -39,6 +41,8 @@ mod rejudge;
 mod report;
 #[path = "cli/sampled.rs"]
 mod sampled;
+#[path = "cli/secrets.rs"]
+mod secrets;
 #[path = "cli/slice.rs"]
 mod slice;
 #[path = "cli/util.rs"]

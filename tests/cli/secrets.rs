@@ -1,0 +1,498 @@
+//! No secret ever shows (`80-quality.md`, Secrets; `00-product.md`
+//! decision 6): marker values for `ANTHROPIC_API_KEY`, `OPENAI_API_KEY`,
+//! `GITHUB_TOKEN`, `DIGLINE_GITLAB_TOKEN`, a `${NAME}` header value and a
+//! target URL's userinfo are set, and digline is driven through `run`,
+//! `promote`, `compare`, `list`, `gate` (publishing to the fake GitHub and
+//! GitLab), `publish`, `report`, `rejudge` and `mcp` at `-vvv` with
+//! `DIGLINE_LOG=trace` — with a target and a judge that fail and echo the
+//! credentials they received back in their error bodies and answers. Every
+//! byte produced is searched for every marker: stdout, stderr, every file
+//! under the root (documents, reports, the out dirs, the Actions files),
+//! but the suite files (the user's input), and the requests the fake
+//! servers received (except the one header each is meant to receive the
+//! credential in).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use crate::fake_llm::{self, error, ok, Seen};
+use crate::forges::{fake_github, fake_gitlab, Mode};
+use crate::gate::{actions_env, digline_env, GH_TOKEN, GL_TOKEN};
+use crate::mcp::Session;
+use crate::util::Ran;
+
+const ANTHROPIC: &str = "sk-ant-SECRETMARK-anth-7e3d";
+const OPENAI: &str = "sk-proj-SECRETMARK-oai-91ac";
+const HEADER: &str = "hdr-SECRETMARK-tok-5b20";
+const USER: &str = "uSECRETMARKuser";
+const PASSWORD: &str = "S3CRETMARKpw";
+
+/// Every form a secret could leak in: the values, a distinctive part of
+/// each (a half-masked key still leaks), and the userinfo's Basic form.
+fn needles() -> Vec<(&'static str, String)> {
+    let basic = base64(&format!("{USER}:{PASSWORD}"));
+    vec![
+        ("ANTHROPIC_API_KEY", ANTHROPIC.into()),
+        ("OPENAI_API_KEY", OPENAI.into()),
+        ("GITHUB_TOKEN", GH_TOKEN.into()),
+        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
+        ("the header value", HEADER.into()),
+        ("the userinfo user", USER.into()),
+        ("the userinfo password", PASSWORD.into()),
+        ("the userinfo as Basic auth", basic),
+        ("part of a key", "SECRETMARK".into()),
+        ("part of the GitHub token", "SECRET_token".into()),
+        ("part of the GitLab token", "SECRET-5678".into()),
+    ]
+}
+
+/// Standard base64 (padded), enough for a Basic credential.
+fn base64(text: &str) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let bytes = text.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// One request the target received: URL, headers (lower-cased), body.
+type Received = (String, HashMap<String, String>, String);
+
+/// The HTTP system under test: answers every case, until `hostile` is set;
+/// then case `echo` gets a 401 whose body quotes every header it received,
+/// and case `mirror` an answer that quotes them.
+struct Target {
+    port: u16,
+    hostile: Arc<AtomicBool>,
+    received: Arc<Mutex<Vec<Received>>>,
+    server: Arc<tiny_http::Server>,
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        self.server.unblock();
+    }
+}
+
+fn target() -> Target {
+    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    let port = server.server_addr().to_ip().unwrap().port();
+    let hostile = Arc::new(AtomicBool::new(false));
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let (srv, hostile2, received2) = (server.clone(), hostile.clone(), received.clone());
+    std::thread::spawn(move || {
+        for mut request in srv.incoming_requests() {
+            let mut body = String::new();
+            let _ = request.as_reader().read_to_string(&mut body);
+            let headers: HashMap<String, String> = request
+                .headers()
+                .iter()
+                .map(|h| {
+                    (
+                        h.field.as_str().as_str().to_ascii_lowercase(),
+                        h.value.as_str().to_string(),
+                    )
+                })
+                .collect();
+            let echoed: Vec<String> = headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let echoed = echoed.join("; ");
+            let id = serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|v| v["id"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            received2
+                .lock()
+                .unwrap()
+                .push((request.url().to_string(), headers, body));
+            let hostile = hostile2.load(Ordering::SeqCst);
+            let (status, text) = match id.as_str() {
+                "echo" if hostile => (401, format!("denied; you sent {echoed}")),
+                "garble" if hostile => (200, format!("not json; you sent {echoed}")),
+                "mirror" if hostile => (
+                    200,
+                    json!({"data": {"answer": format!("signed; you sent {echoed}")}}).to_string(),
+                ),
+                _ => (
+                    200,
+                    json!({"data": {"answer": "Hello, signed"}}).to_string(),
+                ),
+            };
+            let response = tiny_http::Response::from_string(text)
+                .with_status_code(status)
+                .with_header(
+                    tiny_http::Header::from_bytes(&b"content-type"[..], &b"application/json"[..])
+                        .unwrap(),
+                );
+            let _ = request.respond(response);
+        }
+    });
+    Target {
+        port,
+        hostile,
+        received,
+        server,
+    }
+}
+
+/// The fake LLM API: serves the provider target and the judges. Once
+/// `hostile`, one case's target call and one case's judge call are refused
+/// with a 401 quoting the credentials received, and another judge quotes
+/// them in its reason.
+fn llm(hostile: Arc<AtomicBool>) -> fake_llm::Fake {
+    fake_llm::start(Box::new(move |seen: &Seen, _| {
+        let echoed = format!(
+            "x-api-key {} authorization {}",
+            seen.headers.get("x-api-key").cloned().unwrap_or_default(),
+            seen.headers
+                .get("authorization")
+                .cloned()
+                .unwrap_or_default()
+        );
+        let hostile = hostile.load(Ordering::SeqCst);
+        let user = seen.user();
+        if seen.is_judge() {
+            if hostile && user.contains("you sent") {
+                error(
+                    401,
+                    "authentication_error",
+                    &format!("invalid {echoed}"),
+                    None,
+                )
+            } else if hostile {
+                let reply = json!({"score": 0.9, "reason": format!("fine, {echoed}")});
+                ok(seen, &reply.to_string(), 5, 5)
+            } else {
+                ok(seen, r#"{"score": 0.9, "reason": "fine"}"#, 5, 5)
+            }
+        } else if hostile && user.contains("q-echo") {
+            error(
+                401,
+                "invalid_api_key",
+                &format!("Incorrect API key: {echoed}"),
+                None,
+            )
+        } else {
+            ok(seen, "Hello, signed", 5, 5)
+        }
+    }))
+}
+
+const RUBRIC: &str = "[[assertions]]\ntype = \"contains\"\nneedle = \"signed\"\n\n\
+    [[assertions]]\ntype = \"llm_rubric\"\nrubric = \"Polite.\"\njudge = \"anthropic/claude-haiku-4-5\"\nthreshold = 0.5\ntolerance = 0.1\n";
+
+/// Two suites in `root`: `http.toml` (userinfo URL, `${DIGLINE_TEST_TOKEN}`
+/// header) and `prov.toml` (OpenAI target), both judged by Anthropic.
+fn project(root: &Path, port: u16) {
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    std::fs::write(
+        root.join("http.toml"),
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"http\"\ncases = \"cases.json\"\nrecord_responses = true\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://{USER}:{PASSWORD}@127.0.0.1:{port}/answer\"\noutput_path = \"data.answer\"\n\n\
+             [target.headers]\nX-Api-Token = \"${{DIGLINE_TEST_TOKEN}}\"\n\n\
+             [target.body]\nid = \"case.id\"\nquestion = \"case.vars.question\"\n\n{RUBRIC}"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("prov.toml"),
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"prov\"\ncases = \"cases.json\"\nrecord_responses = true\n\n\
+             [target]\ntype = \"provider\"\nprovider = \"openai/gpt-4o-mini\"\nprompt_file = \"prompt.txt\"\nmax_tokens = 50\n\n{RUBRIC}"
+        ),
+    )
+    .unwrap();
+    let cases = json!([
+        {"id": "plain", "vars": {"question": "q-plain"}},
+        {"id": "echo", "vars": {"question": "q-echo"}},
+        {"id": "mirror", "vars": {"question": "q-mirror"}},
+        {"id": "garble", "vars": {"question": "q-garble"}},
+    ]);
+    std::fs::write(root.join("cases.json"), cases.to_string()).unwrap();
+}
+
+/// Every file under `dir`, recursively.
+fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_secret_shows_anywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let sut = target();
+    let fake = llm(sut.hostile.clone());
+    let github = fake_github(Mode::Normal);
+    let gitlab = fake_gitlab(Mode::Normal);
+    project(root, sut.port);
+
+    let mut vars = vec![
+        ("ANTHROPIC_BASE_URL", fake.base()),
+        ("ANTHROPIC_API_KEY", ANTHROPIC.to_string()),
+        ("OPENAI_BASE_URL", format!("{}/v1", fake.base())),
+        ("OPENAI_API_KEY", OPENAI.to_string()),
+        ("DIGLINE_TEST_TOKEN", HEADER.to_string()),
+        ("DIGLINE_LOG", "trace".to_string()),
+        ("CI", "true".to_string()),
+    ];
+    let mut outputs: Vec<(String, Ran)> = Vec::new();
+    let mut go = |args: &[&str], vars: &[(&str, String)], codes: &[i32]| {
+        let ran = digline_env(root, &[&["-vvv"], args].concat(), vars);
+        assert!(
+            codes.contains(&ran.code),
+            "{args:?} exited {}: {}{}",
+            ran.code,
+            ran.stdout,
+            ran.stderr
+        );
+        let stdout = ran.stdout.trim().to_string();
+        outputs.push((args.join(" "), ran));
+        stdout
+    };
+    let http = ["--suite", "http.toml"];
+    let prov = ["--suite", "prov.toml"];
+
+    // A clean reference for each suite.
+    let mut references = Vec::new();
+    for suite in [&http, &prov] {
+        references.push(go(&[&["run"][..], suite].concat(), &vars, &[0]));
+        go(
+            &[&["promote"][..], suite, &["--run", "latest"]].concat(),
+            &vars,
+            &[0],
+        );
+    }
+
+    // Then the target and the judges turn hostile.
+    sut.hostile.store(true, Ordering::SeqCst);
+    for (suite, reference) in [&http, &prov].into_iter().zip(&references) {
+        go(&[&["run"][..], suite].concat(), &vars, &[0]);
+        go(&[&["list"][..], suite].concat(), &vars, &[0]);
+        go(
+            &[&["compare"][..], suite, &["--run", "latest"]].concat(),
+            &vars,
+            &[1, 2],
+        );
+        go(
+            &[
+                &["compare"][..],
+                suite,
+                &["--run", "latest", "--json", "full"],
+            ]
+            .concat(),
+            &vars,
+            &[1, 2],
+        );
+        go(
+            &[&["diff"][..], suite, &[reference.as_str(), "latest"]].concat(),
+            &vars,
+            &[0],
+        );
+        go(
+            &[
+                &["report"][..],
+                suite,
+                &["--run", "latest", "--locale", "en", "--out", "report.html"],
+            ]
+            .concat(),
+            &vars,
+            &[1, 2],
+        );
+        go(
+            &[&["rejudge"][..], suite, &["--run", reference.as_str()]].concat(),
+            &vars,
+            &[0],
+        );
+    }
+    // A rejudge refused for an unreachable judge names no key either.
+    let dead: Vec<(&str, String)> = vars
+        .iter()
+        .map(|(k, v)| match *k {
+            "ANTHROPIC_BASE_URL" => (*k, "http://127.0.0.1:9/".to_string()),
+            _ => (*k, v.clone()),
+        })
+        .collect();
+    go(
+        &[&["rejudge"][..], &http, &["--run", references[0].as_str()]].concat(),
+        &dead,
+        &[0, 2, 64],
+    );
+
+    // The gate, publishing to GitHub, then to GitLab.
+    let mut gh = vars.clone();
+    gh.extend(actions_env(root, &github));
+    go(
+        &[
+            &["gate"][..],
+            &http,
+            &["--out", "gh-out", "--report-payload"],
+        ]
+        .concat(),
+        &gh,
+        &[1, 2],
+    );
+    go(&["publish", "--outcome", "gh-out/outcome.json"], &gh, &[0]);
+    let mut gl = vars.clone();
+    gl.extend([
+        ("GITLAB_CI", "true".to_string()),
+        ("CI_API_V4_URL", format!("{}/api/v4", gitlab.url())),
+        ("CI_PROJECT_ID", "group/proj".into()),
+        ("CI_MERGE_REQUEST_IID", "5".into()),
+        ("CI_JOB_URL", "https://gitlab.example/g/p/-/jobs/1".into()),
+        ("CI_PROJECT_URL", "https://gitlab.example/g/p".into()),
+        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
+    ]);
+    go(
+        &[
+            &["gate"][..],
+            &prov,
+            &["--out", "gl-out", "--comment-on-success"],
+        ]
+        .concat(),
+        &gl,
+        &[1, 2],
+    );
+    assert!(
+        !github.comments().is_empty() && !gitlab.comments().is_empty(),
+        "both forges were published to: {outputs:?}",
+        outputs = outputs
+            .iter()
+            .map(|(a, r)| format!("{a}: {}", r.stderr))
+            .collect::<Vec<_>>()
+    );
+
+    // MCP at trace level: a run and every reading tool.
+    vars.push(("GITHUB_TOKEN", GH_TOKEN.to_string()));
+    vars.push(("DIGLINE_GITLAB_TOKEN", GL_TOKEN.to_string()));
+    let stderr = root.join("mcp.stderr");
+    let mut session = Session::start_with(root, &["-vvv"], &vars, &stderr);
+    for (suite, reference) in ["http.toml", "prov.toml"].into_iter().zip(&references) {
+        let args = json!({"suite": suite});
+        session.ok("run", json!({"suite": suite, "acknowledge_calls": 4}));
+        session.ok("list_runs", args.clone());
+        session.ok("get_run", args.clone());
+        session.ok("get_baseline", args.clone());
+        session.ok("compare", args.clone());
+        session.ok(
+            "diff",
+            json!({"suite": suite, "run1": reference, "run2": "latest"}),
+        );
+        session.refused("get_run", json!({"suite": suite, "run": "missing"}));
+    }
+    let transcript = session.transcript.join("\n");
+    assert_eq!(session.finish(), 0);
+
+    // The credentials did reach the servers meant to receive them.
+    let received = sut.received.lock().unwrap().clone();
+    assert!(received
+        .iter()
+        .all(|(_, h, _)| h.get("x-api-token").map(String::as_str) == Some(HEADER)));
+    assert!(received.iter().all(|(_, h, _)| h.get("authorization")
+        == Some(&format!("Basic {}", base64(&format!("{USER}:{PASSWORD}"))))));
+    let requests = fake.requests();
+    assert!(requests
+        .iter()
+        .any(|r| r.headers.get("x-api-key").map(String::as_str) == Some(ANTHROPIC)));
+    assert!(requests
+        .iter()
+        .any(|r| r.headers.get("authorization") == Some(&format!("Bearer {OPENAI}"))));
+
+    // Everything produced, searched.
+    let mut produced: Vec<(String, String)> = Vec::new();
+    for (args, ran) in &outputs {
+        produced.push((format!("stdout of {args}"), ran.stdout.clone()));
+        produced.push((format!("stderr of {args}"), ran.stderr.clone()));
+    }
+    produced.push(("the MCP responses".into(), transcript));
+    let mut all = Vec::new();
+    files(root, &mut all);
+    assert!(all.len() > 10, "{all:?}");
+    for file in all {
+        // The suites are the user's own input (the userinfo is written there).
+        if file.extension().is_some_and(|e| e == "toml") {
+            continue;
+        }
+        let bytes = std::fs::read(&file).unwrap();
+        produced.push((
+            format!("{}", file.display()),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    for (url, headers, body) in received {
+        let headers: Vec<String> = headers
+            .iter()
+            .filter(|(k, _)| *k != "authorization" && *k != "x-api-token")
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        produced.push((
+            "a request to the target".into(),
+            format!("{url}\n{}\n{body}", headers.join("\n")),
+        ));
+    }
+    for r in requests {
+        let headers: Vec<String> = r
+            .headers
+            .iter()
+            .filter(|(k, _)| *k != "authorization" && *k != "x-api-key")
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        produced.push((
+            "a request to the LLM API".into(),
+            format!("{}\n{}\n{}", r.path, headers.join("\n"), r.body),
+        ));
+    }
+    for s in github.seen().into_iter().chain(gitlab.seen()) {
+        produced.push((
+            "a request to a forge".into(),
+            format!("{} {}", s.url, s.body),
+        ));
+    }
+
+    let mut leaks = Vec::new();
+    for (place, text) in &produced {
+        for (what, needle) in needles() {
+            if text.contains(&needle) {
+                let at = text.find(&needle).unwrap();
+                let from = text[..at]
+                    .char_indices()
+                    .rev()
+                    .nth(80)
+                    .map_or(0, |(i, _)| i);
+                let to = (at + needle.len() + 40).min(text.len());
+                let to = (to..=text.len())
+                    .find(|i| text.is_char_boundary(*i))
+                    .unwrap();
+                leaks.push(format!("{what} in {place}: …{}…", &text[from..to]));
+            }
+        }
+    }
+    assert!(
+        leaks.is_empty(),
+        "{} leak(s):\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
+}
