@@ -17,6 +17,8 @@ mod fault_server;
 mod faults;
 #[path = "cli/forges.rs"]
 mod forges;
+#[path = "cli/fuzz_replay.rs"]
+mod fuzz_replay;
 #[path = "cli/gate.rs"]
 mod gate;
 #[path = "cli/interop.rs"]
