@@ -276,6 +276,9 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> (Vec<Verdict>, Option
     let errored = verdicts.iter().any(|v: &Verdict| v.status == Status::Error);
     let cost: f64 = responses.iter().flatten().filter_map(|r| r.cost_usd).sum();
     svc.progress.case_done(errored, cost);
+    // Answers are kept to the end of the run only when the document records
+    // them: a 10,000-case run otherwise holds every answer and request body.
+    let responses = responses.filter(|_| suite.record_responses);
     (verdicts, responses)
 }
 
