@@ -14,7 +14,9 @@
 
 pub mod cli;
 pub mod core;
+pub mod forge;
 pub mod host;
+pub mod mcp;
 pub mod report;
 pub mod run;
 pub mod store;

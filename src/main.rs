@@ -2,7 +2,9 @@
 
 fn main() {
     limit_malloc_arenas();
-    std::process::exit(digline::cli::main());
+    // The two front ends never import each other: the binary hands the MCP
+    // server to the command line, which starts it for `digline mcp`.
+    std::process::exit(digline::cli::main(digline::mcp::serve));
 }
 
 /// glibc gives every thread that allocates its own arena (up to 8 per

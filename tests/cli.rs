@@ -9,18 +9,26 @@ mod checks;
 mod documents;
 #[path = "cli/fake_llm.rs"]
 mod fake_llm;
+#[path = "cli/forges.rs"]
+mod forges;
+#[path = "cli/gate.rs"]
+mod gate;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]
 mod layering;
 #[path = "cli/lifecycle.rs"]
 mod lifecycle;
+#[path = "cli/mcp.rs"]
+mod mcp;
 #[path = "cli/providers.rs"]
 mod providers;
 #[path = "cli/quickstart.rs"]
 mod quickstart;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/rejudge.rs"]
+mod rejudge;
 #[path = "cli/report.rs"]
 mod report;
 #[path = "cli/sampled.rs"]

@@ -13,9 +13,13 @@ pub mod compare;
 pub mod diff;
 pub mod error;
 pub mod exit;
+pub mod gate;
 pub mod list;
+pub mod mcp;
 pub mod migrate;
 pub mod promote;
+pub mod publish;
+pub mod rejudge;
 pub mod report;
 pub mod run;
 pub mod warn;
@@ -75,6 +79,16 @@ pub enum Command {
     /// List the stored runs of a suite, newest first (* marks the baseline's run).
     #[command(after_help = "Example:\n  digline list --suite suite.toml")]
     List(list::ListArgs),
+    /// The CI job in one command: run, compare with the baseline, render, publish, exit 0/1/2 (64 without a baseline).
+    #[command(
+        after_help = "Example:\n  digline gate --suite eval/suite.toml\n  digline gate --suite eval/suite.toml --run latest --publish none --out gate-out\n\nWrites outcome.json, comment.md, summary.md and junit.xml into --out. Never promotes."
+    )]
+    Gate(Box<gate::GateArgs>),
+    /// Post or update the PR/MR comment and the job summary from a gate's outcome.json (exits 0).
+    #[command(
+        after_help = "Example:\n  digline publish --outcome \"$RUNNER_TEMP/digline/outcome.json\" --report-url \"$ARTIFACT_URL\""
+    )]
+    Publish(publish::PublishCmdArgs),
     /// Bring stored schema 4–9 runs and baselines up to schema 10 (every tenant and suite).
     #[command(
         after_help = "Example:\n  digline migrate --dry-run      # what would change; writes nothing\n  digline migrate                # rewrite them, then commit the baselines\n  digline migrate --suite suite.toml   # one suite only\n\nExit 0 when every file is current; 64 when one was refused (a newer schema: upgrade digline)."
@@ -85,6 +99,16 @@ pub enum Command {
         after_help = "Example:\n  digline report --suite suite.toml --run latest --locale en --out report.html\n\nExits like compare: 0 (fine), 1 (worse), 2 (could not be judged); with no baseline yet, never 1."
     )]
     Report(report::ReportArgs),
+    /// Grade a stored run's recorded answers again with the current checks and judges (prints the new run's key).
+    #[command(
+        after_help = "Example: a threshold or a rubric changed; what would the last run say under it?\n  digline rejudge --suite suite.toml --run latest --meta why=rubric-v2\n  digline compare --suite suite.toml --run latest\n\nThe target is never called: only judges are (the plan says how many). The run must have been\nmade with [suite] record_responses = true. The new run names its source in rejudged_from,\nkeeps the source's target_config and artifacts, and can never be promoted.\n\nNever a gate: exits 0 when the run is stored, whatever the verdicts; 64 when refused (no\nrecorded answers, a case added or sampled differently since, another tenant or suite)."
+    )]
+    Rejudge(rejudge::RejudgeArgs),
+    /// Serve this repository to a coding agent over MCP (stdio): read and measure, never promote.
+    #[command(
+        after_help = "Example:\n  digline mcp --root .\n\nSix tools: list_runs, get_run, get_baseline, compare, diff, run. No promote, migrate or report: a person runs those. Configure it in the agent's mcpServers; see docs/mcp.md."
+    )]
+    Mcp(mcp::McpArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -104,8 +128,9 @@ pub struct SuiteArgs {
     pub environment: Option<String>,
 }
 
-/// Run the command line and return the process exit code.
-pub fn main() -> i32 {
+/// Run the command line and return the process exit code; `mcp_server`
+/// is what `digline mcp` starts (the binary passes `digline::mcp::serve`).
+pub fn main(mcp_server: mcp::McpServer) -> i32 {
     std::panic::set_hook(Box::new(|info| {
         let at = info
             .location()
@@ -136,7 +161,7 @@ pub fn main() -> i32 {
         }
     };
     crate::host::logging::init(cli.verbose, cli.quiet);
-    guarded(|| dispatch(cli))
+    guarded(|| dispatch(cli, mcp_server))
 }
 
 /// Run a command, turning a refusal into 64 (printed) and a panic into 70.
@@ -183,7 +208,7 @@ pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, C
     Ok(loaded)
 }
 
-fn dispatch(cli: Cli) -> Result<i32, CliError> {
+fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<i32, CliError> {
     let quiet = cli.quiet;
     match cli.command {
         Command::Run(args) => run::execute(args, quiet),
@@ -191,8 +216,12 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Promote(args) => promote::execute(args),
         Command::Diff(args) => diff::execute(args),
         Command::List(args) => list::execute(args),
+        Command::Gate(args) => gate::execute(*args),
+        Command::Publish(args) => publish::execute(args),
         Command::Migrate(args) => migrate::execute(args),
         Command::Report(args) => report::execute(args),
+        Command::Rejudge(args) => rejudge::execute(args, quiet),
+        Command::Mcp(args) => mcp::execute(args, mcp_server),
     }
 }
 

@@ -9,10 +9,11 @@
 //! problem listed at once, before any call).
 
 use clap::Args;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use std::time::Duration;
 
+use crate::core::document::RunDocument;
 use crate::core::pyjson::dumps_request_body;
 use crate::host;
 use crate::host::provider_suite;
@@ -53,6 +54,63 @@ pub struct RunArgs {
     pub max_calls: Option<usize>,
 }
 
+/// `--meta K=V` pairs as run metadata (string values).
+///
+/// # Errors
+/// A usage refusal for a pair without `=` or with an empty key.
+pub(super) fn metadata(pairs: &[String]) -> Result<Map<String, Value>, CliError> {
+    let mut metadata = Map::new();
+    for pair in pairs {
+        let Some((k, v)) = pair.split_once('=') else {
+            return Err(CliError::usage(
+                format!("--meta '{pair}' is not KEY=VALUE"),
+                Some("write it as --meta build=1234".into()),
+            ));
+        };
+        if k.is_empty() {
+            return Err(CliError::usage(
+                format!("--meta '{pair}' has an empty key"),
+                Some("write it as --meta build=1234".into()),
+            ));
+        }
+        metadata.insert(k.to_string(), Value::String(v.to_string()));
+    }
+    Ok(metadata)
+}
+
+/// The suite's judges (endpoints and keys from the environment) and their
+/// preflight problems.
+///
+/// # Errors
+/// A refusal when a judge cannot be set up at all.
+pub(super) fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>), CliError> {
+    let coordinates: Vec<&str> = suite
+        .checks
+        .iter()
+        .filter_map(|c| c.judge_coordinate())
+        .collect();
+    let judges = Judges::new(coordinates, |kind| {
+        provider_suite::endpoint(kind, None, &env)
+    })
+    .map_err(CliError::Refused)?;
+    let problems = judges
+        .clients()
+        .iter()
+        .filter_map(|j| j.preflight_problem())
+        .collect();
+    Ok((judges, problems))
+}
+
+/// The warning for each judge without a price (its spend is not counted).
+pub(super) fn warn_unpriced(judges: &Judges) {
+    for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
+        eprintln!(
+            "digline: warning: the judge {} has no price, so its spend is not counted",
+            judge.coordinate()
+        );
+    }
+}
+
 /// The process environment, read here (host's job) and passed down.
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok()
@@ -61,7 +119,7 @@ fn env(name: &str) -> Option<String> {
 /// How progress is shown: nothing with `-q`; in CI (`CI` set) a plain line
 /// every 5 s and one at the end; a bar on a terminal; nothing on a pipe
 /// outside CI (stderr keeps the plan and warnings only).
-fn display(quiet: bool) -> Display {
+pub(super) fn display(quiet: bool) -> Display {
     use std::io::IsTerminal;
     if quiet {
         Display::Quiet
@@ -83,11 +141,13 @@ enum Built {
     Provider(ProviderTarget),
 }
 
-/// Execute `digline run`.
+/// Everything `run` does before printing: load, preflight, ask, store.
+/// `gate` runs the suite through this too. Returns the key, the document
+/// and the plan.
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
-pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
+pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument, Plan), CliError> {
     if args.target.is_some() {
         return Err(CliError::usage(
             format!(
@@ -97,22 +157,7 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
             Some("drop --target and edit [target] in the suite file".into()),
         ));
     }
-    let mut metadata = Map::new();
-    for pair in &args.meta {
-        let Some((k, v)) = pair.split_once('=') else {
-            return Err(CliError::usage(
-                format!("--meta '{pair}' is not KEY=VALUE"),
-                Some("write it as --meta build=1234".into()),
-            ));
-        };
-        if k.is_empty() {
-            return Err(CliError::usage(
-                format!("--meta '{pair}' has an empty key"),
-                Some("write it as --meta build=1234".into()),
-            ));
-        }
-        metadata.insert(k.to_string(), Value::String(v.to_string()));
-    }
+    let metadata = metadata(&args.meta)?;
     let loaded = load_suite(&args.suite)?;
     let plan = Plan::of(&loaded.suite);
     let mut artifact_paths = loaded.suite.artifacts.clone();
@@ -136,22 +181,8 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
             Built::Provider(target)
         }
     };
-    let coordinates: Vec<&str> = loaded
-        .suite
-        .checks
-        .iter()
-        .filter_map(|c| c.judge_coordinate())
-        .collect();
-    let judges = Judges::new(coordinates, |kind| {
-        provider_suite::endpoint(kind, None, &env)
-    })
-    .map_err(CliError::Refused)?;
-    problems.extend(
-        judges
-            .clients()
-            .iter()
-            .filter_map(|j| j.preflight_problem()),
-    );
+    let (judges, judge_problems) = judges(&loaded.suite)?;
+    problems.extend(judge_problems);
     problems.extend(plan.over(args.max_calls));
     preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
     let store = Store::new(&args.suite.root);
@@ -167,12 +198,7 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
         if let Some(judging) = plan.judge_sentence() {
             eprintln!("digline: {judging}");
         }
-        for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
-            eprintln!(
-                "digline: warning: the judge {} has no price, so its spend is not counted",
-                judge.coordinate()
-            );
-        }
+        warn_unpriced(&judges);
     }
     tracing::info!(
         tenant = %loaded.suite.tenant,
@@ -183,9 +209,10 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     );
     let ctx = RunContext {
         created_at: host::clock::now_iso(),
-        git_commit: host::git::commit(&args.suite.root),
+        git_commit: host::git::commit(&args.suite.root)
+            .or_else(|| host::git::commit_from_files(&args.suite.root)),
         digline_version: env!("CARGO_PKG_VERSION").to_string(),
-        metadata,
+        metadata: metadata.clone(),
         artifacts,
         concurrency: args.concurrency as usize,
         retry: RetryPolicy {
@@ -207,6 +234,15 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
     let doc = run_suite(&loaded.suite, target, judge, &ctx)
         .map_err(|e| CliError::Refused(e.to_string()))?;
     let key = store.write_run(&doc)?;
+    Ok((key, doc, plan))
+}
+
+/// Execute `digline run`.
+///
+/// # Errors
+/// A [`CliError`] (exit 64) for anything refused before or while starting.
+pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
+    let (key, doc, plan) = run_and_store(&args, quiet)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     let unjudged = doc.unjudged_cases();
     if unjudged > 0 && !quiet {
@@ -216,13 +252,7 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
         );
     }
     if args.json {
-        let line = json!({
-            "output_version": crate::wire::OUTPUT_VERSION,
-            "key": key,
-            "tenant": doc.tenant,
-            "suite": doc.suite,
-            "sentence": plan.sentence(),
-        });
+        let line = crate::wire::run::run_json(&key, &doc.tenant, &doc.suite, &plan.sentence());
         println!("{}", dumps_request_body(&line));
     } else {
         println!("{key}");

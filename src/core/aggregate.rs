@@ -455,7 +455,7 @@ fn per_sample(aggregate: &DeclaredAggregate, outcomes: &[CaseOutcome]) -> Option
         let (_, value) = measure(aggregate, outcomes, |v| match v.status {
             Status::Error => Status::Error,
             _ => match v.samples.as_ref().and_then(|s| s.get(index)) {
-                Some(score) if meets(*score, v.threshold) => Status::Pass,
+                Some(score) if meets(*score, *v.threshold) => Status::Pass,
                 Some(_) => Status::Fail,
                 None => Status::Error,
             },

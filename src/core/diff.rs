@@ -359,7 +359,7 @@ fn check(
     }
     let delta = round6(rs - ls);
     row.delta = Some(delta);
-    row.tolerance = l.tolerance.max(r.tolerance);
+    row.tolerance = l.tolerance.max(*r.tolerance);
     if l.status != r.status {
         row.outcome = DiffOutcome::Differs;
         row.flipped = true;

@@ -77,7 +77,11 @@ impl Suite {
         let rules: Vec<RuleEntry> = self
             .checks
             .iter()
-            .map(|c| RuleEntry::floats(&c.assertion_id, c.threshold, c.tolerance))
+            .map(|c| RuleEntry {
+                assertion_id: c.assertion_id.clone(),
+                threshold: c.threshold.to_number(),
+                tolerance: c.tolerance.to_number(),
+            })
             .collect();
         config_hash(&rules, self.samples, self.min_agreement, &aggregates)
     }

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::level::Level;
 use super::pyjson::round6;
 
 /// The three states of a verdict.
@@ -65,10 +66,11 @@ pub struct Verdict {
     pub score: Option<f64>,
     /// pass, fail or error.
     pub status: Status,
-    /// 0–1, rounded to 6 decimals.
-    pub threshold: f64,
-    /// ≥ 0, rounded to 6 decimals: how far the score may move before it counts.
-    pub tolerance: f64,
+    /// 0–1, rounded to 6 decimals; an integer when declared as one.
+    pub threshold: Level,
+    /// ≥ 0, rounded to 6 decimals: how far the score may move before it
+    /// counts; an integer when declared as one.
+    pub tolerance: Level,
     /// The per-sample scores when the check was sampled (suite `samples` > 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub samples: Option<Vec<f64>>,
@@ -93,13 +95,14 @@ impl Verdict {
         name: &str,
         assertion_id: &str,
         score: f64,
-        threshold: f64,
-        tolerance: f64,
+        threshold: impl Into<Level>,
+        tolerance: impl Into<Level>,
         reason: String,
         metadata: Map<String, Value>,
     ) -> Verdict {
+        let (threshold, tolerance) = (threshold.into(), tolerance.into());
         let score = round6(score);
-        let status = if meets(score, threshold) {
+        let status = if meets(score, *threshold) {
             Status::Pass
         } else {
             Status::Fail
@@ -111,8 +114,8 @@ impl Verdict {
             reason,
             score: Some(score),
             status,
-            threshold: round6(threshold),
-            tolerance: round6(tolerance),
+            threshold,
+            tolerance,
             samples: None,
             sample_min: None,
             sample_max: None,
@@ -125,11 +128,12 @@ impl Verdict {
     pub fn errored(
         name: &str,
         assertion_id: &str,
-        threshold: f64,
-        tolerance: f64,
+        threshold: impl Into<Level>,
+        tolerance: impl Into<Level>,
         reason: String,
         metadata: Map<String, Value>,
     ) -> Verdict {
+        let (threshold, tolerance) = (threshold.into(), tolerance.into());
         Verdict {
             assertion: name.to_string(),
             assertion_id: assertion_id.to_string(),
@@ -137,8 +141,8 @@ impl Verdict {
             reason,
             score: None,
             status: Status::Error,
-            threshold: round6(threshold),
-            tolerance: round6(tolerance),
+            threshold,
+            tolerance,
             samples: None,
             sample_min: None,
             sample_max: None,
@@ -166,7 +170,7 @@ impl Verdict {
             (Status::Error, Some(_)) | (_, None) => false,
             (status, Some(score)) => {
                 (0.0..=1.0).contains(&score)
-                    && (status == Status::Pass) == meets(score, self.threshold)
+                    && (status == Status::Pass) == meets(score, *self.threshold)
             }
         }
     }

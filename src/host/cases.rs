@@ -220,6 +220,15 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
                     .to_string(),
             ))
         }
+        Some(Value::String(s)) if s.chars().any(|c| c.is_control() && c != '\t') => {
+            return Err(invalid(
+                "id",
+                "`id` holds a control character (a line break, an escape…): an id is \
+                 printed in terminals, comments and reports, where it could forge lines. \
+                 Use visible characters"
+                    .into(),
+            ))
+        }
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         Some(Value::String(_)) => {
             return Err(invalid(

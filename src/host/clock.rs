@@ -10,6 +10,11 @@ pub fn now_iso() -> String {
     iso(OffsetDateTime::now_utc())
 }
 
+/// Seconds since the Unix epoch (for a forge's rate-limit reset time).
+pub fn unix_now() -> u64 {
+    u64::try_from(OffsetDateTime::now_utc().unix_timestamp()).unwrap_or(0)
+}
+
 /// A number that differs between runs (nanoseconds of the clock mixed with
 /// the process id): seeds the retry jitter, which needs no more than that.
 pub fn seed() -> u64 {

@@ -81,6 +81,21 @@ impl LoadError {
     }
 }
 
+impl LoadError {
+    /// The same error about a file called `name` instead of `self.file`
+    /// (the loader locates errors in `suite.toml`; the user's file may be
+    /// called `support-suite.toml`).
+    pub fn in_file(mut self, name: &str) -> LoadError {
+        if self.file != name {
+            if let Some(rest) = self.message.strip_prefix(self.file.as_str()) {
+                self.message = format!("{name}{rest}");
+            }
+            self.file = name.to_string();
+        }
+        self
+    }
+}
+
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
@@ -92,6 +107,22 @@ impl std::error::Error for LoadError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_name_the_file_as_the_user_called_it() {
+        let err = LoadError::new(
+            LoadErrorKind::Invalid,
+            "suite.toml",
+            Some("[suite]"),
+            None,
+            "bad",
+        )
+        .in_file("support.toml");
+        assert_eq!(err.message, "support.toml, [suite]: bad");
+        assert_eq!(err.file, "support.toml");
+        let same = LoadError::new(LoadErrorKind::Invalid, "cases.json", None, None, "bad");
+        assert_eq!(same.clone().in_file("cases.json"), same);
+    }
 
     #[test]
     fn the_sentence_names_file_and_entry() {

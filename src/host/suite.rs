@@ -118,6 +118,20 @@ pub struct LoadedSuite {
 /// invalid values, checks not built yet, Python-only constructs, inline
 /// credentials, and paths outside `root`.
 pub fn load(suite_path: &Path, root: &Path) -> Result<LoadedSuite, LoadError> {
+    let name = suite_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| SUITE_FILE.to_string());
+    load_named(suite_path, root).map_err(|e| {
+        if e.file == SUITE_FILE {
+            e.in_file(&name)
+        } else {
+            e
+        }
+    })
+}
+
+fn load_named(suite_path: &Path, root: &Path) -> Result<LoadedSuite, LoadError> {
     let bytes = std::fs::read(suite_path).map_err(|e| {
         LoadError::new(
             LoadErrorKind::Read,
@@ -134,7 +148,7 @@ pub fn load(suite_path: &Path, root: &Path) -> Result<LoadedSuite, LoadError> {
     let root = std::fs::canonicalize(root).map_err(|e| {
         LoadError::new(
             LoadErrorKind::Read,
-            SUITE_FILE,
+            "--root",
             None,
             None,
             &format!(
@@ -567,6 +581,9 @@ fn from_table(
     let aggregates = check_aggregates(&checks, declared_aggregates, &cases, &cases_name)?;
     // 10. [target]
     let target = load_target(table.get("target"), suite_dir, root)?;
+    if let TargetSpec::Http(spec) = &target {
+        check_body_against_cases(spec, &cases, &cases_name)?;
+    }
     Ok(LoadedSuite {
         suite: Suite {
             tenant,
@@ -1096,6 +1113,33 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
             "`url` has to be an http:// or https:// address with a host",
         ));
     }
+    if url.contains("${") {
+        return Err(err(
+            LoadErrorKind::Invalid,
+            AT,
+            Some("url"),
+            "`url` holds a ${NAME}, and only [target.headers] values take variables from the \
+             environment. Write the address, and put a secret in a header",
+        ));
+    }
+    if let Some(port) = url_port(&url) {
+        if port.parse::<u16>().map_or(true, |p| p == 0) {
+            return Err(err(
+                LoadErrorKind::Invalid,
+                AT,
+                Some("url"),
+                &format!("`url` names the port '{port}', and a port is a number from 1 to 65535"),
+            ));
+        }
+    }
+    if let Err(why) = crate::target::http::check_url(&url) {
+        return Err(err(
+            LoadErrorKind::Invalid,
+            AT,
+            Some("url"),
+            &format!("`url`: {why}"),
+        ));
+    }
     let output_path = text("output_path")?.unwrap_or_default();
     let cost_path = text("cost_path")?;
     let latency_from_response = text("latency_from_response")?;
@@ -1145,6 +1189,27 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
                         ),
                     ));
                 };
+                if !is_header_name(name) {
+                    return Err(err(
+                        LoadErrorKind::Invalid,
+                        Some("[target.headers]"),
+                        Some(name),
+                        &format!(
+                            "`{name}` is not a valid HTTP header name: letters, digits and \
+                             !#$%&'*+-.^_`|~ only, no spaces"
+                        ),
+                    ));
+                }
+                if value.contains(['\r', '\n', '\0']) {
+                    return Err(err(
+                        LoadErrorKind::Invalid,
+                        Some("[target.headers]"),
+                        Some(name),
+                        &format!(
+                            "`{name}` holds a line break or NUL, which would split the request"
+                        ),
+                    ));
+                }
                 let vars = header_variables(value).map_err(|why| {
                     err(
                         LoadErrorKind::Invalid,
@@ -1154,6 +1219,11 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
                     )
                 })?;
                 if carries_credential(name) && vars.is_empty() {
+                    let example = if name.to_ascii_lowercase().contains("authorization") {
+                        "Bearer ${SUPPORT_TOKEN}"
+                    } else {
+                        "${SUPPORT_TOKEN}"
+                    };
                     return Err(err(
                         LoadErrorKind::Credential,
                         Some("[target.headers]"),
@@ -1161,7 +1231,7 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
                         &format!(
                             "`{name}` carries a credential, and its value is written into the \
                              suite file, which gets committed. Take it from the environment \
-                             instead, e.g. {name} = \"Bearer ${{SUPPORT_TOKEN}}\""
+                             instead, e.g. {name} = \"{example}\""
                         ),
                     ));
                 }
@@ -1211,6 +1281,68 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
         headers,
         timeout_s,
     })
+}
+
+/// Every case that will be asked must have what `[target.body]` reads
+/// (`case.vars.<k>`, `case.metadata.<k>`): found here, for all cases at
+/// once, instead of as one errored case per typo during the run.
+fn check_body_against_cases(
+    spec: &HttpTargetSpec,
+    cases: &[crate::core::suite::Case],
+    cases_name: &str,
+) -> Result<(), LoadError> {
+    let problems: Vec<(usize, String)> = cases
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.suspended.is_none())
+        .filter_map(|(i, c)| {
+            crate::target::http::render_body(&spec.body, c)
+                .err()
+                .map(|why| (i + 1, why))
+        })
+        .collect();
+    let Some((first, why)) = problems.first() else {
+        return Ok(());
+    };
+    let more = match problems.len() {
+        1 => String::new(),
+        n => format!(
+            " ({} more case(s) too: #{})",
+            n - 1,
+            problems[1..]
+                .iter()
+                .map(|(i, _)| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", #")
+        ),
+    };
+    Err(LoadError::new(
+        LoadErrorKind::Invalid,
+        cases_name,
+        Some(&format!("#{first}")),
+        None,
+        &format!("{why}{more}. Fix the case or the body: nothing was sent"),
+    ))
+}
+
+/// The port a URL spells out after its host, if any (`http://h:8080/x` → `8080`).
+fn url_port(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit('@').next()?;
+    let after_host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split_once(']')?.1,
+        None => host_port,
+    };
+    after_host.rsplit_once(':').map(|(_, port)| port)
+}
+
+/// True for a valid HTTP header name (an RFC 9110 token).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
 }
 
 /// True for a header whose name carries a credential: `Authorization`,
@@ -1280,6 +1412,28 @@ pub fn expand_headers(
             )
         })?;
         for var in &vars {
+            if env(var).is_some_and(|v| v.is_empty()) {
+                return Err(err(
+                    LoadErrorKind::Environment,
+                    Some("[target.headers]"),
+                    Some(name),
+                    &format!(
+                        "`{name}` takes ${{{var}}} from the environment, and {var} is set but \
+                         empty. Set it to the value; nothing was sent"
+                    ),
+                ));
+            }
+            if env(var).is_some_and(|v| v.contains(['\r', '\n', '\0'])) {
+                return Err(err(
+                    LoadErrorKind::Environment,
+                    Some("[target.headers]"),
+                    Some(name),
+                    &format!(
+                        "`{name}` takes ${{{var}}} from the environment, and {var} holds a line \
+                         break or NUL, which would split the request. Nothing was sent"
+                    ),
+                ));
+            }
             if env(var).is_none() {
                 return Err(err(
                     LoadErrorKind::Environment,
@@ -1903,9 +2057,9 @@ tolerance = 0
                 "latency_budget"
             ]
         );
-        assert_eq!(s.checks[1].threshold, 0.9);
-        assert_eq!(s.checks[1].tolerance, 0.05);
-        assert_eq!(s.checks[4].threshold, 0.5);
+        assert_eq!(*s.checks[1].threshold, 0.9);
+        assert_eq!(*s.checks[1].tolerance, 0.05);
+        assert_eq!(*s.checks[4].threshold, 0.5);
         assert_eq!(s.rules[5].tolerance, Number::from(0));
         assert_eq!(s.cases.len(), 1);
         let t = loaded.target.http().expect("an HTTP target");
@@ -1980,9 +2134,9 @@ tolerance = 0
                  threshold = \"9/10\"\ntolerance = 0.0\n{extra}"
             )
         };
-        let labelled = r#"[{"id": "a", "label": "positive", "group": "z"},
-            {"id": "b", "label": "negative", "group": "y"},
-            {"id": "k", "canary": true}]"#;
+        let labelled = r#"[{"id": "a", "label": "positive", "group": "z", "vars": {"question": "q"}},
+            {"id": "b", "label": "negative", "group": "y", "vars": {"question": "q"}},
+            {"id": "k", "canary": true, "vars": {"question": "q"}}]"#;
         // Loads: groups sorted, the canary needs no label.
         let dir = fixture(
             &agg("by_group = true\n").replace(
@@ -2054,7 +2208,7 @@ tolerance = 0
         let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
         let check = &loaded.suite.checks[0];
         assert_eq!(
-            (check.name.as_str(), check.threshold, check.tolerance),
+            (check.name.as_str(), *check.threshold, *check.tolerance),
             ("length", 1.0, 0.1)
         );
         assert_eq!(loaded.suite.repeated(), [("length", 3)]);

@@ -699,7 +699,7 @@ fn single_happened(v: &Verdict, locale: Locale, s: &Strings) -> String {
             tr(locale, "single_scored"),
             &[
                 ("score", &fmt_score(score)),
-                ("threshold", &fmt_score(v.threshold)),
+                ("threshold", &fmt_score(*v.threshold)),
             ],
         ),
     }
@@ -780,7 +780,7 @@ fn measures(run: &RunDocument, locale: Locale, why: &Why) -> Vec<MeasureRow> {
                     tr(locale, "result_scored"),
                     &[
                         ("score", &fmt_score(score)),
-                        ("threshold", &fmt_score(v.threshold)),
+                        ("threshold", &fmt_score(*v.threshold)),
                     ],
                 ),
                 _ => tr(locale, "result_error").to_string(),

@@ -19,7 +19,8 @@
 //! alone, so the configuration it reports (which the target holds every
 //! later answer to) is the first in case order, as in digline 0.10.0's
 //! sequential run. Aggregates are counted last, over the folded verdicts
-//! (`core::aggregate`).
+//! (`core::aggregate`). `rejudge` runs this same driver over a stored run's
+//! recorded answers (`run::rejudge::Replay`), so both grade alike.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -53,6 +54,12 @@ pub trait Ask: Sync {
     /// What the system under test reported about itself (`{"values": {...}}`,
     /// or `{}`), fixed by the first answer in case order.
     fn target_config(&self) -> Map<String, Value>;
+
+    /// True when the answers come from a recording (`rejudge`): their
+    /// recorded cost is not spent again, so progress counts none.
+    fn replayed(&self) -> bool {
+        false
+    }
 }
 
 impl Ask for HttpTarget {
@@ -274,7 +281,11 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> (Vec<Verdict>, Option
         }
     };
     let errored = verdicts.iter().any(|v: &Verdict| v.status == Status::Error);
-    let cost: f64 = responses.iter().flatten().filter_map(|r| r.cost_usd).sum();
+    let cost: f64 = if svc.target.replayed() {
+        0.0
+    } else {
+        responses.iter().flatten().filter_map(|r| r.cost_usd).sum()
+    };
     svc.progress.case_done(errored, cost);
     // Answers are kept to the end of the run only when the document records
     // them: a 10,000-case run otherwise holds every answer and request body.

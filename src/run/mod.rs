@@ -1,7 +1,8 @@
 //! `run`: the driver — asks the target for every case, grades the answers
 //! (judges included) and assembles the run document; the plan said before
 //! the first call, the preflight that lists every problem at once, retries
-//! and the pool's pace, and progress on stderr.
+//! and the pool's pace, and progress on stderr; and `rejudge`, the same
+//! grading over a stored run's recorded answers.
 //!
 //! May import `target`, `report`, `wire`, `store`, `core`; reads no
 //! environment (the caller passes `created_at`, the commit, the version,
@@ -11,9 +12,11 @@ pub mod driver;
 pub mod plan;
 pub mod preflight;
 pub mod progress;
+pub mod rejudge;
 pub mod retry;
 
 pub use driver::{execute, Ask, Judge, NoJudges, RunContext, RunError};
 pub use plan::Plan;
 pub use progress::Display;
+pub use rejudge::{rejudge, RejudgeError, Replay};
 pub use retry::RetryPolicy;

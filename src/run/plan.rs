@@ -1,6 +1,7 @@
 //! The plan: how many calls a run will make, said before the first one,
 //! how often a `repeated` check grades each answer, how many calls go to
-//! judges, and the `--max-calls` guard.
+//! judges, and the `--max-calls` guard; for `rejudge`, the same plan said
+//! as answers replayed (no call to the target) and calls to judges.
 
 use crate::core::suite::Suite;
 
@@ -73,6 +74,45 @@ impl Plan {
         })
     }
 
+    /// `2 cases × 1 recorded answer = 2 answers replayed; no call to the
+    /// target` as digline 0.10.0 says it for `rejudge`, then the `repeated`
+    /// clauses, then `; 4 calls to judges (2 per answer × 2 answers)` when
+    /// checks are judged.
+    pub fn replay_sentence(&self) -> String {
+        let mut sentence = format!(
+            "{} × {} = {} replayed; no call to the target",
+            plural(self.cases, "case"),
+            plural(self.samples as usize, "recorded answer"),
+            plural(self.calls(), "answer")
+        );
+        for (name, times) in &self.repeated {
+            sentence.push_str(&format!("; each answer is judged {times} times by {name}"));
+        }
+        if self.judge_calls_per_answer > 0 {
+            sentence.push_str(&format!(
+                "; {} to judges ({} per answer × {})",
+                plural(self.judge_calls(), "call"),
+                self.judge_calls_per_answer,
+                plural(self.calls(), "answer")
+            ));
+        }
+        sentence
+    }
+
+    /// The `--max-calls` problem of a re-judge (judge calls only: the target
+    /// is not called), if it needs more than `max`.
+    pub fn replay_over(&self, max: Option<usize>) -> Option<String> {
+        let max = max?;
+        let total = self.judge_calls();
+        (total > max).then(|| {
+            format!(
+                "the re-judge needs {} to judges (none to the target), more than --max-calls \
+                 {max}; raise --max-calls or re-judge fewer cases",
+                plural(total, "call")
+            )
+        })
+    }
+
     /// Total target calls (`cases × samples`).
     pub fn calls(&self) -> usize {
         self.cases * self.samples as usize
@@ -131,6 +171,16 @@ mod tests {
         for (p, want) in rows {
             assert_eq!(p.sentence(), *want);
         }
+        // digline 0.10.0's rejudge line, word for word.
+        assert_eq!(
+            plan(2, 1, &[]).replay_sentence(),
+            "2 cases × 1 recorded answer = 2 answers replayed; no call to the target"
+        );
+        assert_eq!(
+            plan(1, 3, &[("contains", 2)]).replay_sentence(),
+            "1 case × 3 recorded answers = 3 answers replayed; no call to the target; \
+             each answer is judged 2 times by contains"
+        );
     }
 
     #[test]
@@ -144,6 +194,19 @@ mod tests {
         assert_eq!(
             p.judge_sentence().as_deref(),
             Some("plus 10 calls to judges (2 per answer × 5 answers)")
+        );
+        assert_eq!(
+            p.replay_sentence(),
+            "5 cases × 1 recorded answer = 5 answers replayed; no call to the target; \
+             10 calls to judges (2 per answer × 5 answers)"
+        );
+        assert_eq!(p.replay_over(Some(10)), None);
+        assert_eq!(
+            p.replay_over(Some(9)).as_deref(),
+            Some(
+                "the re-judge needs 10 calls to judges (none to the target), more than \
+                 --max-calls 9; raise --max-calls or re-judge fewer cases"
+            )
         );
         assert_eq!(p.over(None), None);
         assert_eq!(p.over(Some(15)), None);

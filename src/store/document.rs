@@ -358,7 +358,7 @@ fn validate_verdict(case: &str, v: &Verdict) -> Result<(), String> {
                 .unwrap_or_else(|| "null".into())
         ));
     }
-    if !(0.0..=1.0).contains(&v.threshold) || v.tolerance < 0.0 || !v.tolerance.is_finite() {
+    if !(0.0..=1.0).contains(&*v.threshold) || *v.tolerance < 0.0 || !v.tolerance.is_finite() {
         return Err(format!(
             "the verdict '{}' of case '{case}' has a threshold outside 0–1 or a negative tolerance",
             v.assertion

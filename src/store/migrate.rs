@@ -173,8 +173,8 @@ fn canonical(mut doc: RunDocument) -> RunDocument {
     fn verdict(v: Verdict) -> Verdict {
         let mut v = v.at_storage_precision();
         v.score = v.score.map(round6);
-        v.threshold = round6(v.threshold);
-        v.tolerance = round6(v.tolerance);
+        v.threshold = crate::core::level::Level::declared(&v.threshold.to_number());
+        v.tolerance = crate::core::level::Level::declared(&v.tolerance.to_number());
         v.samples = v.samples.map(|s| s.into_iter().map(round6).collect());
         v.sample_min = v.sample_min.map(round6);
         v.sample_max = v.sample_max.map(round6);

@@ -100,6 +100,7 @@ fn two_long_answers_are_judged_fast() {
     });
     let elapsed = started.elapsed();
     assert_eq!(verdict.status.as_str(), "fail");
-    // Well under a second in release; debug builds get headroom.
-    assert!(elapsed.as_secs_f64() < 5.0, "{elapsed:?}");
+    // A guard against a quadratic table (50k × 50k cells would take minutes
+    // and gigabytes), not a timing: the speed is measured in `bench/`.
+    assert!(elapsed.as_secs_f64() < 20.0, "{elapsed:?}");
 }

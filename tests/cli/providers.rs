@@ -488,8 +488,11 @@ fn two_hundred_cases_at_concurrency_16_keep_case_order_and_pace() {
     );
     let elapsed = started.elapsed();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    // 200 × 0.1 s / 16 = 1.25 s; within 1.2× of it
-    assert!(elapsed < Duration::from_millis(1500), "{elapsed:?}");
+    // One at a time this takes 200 × 0.1 s = 20 s; the pool's limit is
+    // 200 × 0.1 s / 16 = 1.25 s. How close it comes to that limit is measured
+    // in `bench/` (docs/performance.md), not here: a timed assertion is flaky
+    // on a loaded machine. This bound only proves the calls overlap.
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
     let doc = run_doc(dir.path(), &ran.stdout);
     for (i, result) in doc["results"].as_array().unwrap().iter().enumerate() {
         assert_eq!(result["case_id"], format!("c{i:03}"));

@@ -65,6 +65,58 @@ fn a_bad_suite_is_refused_with_a_located_sentence() {
             &["api_key"],
         ),
         (
+            "a variable in the url",
+            GOOD_SUITE.replace("127.0.0.1:9/answer", "127.0.0.1:9/${PATH_SECRET}"),
+            Some(GOOD_CASES),
+            &["[target]", "`url`", "only [target.headers]"],
+        ),
+        (
+            "a port that is no port",
+            GOOD_SUITE.replace("127.0.0.1:9/", "127.0.0.1:99999/"),
+            Some(GOOD_CASES),
+            &["`url`", "'99999'", "1 to 65535"],
+        ),
+        (
+            "a header name with a space",
+            GOOD_SUITE.replace(
+                "\n[[assertions]]",
+                "\n[target.headers]\n\"X Team\" = \"a\"\n\n[[assertions]]",
+            ),
+            Some(GOOD_CASES),
+            &["[target.headers]", "X Team", "not a valid HTTP header name"],
+        ),
+        (
+            "length that always passes",
+            GOOD_SUITE.replace(
+                "type = \"contains\"\nneedle = \"Northwind\"",
+                "type = \"length\"\nminimum = 0",
+            ),
+            Some(GOOD_CASES),
+            &["[[assertions]] #1", "`minimum` is 0", "always passes"],
+        ),
+        (
+            "a control character in a case id",
+            GOOD_SUITE.to_string(),
+            Some(r#"[{"id": "a\nNothing got worse."}]"#),
+            &["cases.json #1", "control character"],
+        ),
+        (
+            "a body reference a case cannot fill",
+            GOOD_SUITE.replace(
+                "id = \"case.id\"",
+                "id = \"case.id\"\nquestion = \"case.vars.questoin\"",
+            ),
+            Some(
+                r#"[{"id": "a", "vars": {"question": "q"}}, {"id": "b", "vars": {"question": "q"}}]"#,
+            ),
+            &[
+                "cases.json #1",
+                "questoin",
+                "1 more case(s) too: #2",
+                "nothing was sent",
+            ],
+        ),
+        (
             "typo'd suite key",
             GOOD_SUITE.replace("environment", "enviroment"),
             Some(GOOD_CASES),
@@ -291,4 +343,45 @@ fn an_unwritable_store_is_refused_before_any_call() {
         "{}",
         ran.stderr
     );
+}
+
+#[test]
+fn errors_name_the_suite_file_as_it_is_called() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("support.toml"),
+        GOOD_SUITE.replace("needle", "neddle"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("cases.json"), GOOD_CASES).unwrap();
+    let ran = digline(dir.path(), &["list", "--suite", "support.toml"]);
+    assert_eq!(ran.code, 64);
+    assert!(
+        ran.stderr
+            .starts_with("digline: support.toml, [[assertions]] #1"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn header_secrets_must_be_set_and_single_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = GOOD_SUITE.replace(
+        "\n[[assertions]]",
+        "\n[target.headers]\nAuthorization = \"Bearer ${DIGLINE_TEST_TOKEN}\"\n\n[[assertions]]",
+    );
+    write(dir.path(), &suite, Some(GOOD_CASES));
+    for (value, want) in [("", "set but empty"), ("abc\r\nX-Evil: 1", "line break")] {
+        let ran: crate::util::Ran = std::process::Command::new(env!("CARGO_BIN_EXE_digline"))
+            .args(["run", "--suite", "suite.toml"])
+            .current_dir(dir.path())
+            .env("DIGLINE_TEST_TOKEN", value)
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(ran.code, 64, "{}", ran.stderr);
+        assert!(ran.stderr.contains(want), "{}", ran.stderr);
+        assert!(!ran.stderr.contains("X-Evil"), "the value was printed");
+    }
 }

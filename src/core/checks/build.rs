@@ -22,6 +22,7 @@ use super::is_json::TopLevel;
 use super::json_schema::CompiledSchema;
 use super::{pattern, pii, Check, DeclaredCheck, LengthUnit, OutputKind};
 use crate::core::identity::{self, RuleEntry};
+use crate::core::level::Level;
 use crate::core::pyjson::round6;
 use crate::core::ratio::{as_agreement, as_ratio, describe};
 
@@ -810,6 +811,15 @@ pub fn default_threshold(token: &str) -> Option<f64> {
         })
 }
 
+/// A declared threshold or tolerance: an integer in the file stays an
+/// integer (as 0.10.0 writes it back); anything else is the parsed value.
+fn as_level(declared: &Value, parsed: f64) -> Level {
+    match declared {
+        Value::Number(n) if n.is_i64() => Level::declared(n),
+        _ => Level::float(parsed),
+    }
+}
+
 /// The check's `config_hash` entry: its id with threshold and tolerance as
 /// the entry wrote them (an integer stays an integer, as 0.10.0 hashes it);
 /// defaults and ratio strings give floats.
@@ -823,9 +833,9 @@ pub fn rule_entry(check: &DeclaredCheck, params: &Map<String, Value>) -> RuleEnt
         current = inner;
         params = table;
     }
-    let declared = |key: &str, parsed: f64| match params.get(key) {
+    let declared = |key: &str, parsed: Level| match params.get(key) {
         Some(Value::Number(n)) => n.clone(),
-        _ => Number::from_f64(parsed).unwrap_or_else(|| Number::from(0)),
+        _ => parsed.to_number(),
     };
     RuleEntry {
         assertion_id: check.assertion_id.clone(),
@@ -885,10 +895,10 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
         }
     };
     let threshold = match params.get("threshold") {
-        None => match default_of("threshold") {
+        None => Level::float(match default_of("threshold") {
             Def::Float(x) => x,
             _ => 1.0,
-        },
+        }),
         Some(v) => {
             let t = as_ratio(v, "threshold")
                 .map_err(|e| BuildError::invalid(token, "threshold", e.message))?;
@@ -902,11 +912,11 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
                     ),
                 ));
             }
-            t
+            as_level(v, t)
         }
     };
     let tolerance = match params.get("tolerance") {
-        None => 0.0,
+        None => Level::float(0.0),
         Some(v) => {
             let t = as_ratio(v, "tolerance")
                 .map_err(|e| BuildError::invalid(token, "tolerance", e.message))?;
@@ -920,7 +930,7 @@ pub fn build(token: &str, params: &Map<String, Value>) -> Result<DeclaredCheck, 
                     ),
                 ));
             }
-            t
+            as_level(v, t)
         }
     };
     let accepts = match params.get("accepts") {
@@ -1302,6 +1312,15 @@ fn build_length(params: &Map<String, Value>) -> Result<Check, BuildError> {
             "it needs `minimum`, `maximum` or both: with neither, every output passes".to_string(),
         ));
     }
+    if maximum.is_none() && minimum.as_ref().is_some_and(|lo| lo.as_f64() == Some(0.0)) {
+        return Err(BuildError::invalid(
+            "length",
+            "minimum",
+            "`minimum` is 0 and there is no `maximum`: every output is at least 0 long, so \
+             this check always passes. Give a minimum above 0, or a maximum"
+                .to_string(),
+        ));
+    }
     if let (Some(lo), Some(hi)) = (&minimum, &maximum) {
         if lo.as_f64() > hi.as_f64() {
             return Err(BuildError::invalid(
@@ -1393,7 +1412,7 @@ mod tests {
         for (token, p, name, threshold, id) in table {
             let check = build(token, &params(p.clone())).unwrap_or_else(|e| panic!("{token}: {e}"));
             assert_eq!(check.name, *name);
-            assert_eq!(check.threshold, *threshold);
+            assert_eq!(*check.threshold, *threshold);
             assert_eq!(check.assertion_id, *id, "{token}");
         }
     }

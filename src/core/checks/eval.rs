@@ -74,13 +74,13 @@ pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
             budget::Budget::Cost,
             max_usd,
             inputs.cost_usd,
-            check.threshold,
+            *check.threshold,
         ),
         Check::LatencyBudget { max_ms } => budget::judge(
             budget::Budget::Latency,
             max_ms,
             inputs.latency_ms,
-            check.threshold,
+            *check.threshold,
         ),
         Check::LlmRubric { .. } | Check::Faithfulness { .. } => Outcome::Errored(
             "the judge was not asked: a judged check is graded by the driver, which calls \
@@ -250,8 +250,8 @@ mod tests {
             token: token.to_string(),
             name: token.to_string(),
             check,
-            threshold,
-            tolerance: 0.0,
+            threshold: threshold.into(),
+            tolerance: 0.0.into(),
             accepts,
             assertion_id: id.to_string(),
             identity_payload: Value::Null,
@@ -313,7 +313,7 @@ mod tests {
                     },
                     "720a0c9bd22a8a64",
                 );
-                budget.tolerance = 0.1;
+                budget.tolerance = 0.1.into();
                 vec![
                     declared(contains("Grüße", false), "8261ede35b34d98c"),
                     declared(
@@ -432,11 +432,11 @@ mod tests {
         if let Some(name) = spec["name"].as_str() {
             declared.name = name.to_string();
         }
-        if let Some(threshold) = spec["threshold"].as_f64() {
-            declared.threshold = threshold;
+        if let Some(threshold) = spec["threshold"].as_number() {
+            declared.threshold = crate::core::level::Level::declared(threshold);
         }
-        if let Some(tolerance) = spec["tolerance"].as_f64() {
-            declared.tolerance = tolerance;
+        if let Some(tolerance) = spec["tolerance"].as_number() {
+            declared.tolerance = crate::core::level::Level::declared(tolerance);
         }
         if let Some(accepts) = spec["accepts"].as_array() {
             declared.accepts = all_kinds()

@@ -12,6 +12,7 @@
 
 use serde_json::{Map, Number, Value};
 
+use super::level::Level;
 use super::verdict::Verdict;
 
 mod affix;
@@ -181,9 +182,9 @@ pub struct DeclaredCheck {
     /// The parameters.
     pub check: Check,
     /// 0–1; the score must reach it to pass.
-    pub threshold: f64,
+    pub threshold: Level,
     /// ≥ 0; how far the score may move against the baseline before it counts.
-    pub tolerance: f64,
+    pub tolerance: Level,
     /// The output kinds this check judges; any other kind is an `error`.
     pub accepts: Vec<OutputKind>,
     /// 16 hex chars, equal to digline 0.10.0's for the same declaration.

@@ -141,8 +141,8 @@ impl Side {
         Side {
             status: verdict.status,
             score: verdict.score,
-            threshold: verdict.threshold,
-            tolerance: verdict.tolerance,
+            threshold: *verdict.threshold,
+            tolerance: *verdict.tolerance,
         }
     }
 }
@@ -559,7 +559,7 @@ fn pair(
     }
     let noise = Noise::of(before);
     delta.noise = noise;
-    delta.outcome = if within(moved.abs(), now.tolerance) {
+    delta.outcome = if within(moved.abs(), *now.tolerance) {
         Outcome::Unchanged
     } else if noise.is_some_and(|n| n.covers(now_score)) {
         delta.within_noise = true;

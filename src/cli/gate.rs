@@ -1,0 +1,455 @@
+//! `digline gate`: the CI job in one command — run the suite (or take
+//! `--run`), compare with the committed baseline, write the terminal text,
+//! `outcome.json`, `comment.md`, `summary.md` and `junit.xml` into `--out`,
+//! publish when asked, and exit with the contract code. Never promotes.
+//!
+//! No baseline: no verdict. The run is rendered and published on its own,
+//! naming the baseline path looked for and the `promote` command a person
+//! runs — then exit 64. A gate is never green without a comparison.
+//!
+//! Payload boundary: every file here is built from names, keys, statuses
+//! and scores ([`crate::core::compare::Comparison`] holds no payload; the
+//! no-baseline tables read only statuses and scores of the run).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use crate::core::compare::{compare, exit_code, Comparison, Delta, Outcome, Scope, Side};
+use crate::core::document::{run_key, RunDocument};
+use crate::core::verdict::Status;
+use crate::forge::comment::{self, CommentData, Row};
+use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
+use crate::forge::{self, actions, junit, Mode};
+use crate::host::{self, env::CiEnv};
+use crate::report::locale::Locale;
+use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
+use crate::store::Store;
+
+use super::run::{run_and_store, RunArgs};
+use super::{exit, load_suite, CliError, SuiteArgs};
+
+/// `--publish`: where the verdict goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PublishTo {
+    /// Publish when a forge, a pull/merge request and a usable token are detected.
+    Auto,
+    /// GitHub: the PR comment, job summary, outputs and annotation.
+    Github,
+    /// GitLab: the merge-request note.
+    Gitlab,
+    /// Publish nothing (files in --out only).
+    None,
+}
+
+impl PublishTo {
+    /// The forge layer's mode.
+    pub fn mode(self) -> Mode {
+        match self {
+            PublishTo::Auto => Mode::Auto,
+            PublishTo::Github => Mode::Github,
+            PublishTo::Gitlab => Mode::Gitlab,
+            PublishTo::None => Mode::None,
+        }
+    }
+}
+
+/// Flags shared by `gate` and `publish`: where and how to publish.
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// Where to publish: auto (detected), github, gitlab or none.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub publish: PublishTo,
+    /// Comment even when nothing got worse (exit 0).
+    #[arg(long)]
+    pub comment_on_success: bool,
+    /// Write no comment (the job summary, outputs and annotation still go).
+    #[arg(long, conflicts_with = "comment_on_success")]
+    pub no_comment: bool,
+    /// The repository (owner/name) when GITHUB_REPOSITORY does not say.
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// The pull request number (GitLab: the merge request iid) when the CI environment does not say.
+    #[arg(long, value_name = "N")]
+    pub pr: Option<u64>,
+    /// A link to the report (e.g. the uploaded artifact) for the comment.
+    #[arg(long, value_name = "URL")]
+    pub report_url: Option<String>,
+    /// The longest rate-limit wait honoured, in seconds.
+    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+    pub max_wait: u64,
+}
+
+/// Flags of `digline gate`.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// Which suite, which repository.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Gate a stored run (a key, or `latest`) instead of running the suite.
+    #[arg(long, value_name = "KEY|latest")]
+    pub run: Option<String>,
+    /// The language of the HTML report (the comment and summary are English so far).
+    #[arg(long, default_value = "en")]
+    pub locale: String,
+    /// Where the files go (default: $RUNNER_TEMP/digline on GitHub, digline-gate/ elsewhere).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Calls to the target in flight at once.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    /// Retries of a call that failed in a way worth retrying.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub max_retries: u32,
+    /// Refuse to start when the plan needs more calls than this.
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<usize>,
+    /// Let the HTML report carry judge and suspension reasons (widens the boundary).
+    #[arg(long)]
+    pub report_payload: bool,
+    /// Publishing.
+    #[command(flatten)]
+    pub publishing: PublishArgs,
+}
+
+/// The HTML report's one call site: redacted (no judge or suspension
+/// reasons) unless `--report-payload` widens the boundary. A template
+/// failure is a warning, never a changed verdict: the gate writes no
+/// report then.
+fn render_html_report(
+    run: &RunDocument,
+    baseline: Option<&RunDocument>,
+    comparison: Option<&Comparison>,
+    locale: Locale,
+    payload: bool,
+) -> Option<String> {
+    match crate::report::html::render(run, baseline, comparison, locale, !payload) {
+        Ok(page) => Some(page),
+        Err(e) => {
+            eprintln!("digline: warning: the HTML report was not written: {e}");
+            None
+        }
+    }
+}
+
+/// Execute `digline gate`; returns the contract exit code.
+///
+/// # Errors
+/// A [`CliError`] (exit 64) for a refusal before a verdict: bad suite,
+/// bad flags, no such run, an unreadable document, a cross-tenant baseline.
+pub fn execute(args: GateArgs) -> Result<i32, CliError> {
+    let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
+    let env = CiEnv::read();
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| match &env.github.runner_temp {
+            Some(t) if env.github.actions => t.join("digline"),
+            _ => PathBuf::from("digline-gate"),
+        });
+    let loaded = load_suite(&args.suite)?;
+    let suite = &loaded.suite;
+    let store = Store::new(&args.suite.root);
+    let (key, doc) = match &args.run {
+        Some(which) => {
+            let stored = store.read_run(&suite.tenant, &suite.name, which)?;
+            (stored.key, stored.doc)
+        }
+        None => {
+            // The same steps as `digline run`, through the same function.
+            let run_args = RunArgs {
+                suite: SuiteArgs {
+                    suite: args.suite.suite.clone(),
+                    root: args.suite.root.clone(),
+                    tenant: args.suite.tenant.clone(),
+                    environment: args.suite.environment.clone(),
+                },
+                meta: Vec::new(),
+                json: false,
+                target: None,
+                concurrency: args.concurrency,
+                max_retries: args.max_retries,
+                max_calls: args.max_calls,
+            };
+            let (key, doc, _plan) = run_and_store(&run_args, false)?;
+            (key, doc)
+        }
+    };
+    let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
+    let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
+    let comparison = match &baseline {
+        Some(b) => Some(compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?),
+        None => None,
+    };
+    let promote = format!(
+        "digline promote --suite {} --root {} --run {key}",
+        args.suite.suite.display(),
+        args.suite.root.display()
+    );
+    let root_text = args.suite.root.display().to_string();
+    let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
+    let report_line = report_line(&args.publishing, &env, &out_dir);
+
+    let (code, headline, counts, data_tables, terminal) = match &comparison {
+        Some(c) => {
+            let code = exit_code(c);
+            let headline = headline_sentence(c, &c.headline(), &EN);
+            let counts: BTreeMap<String, usize> = Outcome::ALL
+                .iter()
+                .map(|o| (o.as_str().to_string(), c.headline().counts.get(*o)))
+                .collect();
+            let worse: Vec<Row> = c
+                .deltas
+                .iter()
+                .filter(|d| {
+                    d.outcome == Outcome::Regressed || (d.canary && d.outcome == Outcome::Improved)
+                })
+                .map(delta_row)
+                .collect();
+            let unjudged: Vec<Row> = c
+                .deltas
+                .iter()
+                .filter(|d| d.outcome == Outcome::Errored)
+                .map(delta_row)
+                .collect();
+            let text = render_compare(c, &EN);
+            (
+                code,
+                headline,
+                counts,
+                (worse, unjudged, config_lines(c, &EN)),
+                (text.stdout, text.stderr),
+            )
+        }
+        None => {
+            let headline = format!(
+                "No baseline to compare with, so there is no verdict: {} was not found.",
+                baseline_path.display()
+            );
+            let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+            let mut failing = Vec::new();
+            let mut errored = Vec::new();
+            let rows = doc
+                .results
+                .iter()
+                .flat_map(|c| c.verdicts.iter().map(move |v| (c.case_id.as_str(), v)))
+                .chain(doc.aggregate.iter().map(|v| ("run", v)));
+            for (case, v) in rows {
+                *counts.entry(v.status.as_str().to_string()).or_insert(0) += 1;
+                let row = Row {
+                    case: case.to_string(),
+                    check: v.assertion.clone(),
+                    before: "—".into(),
+                    after: side_text(v.status, v.score),
+                };
+                match v.status {
+                    Status::Fail => failing.push(row),
+                    Status::Error => errored.push(row),
+                    Status::Pass => {}
+                }
+            }
+            counts.insert("suspended".into(), doc.suspended_cases());
+            let stderr = format!(
+                "digline: suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)\n(hint: look at the run, then make it the reference: {promote})\n",
+                suite.name,
+                suite.tenant,
+                baseline_path.display()
+            );
+            (
+                exit::REFUSED,
+                headline.clone(),
+                counts,
+                (failing, errored, Vec::new()),
+                (format!("{headline}\n"), stderr),
+            )
+        }
+    };
+    let kind = Kind::of_code(code);
+    let counts_line = counts
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let data = CommentData {
+        kind,
+        headline: headline.clone(),
+        suite: suite.name.clone(),
+        tenant: suite.tenant.clone(),
+        run_key: key.clone(),
+        baseline_key: baseline
+            .as_ref()
+            .map(|b| run_key(&b.created_at, &b.config_hash)),
+        no_baseline: baseline.is_none(),
+        baseline_path: baseline_path.display().to_string(),
+        promote: promote.clone(),
+        worse_title: if baseline.is_some() {
+            "What got worse"
+        } else {
+            "Failing in this run"
+        }
+        .into(),
+        worse: data_tables.0,
+        unjudged: data_tables.1,
+        config: data_tables.2,
+        counts: format!("Counts: {counts_line}."),
+        report: report_line,
+    };
+    let comment_md = comment::render(&data, Some(&marker));
+    let summary_md = comment::render(&data, None);
+    let junit_xml = junit::render(&doc, comparison.as_ref());
+    let html = render_html_report(
+        &doc,
+        baseline.as_ref(),
+        comparison.as_ref(),
+        locale,
+        args.report_payload,
+    );
+
+    std::fs::create_dir_all(&out_dir).map_err(|e| {
+        CliError::Refused(format!(
+            "cannot create the output directory {}: {e}",
+            out_dir.display()
+        ))
+    })?;
+    let path = |name: &str| out_dir.join(name).display().to_string();
+    let outcome = GateOutcome {
+        output_version: crate::wire::OUTPUT_VERSION,
+        exit_code: code,
+        outcome: kind,
+        no_baseline: baseline.is_none(),
+        headline: headline.clone(),
+        tenant: suite.tenant.clone(),
+        suite: suite.name.clone(),
+        suite_path: args.suite.suite.display().to_string(),
+        root: root_text,
+        run_key: Some(key.clone()),
+        baseline_key: data.baseline_key.clone(),
+        baseline_path: Some(baseline_path.display().to_string()),
+        counts,
+        marker,
+        paths: Paths {
+            outcome: path("outcome.json"),
+            comment: path("comment.md"),
+            summary: path("summary.md"),
+            junit: path("junit.xml"),
+            report: html.as_ref().map(|_| path("report.html")),
+        },
+    };
+    let mut files: Vec<(&str, String)> = vec![
+        ("comment.md", comment_md.clone()),
+        ("summary.md", summary_md.clone()),
+        ("junit.xml", junit_xml),
+        ("outcome.json", outcome.to_json()),
+    ];
+    if let Some(html) = html {
+        files.push(("report.html", html));
+    }
+    for (name, text) in &files {
+        write_file(&out_dir.join(name), text)?;
+    }
+
+    // The terminal text quotes case ids: on GitHub Actions it is printed
+    // with workflow commands paused, so none of them can start one.
+    let token = env.github.actions.then(host::env::fresh_token);
+    if let Some(t) = &token {
+        println!("{}", actions::stop_commands(t));
+    }
+    print!("{}", terminal.0);
+    if let Some(t) = &token {
+        println!("{}", actions::resume(t));
+    }
+    eprint!("{}", terminal.1);
+
+    let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, &env);
+    for line in published.stdout {
+        println!("{line}");
+    }
+    for line in published.stderr {
+        eprintln!("{line}");
+    }
+    Ok(code)
+}
+
+/// Publish an outcome (shared by `gate` and `publish`).
+pub fn publish_files(
+    outcome: &GateOutcome,
+    comment_md: &str,
+    summary_md: &str,
+    args: &PublishArgs,
+    env: &CiEnv,
+) -> forge::Published {
+    let (comment_md, summary_md) = match args.report_url.as_deref().and_then(comment::report_link) {
+        Some(link) => (
+            comment::set_report_line(comment_md, &link),
+            comment::set_report_line(summary_md, &link),
+        ),
+        None => (comment_md.to_string(), summary_md.to_string()),
+    };
+    let req = forge::Request {
+        outcome,
+        comment: &comment_md,
+        summary: &summary_md,
+        mode: args.publish.mode(),
+        comment_on_success: args.comment_on_success,
+        write_comment: !args.no_comment,
+        repository: args.repo.clone(),
+        pull_request: args.pr,
+        max_wait: Duration::from_secs(args.max_wait),
+        now: host::clock::unix_now,
+    };
+    forge::publish(&req, env)
+}
+
+/// The comment's report line before `publish` knows the artifact link.
+fn report_line(args: &PublishArgs, env: &CiEnv, out_dir: &Path) -> String {
+    if let Some(link) = args.report_url.as_deref().and_then(comment::report_link) {
+        return link;
+    }
+    if let Some(job) = &env.gitlab.job_url {
+        let rel = out_dir.display().to_string();
+        let rel = rel.trim_start_matches("./").trim_end_matches('/');
+        if let Some(link) = comment::report_link(&format!(
+            "{}/artifacts/browse/{rel}",
+            job.trim_end_matches('/')
+        )) {
+            return link;
+        }
+    }
+    if let Some(run) = &env.github.run_url {
+        if let Some(link) = comment::report_link(run) {
+            return link.replace("[the report]", "[the job's artifacts]");
+        }
+    }
+    "The full report is in the job's artifacts.".to_string()
+}
+
+fn side_text(status: Status, score: Option<f64>) -> String {
+    match (status, score) {
+        (Status::Error, _) | (_, None) => "error".to_string(),
+        (s, Some(v)) => format!("{} {}", s.as_str(), fmt_score(v)),
+    }
+}
+
+fn side(side: &Option<Side>) -> String {
+    side.as_ref()
+        .map_or_else(|| "—".to_string(), |s| side_text(s.status, s.score))
+}
+
+fn delta_row(d: &Delta) -> Row {
+    Row {
+        case: match d.key.scope {
+            Scope::Case => d.key.case_id.clone(),
+            Scope::Run => "run".to_string(),
+        },
+        check: d.assertion.clone(),
+        before: side(&d.before),
+        after: side(&d.after),
+    }
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text)
+        .map_err(|e| CliError::Refused(format!("cannot write {}: {e}", path.display())))
+}

@@ -1,0 +1,137 @@
+//! `digline rejudge`: grade a stored run's recorded answers again with the
+//! suite's current checks and judges, and store the result as a new run.
+//!
+//! The target is never called (nor built: a dead endpoint is fine), so the
+//! only spend is the judges'. The new run names its source in
+//! `rejudged_from`, carries the source's `target_config` and `artifacts`,
+//! and can never be promoted. stdout carries only the new key (or one JSON
+//! line with `--json`); the plan goes to stderr first. Never a gate: 0 when
+//! the run is stored, 64 when refused (see `run::rejudge` for the
+//! refusals), all before the first judge call.
+
+use clap::Args;
+use serde_json::json;
+
+use crate::core::pyjson::dumps_request_body;
+use crate::host;
+use crate::run::rejudge::{rejudge, Replay};
+use crate::run::{preflight, Judge, NoJudges, Plan, RetryPolicy, RunContext};
+use crate::store::{Store, StoreError};
+
+use super::run::{display, judges, metadata, warn_unpriced};
+use super::warn::warn_if_ahead;
+use super::{exit, load_suite, CliError, SuiteArgs};
+
+/// Flags of `digline rejudge`.
+#[derive(Debug, Args)]
+pub struct RejudgeArgs {
+    /// Which suite, which repository.
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// The run whose recorded answers are graded again: a key, or `latest`.
+    #[arg(long, value_name = "KEY|latest")]
+    pub run: String,
+    /// Record KEY=VALUE in the new run's metadata (repeatable; payload: never printed).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// Print one JSON line ({key, tenant, suite, sentence, output_version}) instead of the key.
+    #[arg(long)]
+    pub json: bool,
+    /// Cases judged at once (the pool slows down on repeated 429s and recovers).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: u32,
+    /// Retries of a judge call that failed with 429, 5xx, a reset or a timeout (0 = none).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub max_retries: u32,
+    /// Refuse if the re-judge plans more judge calls than this (the target is never called).
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<usize>,
+}
+
+/// Execute `digline rejudge`.
+///
+/// # Errors
+/// A [`CliError`] (exit 64) for anything refused before the first judge call.
+pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<i32, CliError> {
+    let metadata = metadata(&args.meta)?;
+    let loaded = load_suite(&args.suite)?;
+    let suite = &loaded.suite;
+    let store = Store::new(&args.suite.root);
+    let source = store
+        .read_run(&suite.tenant, &suite.name, &args.run)
+        .map_err(|e| match e {
+            StoreError::Misplaced {
+                path,
+                what,
+                found,
+                expected,
+            } => CliError::Refused(format!(
+                "{} belongs to {what} '{found}', not to this suite's {what} '{expected}': a re-judge never crosses a tenant or a suite, so re-judge one of this suite's own runs (digline list --suite {} shows them)",
+                path.display(),
+                args.suite.suite.display()
+            )),
+            other => CliError::Store(other),
+        })?;
+    warn_if_ahead(std::iter::once(&source.doc));
+    // The run and the suite must fit before anything else is checked.
+    Replay::new(suite, &source.doc, &source.key).map_err(|e| CliError::Refused(e.to_string()))?;
+    let plan = Plan::of(suite);
+    let (judges, mut problems) = judges(suite)?;
+    problems.extend(plan.replay_over(args.max_calls));
+    preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
+    store.check_writable(&suite.tenant, &suite.name)?;
+    if !quiet {
+        eprintln!("digline: {}", plan.replay_sentence());
+        warn_unpriced(&judges);
+    }
+    tracing::info!(
+        tenant = %suite.tenant,
+        suite = %suite.name,
+        source = %source.key,
+        judge_calls = plan.judge_calls(),
+        "re-judging a stored run"
+    );
+    let ctx = RunContext {
+        created_at: host::clock::now_iso(),
+        git_commit: host::git::commit(&args.suite.root),
+        digline_version: env!("CARGO_PKG_VERSION").to_string(),
+        metadata,
+        artifacts: serde_json::Map::new(),
+        concurrency: args.concurrency as usize,
+        retry: RetryPolicy {
+            max_retries: args.max_retries,
+            ..RetryPolicy::default()
+        },
+        display: display(quiet),
+        seed: host::clock::seed(),
+    };
+    let judge: &dyn Judge = if judges.clients().is_empty() {
+        &NoJudges
+    } else {
+        &judges
+    };
+    let doc = rejudge(suite, &source.doc, &source.key, judge, &ctx)
+        .map_err(|e| CliError::Refused(e.to_string()))?;
+    let key = store.write_run(&doc)?;
+    tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "re-judged run stored");
+    let unjudged = doc.unjudged_cases();
+    if unjudged > 0 && !quiet {
+        eprintln!(
+            "digline: {unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
+            plan.cases
+        );
+    }
+    if args.json {
+        let line = json!({
+            "output_version": crate::wire::OUTPUT_VERSION,
+            "key": key,
+            "tenant": doc.tenant,
+            "suite": doc.suite,
+            "sentence": plan.replay_sentence(),
+        });
+        println!("{}", dumps_request_body(&line));
+    } else {
+        println!("{key}");
+    }
+    Ok(exit::OK)
+}

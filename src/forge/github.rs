@@ -1,0 +1,210 @@
+//! The pull-request comment on GitHub, through octocrab.
+//!
+//! Lists the pull request's comments across every page (100 a page,
+//! following `Link: rel="next"`), edits the newest one that starts with the
+//! marker (octocrab sends `POST /repos/{o}/{r}/issues/comments/{id}`, which
+//! GitHub accepts in place of `PATCH`), or creates one. Rate limits are
+//! honoured here rather than in octocrab: a 403/429 with `retry-after`, or
+//! with `x-ratelimit-remaining: 0` and `x-ratelimit-reset`, waits that long
+//! (at most [`GithubTarget::max_wait`] per wait, three times) and retries.
+//! octocrab is async: a current-thread tokio runtime lives for one call.
+
+use std::future::Future;
+use std::time::Duration;
+
+use octocrab::models::issues::Comment;
+use octocrab::models::CommentId;
+use octocrab::Octocrab;
+
+use super::{Posted, PublishError};
+use crate::host::env::Secret;
+
+/// `https://api.github.com`.
+pub const DEFAULT_API: &str = "https://api.github.com";
+
+/// Where the comment goes.
+#[derive(Clone, Debug)]
+pub struct GithubTarget {
+    /// The REST API base (`GITHUB_API_URL`).
+    pub api_url: String,
+    /// `owner/name`.
+    pub repository: String,
+    /// The pull request number.
+    pub pull_request: u64,
+    /// `GITHUB_TOKEN`.
+    pub token: Secret,
+    /// The longest single wait a rate limit may impose before giving up.
+    pub max_wait: Duration,
+    /// Seconds since the epoch (the host's clock), for `x-ratelimit-reset`.
+    pub now: fn() -> u64,
+}
+
+/// Create or edit this marker's comment. One call, one runtime.
+///
+/// # Errors
+/// A [`PublishError`]: permission (403/404), rejected body (422),
+/// rate-limited beyond the wait allowed, or anything else GitHub or the
+/// network said.
+pub fn upsert_comment(
+    target: &GithubTarget,
+    marker: &str,
+    body: &str,
+) -> Result<Posted, PublishError> {
+    let (owner, repo) = target
+        .repository
+        .split_once('/')
+        .filter(|(o, r)| !o.is_empty() && !r.is_empty() && !r.contains('/'))
+        .ok_or_else(|| {
+            PublishError::Other(format!(
+                "the repository '{}' is not owner/name",
+                target.repository
+            ))
+        })?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| PublishError::Other(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(async {
+        let crab = Octocrab::builder()
+            .personal_token(target.token.expose().to_string())
+            .base_uri(target.api_url.as_str())
+            .map_err(|_| {
+                PublishError::Other(format!("the API URL '{}' is not a URL", target.api_url))
+            })?
+            .add_retry_config(octocrab::service::middleware::retry::RetryConfig::None)
+            .set_connect_timeout(Some(Duration::from_secs(15)))
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .build()
+            .map_err(|e| PublishError::Other(format!("cannot build the GitHub client: {e}")))?;
+        let issues = crab.issues(owner, repo);
+        let mut page = with_rate_limits(target, || {
+            issues
+                .list_comments(target.pull_request)
+                .per_page(100u8)
+                .send()
+        })
+        .await?;
+        let mut found: Option<Comment> = None;
+        let mut pages = 0;
+        loop {
+            for c in page.take_items() {
+                if c.body
+                    .as_deref()
+                    .is_some_and(|b| b.trim_start().starts_with(marker))
+                {
+                    found = Some(c);
+                }
+            }
+            pages += 1;
+            if page.next.is_none() || pages >= 1_000 {
+                break;
+            }
+            let next = page.next.clone();
+            match with_rate_limits(target, || crab.get_page::<Comment>(&next)).await? {
+                Some(p) => page = p,
+                None => break,
+            }
+        }
+        let (comment, updated) = match found {
+            Some(old) => {
+                let id: CommentId = old.id;
+                let c = with_rate_limits(target, || issues.update_comment(id, body)).await?;
+                (c, true)
+            }
+            None => {
+                let c =
+                    with_rate_limits(target, || issues.create_comment(target.pull_request, body))
+                        .await?;
+                (c, false)
+            }
+        };
+        Ok(Posted {
+            url: Some(comment.html_url.to_string()),
+            updated,
+        })
+    })
+}
+
+async fn with_rate_limits<T, F, Fut>(target: &GithubTarget, mut call: F) -> Result<T, PublishError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = octocrab::Result<T>>,
+{
+    let mut waits = 0;
+    loop {
+        match call().await {
+            Ok(v) => return Ok(v),
+            Err(octocrab::Error::GitHub { source, .. }) => {
+                let status = source.status_code.as_u16();
+                let wait = rate_limit_wait(&source, (target.now)());
+                match wait {
+                    Some(w) if waits < 3 && w <= target.max_wait => {
+                        waits += 1;
+                        tokio::time::sleep(w).await;
+                    }
+                    Some(w) => {
+                        return Err(PublishError::RateLimited(format!(
+                            "GitHub's rate limit asks for a wait of {}s",
+                            w.as_secs()
+                        )))
+                    }
+                    None => {
+                        return Err(match status {
+                            401 => PublishError::Unauthorized(status),
+                            403 | 404 => PublishError::Permission(status),
+                            422 => PublishError::Rejected(status, source.message.clone()),
+                            _ => PublishError::Other(format!(
+                                "GitHub answered {status}: {}",
+                                one_line(&source.message)
+                            )),
+                        })
+                    }
+                }
+            }
+            Err(e) => {
+                return Err(PublishError::Other(format!(
+                    "could not reach GitHub at {}: {}",
+                    target.api_url,
+                    one_line(&e.to_string())
+                )))
+            }
+        }
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(300)
+        .collect()
+}
+
+/// How long a 403/429 asks us to wait, if it is a rate limit at all:
+/// `retry-after`; else `x-ratelimit-remaining: 0` until `x-ratelimit-reset`;
+/// else a 429, or a 403 whose message names a secondary rate limit, one minute.
+fn rate_limit_wait(err: &octocrab::GitHubError, now: u64) -> Option<Duration> {
+    let status = err.status_code.as_u16();
+    if status != 403 && status != 429 {
+        return None;
+    }
+    let header = |name: &str| {
+        err.headers
+            .as_ref()
+            .and_then(|h| h.get(name))
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    if let Some(secs) = header("retry-after") {
+        return Some(Duration::from_secs(secs));
+    }
+    if header("x-ratelimit-remaining") == Some(0) {
+        let reset = header("x-ratelimit-reset").unwrap_or(now + 60);
+        return Some(Duration::from_secs(reset.saturating_sub(now).max(1)));
+    }
+    if status == 429 || err.message.to_ascii_lowercase().contains("rate limit") {
+        return Some(Duration::from_secs(60));
+    }
+    None
+}

@@ -1,0 +1,168 @@
+//! The gate's machine-readable outcome (`outcome.json`): what `publish`
+//! reads, what the Action's outputs come from.
+//!
+//! Verdict-only, like everything the gate writes: names, keys, counts, the
+//! headline sentence (composed from facts), paths — never an output, a
+//! reason, a case's vars or the run's metadata.
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `output_version` | int | [`crate::wire::OUTPUT_VERSION`] |
+//! | `exit_code` | int | the contract code the gate exited with |
+//! | `outcome` | string | one of the five [`Kind`]s (`nothing_got_worse`, …) |
+//! | `no_baseline` | bool | no baseline was found: no verdict (exit 64) |
+//! | `headline` | string | the headline sentence (do not parse) |
+//! | `tenant`, `suite`, `suite_path`, `root` | string | which suite |
+//! | `run_key`, `baseline_key`, `baseline_path` | string or null | the two documents |
+//! | `counts` | object | outcome (or, with no baseline, status) → int |
+//! | `marker` | string | the hidden marker that finds the comment again |
+//! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The five things a gate can say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Exit 0.
+    NothingGotWorse,
+    /// Exit 1.
+    SomethingGotWorse,
+    /// Exit 2.
+    CouldNotBeJudged,
+    /// Exit 64 (including "no baseline").
+    Refused,
+    /// Exit 70, or any code that is not digline's.
+    InternalError,
+}
+
+impl Kind {
+    /// The kind for a contract exit code.
+    pub fn of_code(code: i32) -> Kind {
+        match code {
+            0 => Kind::NothingGotWorse,
+            1 => Kind::SomethingGotWorse,
+            2 => Kind::CouldNotBeJudged,
+            64 => Kind::Refused,
+            _ => Kind::InternalError,
+        }
+    }
+
+    /// The annotation title: names the outcome (tests grep these).
+    pub fn title(self) -> &'static str {
+        match self {
+            Kind::NothingGotWorse => "digline: nothing got worse",
+            Kind::SomethingGotWorse => "digline: something got worse",
+            Kind::CouldNotBeJudged => "digline: the run could not be judged",
+            Kind::Refused => "digline refused the request (exit 64)",
+            Kind::InternalError => "digline: internal error (exit 70)",
+        }
+    }
+
+    /// The comment's answer line (Markdown).
+    pub fn answer(self) -> &'static str {
+        match self {
+            Kind::NothingGotWorse => "Nothing got worse.",
+            Kind::SomethingGotWorse => "**Something got worse.**",
+            Kind::CouldNotBeJudged => {
+                "**The run could not be judged**, so nothing downstream of it is meaningful."
+            }
+            Kind::Refused => {
+                "**digline refused the request** (exit `64`). This is not a verdict on the suite."
+            }
+            Kind::InternalError => {
+                "**digline failed in a way nobody anticipated** (exit `70`). This is not a verdict on the suite."
+            }
+        }
+    }
+
+    /// `::notice` for 0, `::error` otherwise.
+    pub fn is_error(self) -> bool {
+        self != Kind::NothingGotWorse
+    }
+}
+
+/// Where the gate wrote its files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paths {
+    /// `outcome.json`.
+    pub outcome: String,
+    /// `comment.md`.
+    pub comment: String,
+    /// `summary.md`.
+    pub summary: String,
+    /// `junit.xml`.
+    pub junit: String,
+    /// `report.html`, once the HTML report exists; `null` until then.
+    pub report: Option<String>,
+}
+
+/// The outcome file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The shape's version.
+    pub output_version: u32,
+    /// The contract exit code.
+    pub exit_code: i32,
+    /// Which of the five outcomes.
+    pub outcome: Kind,
+    /// No baseline was found: the run is rendered on its own, exit 64.
+    pub no_baseline: bool,
+    /// The headline sentence.
+    pub headline: String,
+    /// The suite's tenant.
+    pub tenant: String,
+    /// The suite's name.
+    pub suite: String,
+    /// The suite file as given.
+    pub suite_path: String,
+    /// The root as given.
+    pub root: String,
+    /// The run's key.
+    pub run_key: Option<String>,
+    /// The baseline's run key.
+    pub baseline_key: Option<String>,
+    /// Where the baseline is (or was looked for).
+    pub baseline_path: Option<String>,
+    /// Tallies: the six comparison outcomes, or with no baseline pass/fail/error/suspended.
+    pub counts: BTreeMap<String, usize>,
+    /// The hidden marker of this (root, tenant, suite)'s comment.
+    pub marker: String,
+    /// The files written.
+    pub paths: Paths,
+}
+
+impl Outcome {
+    /// Pretty JSON with a trailing newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".to_string());
+        text.push('\n');
+        text
+    }
+
+    /// Parse an outcome file.
+    ///
+    /// # Errors
+    /// The parser's sentence when the text is not an outcome file.
+    pub fn from_json(text: &str) -> Result<Outcome, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn five_kinds_five_titles() {
+        let titles: std::collections::BTreeSet<_> = [0, 1, 2, 64, 70]
+            .iter()
+            .map(|c| Kind::of_code(*c).title())
+            .collect();
+        assert_eq!(titles.len(), 5);
+        assert_eq!(Kind::of_code(137), Kind::InternalError);
+        assert!(!Kind::of_code(0).is_error());
+    }
+}

@@ -1,0 +1,527 @@
+//! What each tool does: resolve the suite inside the one repository this
+//! server serves, read or measure, and build the response with the same
+//! `wire` function the CLI's `--json` uses.
+//!
+//! Every function returns the response object or a [`Refusal`] carrying
+//! digline's own sentence. Nothing here catches a panic: a bug stays a bug
+//! (the server turns it into an internal error, never a tool result).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::core::compare::compare as compare_runs;
+use crate::core::diff::diff as diff_runs;
+use crate::core::document::{run_key, RunDocument};
+use crate::core::version::{ahead_note, INSTALLED};
+use crate::host;
+use crate::host::provider_suite;
+use crate::host::suite::LoadedSuite;
+use crate::host::suite::TargetSpec;
+use crate::report::diff::{run_labels, sentence as diff_sentence};
+use crate::report::text::{headline_sentence, EN};
+use crate::run::{
+    execute as run_suite, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
+};
+use crate::store::layout::LATEST;
+use crate::store::Store;
+use crate::target::http::HttpTarget;
+use crate::target::judge::Judges;
+use crate::target::provider::ProviderTarget;
+use crate::wire::compare::full_json;
+use crate::wire::diff::diff_json;
+use crate::wire::list::{runs_json, BaselineMark};
+use crate::wire::projection::{run_document, Disclosure};
+use crate::wire::run::run_json;
+
+use super::refusal::Refusal;
+
+/// Calls to the target in flight at once during `run` (the CLI's default).
+pub const CONCURRENCY: usize = 8;
+
+/// The repository this server serves, and the perimeter flags it verifies.
+#[derive(Clone, Debug)]
+pub struct Repository {
+    /// The repository root (symlinks resolved): every suite lives inside it.
+    pub root: PathBuf,
+    /// The root as the store and the loader are given it: `.` when the
+    /// server runs in the root (as `digline mcp` does), so that a refusal
+    /// names `./.digline/…` exactly as the CLI run from the root does, and
+    /// never this machine's absolute path.
+    pub base: PathBuf,
+    /// `--tenant`: verified against each suite, never overriding it.
+    pub tenant: Option<String>,
+    /// `--env`: verified against each suite, never overriding it.
+    pub environment: Option<String>,
+}
+
+/// The arguments of one call, checked against the tool's parameters.
+struct Arguments<'a> {
+    tool: &'a str,
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Arguments<'a> {
+    /// Refuses an argument the tool does not take: a typo is never ignored.
+    fn new(
+        tool: &'a str,
+        map: &'a Map<String, Value>,
+        takes: &[&str],
+    ) -> Result<Arguments<'a>, Refusal> {
+        if let Some(unknown) = map.keys().find(|k| !takes.contains(&k.as_str())) {
+            return Err(Refusal::new(format!(
+                "{tool} takes no argument '{unknown}'; it takes {}",
+                takes.join(", ")
+            )));
+        }
+        Ok(Arguments { tool, map })
+    }
+
+    fn string(&self, name: &str, default: Option<&'a str>) -> Result<&'a str, Refusal> {
+        match self.map.get(name) {
+            Some(Value::String(s)) => Ok(s.as_str()),
+            None => default
+                .ok_or_else(|| Refusal::new(format!("{} needs the argument '{name}'", self.tool))),
+            Some(other) => Err(Refusal::new(format!(
+                "{}'s argument '{name}' must be a string, not {other}",
+                self.tool
+            ))),
+        }
+    }
+
+    fn count(&self, name: &str) -> Result<Option<u64>, Refusal> {
+        match self.map.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
+            Some(other) => Err(Refusal::new(format!(
+                "{}'s argument '{name}' must be a whole number of calls, not {other}",
+                self.tool
+            ))),
+        }
+    }
+}
+
+/// Run tool `name` with `arguments`; `None` when no such tool exists.
+pub fn call(
+    repo: &Repository,
+    name: &str,
+    arguments: &Map<String, Value>,
+) -> Option<Result<Value, Refusal>> {
+    let result = match name {
+        "list_runs" => Arguments::new(name, arguments, &["suite"])
+            .and_then(|a| list_runs(repo, a.string("suite", None)?)),
+        "get_run" => Arguments::new(name, arguments, &["suite", "run"]).and_then(|a| {
+            get_run(
+                repo,
+                a.string("suite", None)?,
+                a.string("run", Some(LATEST))?,
+            )
+        }),
+        "get_baseline" => Arguments::new(name, arguments, &["suite"])
+            .and_then(|a| get_baseline(repo, a.string("suite", None)?)),
+        "compare" => Arguments::new(name, arguments, &["suite", "run"]).and_then(|a| {
+            compare(
+                repo,
+                a.string("suite", None)?,
+                a.string("run", Some(LATEST))?,
+            )
+        }),
+        "diff" => Arguments::new(name, arguments, &["suite", "run1", "run2"]).and_then(|a| {
+            diff(
+                repo,
+                a.string("suite", None)?,
+                a.string("run1", None)?,
+                a.string("run2", None)?,
+            )
+        }),
+        "run" => Arguments::new(name, arguments, &["suite", "acknowledge_calls"]).and_then(|a| {
+            run(
+                repo,
+                a.string("suite", None)?,
+                a.count("acknowledge_calls")?,
+            )
+        }),
+        _ => return None,
+    };
+    Some(result)
+}
+
+impl Repository {
+    /// Load `suite` (a path relative to the root) and verify the flags.
+    fn load(&self, suite: &str) -> Result<LoadedSuite, Refusal> {
+        let path = self.root.join(suite);
+        let Ok(resolved) = std::fs::canonicalize(&path) else {
+            return Err(Refusal::new(format!(
+                "the suite '{suite}' names no file in the repository this server serves (--root)"
+            ))
+            .hint("pass the suite file's path relative to the repository root, such as suites/support/suite.toml"));
+        };
+        if !resolved.starts_with(&self.root) {
+            return Err(Refusal::new(format!(
+                "the suite '{suite}' is outside the repository this server serves: one server serves one repository"
+            ))
+            .hint("configure another server with --root at that repository"));
+        }
+        let loaded = host::suite::load(&self.base.join(suite), &self.base)?;
+        let checks = [
+            (
+                "--tenant",
+                self.tenant.as_deref(),
+                loaded.suite.tenant.as_str(),
+            ),
+            (
+                "--env",
+                self.environment.as_deref(),
+                loaded.suite.environment.as_str(),
+            ),
+        ];
+        for (flag, given, declared) in checks {
+            if let Some(given) = given {
+                if given != declared {
+                    return Err(Refusal::new(format!(
+                        "this server was started with {flag} '{given}', and the suite '{suite}' declares '{declared}': the suite decides, and the flag only verifies"
+                    ))
+                    .hint(format!("use a suite of {flag} '{given}', or ask whoever configured this server")));
+                }
+            }
+        }
+        Ok(loaded)
+    }
+
+    fn store(&self) -> Store {
+        Store::new(&self.base)
+    }
+}
+
+/// A newer digline wrote one of `docs`: said on stderr (the CLI's warning);
+/// the response shapes stay the CLI's, field for field.
+fn warn_if_ahead<'a>(docs: impl IntoIterator<Item = &'a RunDocument>) {
+    if let Some(note) = ahead_note(
+        docs.into_iter().map(|d| d.digline_version.as_str()),
+        INSTALLED,
+    ) {
+        tracing::warn!("{note}");
+    }
+}
+
+/// `list_runs(suite)`.
+fn list_runs(repo: &Repository, suite: &str) -> Result<Value, Refusal> {
+    let loaded = repo.load(suite)?;
+    let s = &loaded.suite;
+    let store = repo.store();
+    let listing = store.list_runs(&s.tenant, &s.name)?;
+    let baseline = store.read_baseline(&s.tenant, &s.name);
+    let key = match &baseline {
+        Ok(Some(doc)) => Some(run_key(&doc.created_at, &doc.config_hash)),
+        _ => None,
+    };
+    let mark = match (&baseline, &key) {
+        (Err(e), _) => {
+            tracing::warn!("the baseline is not marked: {e}");
+            BaselineMark::Unreadable
+        }
+        (Ok(_), Some(key)) => BaselineMark::Key(key),
+        (Ok(_), None) => BaselineMark::None,
+    };
+    warn_if_ahead(
+        listing
+            .runs
+            .iter()
+            .map(|r| &r.doc)
+            .chain(baseline.as_ref().ok().and_then(Option::as_ref)),
+    );
+    Ok(runs_json(&s.tenant, &s.name, mark, &listing))
+}
+
+/// `get_run(suite, run)`.
+fn get_run(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> {
+    let loaded = repo.load(suite)?;
+    let stored = repo
+        .store()
+        .read_run(&loaded.suite.tenant, &loaded.suite.name, run)?;
+    warn_if_ahead([&stored.doc]);
+    Ok(run_document(
+        &stored.key,
+        &stored.doc,
+        &Disclosure::default(),
+    ))
+}
+
+/// `get_baseline(suite)`.
+fn get_baseline(repo: &Repository, suite: &str) -> Result<Value, Refusal> {
+    let loaded = repo.load(suite)?;
+    let s = &loaded.suite;
+    let Some(doc) = repo.store().read_baseline(&s.tenant, &s.name)? else {
+        return Err(Refusal::new(format!(
+            "suite '{}' has no baseline for tenant '{}' yet",
+            s.name, s.tenant
+        ))
+        .hint(format!(
+            "run it, look at the result, then a person makes one run the reference: digline promote --suite {suite} --run <key>. This server cannot promote."
+        )));
+    };
+    warn_if_ahead([&doc]);
+    let key = run_key(&doc.created_at, &doc.config_hash);
+    Ok(run_document(&key, &doc, &Disclosure::default()))
+}
+
+/// `compare(suite, run)`: always `--json full`.
+fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> {
+    let loaded = repo.load(suite)?;
+    let s = &loaded.suite;
+    let store = repo.store();
+    let stored = store.read_run(&s.tenant, &s.name, run)?;
+    let Some(baseline) = store.read_baseline(&s.tenant, &s.name)? else {
+        return Err(Refusal::new(format!(
+            "suite '{}' has no baseline for tenant '{}' yet, so there is nothing to compare with",
+            s.name, s.tenant
+        ))
+        .hint(format!(
+            "a person looks at the run, then makes it the reference: digline promote --suite {suite} --run {}. This server cannot promote.",
+            stored.key
+        )));
+    };
+    warn_if_ahead([&stored.doc, &baseline]);
+    let comparison = compare_runs(&stored.doc, &baseline)?;
+    let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
+    Ok(full_json(&comparison, &sentence))
+}
+
+/// `diff(suite, run1, run2)`: always `--json full`; no verdict.
+fn diff(repo: &Repository, suite: &str, run1: &str, run2: &str) -> Result<Value, Refusal> {
+    let loaded = repo.load(suite)?;
+    let s = &loaded.suite;
+    let store = repo.store();
+    let left = store.read_run(&s.tenant, &s.name, run1)?;
+    let right = store.read_run(&s.tenant, &s.name, run2)?;
+    if left.key == right.key {
+        return Err(Refusal::new(format!(
+            "both arguments resolve to the run {}: a run diffed with itself has nothing to report",
+            left.key
+        ))
+        .hint("name two different runs; list_runs shows them"));
+    }
+    warn_if_ahead([&left.doc, &right.doc]);
+    let difference = diff_runs(&left.doc, &right.doc)?;
+    let (l, r) = run_labels(
+        &left.doc.created_at,
+        &right.doc.created_at,
+        &left.key,
+        &right.key,
+    );
+    let text = diff_sentence(&difference, (l.as_str(), r.as_str()));
+    Ok(diff_json(
+        &difference,
+        (&left.key, &l, &left.doc),
+        (&right.key, &r, &right.doc),
+        &text,
+        true,
+    ))
+}
+
+/// The target a run asks: over HTTP, or a hosted model.
+enum Built {
+    Http(HttpTarget),
+    Provider(ProviderTarget),
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// The refusal for a missing or wrong acknowledgement: the count and the
+/// plan sentence, and nothing called.
+fn unacknowledged(given: Option<u64>, plan: &Plan) -> Refusal {
+    let planned = plan.calls();
+    let sentence = plan.sentence();
+    let opening = match given {
+        None => format!("this suite plans {planned} call(s) to the target ({sentence}), and run needs that number stated before it spends anything"),
+        Some(n) => format!("acknowledge_calls={n} does not match this suite, which plans {planned} call(s) to the target ({sentence}); suspended cases are never called and are not counted"),
+    };
+    let judging = plan
+        .judge_sentence()
+        .map(|j| format!(" Beyond the target: {j}."))
+        .unwrap_or_default();
+    Refusal::new(format!("{opening}.{judging} Nothing was called.")).hint(format!(
+        "call run again with acknowledge_calls={planned}. The number counts calls to the target; the sentence names any judge repeats, and the whole sentence is the cost to report"
+    ))
+}
+
+/// `run(suite, acknowledge_calls)`: refused with the plan unless the number
+/// equals the planned target calls; then the CLI's `run`, once.
+fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Value, Refusal> {
+    let loaded = repo.load(suite)?;
+    let plan = Plan::of(&loaded.suite);
+    if acknowledged != Some(plan.calls() as u64) {
+        return Err(unacknowledged(acknowledged, &plan));
+    }
+    // From here on, `digline run` without flags: the same preflight (every
+    // problem at once, before any call), the same context, the same driver.
+    let mut artifact_paths = loaded.suite.artifacts.clone();
+    let mut problems: Vec<String> = Vec::new();
+    let built = match &loaded.target {
+        TargetSpec::Http(spec) => {
+            let headers = host::suite::expand_headers(spec, env)?;
+            Built::Http(HttpTarget::new(spec.clone(), headers).map_err(Refusal::new)?)
+        }
+        TargetSpec::Provider(spec) => {
+            for template in std::iter::once(&spec.prompt).chain(spec.system.as_ref()) {
+                if let Some(path) = &template.origin {
+                    if !artifact_paths.contains(path) {
+                        artifact_paths.push(path.clone());
+                    }
+                }
+            }
+            let endpoint = provider_suite::endpoint(spec.kind, spec.base_url.as_deref(), &env);
+            let target = ProviderTarget::new(spec.clone(), &endpoint).map_err(Refusal::new)?;
+            problems.extend(target.preflight_problems(&loaded.suite.cases));
+            Built::Provider(target)
+        }
+    };
+    let coordinates: Vec<&str> = loaded
+        .suite
+        .checks
+        .iter()
+        .filter_map(|c| c.judge_coordinate())
+        .collect();
+    let judges = Judges::new(coordinates, |kind| {
+        provider_suite::endpoint(kind, None, &env)
+    })
+    .map_err(Refusal::new)?;
+    problems.extend(
+        judges
+            .clients()
+            .iter()
+            .filter_map(|j| j.preflight_problem()),
+    );
+    preflight::refuse_if_any(&problems).map_err(Refusal::new)?;
+    let store = repo.store();
+    store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
+    if let Built::Http(target) = &built {
+        if plan.cases > 0 {
+            target.preflight().map_err(Refusal::new)?;
+        }
+    }
+    let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
+    tracing::info!(
+        tenant = %loaded.suite.tenant,
+        suite = %loaded.suite.name,
+        calls = plan.calls(),
+        "starting the run"
+    );
+    let ctx = RunContext {
+        created_at: host::clock::now_iso(),
+        git_commit: host::git::commit(&repo.base),
+        digline_version: env!("CARGO_PKG_VERSION").to_string(),
+        metadata: Map::new(),
+        artifacts,
+        concurrency: CONCURRENCY,
+        retry: RetryPolicy::default(),
+        // stdout is the protocol and nobody reads stderr: no progress.
+        display: Display::Quiet,
+        seed: host::clock::seed(),
+    };
+    let target: &dyn Ask = match &built {
+        Built::Http(t) => t,
+        Built::Provider(t) => t,
+    };
+    let judge: &dyn Judge = if judges.clients().is_empty() {
+        &NoJudges
+    } else {
+        &judges
+    };
+    let doc = run_suite(&loaded.suite, target, judge, &ctx)?;
+    let key = store.write_run(&doc)?;
+    tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
+    Ok(run_json(&key, &doc.tenant, &doc.suite, &plan.sentence()))
+}
+
+/// The repository at `root`, symlinks resolved.
+///
+/// # Errors
+/// A refusal when `root` is not a directory.
+pub fn repository(
+    root: &Path,
+    tenant: Option<&str>,
+    environment: Option<&str>,
+) -> Result<Repository, Refusal> {
+    let resolved = std::fs::canonicalize(root)
+        .ok()
+        .filter(|p| p.is_dir())
+        .ok_or_else(|| {
+            Refusal::new(format!(
+                "--root {} is not a directory: the server serves one repository, named by --root",
+                root.display()
+            ))
+        })?;
+    Ok(Repository {
+        base: resolved.clone(),
+        root: resolved,
+        tenant: tenant.map(str::to_string),
+        environment: environment.map(str::to_string),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(cases: usize, samples: u32) -> Plan {
+        Plan {
+            cases,
+            samples,
+            repeated: vec![("contains".into(), 3)],
+            judge_calls_per_answer: 2,
+        }
+    }
+
+    #[test]
+    fn the_refusal_states_the_number_and_the_sentence() {
+        let missing = unacknowledged(None, &plan(3, 2)).text();
+        assert!(missing.contains("plans 6 call(s)"), "{missing}");
+        assert!(missing.contains("3 cases × 2 samples = 6 calls to the target; each answer is judged 3 times by contains"), "{missing}");
+        assert!(missing.contains("acknowledge_calls=6"), "{missing}");
+        assert!(
+            missing
+                .contains("Beyond the target: plus 12 calls to judges (2 per answer × 6 answers)."),
+            "{missing}"
+        );
+        let wrong = unacknowledged(Some(7), &plan(3, 2)).text();
+        assert!(
+            wrong.starts_with("acknowledge_calls=7 does not match"),
+            "{wrong}"
+        );
+        assert!(wrong.contains("acknowledge_calls=6"), "{wrong}");
+    }
+
+    #[test]
+    fn arguments_are_checked_not_guessed() {
+        let repo = Repository {
+            root: PathBuf::from("/nonexistent-digline-root"),
+            base: PathBuf::from("/nonexistent-digline-root"),
+            tenant: None,
+            environment: None,
+        };
+        let args = |v: Value| v.as_object().cloned().unwrap_or_default();
+        let refused = |name: &str, v: Value| match call(&repo, name, &args(v)) {
+            Some(Err(r)) => r.text(),
+            other => panic!("{name}: {other:?}"),
+        };
+        assert!(
+            refused("list_runs", serde_json::json!({"suit": "x"})).contains("no argument 'suit'")
+        );
+        assert!(refused("list_runs", serde_json::json!({})).contains("needs the argument 'suite'"));
+        assert!(refused("list_runs", serde_json::json!({"suite": 3})).contains("must be a string"));
+        assert!(refused(
+            "run",
+            serde_json::json!({"suite": "s", "acknowledge_calls": -1})
+        )
+        .contains("whole number"));
+        assert!(refused(
+            "run",
+            serde_json::json!({"suite": "s", "acknowledge_calls": "3"})
+        )
+        .contains("whole number"));
+        assert!(call(&repo, "promote", &args(serde_json::json!({}))).is_none());
+    }
+}
