@@ -302,7 +302,8 @@ fn write_value(out: &mut String, value: &Value, style: Style, depth: usize) {
 pub fn write_string(out: &mut String, s: &str, escape: Escape) {
     out.push('"');
     // Most strings need no escape at all: copy them whole.
-    let plain = |b: u8| b >= 0x20 && b != b'"' && b != b'\\' && (escape == Escape::Utf8 || b < 0x7f);
+    let plain =
+        |b: u8| b >= 0x20 && b != b'"' && b != b'\\' && (escape == Escape::Utf8 || b < 0x7f);
     if s.bytes().all(plain) {
         out.push_str(s);
         out.push('"');
