@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark harness: one command, see bench/README.md.
 #
-#   bench/run.sh            # the full table (≈15 min on 2 cores)
+#   bench/run.sh            # the full table (≈7 min on 2 cores)
 #   QUICK=1 bench/run.sh    # a smoke pass: one repetition, small sizes
 #
 # Builds the release binary and the loopback stub, generates the suites,

@@ -37,7 +37,8 @@ def main():
     cpu = sh("lscpu | sed -n 's/^Model name: *//p' | head -1")
     print(f"Machine: {os.cpu_count()} cores ({cpu}), "
           f"{round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GiB, "
-          f"Linux {platform.release()}; {sh('rustc --version')}.")
+          f"Linux {platform.release()}; {sh('rustc --version')}; "
+          f"load average at the end {os.getloadavg()[0]:.1f} (other jobs share the machine).")
     print()
     print("| measure | tool | n | wall (median) | CPU user+sys | peak RSS | limit | wall / limit | × digline | exits |")
     print("|---|---|---|---|---|---|---|---|---|---|")
