@@ -9,6 +9,10 @@ mod checks;
 mod documents;
 #[path = "cli/fake_llm.rs"]
 mod fake_llm;
+#[path = "cli/fault_server.rs"]
+mod fault_server;
+#[path = "cli/faults.rs"]
+mod faults;
 #[path = "cli/forges.rs"]
 mod forges;
 #[path = "cli/gate.rs"]
@@ -21,6 +25,8 @@ mod layering;
 mod lifecycle;
 #[path = "cli/mcp.rs"]
 mod mcp;
+#[path = "cli/nothing_lost.rs"]
+mod nothing_lost;
 #[path = "cli/providers.rs"]
 mod providers;
 #[path = "cli/quickstart.rs"]

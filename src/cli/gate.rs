@@ -172,6 +172,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 concurrency: args.concurrency,
                 max_retries: args.max_retries,
                 max_calls: args.max_calls,
+                resume: None,
             };
             let (key, doc, _plan) = run_and_store(&run_args, false)?;
             (key, doc)

@@ -58,7 +58,7 @@ pub struct Cli {
 pub enum Command {
     /// Ask the system under test about every case and store the run (prints its key).
     #[command(
-        after_help = "Example:\n  digline run --suite suite.toml --meta build=1234\n\nNever a gate: exits 0 when the run is stored, whatever the verdicts; 64 when refused."
+        after_help = "Example:\n  digline run --suite suite.toml --meta build=1234\n  digline run --suite suite.toml --resume      # finish the run Ctrl-C stopped\n\nNever a gate: exits 0 when the run is stored, whatever the verdicts; 64 when refused, or when stopped by Ctrl-C or SIGTERM (the journal keeps the answers: --resume finishes the run)."
     )]
     Run(run::RunArgs),
     /// Compare a stored run with the baseline; exit 0 (fine), 1 (worse) or 2 (could not be judged).

@@ -7,24 +7,25 @@
 //! missing header variable or API key, an unpriced model, a missing
 //! template variable, more calls than `--max-calls`: every preflight
 //! problem listed at once, before any call).
+//!
+//! Every answer goes to the run's journal as it arrives
+//! (`runs/<suite>/.pending/<key>.<leg>.jsonl`); the run document is written
+//! only when the run is complete, and the journal removed after it. On
+//! Ctrl-C or SIGTERM the run stops asking, the journal is left whole, one
+//! line says how to resume, and the exit code is 64 (never 0, 1 or 2: the
+//! run was not stored). `--resume [KEY]` finishes an unfinished run (the
+//! latest without KEY), asking only for the cases nobody has an answer to;
+//! it keeps the run's `created_at`, so the document and its key are the
+//! ones the uninterrupted run would have written.
 
 use clap::Args;
 use serde_json::{Map, Value};
 
-use std::time::Duration;
-
 use crate::core::document::RunDocument;
 use crate::core::pyjson::dumps_request_body;
-use crate::host;
-use crate::host::provider_suite;
-use crate::host::suite::TargetSpec;
-use crate::run::{
-    execute as run_suite, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
-};
-use crate::store::Store;
-use crate::target::http::HttpTarget;
-use crate::target::judge::Judges;
-use crate::target::provider::ProviderTarget;
+use crate::host::runner::{display, Prepared, RunOptions};
+use crate::run::Plan;
+use crate::store::layout::LATEST;
 
 use super::{exit, load_suite, CliError, SuiteArgs};
 
@@ -52,6 +53,11 @@ pub struct RunArgs {
     /// Refuse the run if it plans more calls than this (target and judges together).
     #[arg(long, value_name = "N")]
     pub max_calls: Option<usize>,
+    /// Finish an unfinished run (stopped by Ctrl-C, SIGTERM, a kill or a CI
+    /// timeout) from its journal, asking only for the cases nobody has an
+    /// answer to; KEY defaults to the latest unfinished run of the suite.
+    #[arg(long, value_name = "KEY", num_args = 0..=1, default_missing_value = LATEST)]
+    pub resume: Option<String>,
 }
 
 /// `--meta K=V` pairs as run metadata (string values).
@@ -78,72 +84,9 @@ pub(super) fn metadata(pairs: &[String]) -> Result<Map<String, Value>, CliError>
     Ok(metadata)
 }
 
-/// The suite's judges (endpoints and keys from the environment) and their
-/// preflight problems.
-///
-/// # Errors
-/// A refusal when a judge cannot be set up at all.
-pub(super) fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>), CliError> {
-    let coordinates: Vec<&str> = suite
-        .checks
-        .iter()
-        .filter_map(|c| c.judge_coordinate())
-        .collect();
-    let judges = Judges::new(coordinates, |kind| {
-        provider_suite::endpoint(kind, None, &env)
-    })
-    .map_err(CliError::Refused)?;
-    let problems = judges
-        .clients()
-        .iter()
-        .filter_map(|j| j.preflight_problem())
-        .collect();
-    Ok((judges, problems))
-}
-
-/// The warning for each judge without a price (its spend is not counted).
-pub(super) fn warn_unpriced(judges: &Judges) {
-    for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
-        eprintln!(
-            "digline: warning: the judge {} has no price, so its spend is not counted",
-            judge.coordinate()
-        );
-    }
-}
-
-/// The process environment, read here (host's job) and passed down.
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok()
-}
-
-/// How progress is shown: nothing with `-q`; in CI (`CI` set) a plain line
-/// every 5 s and one at the end; a bar on a terminal; nothing on a pipe
-/// outside CI (stderr keeps the plan and warnings only).
-pub(super) fn display(quiet: bool) -> Display {
-    use std::io::IsTerminal;
-    if quiet {
-        Display::Quiet
-    } else if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        Display::Lines {
-            every: Duration::from_secs(5),
-        }
-    } else if std::io::stderr().is_terminal() {
-        Display::Bar
-    } else {
-        Display::Quiet
-    }
-}
-
-/// The target, built: HTTP (headers expanded) or a provider (endpoint and key
-/// from the environment), with its preflight problems.
-enum Built {
-    Http(HttpTarget),
-    Provider(ProviderTarget),
-}
-
-/// Everything `run` does before printing: load, preflight, ask, store.
-/// `gate` runs the suite through this too. Returns the key, the document
-/// and the plan.
+/// Everything `run` does before printing: load, preflight, ask, store
+/// (`host::runner`). `gate` runs the suite through this too. Returns the
+/// key, the document and the plan.
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
@@ -157,84 +100,29 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
             Some("drop --target and edit [target] in the suite file".into()),
         ));
     }
+    if args.resume.is_some() && !args.meta.is_empty() {
+        return Err(CliError::usage(
+            "--meta does not apply to --resume: a resumed run keeps the metadata it started with",
+            Some("drop --meta".into()),
+        ));
+    }
     let metadata = metadata(&args.meta)?;
     let loaded = load_suite(&args.suite)?;
-    let plan = Plan::of(&loaded.suite);
-    let mut artifact_paths = loaded.suite.artifacts.clone();
-    let mut problems: Vec<String> = Vec::new();
-    let built = match &loaded.target {
-        TargetSpec::Http(spec) => {
-            let headers = host::suite::expand_headers(spec, env)?;
-            Built::Http(HttpTarget::new(spec.clone(), headers).map_err(CliError::Refused)?)
-        }
-        TargetSpec::Provider(spec) => {
-            for template in std::iter::once(&spec.prompt).chain(spec.system.as_ref()) {
-                if let Some(path) = &template.origin {
-                    if !artifact_paths.contains(path) {
-                        artifact_paths.push(path.clone());
-                    }
-                }
-            }
-            let endpoint = provider_suite::endpoint(spec.kind, spec.base_url.as_deref(), &env);
-            let target = ProviderTarget::new(spec.clone(), &endpoint).map_err(CliError::Refused)?;
-            problems.extend(target.preflight_problems(&loaded.suite.cases));
-            Built::Provider(target)
-        }
-    };
-    let (judges, judge_problems) = judges(&loaded.suite)?;
-    problems.extend(judge_problems);
-    problems.extend(plan.over(args.max_calls));
-    preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
-    let store = Store::new(&args.suite.root);
-    store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
-    if let Built::Http(target) = &built {
-        if plan.cases > 0 {
-            target.preflight().map_err(CliError::Refused)?;
-        }
-    }
-    let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
-    if !quiet {
-        eprintln!("digline: {}", plan.sentence());
-        if let Some(judging) = plan.judge_sentence() {
-            eprintln!("digline: {judging}");
-        }
-        warn_unpriced(&judges);
-    }
-    tracing::info!(
-        tenant = %loaded.suite.tenant,
-        suite = %loaded.suite.name,
-        calls = plan.calls(),
-        concurrency = args.concurrency,
-        "starting the run"
-    );
-    let ctx = RunContext {
-        created_at: host::clock::now_iso(),
-        git_commit: host::git::commit(&args.suite.root)
-            .or_else(|| host::git::commit_from_files(&args.suite.root)),
-        digline_version: env!("CARGO_PKG_VERSION").to_string(),
-        metadata: metadata.clone(),
-        artifacts,
+    let prepared = Prepared::prepare(loaded, args.max_calls)?;
+    let options = RunOptions {
+        root: args.suite.root.clone(),
+        metadata,
         concurrency: args.concurrency as usize,
-        retry: RetryPolicy {
-            max_retries: args.max_retries,
-            ..RetryPolicy::default()
-        },
+        max_retries: args.max_retries,
+        resume: args.resume.clone(),
         display: display(quiet),
-        seed: host::clock::seed(),
+        announce: !quiet,
+        resume_hint_on_signal: Some(format!(
+            "digline run --suite {}",
+            args.suite.suite.display()
+        )),
     };
-    let target: &dyn Ask = match &built {
-        Built::Http(t) => t,
-        Built::Provider(t) => t,
-    };
-    let judge: &dyn Judge = if judges.clients().is_empty() {
-        &NoJudges
-    } else {
-        &judges
-    };
-    let doc = run_suite(&loaded.suite, target, judge, &ctx)
-        .map_err(|e| CliError::Refused(e.to_string()))?;
-    let key = store.write_run(&doc)?;
-    Ok((key, doc, plan))
+    Ok(prepared.execute(&options)?)
 }
 
 /// Execute `digline run`.

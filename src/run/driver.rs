@@ -21,12 +21,18 @@
 //! sequential run. Aggregates are counted last, over the folded verdicts
 //! (`core::aggregate`). `rejudge` runs this same driver over a stored run's
 //! recorded answers (`run::rejudge::Replay`), so both grade alike.
+//!
+//! [`execute_journaled`] also writes every answer and every graded case to
+//! the run's journal as it arrives, reuses what a journal of the same run
+//! already holds (no call is made for an answer recorded before), and
+//! stops picking cases once asked to stop (`super::journal`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 
+use super::journal::{Prior, Recorder};
 use super::progress::{Display, Progress};
 use super::retry::{retrying, RetryPolicy, Throttle};
 use crate::core::aggregate::{self, CaseOutcome};
@@ -60,6 +66,10 @@ pub trait Ask: Sync {
     fn replayed(&self) -> bool {
         false
     }
+
+    /// A resumed run: hold later answers to the configuration (a
+    /// `target_config`) the run's earlier answers reported.
+    fn resume_config(&self, _target_config: &Map<String, Value>) {}
 }
 
 impl Ask for HttpTarget {
@@ -69,6 +79,12 @@ impl Ask for HttpTarget {
 
     fn target_config(&self) -> Map<String, Value> {
         HttpTarget::target_config(self)
+    }
+
+    fn resume_config(&self, target_config: &Map<String, Value>) {
+        if let Some(Value::Object(values)) = target_config.get("values") {
+            self.hold_first(values);
+        }
     }
 }
 
@@ -155,6 +171,13 @@ pub enum RunError {
     /// The suite asks for something this release cannot run yet.
     #[error("{0}")]
     NotSupported(String),
+    /// Asked to stop (Ctrl-C, SIGTERM) before every case was answered; the
+    /// journal holds what was.
+    #[error("the run was stopped with {pending} case(s) not answered")]
+    Stopped {
+        /// Cases still without an answer.
+        pending: usize,
+    },
 }
 
 /// The longest cause recorded in a reason, in characters.
@@ -177,6 +200,8 @@ struct Services<'a> {
     retry: RetryPolicy,
     throttle: Throttle,
     progress: Progress,
+    prior: &'a Prior,
+    recorder: &'a Recorder<'a>,
 }
 
 /// Run `suite` against `target`, grading judged checks with `judge`, and
@@ -191,16 +216,62 @@ pub fn execute(
     judge: &dyn Judge,
     ctx: &RunContext,
 ) -> Result<RunDocument, RunError> {
-    let asked = suite.cases.iter().filter(|c| c.suspended.is_none()).count();
+    execute_journaled(
+        suite,
+        target,
+        judge,
+        ctx,
+        &Prior::none(),
+        &Recorder::new(None, None),
+    )
+}
+
+/// [`execute`], writing to a journal through `recorder` and reusing what
+/// `prior` (a journal of the same run) holds: a case graded before is not
+/// asked or graded again, a case with some samples answered is asked only
+/// for the rest.
+///
+/// # Errors
+/// [`RunError::Stopped`] when the recorder was told to stop before every
+/// case was answered.
+pub fn execute_journaled(
+    suite: &Suite,
+    target: &dyn Ask,
+    judge: &dyn Judge,
+    ctx: &RunContext,
+    prior: &Prior,
+    recorder: &Recorder,
+) -> Result<RunDocument, RunError> {
+    if let Some(config) = prior.target_config() {
+        target.resume_config(config);
+        recorder.seen_config(config);
+    }
+    let samples = suite.samples.max(1) as usize;
+    let asked = suite
+        .cases
+        .iter()
+        .filter(|c| c.suspended.is_none() && prior.graded(&c.id, samples).is_none())
+        .count();
     let services = Services {
         target,
         judge,
         retry: ctx.retry,
         throttle: Throttle::new(ctx.concurrency, ctx.seed),
         progress: Progress::new(asked, ctx.display),
+        prior,
+        recorder,
     };
     let outcomes = run_all(suite, &services);
     services.progress.finish();
+    let pending = suite
+        .cases
+        .iter()
+        .zip(&outcomes)
+        .filter(|(c, o)| c.suspended.is_none() && o.is_none())
+        .count();
+    if pending > 0 {
+        return Err(RunError::Stopped { pending });
+    }
     let mut results = Vec::with_capacity(suite.cases.len());
     for (case, outcome) in suite.cases.iter().zip(outcomes) {
         let mut result = CaseResult {
@@ -247,19 +318,38 @@ type Outcome = Option<(Vec<Verdict>, Option<Vec<Response>>)>;
 
 /// Ask one case `samples` times (each call with retries, stopping at the
 /// first failure) and grade every check on every sample, folded.
-fn run_case(suite: &Suite, case: &Case, svc: &Services) -> (Vec<Verdict>, Option<Vec<Response>>) {
-    let answers: Result<Vec<Response>, String> = (0..suite.samples.max(1))
-        .map(|_| {
-            let answer = retrying(&svc.retry, &svc.throttle, &case.id, || svc.target.ask(case));
-            match &answer {
-                Ok(r) => tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered"),
-                Err(_) => {
-                    tracing::debug!(case = %case.id, "the call failed; its checks will be errors")
-                }
+/// `None` when the run was told to stop before every sample was answered.
+fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
+    let samples = suite.samples.max(1) as usize;
+    if let Some((verdicts, answers)) = svc.prior.graded(&case.id, samples) {
+        return Some((verdicts, Some(answers)));
+    }
+    let mut known = svc.prior.answers(&case.id);
+    known.truncate(samples);
+    let mut done = known;
+    let mut failed: Option<String> = None;
+    while done.len() < samples {
+        if svc.recorder.stopped() {
+            return None;
+        }
+        let sample = done.len();
+        match retrying(&svc.retry, &svc.throttle, &case.id, || svc.target.ask(case)) {
+            Ok(r) => {
+                tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered");
+                svc.recorder.answered(&case.id, sample, &r);
+                done.push(r);
             }
-            answer
-        })
-        .collect();
+            Err(cause) => {
+                tracing::debug!(case = %case.id, "the call failed; its checks will be errors");
+                failed = Some(cause);
+                break;
+            }
+        }
+    }
+    let answers: Result<Vec<Response>, String> = match failed {
+        Some(cause) => Err(cause),
+        None => Ok(done),
+    };
     let min_agreement = suite.min_agreement.unwrap_or(1.0);
     let (verdicts, responses) = match answers {
         Ok(responses) => {
@@ -280,6 +370,10 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> (Vec<Verdict>, Option
             (verdicts, None)
         }
     };
+    if responses.is_some() {
+        svc.recorder
+            .graded(&case.id, &verdicts, svc.target.target_config());
+    }
     let errored = verdicts.iter().any(|v: &Verdict| v.status == Status::Error);
     let cost: f64 = if svc.target.replayed() {
         0.0
@@ -290,7 +384,7 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> (Vec<Verdict>, Option
     // Answers are kept to the end of the run only when the document records
     // them: a 10,000-case run otherwise holds every answer and request body.
     let responses = responses.filter(|_| suite.record_responses);
-    (verdicts, responses)
+    Some((verdicts, responses))
 }
 
 /// One check's verdict on one case: every sample graded, then folded.
@@ -419,10 +513,21 @@ fn recorded(response: &Response) -> Value {
 fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
     let slots: Vec<Mutex<Outcome>> = suite.cases.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    if let Some(first) = suite.cases.iter().position(|c| c.suspended.is_none()) {
+    // Cases graded in an earlier leg take their slots first; the first
+    // case still to ask is then asked alone.
+    let samples = suite.samples.max(1) as usize;
+    for (case, slot) in suite.cases.iter().zip(&slots) {
+        if let Some((verdicts, answers)) = svc.prior.graded(&case.id, samples) {
+            if let Ok(mut slot) = slot.lock() {
+                *slot = Some((verdicts, Some(answers)));
+            }
+        }
+    }
+    let to_ask = |c: &Case| c.suspended.is_none() && svc.prior.graded(&c.id, samples).is_none();
+    if let Some(first) = suite.cases.iter().position(to_ask) {
         let outcome = run_case(suite, &suite.cases[first], svc);
         if let Ok(mut slot) = slots[first].lock() {
-            *slot = Some(outcome);
+            *slot = outcome;
         }
         next.store(first + 1, Ordering::SeqCst);
     }
@@ -436,14 +541,18 @@ fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
                     svc.throttle.leave();
                     break;
                 };
-                if case.suspended.is_some() {
+                if !to_ask(case) {
                     svc.throttle.leave();
                     continue;
+                }
+                if svc.recorder.stopped() {
+                    svc.throttle.leave();
+                    break;
                 }
                 let outcome = run_case(suite, case, svc);
                 svc.throttle.leave();
                 if let Ok(mut slot) = slots[i].lock() {
-                    *slot = Some(outcome);
+                    *slot = outcome;
                 }
             });
         }

@@ -9,13 +9,14 @@
 //! keys and endpoints). Spec `25-targets.md` (the driver).
 
 pub mod driver;
+pub mod journal;
 pub mod plan;
 pub mod preflight;
 pub mod progress;
 pub mod rejudge;
 pub mod retry;
 
-pub use driver::{execute, Ask, Judge, NoJudges, RunContext, RunError};
+pub use driver::{execute, execute_journaled, Ask, Judge, NoJudges, RunContext, RunError};
 pub use plan::Plan;
 pub use progress::Display;
 pub use rejudge::{rejudge, RejudgeError, Replay};

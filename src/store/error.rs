@@ -134,6 +134,9 @@ pub enum StoreError {
     /// A promotion condition failed; the sentence says which and what to do.
     #[error("{0}")]
     PromotionRefused(String),
+    /// A journal of an unfinished run that cannot be resumed, in one sentence.
+    #[error("{0}")]
+    Journal(String),
 }
 
 impl StoreError {

@@ -8,6 +8,7 @@
 pub mod atomic;
 pub mod document;
 pub mod error;
+pub mod journal;
 pub mod layout;
 pub mod migrate;
 pub mod promote;

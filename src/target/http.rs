@@ -209,6 +209,12 @@ impl HttpTarget {
         }
         match request.call() {
             Ok(_) => Ok(()),
+            // Something answered, in a way a case will report (TLS to a
+            // plain port, a protocol error): not "nothing listening".
+            Err(e) if !nothing_listening(&e) => {
+                tracing::debug!(endpoint = %self.spoken, "the preflight got an answer it cannot read");
+                Ok(())
+            }
             Err(e) => Err(format!(
                 "nothing answered at {}: {}. Every case would fail the same way, so the run \
                  stops before the first one — start the application, or point the target at it",
@@ -319,6 +325,18 @@ impl HttpTarget {
             out.insert("values".to_string(), Value::Object(values));
         }
         out
+    }
+
+    /// A resumed run: hold every later answer to the configuration
+    /// (`values`) its earlier answers reported, unless one is held already.
+    pub fn hold_first(&self, values: &Map<String, Value>) {
+        let mut first = self
+            .first_config
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if first.is_none() && !values.is_empty() {
+            *first = Some(values.clone());
+        }
     }
 
     /// Keep the first configuration; hold every later one to it.
@@ -449,6 +467,16 @@ impl HttpTarget {
     fn said(&self, e: &ureq::Error) -> String {
         let text = match e {
             ureq::Error::Timeout(_) => "timed out".to_string(),
+            ureq::Error::Io(io)
+                if io.kind() == io::ErrorKind::InvalidData
+                    && self
+                        .spec
+                        .url
+                        .get(..8)
+                        .is_some_and(|s| s.eq_ignore_ascii_case("https://")) =>
+            {
+                format!("the TLS handshake failed: {io} (an https:// url to a plain http:// server fails so)")
+            }
             ureq::Error::Io(io) => io_said(io),
             ureq::Error::HostNotFound => {
                 "<urlopen error [Errno -2] Name or service not known>".to_string()
@@ -601,6 +629,18 @@ fn join_location(base: &str, location: &str) -> String {
         let dir = if dir.is_empty() { "/" } else { dir };
         format!("{scheme}://{authority}{dir}{location}")
     }
+}
+
+/// True for the failures that mean nothing is there to ask: no
+/// connection, no such host, no answer in time.
+fn nothing_listening(e: &ureq::Error) -> bool {
+    matches!(
+        e,
+        ureq::Error::Io(io) if io.kind() != io::ErrorKind::InvalidData
+    ) || matches!(
+        e,
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed | ureq::Error::Timeout(_)
+    )
 }
 
 #[cfg(test)]

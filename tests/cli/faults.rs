@@ -1,0 +1,205 @@
+//! The fault matrix: every way a system under test fails in production,
+//! served on loopback by [`FaultServer`], through the real binary. Each
+//! fault errors the cases with a one-line cause: `run` stores the run
+//! (exit 0), `compare` cannot judge it (exit 2) — never 0 or 1, never a
+//! panic or 70 — and everything ends in bounded time.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::fault_server::{Fault, FaultServer};
+use crate::util::digline;
+
+/// Two cases, one `contains` check, answers read by path, a 1 s timeout.
+pub fn write_suite(root: &Path, scheme: &str, port: u16, cases: usize) {
+    let suite = format!(
+        "[suite]\ntenant = \"faults\"\nenvironment = \"local\"\nname = \"faults\"\ncases = \"cases.json\"\nrecord_responses = true\n\n\
+         [target]\ntype = \"http\"\nurl = \"{scheme}://127.0.0.1:{port}/answer\"\noutput_path = \"data.answer\"\n\
+         cost_path = \"usage.cost_usd\"\nconfig_path = \"config\"\nlatency_from_response = \"usage.elapsed_ms\"\ntimeout = 1\n\n\
+         [target.body]\nid = \"case.id\"\n\n[[assertions]]\ntype = \"contains\"\nneedle = \"Northwind\"\n"
+    );
+    std::fs::write(root.join("suite.toml"), suite).unwrap();
+    let cases: Vec<Value> = (0..cases)
+        .map(|i| serde_json::json!({"id": format!("c{i:02}"), "vars": {}}))
+        .collect();
+    std::fs::write(
+        root.join("cases.json"),
+        serde_json::to_string_pretty(&cases).unwrap(),
+    )
+    .unwrap();
+}
+
+/// The stored run `key` of the fault suite.
+pub fn read_run(root: &Path, key: &str) -> Value {
+    let path = root.join(format!(".digline/faults/runs/faults/{key}.json"));
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// A repository with a promoted baseline from a well-behaved server.
+fn with_baseline() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let good = FaultServer::start(|_, _| Fault::Answer { delay_ms: 0 }, false);
+    write_suite(dir.path(), "http", good.port, 2);
+    let ran = digline(dir.path(), &["-q", "run", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let promoted = digline(
+        dir.path(),
+        &["promote", "--suite", "suite.toml", "--run", "latest"],
+    );
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+    dir
+}
+
+/// Run against `server` with `retries`, then compare: every verdict an
+/// error whose one-line reason holds `cause`, run 0, compare 2.
+fn errors_with(server: &FaultServer, scheme: &str, retries: &str, cause: &str) -> Value {
+    let dir = with_baseline();
+    let root = dir.path();
+    write_suite(root, scheme, server.port, 2);
+    let started = Instant::now();
+    let ran = digline(
+        root,
+        &["run", "--suite", "suite.toml", "--max-retries", retries],
+    );
+    assert_eq!(ran.code, 0, "run is never a gate: {}", ran.stderr);
+    assert!(!ran.stderr.contains("panicked"), "{}", ran.stderr);
+    let doc = read_run(root, ran.stdout.trim());
+    for result in doc["results"].as_array().unwrap() {
+        for verdict in result["verdicts"].as_array().unwrap() {
+            assert_eq!(verdict["status"], "error", "{verdict}");
+            let reason = verdict["reason"].as_str().unwrap();
+            assert!(!reason.contains('\n'), "one line: {reason:?}");
+            assert!(reason.contains(cause), "{cause:?} in {reason:?}");
+            assert!(
+                reason.contains(&format!("127.0.0.1:{}", server.port)) || !reason.contains("http"),
+                "{reason}"
+            );
+        }
+    }
+    let compared = digline(
+        root,
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
+    assert_eq!(
+        compared.code, 2,
+        "an outage is never green nor red: {}{}",
+        compared.stdout, compared.stderr
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "bounded: {:?}",
+        started.elapsed()
+    );
+    doc
+}
+
+fn always(fault: Fault) -> FaultServer {
+    FaultServer::start(move |_, _| fault.clone(), false)
+}
+
+#[test]
+fn a_slow_body_past_the_timeout_errors() {
+    errors_with(&always(Fault::Slow), "http", "0", "timed out");
+}
+
+#[test]
+fn a_hanging_server_errors_at_the_timeout() {
+    errors_with(&always(Fault::Hang), "http", "0", "timed out");
+}
+
+#[test]
+fn a_reset_mid_body_errors() {
+    errors_with(
+        &always(Fault::ResetMidBody),
+        "http",
+        "0",
+        "could not be called",
+    );
+}
+
+#[test]
+fn too_many_requests_with_and_without_retry_after_error() {
+    errors_with(
+        &always(Fault::TooMany(Some(1))),
+        "http",
+        "0",
+        "HTTP Error 429",
+    );
+    errors_with(&always(Fault::TooMany(None)), "http", "0", "HTTP Error 429");
+}
+
+#[test]
+fn server_errors_error() {
+    for code in [500, 502, 503] {
+        errors_with(
+            &always(Fault::Status(code)),
+            "http",
+            "0",
+            &format!("HTTP Error {code}"),
+        );
+    }
+}
+
+#[test]
+fn invalid_json_errors() {
+    errors_with(&always(Fault::InvalidJson), "http", "0", "not JSON");
+}
+
+#[test]
+fn a_50_mb_body_errors_at_the_cap() {
+    errors_with(&always(Fault::Huge), "http", "0", "larger than 16 MiB");
+}
+
+#[test]
+fn the_wrong_content_type_errors() {
+    errors_with(&always(Fault::WrongType), "http", "0", "not JSON");
+}
+
+#[test]
+fn a_redirect_loop_errors() {
+    errors_with(&always(Fault::RedirectLoop), "http", "0", "infinite loop");
+}
+
+#[test]
+fn tls_to_a_plain_port_errors() {
+    let plain = always(Fault::Answer { delay_ms: 0 });
+    errors_with(&plain, "https", "0", "the TLS handshake failed");
+}
+
+#[test]
+fn a_port_closed_after_the_preflight_errors() {
+    let gone = FaultServer::start(|_, _| Fault::Answer { delay_ms: 0 }, true);
+    errors_with(&gone, "http", "0", "could not be called");
+}
+
+#[test]
+fn retries_give_up_with_an_error_and_recover_from_a_blip() {
+    // Always 503: retried, then an error naming the cause.
+    let down = always(Fault::Status(503));
+    errors_with(&down, "http", "2", "HTTP Error 503");
+    assert!(down.calls().values().all(|n| *n == 3), "{:?}", down.calls());
+    // 429 (Retry-After: 0) then 502 then an answer: the case passes.
+    let blip = FaultServer::start(
+        |_, nth| match nth {
+            1 => Fault::TooMany(Some(0)),
+            2 => Fault::Status(502),
+            _ => Fault::Answer { delay_ms: 0 },
+        },
+        false,
+    );
+    let dir = with_baseline();
+    write_suite(dir.path(), "http", blip.port, 2);
+    let ran = digline(
+        dir.path(),
+        &["-q", "run", "--suite", "suite.toml", "--max-retries", "2"],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let compared = digline(
+        dir.path(),
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
+    assert_eq!(compared.code, 0, "{}{}", compared.stdout, compared.stderr);
+    assert!(blip.calls().values().all(|n| *n == 3), "{:?}", blip.calls());
+}
