@@ -9,6 +9,8 @@ mod boundary;
 mod checks;
 #[path = "cli/documents.rs"]
 mod documents;
+#[path = "cli/examples.rs"]
+mod examples;
 #[path = "cli/fake_llm.rs"]
 mod fake_llm;
 #[path = "cli/fault_server.rs"]

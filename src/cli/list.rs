@@ -31,7 +31,7 @@ pub fn execute(args: ListArgs) -> Result<i32, CliError> {
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
-    let listing = store.list_runs(&suite.tenant, &suite.name)?;
+    let listing = store.list_run_headers(&suite.tenant, &suite.name)?;
     let baseline = match store.read_baseline(&suite.tenant, &suite.name) {
         Ok(b) => b,
         Err(e) => {
@@ -64,7 +64,7 @@ pub fn execute(args: ListArgs) -> Result<i32, CliError> {
                 run.doc.created_at,
                 run.doc.environment,
                 short_commit(run.doc.git_commit.as_deref()),
-                run.doc.results.len()
+                run.cases
             );
         }
         if baseline_key.is_some() {

@@ -17,6 +17,8 @@
 //! point. Design record: ADR 0014 (`shared/seeds/001_*`), spec
 //! `95-parity-traps.md`.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 /// Python's `round(x, 6)`: exact-decimal rounding of the binary value,
@@ -157,10 +159,89 @@ pub fn dumps(value: &Value, style: Style) -> String {
     out
 }
 
+/// `json.dumps(v, sort_keys=True, indent=2, ensure_ascii=False) + "\n"` of
+/// the object `value` with its member `key` (an empty array in `value`)
+/// written from `items` instead, one element at a time: the same bytes as
+/// [`dumps_document`] on the whole value, without ever holding the whole
+/// tree (a run's `results` are most of a document).
+pub fn dumps_document_streamed<I>(value: &Value, key: &str, items: I) -> String
+where
+    I: ExactSizeIterator<Item = Value>,
+{
+    let mut out = String::new();
+    let _ = write_document_streamed(value, key, items, &mut |chunk: &str| {
+        out.push_str(chunk);
+        Ok::<(), std::convert::Infallible>(())
+    });
+    out
+}
+
+/// As [`dumps_document_streamed`], handing the text to `sink` in pieces
+/// (one per element of `items`) instead of returning it: the document is
+/// never held as one string either.
+///
+/// # Errors
+/// The first error `sink` returns.
+pub fn write_document_streamed<I, E>(
+    value: &Value,
+    key: &str,
+    mut items: I,
+    sink: &mut dyn FnMut(&str) -> Result<(), E>,
+) -> Result<(), E>
+where
+    I: ExactSizeIterator<Item = Value>,
+{
+    let style = Style {
+        indent: Some(2),
+        item_separator: ",",
+        key_separator: ": ",
+        escape: Escape::Utf8,
+    };
+    let Value::Object(map) = value else {
+        return sink(&dumps_document(value));
+    };
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    if entries.is_empty() {
+        return sink("{}\n");
+    }
+    let mut out = String::from("{");
+    for (i, (name, item)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(style.item_separator);
+        }
+        newline(&mut out, style, 1);
+        write_string(&mut out, name, style.escape);
+        out.push_str(style.key_separator);
+        if name == key && items.len() > 0 {
+            out.push('[');
+            for (j, element) in items.by_ref().enumerate() {
+                if j > 0 {
+                    out.push_str(style.item_separator);
+                }
+                newline(&mut out, style, 2);
+                write_value(&mut out, &element, style, 2);
+                sink(&out)?;
+                out.clear();
+            }
+            newline(&mut out, style, 1);
+            out.push(']');
+        } else {
+            write_value(&mut out, item, style, 1);
+        }
+    }
+    newline(&mut out, style, 0);
+    out.push('}');
+    out.push('\n');
+    sink(&out)
+}
+
 fn newline(out: &mut String, style: Style, depth: usize) {
     if let Some(indent) = style.indent {
         out.push('\n');
-        out.push_str(&" ".repeat(indent * depth));
+        for _ in 0..indent * depth {
+            out.push(' ');
+        }
     }
 }
 
@@ -170,9 +251,9 @@ fn write_value(out: &mut String, value: &Value, style: Style, depth: usize) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {
-                out.push_str(&i.to_string());
+                let _ = write!(out, "{i}");
             } else if let Some(u) = n.as_u64() {
-                out.push_str(&u.to_string());
+                let _ = write!(out, "{u}");
             } else {
                 out.push_str(&float_repr(n.as_f64().unwrap_or(f64::NAN)));
             }
@@ -220,6 +301,14 @@ fn write_value(out: &mut String, value: &Value, style: Style, depth: usize) {
 /// Write `s` as a JSON string literal the way Python's encoder does.
 pub fn write_string(out: &mut String, s: &str, escape: Escape) {
     out.push('"');
+    // Most strings need no escape at all: copy them whole.
+    let plain =
+        |b: u8| b >= 0x20 && b != b'"' && b != b'\\' && (escape == Escape::Utf8 || b < 0x7f);
+    if s.bytes().all(plain) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -229,11 +318,13 @@ pub fn write_string(out: &mut String, s: &str, escape: Escape) {
             '\t' => out.push_str("\\t"),
             '\u{08}' => out.push_str("\\b"),
             '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
             c if escape == Escape::Ascii && !(' '..='~').contains(&c) => {
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04x}"));
+                    let _ = write!(out, "\\u{unit:04x}");
                 }
             }
             c => out.push(c),
@@ -303,6 +394,23 @@ mod tests {
         assert_eq!(
             dumps_document(&v),
             "{\n  \"a\": [],\n  \"m\": {\n    \"n\": [\n      0.5\n    ],\n    \"é\": \"ß\u{7f}\\u001f\"\n  },\n  \"z\": {}\n}\n"
+        );
+    }
+
+    #[test]
+    fn streamed_document_is_the_same_bytes() {
+        let results = vec![json!({"b": 1, "a": "é"}), json!({"c": [0.1, {}]})];
+        for items in [results.clone(), Vec::new()] {
+            let whole = json!({"z": 1, "results": items, "a": {"k": "\u{1f}"}});
+            let shell = json!({"z": 1, "results": [], "a": {"k": "\u{1f}"}});
+            assert_eq!(
+                dumps_document_streamed(&shell, "results", items.clone().into_iter()),
+                dumps_document(&whole)
+            );
+        }
+        assert_eq!(
+            dumps_document_streamed(&json!({}), "results", Vec::new().into_iter()),
+            dumps_document(&json!({}))
         );
     }
 

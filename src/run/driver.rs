@@ -381,6 +381,9 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
         responses.iter().flatten().filter_map(|r| r.cost_usd).sum()
     };
     svc.progress.case_done(errored, cost);
+    // Answers are kept to the end of the run only when the document records
+    // them: a 10,000-case run otherwise holds every answer and request body.
+    let responses = responses.filter(|_| suite.record_responses);
     Some((verdicts, responses))
 }
 

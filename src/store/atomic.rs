@@ -17,6 +17,19 @@ use super::StoreError;
 /// [`StoreError::Io`] naming `path` when any step fails; the target is then
 /// untouched and the temporary file removed.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), StoreError> {
+    write_atomic_with(path, mode, &mut |w| w.write_all(bytes))
+}
+
+/// As [`write_atomic`], the content written by `fill` (through a buffer)
+/// instead of taken from one slice: a large document is streamed.
+///
+/// # Errors
+/// As [`write_atomic`]; also the first error `fill` returns.
+pub fn write_atomic_with(
+    path: &Path,
+    mode: u32,
+    fill: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), StoreError> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -28,7 +41,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<(), StoreErr
         .tempfile_in(dir)
         .map_err(|e| StoreError::io(dir, e))?;
     set_mode(tmp.as_file(), mode).map_err(|e| StoreError::io(path, e))?;
-    tmp.write_all(bytes).map_err(|e| StoreError::io(path, e))?;
+    {
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        fill(&mut buffered)
+            .and_then(|()| buffered.flush())
+            .map_err(|e| StoreError::io(path, e))?;
+    }
     tmp.as_file()
         .sync_all()
         .map_err(|e| StoreError::io(path, e))?;

@@ -1,6 +1,6 @@
 //! Reading and writing schema-10 run documents.
 //!
-//! Writing: `serde` → `serde_json::Value` → [`dumps_document`], the bytes
+//! Writing: `serde` → `serde_json::Value` → [`dumps_document`](crate::core::pyjson::dumps_document), the bytes
 //! digline 0.10.0 writes (sorted keys, 2-space indent, raw UTF-8, Python
 //! float repr, trailing newline).
 //!
@@ -23,7 +23,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::core::document::{run_key, RunDocument, SCHEMA_VERSION};
-use crate::core::pyjson::{dumps_document, round6};
+use crate::core::pyjson::{round6, write_document_streamed};
 use crate::core::verdict::Verdict;
 
 use super::layout::is_safe_name;
@@ -31,9 +31,47 @@ use super::StoreError;
 
 /// The exact bytes of `doc` on disk.
 pub fn to_bytes(doc: &RunDocument) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = to_writer(doc, &mut out);
+    out
+}
+
+/// Write the exact bytes of `doc` to `w`, one case result at a time: a
+/// 10,000-case run never exists as one JSON tree, nor as one string.
+///
+/// # Errors
+/// The first error `w` returns.
+pub fn to_writer(doc: &RunDocument, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    // The document without its results, which are written one at a time.
+    // Every field is named, so a new field cannot be left out silently.
+    let shell = RunDocument {
+        aggregate: doc.aggregate.clone(),
+        artifacts: doc.artifacts.clone(),
+        config_hash: doc.config_hash.clone(),
+        created_at: doc.created_at.clone(),
+        digline_version: doc.digline_version.clone(),
+        environment: doc.environment.clone(),
+        git_commit: doc.git_commit.clone(),
+        judge_config: doc.judge_config.clone(),
+        metadata: doc.metadata.clone(),
+        redacted: doc.redacted,
+        results: Vec::new(),
+        schema_version: doc.schema_version,
+        suite: doc.suite.clone(),
+        target_config: doc.target_config.clone(),
+        tenant: doc.tenant.clone(),
+        rejudged_from: doc.rejudged_from.clone(),
+        promoted_at: doc.promoted_at.clone(),
+    };
     // Serializing plain structs of strings, numbers and maps cannot fail.
-    let value = serde_json::to_value(doc).unwrap_or(Value::Null);
-    dumps_document(&value).into_bytes()
+    let value = serde_json::to_value(&shell).unwrap_or(Value::Null);
+    let results = doc
+        .results
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap_or(Value::Null));
+    write_document_streamed(&value, "results", results, &mut |chunk: &str| {
+        w.write_all(chunk.as_bytes())
+    })
 }
 
 /// Parse `bytes` as a JSON object and read its declared `schema_version`,

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::core::document::{run_key, RunDocument, SCHEMA_VERSION};
 
-use super::atomic::write_atomic;
+use super::atomic::{write_atomic, write_atomic_with};
 use super::document;
 use super::StoreError;
 
@@ -54,8 +54,11 @@ fn safe<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
 pub struct StoredRun {
     /// Its key (the file stem).
     pub key: String,
-    /// The document.
+    /// The document (without its `results` when listed by
+    /// [`Store::list_run_headers`]).
     pub doc: RunDocument,
+    /// How many case results the document holds.
+    pub cases: usize,
 }
 
 /// What [`Store::list_runs`] found: never a silently shorter list.
@@ -167,7 +170,7 @@ impl Store {
         let path = self
             .runs_dir(&doc.tenant, &doc.suite)?
             .join(format!("{}.json", safe("run key", &key)?));
-        write_atomic(&path, &document::to_bytes(doc), 0o600)?;
+        write_atomic_with(&path, 0o600, &mut |w| document::to_writer(doc, w))?;
         Ok(key)
     }
 
@@ -178,7 +181,7 @@ impl Store {
     pub fn write_baseline(&self, doc: &RunDocument) -> Result<PathBuf, StoreError> {
         self.ensure_layout()?;
         let path = self.baseline_path(&doc.tenant, &doc.suite)?;
-        write_atomic(&path, &document::to_bytes(doc), 0o600)?;
+        write_atomic_with(&path, 0o600, &mut |w| document::to_writer(doc, w))?;
         Ok(path)
     }
 
@@ -207,7 +210,8 @@ impl Store {
     /// [`StoreError::RunNotFound`], [`StoreError::NoRuns`], or a read error.
     pub fn read_run(&self, tenant: &str, suite: &str, key: &str) -> Result<StoredRun, StoreError> {
         if key == LATEST {
-            let listing = self.list_runs(tenant, suite)?;
+            // Every run is read and checked, but only the newest is kept whole.
+            let listing = self.list_run_headers(tenant, suite)?;
             // An unreadable file might be the newest run: never skip past it
             // to an older one (that could turn a broken run into a green gate).
             if let Some((path, why)) = listing.unreadable.first() {
@@ -235,10 +239,11 @@ impl Store {
                     advice: advice.join("; "),
                 });
             }
-            return listing.runs.into_iter().next().ok_or(StoreError::NoRuns {
+            let newest = listing.runs.into_iter().next().ok_or(StoreError::NoRuns {
                 suite: suite.to_string(),
                 tenant: tenant.to_string(),
-            });
+            })?;
+            return self.read_run(tenant, suite, &newest.key);
         }
         let path = self
             .runs_dir(tenant, suite)?
@@ -254,6 +259,7 @@ impl Store {
         let doc = self.read_run_file(&path, key, tenant, suite)?;
         Ok(StoredRun {
             key: key.to_string(),
+            cases: doc.results.len(),
             doc,
         })
     }
@@ -313,6 +319,20 @@ impl Store {
     /// # Errors
     /// [`StoreError::Io`] when the directory exists but cannot be listed.
     pub fn list_runs(&self, tenant: &str, suite: &str) -> Result<Listing, StoreError> {
+        self.scan_runs(tenant, suite, true)
+    }
+
+    /// As [`Store::list_runs`] (every file read and checked alike), but each
+    /// run's `results` are dropped once counted ([`StoredRun::cases`]): what
+    /// `list` and `--run latest` need, in the memory of one document.
+    ///
+    /// # Errors
+    /// [`StoreError::Io`] when the directory exists but cannot be listed.
+    pub fn list_run_headers(&self, tenant: &str, suite: &str) -> Result<Listing, StoreError> {
+        self.scan_runs(tenant, suite, false)
+    }
+
+    fn scan_runs(&self, tenant: &str, suite: &str, whole: bool) -> Result<Listing, StoreError> {
         let dir = self.runs_dir(tenant, suite)?;
         let mut listing = Listing::default();
         let entries = match std::fs::read_dir(&dir) {
@@ -330,13 +350,46 @@ impl Store {
             })
             .collect();
         paths.sort();
-        for path in paths {
-            let key = path
-                .file_stem()
+        let key_of = |path: &Path| {
+            path.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            match self.read_run_file(&path, &key, tenant, suite) {
-                Ok(doc) => listing.runs.push(StoredRun { key, doc }),
+                .unwrap_or_default()
+        };
+        let read = |path: &PathBuf| {
+            self.read_run_file(path, &key_of(path), tenant, suite)
+                .map(|mut doc| {
+                    let cases = doc.results.len();
+                    if !whole {
+                        doc.results = Vec::new();
+                    }
+                    (doc, cases)
+                })
+        };
+        // Parsing and checking dominate: spread the files over the cores,
+        // then take the outcomes in path order.
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(paths.len().div_ceil(16))
+            .max(1);
+        let outcomes: Vec<Result<(RunDocument, usize), StoreError>> = if workers == 1 {
+            paths.iter().map(read).collect()
+        } else {
+            let chunk = paths.len().div_ceil(workers);
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = paths
+                    .chunks(chunk)
+                    .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            })
+        };
+        for (path, outcome) in paths.into_iter().zip(outcomes) {
+            let key = key_of(&path);
+            match outcome {
+                Ok((doc, cases)) => listing.runs.push(StoredRun { key, doc, cases }),
                 Err(StoreError::Newer { found, .. } | StoreError::Older { found, .. }) => {
                     *listing.skipped.entry(found).or_default() += 1;
                     let created = std::fs::read(&path)

@@ -2,6 +2,7 @@
 //! document can be wrong.
 
 use super::*;
+use crate::core::pyjson::dumps_document;
 use serde_json::json;
 
 fn golden_bytes(name: &str) -> Vec<u8> {
