@@ -5,6 +5,8 @@
 
 #[path = "cli/checks.rs"]
 mod checks;
+#[path = "cli/docs.rs"]
+mod docs;
 #[path = "cli/documents.rs"]
 mod documents;
 #[path = "cli/fake_llm.rs"]
@@ -17,6 +19,8 @@ mod faults;
 mod forges;
 #[path = "cli/gate.rs"]
 mod gate;
+#[path = "cli/help.rs"]
+mod help;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]
