@@ -14,8 +14,9 @@ repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
 cargo build --quiet --release --bin digline --example quickstart-stub || exit 70
-digline="$repo/target/release/digline"
-stub="$repo/target/release/examples/quickstart-stub"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+digline="$target/release/digline"
+stub="$target/release/examples/quickstart-stub"
 
 log="$(mktemp)"
 "$stub" --answers "$here/answers.json" --port 8731 >"$log" 2>&1 &
