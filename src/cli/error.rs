@@ -33,6 +33,18 @@ pub enum CliError {
     Refused(String),
 }
 
+impl From<crate::host::runner::RunRefusal> for CliError {
+    fn from(refusal: crate::host::runner::RunRefusal) -> CliError {
+        use crate::host::runner::RunRefusal;
+        match refusal {
+            RunRefusal::Load(e) => CliError::Load(e),
+            RunRefusal::Store(e) => CliError::Store(e),
+            RunRefusal::Refused(s) => CliError::Refused(s),
+            RunRefusal::Usage { message, hint } => CliError::Usage { message, hint },
+        }
+    }
+}
+
 impl CliError {
     /// A usage refusal with a hint.
     pub fn usage(message: impl Into<String>, hint: Option<String>) -> CliError {

@@ -18,9 +18,10 @@ use crate::run::rejudge::{rejudge, Replay};
 use crate::run::{preflight, Judge, NoJudges, Plan, RetryPolicy, RunContext};
 use crate::store::{Store, StoreError};
 
-use super::run::{display, judges, metadata, warn_unpriced};
+use super::run::metadata;
 use super::warn::warn_if_ahead;
 use super::{exit, load_suite, CliError, SuiteArgs};
+use crate::host::runner::{display, judges, warn_unpriced};
 
 /// Flags of `digline rejudge`.
 #[derive(Debug, Args)]

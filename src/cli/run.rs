@@ -21,26 +21,11 @@
 use clap::Args;
 use serde_json::{Map, Value};
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
-
-use crate::core::document::{run_key, RunDocument};
+use crate::core::document::RunDocument;
 use crate::core::pyjson::dumps_request_body;
-use crate::host;
-use crate::host::provider_suite;
-use crate::host::suite::TargetSpec;
-use crate::run::journal::{self, Prior, Recorder};
-use crate::run::{
-    execute_journaled, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
-    RunError,
-};
-use crate::store::journal::Leg;
+use crate::host::runner::{display, Prepared, RunOptions};
+use crate::run::Plan;
 use crate::store::layout::LATEST;
-use crate::store::Store;
-use crate::target::http::HttpTarget;
-use crate::target::judge::Judges;
-use crate::target::provider::ProviderTarget;
 
 use super::{exit, load_suite, CliError, SuiteArgs};
 
@@ -99,72 +84,9 @@ pub(super) fn metadata(pairs: &[String]) -> Result<Map<String, Value>, CliError>
     Ok(metadata)
 }
 
-/// The suite's judges (endpoints and keys from the environment) and their
-/// preflight problems.
-///
-/// # Errors
-/// A refusal when a judge cannot be set up at all.
-pub(super) fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>), CliError> {
-    let coordinates: Vec<&str> = suite
-        .checks
-        .iter()
-        .filter_map(|c| c.judge_coordinate())
-        .collect();
-    let judges = Judges::new(coordinates, |kind| {
-        provider_suite::endpoint(kind, None, &env)
-    })
-    .map_err(CliError::Refused)?;
-    let problems = judges
-        .clients()
-        .iter()
-        .filter_map(|j| j.preflight_problem())
-        .collect();
-    Ok((judges, problems))
-}
-
-/// The warning for each judge without a price (its spend is not counted).
-pub(super) fn warn_unpriced(judges: &Judges) {
-    for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
-        eprintln!(
-            "digline: warning: the judge {} has no price, so its spend is not counted",
-            judge.coordinate()
-        );
-    }
-}
-
-/// The process environment, read here (host's job) and passed down.
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok()
-}
-
-/// How progress is shown: nothing with `-q`; in CI (`CI` set) a plain line
-/// every 5 s and one at the end; a bar on a terminal; nothing on a pipe
-/// outside CI (stderr keeps the plan and warnings only).
-pub(super) fn display(quiet: bool) -> Display {
-    use std::io::IsTerminal;
-    if quiet {
-        Display::Quiet
-    } else if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        Display::Lines {
-            every: Duration::from_secs(5),
-        }
-    } else if std::io::stderr().is_terminal() {
-        Display::Bar
-    } else {
-        Display::Quiet
-    }
-}
-
-/// The target, built: HTTP (headers expanded) or a provider (endpoint and key
-/// from the environment), with its preflight problems.
-enum Built {
-    Http(HttpTarget),
-    Provider(ProviderTarget),
-}
-
-/// Everything `run` does before printing: load, preflight, ask, store.
-/// `gate` runs the suite through this too. Returns the key, the document
-/// and the plan.
+/// Everything `run` does before printing: load, preflight, ask, store
+/// (`host::runner`). `gate` runs the suite through this too. Returns the
+/// key, the document and the plan.
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
@@ -186,185 +108,21 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
     }
     let metadata = metadata(&args.meta)?;
     let loaded = load_suite(&args.suite)?;
-    let plan = Plan::of(&loaded.suite);
-    let mut artifact_paths = loaded.suite.artifacts.clone();
-    let mut problems: Vec<String> = Vec::new();
-    let built = match &loaded.target {
-        TargetSpec::Http(spec) => {
-            let headers = host::suite::expand_headers(spec, env)?;
-            Built::Http(HttpTarget::new(spec.clone(), headers).map_err(CliError::Refused)?)
-        }
-        TargetSpec::Provider(spec) => {
-            for template in std::iter::once(&spec.prompt).chain(spec.system.as_ref()) {
-                if let Some(path) = &template.origin {
-                    if !artifact_paths.contains(path) {
-                        artifact_paths.push(path.clone());
-                    }
-                }
-            }
-            let endpoint = provider_suite::endpoint(spec.kind, spec.base_url.as_deref(), &env);
-            let target = ProviderTarget::new(spec.clone(), &endpoint).map_err(CliError::Refused)?;
-            problems.extend(target.preflight_problems(&loaded.suite.cases));
-            Built::Provider(target)
-        }
-    };
-    let (judges, judge_problems) = judges(&loaded.suite)?;
-    problems.extend(judge_problems);
-    problems.extend(plan.over(args.max_calls));
-    preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
-    let store = Store::new(&args.suite.root);
-    let (tenant, suite_name) = (&loaded.suite.tenant, &loaded.suite.name);
-    store.check_writable(tenant, suite_name)?;
-    let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
-    let fresh = RunContext {
-        created_at: host::clock::now_iso(),
-        git_commit: host::git::commit(&args.suite.root)
-            .or_else(|| host::git::commit_from_files(&args.suite.root)),
-        digline_version: env!("CARGO_PKG_VERSION").to_string(),
-        metadata: metadata.clone(),
-        artifacts,
+    let prepared = Prepared::prepare(loaded, args.max_calls)?;
+    let options = RunOptions {
+        root: args.suite.root.clone(),
+        metadata,
         concurrency: args.concurrency as usize,
-        retry: RetryPolicy {
-            max_retries: args.max_retries,
-            ..RetryPolicy::default()
-        },
+        max_retries: args.max_retries,
+        resume: args.resume.clone(),
         display: display(quiet),
-        seed: host::clock::seed(),
+        announce: !quiet,
+        resume_hint_on_signal: Some(format!(
+            "digline run --suite {}",
+            args.suite.suite.display()
+        )),
     };
-    let (ctx, prior, key, leg) = match &args.resume {
-        None => {
-            let key = run_key(&fresh.created_at, &loaded.suite.config_hash());
-            (fresh, Prior::none(), key, 0)
-        }
-        Some(which) => {
-            let key = if which == LATEST {
-                store.pending_keys(tenant, suite_name)?.pop().ok_or_else(|| {
-                    CliError::usage(
-                        format!("there is no unfinished run of suite '{suite_name}' to resume: every run was stored, or none was started"),
-                        Some("run it without --resume".into()),
-                    )
-                })?
-            } else {
-                which.clone()
-            };
-            if !crate::store::layout::is_safe_name(&key) {
-                return Err(crate::store::StoreError::UnsafeName {
-                    kind: "run key",
-                    value: key,
-                }
-                .into());
-            }
-            let stored = store
-                .runs_dir(tenant, suite_name)?
-                .join(format!("{key}.json"));
-            if stored.is_file() {
-                // Stopped after the document was written, before the journal went.
-                store.remove_journal(tenant, suite_name, &key)?;
-                if !quiet {
-                    eprintln!("digline: run {key} was already complete; its journal is removed");
-                }
-                let doc = store.read_run(tenant, suite_name, &key)?.doc;
-                return Ok((key, doc, plan));
-            }
-            let records = store.read_journal(tenant, suite_name, &key)?;
-            let (ctx, prior) = Prior::read(&records.records, &loaded.suite, &fresh)
-                .map_err(|e| CliError::usage(format!("run {key} cannot be resumed: {e}"), None))?;
-            if run_key(&ctx.created_at, &loaded.suite.config_hash()) != key {
-                return Err(CliError::usage(
-                    format!(
-                        "run {key} cannot be resumed: its journal's header belongs to another run"
-                    ),
-                    Some("delete the journal and run the suite again".into()),
-                ));
-            }
-            (ctx, prior, key, records.legs)
-        }
-    };
-    let samples = loaded.suite.samples.max(1) as usize;
-    let answered = loaded
-        .suite
-        .cases
-        .iter()
-        .filter(|c| c.suspended.is_none() && prior.graded(&c.id, samples).is_some())
-        .count();
-    let to_ask = plan.cases.saturating_sub(answered);
-    if let Built::Http(target) = &built {
-        if to_ask > 0 {
-            target.preflight().map_err(CliError::Refused)?;
-        }
-    }
-    if !quiet {
-        if args.resume.is_some() {
-            eprintln!(
-                "digline: resuming run {key}: {answered} of {} case(s) were answered before; asking for the other {to_ask}",
-                plan.cases
-            );
-        }
-        eprintln!("digline: {}", plan.sentence());
-        if let Some(judging) = plan.judge_sentence() {
-            eprintln!("digline: {judging}");
-        }
-        warn_unpriced(&judges);
-    }
-    tracing::info!(
-        tenant = %loaded.suite.tenant,
-        suite = %loaded.suite.name,
-        calls = plan.calls(),
-        concurrency = args.concurrency,
-        "starting the run"
-    );
-    let target: &dyn Ask = match &built {
-        Built::Http(t) => t,
-        Built::Provider(t) => t,
-    };
-    let judge: &dyn Judge = if judges.clients().is_empty() {
-        &NoJudges
-    } else {
-        &judges
-    };
-    let header = journal::header(&loaded.suite, &ctx, leg);
-    let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
-    let stop = Arc::new(AtomicBool::new(false));
-    let finishing = Arc::new(AtomicBool::new(false));
-    let hint = format!(
-        "resume with: digline run --suite {} --resume {key}",
-        args.suite.suite.display()
-    );
-    {
-        let (leg, stop, finishing, hint) = (
-            Arc::clone(&leg),
-            Arc::clone(&stop),
-            Arc::clone(&finishing),
-            hint.clone(),
-        );
-        host::signals::on_stop(move |signal| {
-            stop.store(true, Ordering::SeqCst);
-            stopped(&leg, &finishing, &format!("stopped by {signal}"), &hint);
-        })
-        .map_err(|e| CliError::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
-    }
-    let recorder = Recorder::new(Some(&leg), Some(&stop));
-    let doc = match execute_journaled(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
-        Ok(doc) => doc,
-        Err(RunError::Stopped { pending }) => {
-            stopped(
-                &leg,
-                &finishing,
-                &format!("stopped with {pending} case(s) not answered"),
-                &hint,
-            );
-            return Err(CliError::Refused("the run was stopped".into()));
-        }
-        Err(e) => return Err(CliError::Refused(e.to_string())),
-    };
-    {
-        // From here a signal no longer stops the run: it is being stored.
-        let _held = leg.hold();
-        finishing.store(true, Ordering::SeqCst);
-    }
-    let key = store.write_run(&doc)?;
-    store.remove_journal(tenant, suite_name, &key)?;
-    Ok((key, doc, plan))
+    Ok(prepared.execute(&options)?)
 }
 
 /// Execute `digline run`.
@@ -388,21 +146,4 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
         println!("{key}");
     }
     Ok(exit::OK)
-}
-
-/// Stop for good unless the run is being stored: with no journal line
-/// being written (the leg is held until the process ends), say how to
-/// resume and exit 64.
-fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str) {
-    let _held = leg.hold();
-    if finishing.load(Ordering::SeqCst) {
-        return;
-    }
-    eprintln!(
-        "digline: {what}; the answers so far are kept in {}, and no run was stored: {hint}",
-        leg.path()
-            .parent()
-            .map_or_else(String::new, |p| p.display().to_string())
-    );
-    std::process::exit(exit::REFUSED);
 }

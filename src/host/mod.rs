@@ -15,5 +15,6 @@ pub mod load_errors;
 pub mod logging;
 pub mod near_miss;
 pub mod provider_suite;
+pub mod runner;
 pub mod signals;
 pub mod suite;

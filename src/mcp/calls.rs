@@ -15,19 +15,13 @@ use crate::core::diff::diff as diff_runs;
 use crate::core::document::{run_key, RunDocument};
 use crate::core::version::{ahead_note, INSTALLED};
 use crate::host;
-use crate::host::provider_suite;
+use crate::host::runner::{Prepared, RunOptions};
 use crate::host::suite::LoadedSuite;
-use crate::host::suite::TargetSpec;
 use crate::report::diff::{run_labels, sentence as diff_sentence};
 use crate::report::text::{headline_sentence, EN};
-use crate::run::{
-    execute as run_suite, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
-};
+use crate::run::{Display, Plan, RetryPolicy};
 use crate::store::layout::LATEST;
 use crate::store::Store;
-use crate::target::http::HttpTarget;
-use crate::target::judge::Judges;
-use crate::target::provider::ProviderTarget;
 use crate::wire::compare::full_json;
 use crate::wire::diff::diff_json;
 use crate::wire::list::{runs_json, BaselineMark};
@@ -319,16 +313,6 @@ fn diff(repo: &Repository, suite: &str, run1: &str, run2: &str) -> Result<Value,
     ))
 }
 
-/// The target a run asks: over HTTP, or a hosted model.
-enum Built {
-    Http(HttpTarget),
-    Provider(ProviderTarget),
-}
-
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok()
-}
-
 /// The refusal for a missing or wrong acknowledgement: the count and the
 /// plan sentence, and nothing called.
 fn unacknowledged(given: Option<u64>, plan: &Plan) -> Refusal {
@@ -356,82 +340,22 @@ fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Valu
         return Err(unacknowledged(acknowledged, &plan));
     }
     // From here on, `digline run` without flags: the same preflight (every
-    // problem at once, before any call), the same context, the same driver.
-    let mut artifact_paths = loaded.suite.artifacts.clone();
-    let mut problems: Vec<String> = Vec::new();
-    let built = match &loaded.target {
-        TargetSpec::Http(spec) => {
-            let headers = host::suite::expand_headers(spec, env)?;
-            Built::Http(HttpTarget::new(spec.clone(), headers).map_err(Refusal::new)?)
-        }
-        TargetSpec::Provider(spec) => {
-            for template in std::iter::once(&spec.prompt).chain(spec.system.as_ref()) {
-                if let Some(path) = &template.origin {
-                    if !artifact_paths.contains(path) {
-                        artifact_paths.push(path.clone());
-                    }
-                }
-            }
-            let endpoint = provider_suite::endpoint(spec.kind, spec.base_url.as_deref(), &env);
-            let target = ProviderTarget::new(spec.clone(), &endpoint).map_err(Refusal::new)?;
-            problems.extend(target.preflight_problems(&loaded.suite.cases));
-            Built::Provider(target)
-        }
-    };
-    let coordinates: Vec<&str> = loaded
-        .suite
-        .checks
-        .iter()
-        .filter_map(|c| c.judge_coordinate())
-        .collect();
-    let judges = Judges::new(coordinates, |kind| {
-        provider_suite::endpoint(kind, None, &env)
-    })
-    .map_err(Refusal::new)?;
-    problems.extend(
-        judges
-            .clients()
-            .iter()
-            .filter_map(|j| j.preflight_problem()),
-    );
-    preflight::refuse_if_any(&problems).map_err(Refusal::new)?;
-    let store = repo.store();
-    store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
-    if let Built::Http(target) = &built {
-        if plan.cases > 0 {
-            target.preflight().map_err(Refusal::new)?;
-        }
-    }
-    let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
-    tracing::info!(
-        tenant = %loaded.suite.tenant,
-        suite = %loaded.suite.name,
-        calls = plan.calls(),
-        "starting the run"
-    );
-    let ctx = RunContext {
-        created_at: host::clock::now_iso(),
-        git_commit: host::git::commit(&repo.base),
-        digline_version: env!("CARGO_PKG_VERSION").to_string(),
+    // problem at once, before any call), the same context, the same driver
+    // (`host::runner`, shared with the CLI).
+    let prepared = Prepared::prepare(loaded, None)?;
+    let options = RunOptions {
+        root: repo.base.clone(),
         metadata: Map::new(),
-        artifacts,
         concurrency: CONCURRENCY,
-        retry: RetryPolicy::default(),
-        // stdout is the protocol and nobody reads stderr: no progress.
+        max_retries: RetryPolicy::default().max_retries,
+        resume: None,
+        // stdout is the protocol and nobody reads stderr: no progress, no plan lines.
         display: Display::Quiet,
-        seed: host::clock::seed(),
+        announce: false,
+        // The server handles its own lifetime: signals are left alone.
+        resume_hint_on_signal: None,
     };
-    let target: &dyn Ask = match &built {
-        Built::Http(t) => t,
-        Built::Provider(t) => t,
-    };
-    let judge: &dyn Judge = if judges.clients().is_empty() {
-        &NoJudges
-    } else {
-        &judges
-    };
-    let doc = run_suite(&loaded.suite, target, judge, &ctx)?;
-    let key = store.write_run(&doc)?;
+    let (key, doc, plan) = prepared.execute(&options)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     Ok(run_json(&key, &doc.tenant, &doc.suite, &plan.sentence()))
 }

@@ -54,6 +54,18 @@ impl fmt::Display for Refusal {
     }
 }
 
+impl From<crate::host::runner::RunRefusal> for Refusal {
+    fn from(refusal: crate::host::runner::RunRefusal) -> Refusal {
+        match refusal {
+            crate::host::runner::RunRefusal::Usage {
+                message,
+                hint: Some(hint),
+            } => Refusal::new(message).hint(hint),
+            other => Refusal::new(other.to_string()),
+        }
+    }
+}
+
 impl From<LoadError> for Refusal {
     fn from(e: LoadError) -> Refusal {
         Refusal::new(e.message)

@@ -102,23 +102,39 @@ impl Store {
         let dir = self.pending_dir(tenant, suite)?;
         std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
         let path = dir.join(leg_name(key, leg)?);
-        let mut options = OpenOptions::new();
-        options.append(true).create_new(true);
+        // The header is written to a temporary file and linked into place
+        // (never replacing one): a kill can leave no leg, or a leg that
+        // starts with its header — never a leg without one.
+        let mut line = serde_json::to_string(header)
+            .map_err(|e| StoreError::Journal(format!("{}: {e}", path.display())))?;
+        line.push('\n');
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".tmp-leg-")
+            .tempfile_in(&dir)
+            .map_err(|e| StoreError::io(&dir, e))?;
         #[cfg(unix)]
         {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
+            use std::os::unix::fs::PermissionsExt;
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| StoreError::io(&path, e))?;
         }
-        let file = options.open(&path).map_err(|e| StoreError::io(&path, e))?;
+        tmp.write_all(line.as_bytes())
+            .and_then(|()| tmp.as_file().sync_all())
+            .map_err(|e| StoreError::io(&path, e))?;
+        tmp.persist_noclobber(&path)
+            .map_err(|e| StoreError::io(&path, e.error))?;
         if let Ok(d) = File::open(&dir) {
             let _ = d.sync_all();
         }
-        let leg = Leg {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(|e| StoreError::io(&path, e))?;
+        Ok(Leg {
             path,
             file: Mutex::new(file),
-        };
-        leg.append(header)?;
-        Ok(leg)
+        })
     }
 
     /// The keys of the unfinished runs of a suite, oldest first (keys start

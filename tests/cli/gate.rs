@@ -84,6 +84,30 @@ fn break_return_answer(root: &Path) {
     std::fs::write(root.join("answers.json"), changed).unwrap();
 }
 
+/// Validate a JUnit file against `tests/schemas/junit.xsd` (the shape
+/// GitLab and other CI servers read) with `xmllint`. `.ci/run` installs it;
+/// elsewhere a missing `xmllint` skips loudly, and under `CI=true` fails.
+fn validate_junit(path: &Path) {
+    let schema = repo().join("tests/schemas/junit.xsd");
+    match Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(&schema)
+        .arg(path)
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "junit.xml does not validate: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(_) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("xmllint is missing in CI: .ci/run installs libxml2-utils")
+        }
+        Err(_) => eprintln!("SKIPPED: xmllint is not installed; junit.xml was not schema-checked"),
+    }
+}
+
 fn read(p: impl AsRef<Path>) -> String {
     std::fs::read_to_string(p).unwrap()
 }
@@ -142,6 +166,7 @@ fn gate_exits_0_then_1_then_2_on_the_quickstart() {
     assert_eq!(report.test_suites.len(), 1);
     assert_eq!(report.test_suites[0].failures, 1);
     assert!(junit.contains("<skipped"), "the suspended case: {junit}");
+    validate_junit(&root.join("out/junit.xml"));
 
     // A case the target cannot answer: could not be judged (the regression
     // fixed first, so 2 is not outranked by 1).
@@ -152,6 +177,8 @@ fn gate_exits_0_then_1_then_2_on_the_quickstart() {
     let ran = digline_env(root, &args, &[]);
     assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
     assert!(read(root.join("out/comment.md")).contains("#### Could not be judged"));
+    assert!(read(root.join("out/junit.xml")).contains("<error"));
+    validate_junit(&root.join("out/junit.xml"));
 }
 
 #[test]

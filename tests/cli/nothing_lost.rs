@@ -60,9 +60,12 @@ fn signal(child: &Child, name: &str) {
 
 /// The journal's records (whole lines of every leg) and its key.
 fn journal(root: &Path) -> Option<(String, Vec<Value>)> {
+    // Legs only: a kill while a leg is being started can leave a
+    // `.tmp-leg-…` file, which is never read as a journal.
     let mut legs: Vec<PathBuf> = std::fs::read_dir(pending_dir(root))
         .ok()?
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .collect();
     legs.sort();
     let first = legs.first()?;

@@ -1,0 +1,400 @@
+//! Running a loaded suite: the steps `digline run`, `digline gate` and the
+//! MCP `run` tool share — build the target and the judges from the
+//! environment, the preflight (every problem at once, before any call),
+//! the run context (clock, git, version), the journal, the driver, storing.
+//!
+//! It lives in `host` because it reads the environment (endpoints, keys,
+//! `CI`), the clock and git; the front ends only parse their arguments,
+//! call [`Prepared::prepare`] (where MCP checks its acknowledgement against
+//! the plan) and [`Prepared::execute`], and print.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::core::document::{run_key, RunDocument};
+use crate::host;
+use crate::host::load_errors::LoadError;
+use crate::host::provider_suite;
+use crate::host::suite::{LoadedSuite, TargetSpec};
+use crate::run::journal::{self, Prior, Recorder};
+use crate::run::{
+    execute_journaled, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
+    RunError,
+};
+use crate::store::journal::Leg;
+use crate::store::layout::LATEST;
+use crate::store::{Store, StoreError};
+use crate::target::http::HttpTarget;
+use crate::target::judge::Judges;
+use crate::target::provider::ProviderTarget;
+
+/// Why a run was refused (every one is exit 64 for the CLI, a tool error for MCP).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunRefusal {
+    /// The suite, its headers or artifacts.
+    #[error("{0}")]
+    Load(#[from] LoadError),
+    /// The store.
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    /// Anything else that stops the run before or while it starts: a
+    /// preflight, nothing listening, a stopped run.
+    #[error("{0}")]
+    Refused(String),
+    /// A request that cannot be honoured, with what to do instead.
+    #[error("{message}")]
+    Usage {
+        /// The sentence.
+        message: String,
+        /// What to do instead.
+        hint: Option<String>,
+    },
+}
+
+/// How the run is asked for, beyond the suite.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The repository root (`--root`).
+    pub root: std::path::PathBuf,
+    /// `--meta` pairs; payload.
+    pub metadata: Map<String, Value>,
+    /// Cases in flight at once (≥ 1).
+    pub concurrency: usize,
+    /// Retries of a transient failure (0 = none).
+    pub max_retries: u32,
+    /// `--resume [KEY]`: finish an unfinished run (`latest` or a key).
+    pub resume: Option<String>,
+    /// How progress is shown.
+    pub display: Display,
+    /// Print the plan, the resume line and warnings on stderr.
+    pub announce: bool,
+    /// Stop on Ctrl-C/SIGTERM, keep the journal and exit 64 with this
+    /// resume hint (the CLI); `None` leaves signals alone (MCP).
+    pub resume_hint_on_signal: Option<String>,
+}
+
+/// The target, built: HTTP (headers expanded) or a provider (endpoint and
+/// key from the environment).
+enum Built {
+    Http(HttpTarget),
+    Provider(ProviderTarget),
+}
+
+/// A loaded suite with its target and judges built and the preflight passed:
+/// nothing has been called yet.
+pub struct Prepared {
+    loaded: LoadedSuite,
+    plan: Plan,
+    built: Built,
+    judges: Judges,
+    artifact_paths: Vec<String>,
+}
+
+/// The process environment (this layer's job), passed down as a function.
+pub fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// How progress is shown: nothing with `quiet`; in CI (`CI` set) a plain
+/// line every 5 s and one at the end; a bar on a terminal; nothing on a
+/// pipe outside CI (stderr keeps the plan and warnings only).
+pub fn display(quiet: bool) -> Display {
+    use std::io::IsTerminal;
+    if quiet {
+        Display::Quiet
+    } else if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        Display::Lines {
+            every: Duration::from_secs(5),
+        }
+    } else if std::io::stderr().is_terminal() {
+        Display::Bar
+    } else {
+        Display::Quiet
+    }
+}
+
+/// The suite's judges (endpoints and keys from the environment) and their
+/// preflight problems.
+///
+/// # Errors
+/// A refusal when a judge cannot be set up at all.
+pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>), RunRefusal> {
+    let coordinates: Vec<&str> = suite
+        .checks
+        .iter()
+        .filter_map(|c| c.judge_coordinate())
+        .collect();
+    let judges = Judges::new(coordinates, |kind| {
+        provider_suite::endpoint(kind, None, &env)
+    })
+    .map_err(RunRefusal::Refused)?;
+    let problems = judges
+        .clients()
+        .iter()
+        .filter_map(|j| j.preflight_problem())
+        .collect();
+    Ok((judges, problems))
+}
+
+/// The warning for each judge without a price (its spend is not counted).
+pub fn warn_unpriced(judges: &Judges) {
+    for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
+        eprintln!(
+            "digline: warning: the judge {} has no price, so its spend is not counted",
+            judge.coordinate()
+        );
+    }
+}
+
+impl Prepared {
+    /// Build the target and the judges and run the preflight: every problem
+    /// (a missing key, an unpriced model, a missing template variable, more
+    /// calls than `max_calls`) listed at once. Nothing is called.
+    ///
+    /// # Errors
+    /// A [`RunRefusal`] with every preflight problem, or the one that stops
+    /// building.
+    pub fn prepare(loaded: LoadedSuite, max_calls: Option<usize>) -> Result<Prepared, RunRefusal> {
+        let plan = Plan::of(&loaded.suite);
+        let mut artifact_paths = loaded.suite.artifacts.clone();
+        let mut problems: Vec<String> = Vec::new();
+        let built = match &loaded.target {
+            TargetSpec::Http(spec) => {
+                let headers = host::suite::expand_headers(spec, env)?;
+                Built::Http(HttpTarget::new(spec.clone(), headers).map_err(RunRefusal::Refused)?)
+            }
+            TargetSpec::Provider(spec) => {
+                for template in std::iter::once(&spec.prompt).chain(spec.system.as_ref()) {
+                    if let Some(path) = &template.origin {
+                        if !artifact_paths.contains(path) {
+                            artifact_paths.push(path.clone());
+                        }
+                    }
+                }
+                let endpoint = provider_suite::endpoint(spec.kind, spec.base_url.as_deref(), &env);
+                let target =
+                    ProviderTarget::new(spec.clone(), &endpoint).map_err(RunRefusal::Refused)?;
+                problems.extend(target.preflight_problems(&loaded.suite.cases));
+                Built::Provider(target)
+            }
+        };
+        let (judges, judge_problems) = judges(&loaded.suite)?;
+        problems.extend(judge_problems);
+        problems.extend(plan.over(max_calls));
+        preflight::refuse_if_any(&problems).map_err(RunRefusal::Refused)?;
+        Ok(Prepared {
+            loaded,
+            plan,
+            built,
+            judges,
+            artifact_paths,
+        })
+    }
+
+    /// The plan: cases, samples, target and judge calls.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The loaded suite.
+    pub fn loaded(&self) -> &LoadedSuite {
+        &self.loaded
+    }
+
+    /// Ask, grade and store: the run's key, its document and the plan.
+    /// Checks the store can take the run and (HTTP) that something listens
+    /// before the first call; journals every answer; on a resume, asks only
+    /// for what nobody has an answer to.
+    ///
+    /// # Errors
+    /// A [`RunRefusal`]: the store, nothing listening, a journal that does
+    /// not fit, a stopped run.
+    pub fn execute(self, options: &RunOptions) -> Result<(String, RunDocument, Plan), RunRefusal> {
+        let Prepared {
+            loaded,
+            plan,
+            built,
+            judges,
+            artifact_paths,
+        } = self;
+        let store = Store::new(&options.root);
+        let (tenant, suite_name) = (&loaded.suite.tenant, &loaded.suite.name);
+        store.check_writable(tenant, suite_name)?;
+        let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
+        let fresh = RunContext {
+            created_at: host::clock::now_iso(),
+            git_commit: host::git::commit(&options.root)
+                .or_else(|| host::git::commit_from_files(&options.root)),
+            digline_version: env!("CARGO_PKG_VERSION").to_string(),
+            metadata: options.metadata.clone(),
+            artifacts,
+            concurrency: options.concurrency,
+            retry: RetryPolicy {
+                max_retries: options.max_retries,
+                ..RetryPolicy::default()
+            },
+            display: options.display,
+            seed: host::clock::seed(),
+        };
+        let (ctx, prior, key, leg) = match &options.resume {
+            None => {
+                let key = run_key(&fresh.created_at, &loaded.suite.config_hash());
+                (fresh, Prior::none(), key, 0)
+            }
+            Some(which) => {
+                let key = if which == LATEST {
+                    store.pending_keys(tenant, suite_name)?.pop().ok_or_else(|| {
+                        RunRefusal::Usage {
+                            message: format!("there is no unfinished run of suite '{suite_name}' to resume: every run was stored, or none was started"),
+                            hint: Some("run it without --resume".into()),
+                        }
+                    })?
+                } else {
+                    which.clone()
+                };
+                if !crate::store::layout::is_safe_name(&key) {
+                    return Err(StoreError::UnsafeName {
+                        kind: "run key",
+                        value: key,
+                    }
+                    .into());
+                }
+                let stored = store
+                    .runs_dir(tenant, suite_name)?
+                    .join(format!("{key}.json"));
+                if stored.is_file() {
+                    // Stopped after the document was written, before the journal went.
+                    store.remove_journal(tenant, suite_name, &key)?;
+                    if options.announce {
+                        eprintln!(
+                            "digline: run {key} was already complete; its journal is removed"
+                        );
+                    }
+                    let doc = store.read_run(tenant, suite_name, &key)?.doc;
+                    return Ok((key, doc, plan));
+                }
+                let records = store.read_journal(tenant, suite_name, &key)?;
+                let (ctx, prior) =
+                    Prior::read(&records.records, &loaded.suite, &fresh).map_err(|e| {
+                        RunRefusal::Usage {
+                            message: format!("run {key} cannot be resumed: {e}"),
+                            hint: None,
+                        }
+                    })?;
+                if run_key(&ctx.created_at, &loaded.suite.config_hash()) != key {
+                    return Err(RunRefusal::Usage {
+                        message: format!(
+                            "run {key} cannot be resumed: its journal's header belongs to another run"
+                        ),
+                        hint: Some("delete the journal and run the suite again".into()),
+                    });
+                }
+                (ctx, prior, key, records.legs)
+            }
+        };
+        let samples = loaded.suite.samples.max(1) as usize;
+        let answered = loaded
+            .suite
+            .cases
+            .iter()
+            .filter(|c| c.suspended.is_none() && prior.graded(&c.id, samples).is_some())
+            .count();
+        let to_ask = plan.cases.saturating_sub(answered);
+        if let Built::Http(target) = &built {
+            if to_ask > 0 {
+                target.preflight().map_err(RunRefusal::Refused)?;
+            }
+        }
+        if options.announce {
+            if options.resume.is_some() {
+                eprintln!(
+                    "digline: resuming run {key}: {answered} of {} case(s) were answered before; asking for the other {to_ask}",
+                    plan.cases
+                );
+            }
+            eprintln!("digline: {}", plan.sentence());
+            if let Some(judging) = plan.judge_sentence() {
+                eprintln!("digline: {judging}");
+            }
+            warn_unpriced(&judges);
+        }
+        tracing::info!(
+            tenant = %loaded.suite.tenant,
+            suite = %loaded.suite.name,
+            calls = plan.calls(),
+            concurrency = options.concurrency,
+            "starting the run"
+        );
+        let target: &dyn Ask = match &built {
+            Built::Http(t) => t,
+            Built::Provider(t) => t,
+        };
+        let judge: &dyn Judge = if judges.clients().is_empty() {
+            &NoJudges
+        } else {
+            &judges
+        };
+        let header = journal::header(&loaded.suite, &ctx, leg);
+        let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
+        let stop = Arc::new(AtomicBool::new(false));
+        let finishing = Arc::new(AtomicBool::new(false));
+        if let Some(hint) = &options.resume_hint_on_signal {
+            let (leg, stop, finishing, hint) = (
+                Arc::clone(&leg),
+                Arc::clone(&stop),
+                Arc::clone(&finishing),
+                format!("{hint} --resume {key}"),
+            );
+            host::signals::on_stop(move |signal| {
+                stop.store(true, Ordering::SeqCst);
+                stopped(&leg, &finishing, &format!("stopped by {signal}"), &hint);
+            })
+            .map_err(|e| RunRefusal::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
+        }
+        let recorder = Recorder::new(Some(&leg), Some(&stop));
+        let doc = match execute_journaled(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
+            Ok(doc) => doc,
+            Err(RunError::Stopped { pending }) => {
+                if let Some(hint) = &options.resume_hint_on_signal {
+                    stopped(
+                        &leg,
+                        &finishing,
+                        &format!("stopped with {pending} case(s) not answered"),
+                        &format!("{hint} --resume {key}"),
+                    );
+                }
+                return Err(RunRefusal::Refused("the run was stopped".into()));
+            }
+            Err(e) => return Err(RunRefusal::Refused(e.to_string())),
+        };
+        {
+            // From here a signal no longer stops the run: it is being stored.
+            let _held = leg.hold();
+            finishing.store(true, Ordering::SeqCst);
+        }
+        let key = store.write_run(&doc)?;
+        store.remove_journal(tenant, suite_name, &key)?;
+        Ok((key, doc, plan))
+    }
+}
+
+/// Stop for good unless the run is being stored: with no journal line
+/// being written (the leg is held until the process ends), say how to
+/// resume and exit 64 (the run was not stored: never 0, 1 or 2).
+fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str) {
+    let _held = leg.hold();
+    if finishing.load(Ordering::SeqCst) {
+        return;
+    }
+    eprintln!(
+        "digline: {what}; the answers so far are kept in {}, and no run was stored: resume with: {hint}",
+        leg.path()
+            .parent()
+            .map_or_else(String::new, |p| p.display().to_string())
+    );
+    std::process::exit(64);
+}
