@@ -35,7 +35,12 @@ Example, the whole cycle:
   digline run     --suite examples/quickstart/suite.toml --root examples/quickstart
   digline promote --suite examples/quickstart/suite.toml --root examples/quickstart --run latest
   digline run     --suite examples/quickstart/suite.toml --root examples/quickstart
-  digline compare --suite examples/quickstart/suite.toml --root examples/quickstart --run latest";
+  digline compare --suite examples/quickstart/suite.toml --root examples/quickstart --run latest
+
+In CI, one command does it all (run, compare, comment, summary, JUnit, HTML report):
+  digline gate    --suite eval/suite.toml
+
+Start here: README.md and docs/getting-started.md. Completions: digline completions bash; man page: digline manpage.";
 
 /// digline: a regression gate for LLM applications.
 ///
