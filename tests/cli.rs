@@ -7,6 +7,8 @@
 mod boundary;
 #[path = "cli/checks.rs"]
 mod checks;
+#[path = "cli/docs.rs"]
+mod docs;
 #[path = "cli/documents.rs"]
 mod documents;
 #[path = "cli/examples.rs"]
@@ -23,6 +25,8 @@ mod forges;
 mod fuzz_replay;
 #[path = "cli/gate.rs"]
 mod gate;
+#[path = "cli/help.rs"]
+mod help;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The quickstart, end to end: start the local stub, ask it every case,
-# compare the run with the committed baseline, exit with digline's code.
+# The quickstart, end to end: start the local stub, then `digline gate` —
+# ask it every case, compare the run with the committed baseline, write the
+# CI files (outcome.json, comment.md, summary.md, junit.xml, report.html)
+# into target/quickstart-gate/, and exit with digline's code.
 #
 #   ./examples/quickstart/gate.sh        # 0 = nothing got worse
 #
@@ -12,8 +14,9 @@ repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
 cargo build --quiet --release --bin digline --example quickstart-stub || exit 70
-digline="$repo/target/release/digline"
-stub="$repo/target/release/examples/quickstart-stub"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+digline="$target/release/digline"
+stub="$target/release/examples/quickstart-stub"
 
 log="$(mktemp)"
 "$stub" --answers "$here/answers.json" --port 8731 >"$log" 2>&1 &
@@ -25,5 +28,5 @@ for _ in $(seq 1 100); do
   sleep 0.05
 done
 
-"$digline" run --suite "$here/suite.toml" --root "$here" >/dev/null || exit $?
-"$digline" compare --suite "$here/suite.toml" --root "$here" --run latest
+"$digline" gate --suite "$here/suite.toml" --root "$here" \
+  --out "$repo/target/quickstart-gate" --publish none

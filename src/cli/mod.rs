@@ -10,11 +10,13 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 pub mod compare;
+pub mod completions;
 pub mod diff;
 pub mod error;
 pub mod exit;
 pub mod gate;
 pub mod list;
+pub mod manpage;
 pub mod mcp;
 pub mod migrate;
 pub mod promote;
@@ -33,7 +35,12 @@ Example, the whole cycle:
   digline run     --suite examples/quickstart/suite.toml --root examples/quickstart
   digline promote --suite examples/quickstart/suite.toml --root examples/quickstart --run latest
   digline run     --suite examples/quickstart/suite.toml --root examples/quickstart
-  digline compare --suite examples/quickstart/suite.toml --root examples/quickstart --run latest";
+  digline compare --suite examples/quickstart/suite.toml --root examples/quickstart --run latest
+
+In CI, one command does it all (run, compare, comment, summary, JUnit, HTML report):
+  digline gate    --suite eval/suite.toml
+
+Start here: README.md and docs/getting-started.md. Completions: digline completions bash; man page: digline manpage.";
 
 /// digline: a regression gate for LLM applications.
 ///
@@ -109,6 +116,16 @@ pub enum Command {
         after_help = "Example:\n  digline mcp --root .\n\nSix tools: list_runs, get_run, get_baseline, compare, diff, run. No promote, migrate or report: a person runs those. Configure it in the agent's mcpServers; see docs/mcp.md."
     )]
     Mcp(mcp::McpArgs),
+    /// Print the shell completion script for bash, zsh, fish, powershell or elvish.
+    #[command(
+        after_help = "Example:\n  digline completions bash > ~/.local/share/bash-completion/completions/digline\n  digline completions zsh  > \"${fpath[1]}/_digline\"\n  digline completions fish > ~/.config/fish/completions/digline.fish\n\nGenerated from the same definitions as --help, so it always matches this binary."
+    )]
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff) of digline, or of one command.
+    #[command(
+        after_help = "Example:\n  digline manpage > digline.1 && man ./digline.1\n  digline manpage gate > digline-gate.1\n\nGenerated from the same definitions as --help, so it always matches this binary."
+    )]
+    Manpage(manpage::ManpageArgs),
 }
 
 /// Flags every command takes: which suite, which repository.
@@ -222,6 +239,8 @@ fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<i32, CliError> {
         Command::Report(args) => report::execute(args),
         Command::Rejudge(args) => rejudge::execute(args, quiet),
         Command::Mcp(args) => mcp::execute(args, mcp_server),
+        Command::Completions(args) => completions::execute(args),
+        Command::Manpage(args) => manpage::execute(args),
     }
 }
 
