@@ -16,25 +16,8 @@ cargo build --quiet --release --bin digline --example quickstart-stub || exit 70
 digline="$repo/target/release/digline"
 examples="$repo/target/release/examples"
 
-pids=()
-logs=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -f "${logs[@]}"' EXIT
-# start NAME ARGS…: start a helper, wait until it says it is listening.
-start() {
-  local name="$1" log
-  shift
-  log="$(mktemp)"
-  logs+=("$log")
-  "$examples/$name" "$@" >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 1 100); do
-    grep -q "listening" "$log" && return 0
-    kill -0 "${pids[-1]}" 2>/dev/null || { cat "$log" >&2; exit 70; }
-    sleep 0.05
-  done
-  cat "$log" >&2
-  exit 70
-}
+# shellcheck source=../lib/start.sh
+. "$repo/examples/lib/start.sh"
 start quickstart-stub --answers "$here/answers.json" --port 8736
 
 "$digline" gate --suite "$here/suite.toml" --root "$here" --publish none \
