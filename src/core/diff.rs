@@ -1,7 +1,7 @@
 //! `diff`: what differs between two runs, neither of them a reference.
 //!
 //! The same pairing as `compare` (`(scope, case_id, assertion_id,
-//! occurrence)`, [`index_verdicts`]) and the same first rules — one side
+//! occurrence)`, [`keyed_verdicts`]) and the same first rules — one side
 //! only, either side errored, a pass/fail flip regardless of tolerance —
 //! but no verdict: nothing here is `worse`, `regressed` or an exit code. A
 //! difference *favours* the run with the higher score. After the numeric
@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use super::compare::{
-    artifact_deltas, config_deltas, index_verdicts, ArtifactDelta, ArtifactOutcome, ConfigDelta,
-    ConfigOutcome, Scope,
+    artifact_deltas, config_deltas, join_verdicts, keyed_verdicts, ArtifactDelta, ArtifactOutcome,
+    ConfigDelta, ConfigOutcome, Scope,
 };
 use super::document::RunDocument;
 use super::pyjson::round6;
@@ -291,17 +291,15 @@ pub fn diff(left: &RunDocument, right: &RunDocument) -> Result<Difference, DiffR
         };
         return Err(DiffRefused(sentence));
     }
-    let (a, b) = (index_verdicts(left), index_verdicts(right));
-    let keys: BTreeSet<_> = a.keys().chain(b.keys()).collect();
-    let checks = keys
+    let (a, b) = (keyed_verdicts(left), keyed_verdicts(right));
+    let checks = join_verdicts(&a, &b)
         .into_iter()
-        .map(|key| {
-            let (one, other) = (a.get(key).copied(), b.get(key).copied());
+        .map(|(key, one, other)| {
             let named = one
                 .or(other)
                 .map(|v| v.assertion.clone())
                 .unwrap_or_default();
-            check(key.case_id.clone(), named, key.scope, one, other)
+            check(key.case_id.to_string(), named, key.scope, one, other)
         })
         .collect();
     Ok(Difference {

@@ -23,15 +23,27 @@ pub struct CaseResult {
     /// True when the case was not run (its reason is in `suspended_reason`).
     pub suspended: bool,
     /// Why the case is suspended; payload, present only on suspended cases.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub suspended_reason: Option<String>,
     /// `true` on canary cases; absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub canary: Option<bool>,
     /// One verdict per declared check, in declaration order (empty when suspended).
     pub verdicts: Vec<Verdict>,
     /// The recorded answers (`record_responses = true`), one per sample; payload.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present_values",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub responses: Option<Vec<Value>>,
 }
 
@@ -50,6 +62,7 @@ pub struct RunDocument {
     /// Run-level verdicts (precision, recall, accuracy, f1), in declaration order.
     pub aggregate: Vec<Verdict>,
     /// Declared artifacts by path: `{sha, text}` as 0.10.0 records them.
+    #[serde(deserialize_with = "crate::core::strict_json::deserialize_object")]
     pub artifacts: Map<String, Value>,
     /// 16 hex chars fingerprinting the rules (checks, thresholds, tolerances, samples).
     pub config_hash: String,
@@ -59,15 +72,21 @@ pub struct RunDocument {
     /// (`0.11.0`). Empty means *not recorded* (a migrated document, one built
     /// by hand) and is then written absent, never as `""`: absence is the only
     /// honest value for a document no run of ours produced (ADR 0014 §2–§3).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::non_empty",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub digline_version: String,
     /// The suite's `environment`.
     pub environment: String,
     /// The repository's commit when the run was made, if known.
     pub git_commit: Option<String>,
     /// What the judges reported about themselves (empty without judges).
+    #[serde(deserialize_with = "crate::core::strict_json::deserialize_object")]
     pub judge_config: Map<String, Value>,
     /// `--meta K=V` pairs given to `run`; payload.
+    #[serde(deserialize_with = "crate::core::strict_json::deserialize_object")]
     pub metadata: Map<String, Value>,
     /// True when payload fields were dropped from this document.
     pub redacted: bool,
@@ -78,15 +97,24 @@ pub struct RunDocument {
     /// The suite's `name`.
     pub suite: String,
     /// What the target reported about how it answered (`{"values": {...}}`), or `{}`.
+    #[serde(deserialize_with = "crate::core::strict_json::deserialize_object")]
     pub target_config: Map<String, Value>,
     /// The suite's `tenant`: the perimeter a comparison never crosses.
     pub tenant: String,
     /// Set on a replay: the key of the run whose recorded answers were judged
     /// again (digline 0.10.0's `rejudge`). Such a run never becomes a baseline.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub rejudged_from: Option<String>,
     /// Set on a baseline: when a person promoted it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub promoted_at: Option<String>,
 }
 

@@ -28,7 +28,31 @@ pub fn round6(x: f64) -> f64 {
     if !x.is_finite() {
         return x;
     }
-    // `{:.6}` rounds the exact binary value half-to-even, as Python's round does.
+    // Fast and exact away from ties: below 1e9 the product `x * 1e6` is off
+    // the exact decimal value by less than 1e-7, so a fraction more than
+    // 1e-6 away from one half rounds to the same integer either way, and
+    // `integer / 1e6` is one correctly rounded division: the double nearest
+    // the decimal, which is what Python's round returns.
+    let scaled = x * 1e6;
+    if scaled.abs() < 1e9 {
+        let floor = scaled.floor();
+        let fraction = scaled - floor;
+        if (fraction - 0.5).abs() > 1e-6 {
+            let whole = if fraction < 0.5 { floor } else { floor + 1.0 };
+            // Python keeps the sign of a value that rounds to zero (-0.0).
+            return if whole == 0.0 {
+                0.0_f64.copysign(x)
+            } else {
+                whole / 1e6
+            };
+        }
+    }
+    round6_exact(x)
+}
+
+/// [`round6`] the slow, always-exact way: `{:.6}` rounds the exact binary
+/// value half-to-even, as Python's round does.
+fn round6_exact(x: f64) -> f64 {
     format!("{x:.6}").parse::<f64>().unwrap_or(x)
 }
 
@@ -366,6 +390,51 @@ mod tests {
         ];
         for (x, want) in table {
             assert_eq!(float_repr(*x), *want, "repr of {x:e}");
+        }
+    }
+
+    #[test]
+    fn round6_fast_path_matches_the_exact_rounding() {
+        // A deterministic spread of values: scores, deltas, ties, signs, scales.
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1e-9,
+            -1e-9,
+            5e-7,
+            -5e-7,
+            0.0000005,
+            0.0000015,
+            0.1234565,
+            2.5e-6,
+            999.9999995,
+            1e9,
+            1e12,
+            -3.0000005,
+            0.3,
+            0.7,
+            1.0 / 3.0,
+        ];
+        for _ in 0..200_000 {
+            let bits = next();
+            values.push(f64::from_bits(bits));
+            values.push((bits % 2_000_001) as f64 / 1e6 - 1.0);
+            values.push((bits % 20_000_001) as f64 / 1e7);
+            values.push((bits >> 11) as f64 / (1u64 << 53) as f64);
+        }
+        for x in values {
+            let (fast, exact) = (round6(x), round6_exact(x));
+            assert!(
+                fast.to_bits() == exact.to_bits() || (fast.is_nan() && exact.is_nan()),
+                "{x:e}: {fast:e} != {exact:e}"
+            );
         }
     }
 

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
 /// Why strict parsing failed.
@@ -88,6 +89,99 @@ pub fn parse(text: &str) -> Result<Value, StrictJsonError> {
             }
         }
     })
+}
+
+/// Deserialize one [`Value`] from any serde deserializer, refusing a key
+/// written twice in one object at any depth: what `deserialize_with` uses
+/// for the free-form parts of a typed document (metadata, configurations),
+/// so that a typed single-pass read is as strict as [`parse`].
+///
+/// # Errors
+/// The deserializer's error, or a custom one naming the duplicated key.
+pub fn deserialize_value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    let state = RefCell::new(DupState::default());
+    ValueSeed {
+        state: &state,
+        // Not the top level: no entry numbers to track.
+        depth: 1,
+    }
+    .deserialize(deserializer)
+    .map_err(|err| match state.into_inner().duplicate {
+        Some(key) => de::Error::custom(format!("the key `{key}` appears twice in one object")),
+        None => err,
+    })
+}
+
+/// As [`deserialize_value`], for a field that must hold an object.
+///
+/// # Errors
+/// As [`deserialize_value`], or a custom error when the value is not an object.
+pub fn deserialize_object<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Map<String, Value>, D::Error> {
+    match deserialize_value(deserializer)? {
+        Value::Object(map) => Ok(map),
+        other => Err(de::Error::custom(format!(
+            "invalid type: {}, expected an object",
+            kind(&other)
+        ))),
+    }
+}
+
+/// For an optional key that is left out when there is nothing to say:
+/// present means a value, and `null` is refused (absent and `null` would be
+/// two spellings of *not recorded*). Use with `#[serde(default)]`.
+///
+/// # Errors
+/// The deserializer's error for `null` or a value of the wrong type.
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+/// As [`present`], for an optional list of free-form values (each read as
+/// [`deserialize_value`] reads it).
+///
+/// # Errors
+/// As [`deserialize_value`], or a custom error when the value is not a list.
+pub fn present_values<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<Value>>, D::Error> {
+    match deserialize_value(deserializer)? {
+        Value::Array(items) => Ok(Some(items)),
+        other => Err(de::Error::custom(format!(
+            "invalid type: {}, expected a list",
+            kind(&other)
+        ))),
+    }
+}
+
+/// For a string that is left out when empty: present means non-empty.
+///
+/// # Errors
+/// The deserializer's error, or a custom one for `""`.
+pub fn non_empty<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    if text.is_empty() {
+        return Err(de::Error::custom(
+            "an empty string where the key is left out when there is nothing to record",
+        ));
+    }
+    Ok(text)
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 /// True when the syntax error at (line, column), both 1-based, sits on a
@@ -235,6 +329,32 @@ mod tests {
                 }
                 (got, _) => panic!("{text}: {got:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn typed_fields_refuse_duplicates_at_any_depth() {
+        #[derive(serde::Deserialize, Debug)]
+        struct Holder {
+            #[serde(deserialize_with = "deserialize_object")]
+            meta: Map<String, Value>,
+        }
+        let ok: Holder = serde_json::from_str(r#"{"meta": {"a": [1, {"b": 2}]}}"#).unwrap();
+        assert_eq!(ok.meta["a"], serde_json::json!([1, {"b": 2}]));
+        for text in [
+            r#"{"meta": {"a": 1, "a": 2}}"#,
+            r#"{"meta": {"a": [{"k": 1, "k": 1}]}}"#,
+        ] {
+            let err = serde_json::from_str::<Holder>(text)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("appears twice"), "{text}: {err}");
+        }
+        for text in [r#"{"meta": null}"#, r#"{"meta": [1]}"#] {
+            let err = serde_json::from_str::<Holder>(text)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("expected an object"), "{text}: {err}");
         }
     }
 

@@ -59,6 +59,7 @@ pub struct Verdict {
     /// 16 hex chars identifying the check's declaration: what baselines pair on.
     pub assertion_id: String,
     /// Measured facts (lengths, counts, sampled scores); never the output.
+    #[serde(deserialize_with = "crate::core::strict_json::deserialize_object")]
     pub metadata: Map<String, Value>,
     /// Why the check decided as it did; payload.
     pub reason: String,
@@ -72,19 +73,39 @@ pub struct Verdict {
     /// counts; an integer when declared as one.
     pub tolerance: Level,
     /// The per-sample scores when the check was sampled (suite `samples` > 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub samples: Option<Vec<f64>>,
     /// The lowest sampled score: the bottom of the measured noise interval.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub sample_min: Option<f64>,
     /// The highest sampled score: the top of the measured noise interval.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub sample_max: Option<f64>,
     /// Set to `true` when the samples were themselves folds (`repeated` under suite samples).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub sample_means: Option<bool>,
     /// Set to `true` on verdicts of judged checks (`llm_rubric`, `faithfulness`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub judged: Option<bool>,
 }
 

@@ -543,7 +543,9 @@ fn compared_view(
         .collect::<Vec<_>>()
         .join(", ");
     let row = |d: &Delta| {
-        let verdict = now.get(&d.key).or_else(|| before.get(&d.key));
+        let verdict = now
+            .get(&d.key.as_ref())
+            .or_else(|| before.get(&d.key.as_ref()));
         Row {
             case: case_label(&d.key, s),
             check: d.assertion.clone(),

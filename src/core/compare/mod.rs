@@ -16,7 +16,7 @@
 
 mod config;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt;
 
 pub use config::{
@@ -402,40 +402,126 @@ pub fn headline_exit_code(head: &Headline) -> i32 {
     }
 }
 
-/// Indexes every verdict of `doc` by its pairing key.
-pub fn index_verdicts(doc: &RunDocument) -> BTreeMap<PairKey, &Verdict> {
-    let mut out = BTreeMap::new();
-    for case in &doc.results {
-        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-        for v in &case.verdicts {
-            let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
-            out.insert(
-                PairKey {
-                    scope: Scope::Case,
-                    case_id: case.case_id.clone(),
-                    assertion_id: v.assertion_id.clone(),
-                    occurrence: *n,
-                },
-                v,
-            );
-            *n += 1;
+/// A [`PairKey`] that borrows its strings from a document: what pairing
+/// sorts and joins on, so that only the deltas own their keys. Same fields,
+/// same order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KeyRef<'a> {
+    /// Case or run.
+    pub scope: Scope,
+    /// The case id; `""` for run-level measures.
+    pub case_id: &'a str,
+    /// The 16-hex identity of the check's declaration.
+    pub assertion_id: &'a str,
+    /// 0 for the first verdict with this id in the case, 1 for the second, …
+    pub occurrence: usize,
+}
+
+impl KeyRef<'_> {
+    /// The owned key.
+    pub fn to_key(self) -> PairKey {
+        PairKey {
+            scope: self.scope,
+            case_id: self.case_id.to_string(),
+            assertion_id: self.assertion_id.to_string(),
+            occurrence: self.occurrence,
         }
     }
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-    for v in &doc.aggregate {
-        let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
-        out.insert(
-            PairKey {
-                scope: Scope::Run,
-                case_id: String::new(),
-                assertion_id: v.assertion_id.clone(),
-                occurrence: *n,
-            },
-            v,
-        );
-        *n += 1;
+}
+
+impl PairKey {
+    /// The borrowed form, to look a key up among [`keyed_verdicts`].
+    pub fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            scope: self.scope,
+            case_id: &self.case_id,
+            assertion_id: &self.assertion_id,
+            occurrence: self.occurrence,
+        }
+    }
+}
+
+/// Every verdict of `doc` with its pairing key, sorted by key; when a key
+/// repeats (a document with a case twice, which the store refuses) the
+/// later verdict wins. Linear in verdicts plus one sort.
+pub fn keyed_verdicts(doc: &RunDocument) -> Vec<(KeyRef<'_>, &Verdict)> {
+    let mut out = Vec::with_capacity(
+        doc.results.iter().map(|c| c.verdicts.len()).sum::<usize>() + doc.aggregate.len(),
+    );
+    fn keyed<'a>(
+        scope: Scope,
+        case_id: &'a str,
+        verdicts: &'a [Verdict],
+        out: &mut Vec<(KeyRef<'a>, &'a Verdict)>,
+    ) {
+        for (i, v) in verdicts.iter().enumerate() {
+            // Lists are short (a case's checks): count the earlier namesakes.
+            let occurrence = verdicts[..i]
+                .iter()
+                .filter(|w| w.assertion_id == v.assertion_id)
+                .count();
+            let key = KeyRef {
+                scope,
+                case_id,
+                assertion_id: &v.assertion_id,
+                occurrence,
+            };
+            out.push((key, v));
+        }
+    }
+    for case in &doc.results {
+        keyed(Scope::Case, &case.case_id, &case.verdicts, &mut out);
+    }
+    keyed(Scope::Run, "", &doc.aggregate, &mut out);
+    // Stable: among equal keys the later verdict stays last, and is kept.
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut deduped: Vec<(KeyRef<'_>, &Verdict)> = Vec::with_capacity(out.len());
+    for entry in out {
+        match deduped.last_mut() {
+            Some(last) if last.0 == entry.0 => *last = entry,
+            _ => deduped.push(entry),
+        }
+    }
+    deduped
+}
+
+/// Every key of either side, in key order, with each side's verdict: the
+/// merge of two [`keyed_verdicts`] lists (what `compare`, `diff` and the
+/// report walk).
+pub fn join_verdicts<'a>(
+    left: &[(KeyRef<'a>, &'a Verdict)],
+    right: &[(KeyRef<'a>, &'a Verdict)],
+) -> Vec<(KeyRef<'a>, Option<&'a Verdict>, Option<&'a Verdict>)> {
+    let mut out = Vec::with_capacity(left.len().max(right.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() || j < right.len() {
+        let order = match (left.get(i), right.get(j)) {
+            (Some(l), Some(r)) => l.0.cmp(&r.0),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                out.push((left[i].0, Some(left[i].1), None));
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push((right[j].0, None, Some(right[j].1)));
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push((left[i].0, Some(left[i].1), Some(right[j].1)));
+                i += 1;
+                j += 1;
+            }
+        }
     }
     out
+}
+
+/// Every verdict of `doc` by its borrowed pairing key, for lookups.
+pub fn index_verdicts(doc: &RunDocument) -> std::collections::HashMap<KeyRef<'_>, &Verdict> {
+    keyed_verdicts(doc).into_iter().collect()
 }
 
 /// Compares `run` with `baseline` (digline 0.10.0's `compare`).
@@ -451,8 +537,8 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
             },
         });
     }
-    let current = index_verdicts(run);
-    let previous = index_verdicts(baseline);
+    let current = keyed_verdicts(run);
+    let previous = keyed_verdicts(baseline);
     let in_run: BTreeSet<&str> = run.results.iter().map(|c| c.case_id.as_str()).collect();
     let mut canaries: BTreeSet<&str> = run
         .results
@@ -467,16 +553,15 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
             .filter(|c| c.is_canary() && !in_run.contains(c.case_id.as_str()))
             .map(|c| c.case_id.as_str()),
     );
-    let keys: BTreeSet<&PairKey> = current.keys().chain(previous.keys()).collect();
-    let mut deltas = Vec::with_capacity(keys.len());
+    let joined = join_verdicts(&current, &previous);
+    let mut deltas = Vec::with_capacity(joined.len());
     let mut paired = 0;
-    for key in keys {
-        let now = current.get(key).copied();
-        let before = previous.get(key).copied();
+    for (key, now, before) in joined {
         if now.is_some() && before.is_some() {
             paired += 1;
         }
-        if let Some(delta) = pair(key, now, before, canaries.contains(key.case_id.as_str())) {
+        let canary = !canaries.is_empty() && canaries.contains(key.case_id);
+        if let Some(delta) = pair(key, now, before, canary) {
             deltas.push(delta);
         }
     }
@@ -506,14 +591,14 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
 /// Decides one key. `None` only when neither side has a verdict (never, for
 /// keys drawn from the two indexes).
 fn pair(
-    key: &PairKey,
+    key: KeyRef<'_>,
     now: Option<&Verdict>,
     before: Option<&Verdict>,
     canary: bool,
 ) -> Option<Delta> {
     let assertion = now.or(before)?.assertion.clone();
     let mut delta = Delta {
-        key: key.clone(),
+        key: key.to_key(),
         assertion,
         outcome: Outcome::Unchanged,
         before: before.map(Side::of),

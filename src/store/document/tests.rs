@@ -75,6 +75,39 @@ fn bytes_that_are_not_a_schema_10_object_are_refused_with_the_file_named() {
     }
 }
 
+/// A key written twice anywhere in a valid document — at the top, in a
+/// case, in a verdict, deep in free-form metadata or a configuration — is
+/// refused by the one-pass typed read as by the JSON-tree read.
+#[test]
+fn a_key_written_twice_at_any_depth_is_refused() {
+    let text = String::from_utf8(golden_bytes("documents/01-unicode-text/run.json")).unwrap();
+    assert!(from_bytes(Path::new("t/run.json"), text.as_bytes()).is_ok());
+    let rows: &[(&str, &str)] = &[
+        ("\"suite\": ", "\"suite\": \"x\", \"suite\": "),
+        ("\"case_id\": ", "\"case_id\": \"x\", \"case_id\": "),
+        ("\"reason\": ", "\"reason\": \"x\", \"reason\": "),
+        (
+            "\"metadata\": {",
+            "\"metadata\": {\"k\": 1, \"k\": 2, \"n\": {\"a\": 1, \"a\": 1}, ",
+        ),
+        (
+            "\"target_config\": {",
+            "\"target_config\": {\"k\": [{\"a\": 1, \"a\": 2}], ",
+        ),
+    ];
+    for (find, replace) in rows {
+        assert!(text.contains(find), "{find}");
+        let bad = text.replacen(find, replace, 1);
+        let err = from_bytes(Path::new("t/run.json"), bad.as_bytes())
+            .expect_err(&format!("{replace}: accepted"))
+            .to_string();
+        assert!(
+            err.contains("appears twice") && err.contains("t/run.json"),
+            "{err}"
+        );
+    }
+}
+
 type Edit = fn(&mut Value);
 
 /// One row per fault: a name, the edit that introduces it, and a fragment
