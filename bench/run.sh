@@ -127,6 +127,17 @@ if command -v hyperfine >/dev/null; then
   hyperfine -N --warmup 3 --runs 200 --export-json "$WORK/version.json" "$DL --version" >&2 || true
 fi
 
+# 7. the static binary's size (the image's), when the musl target is installed.
+STATIC=""
+if rustup target list --installed 2>/dev/null | grep -q x86_64-unknown-linux-musl; then
+  echo "bench: building the static binary (musl)…" >&2
+  (cd "$repo" && cargo build --release --quiet --locked --target x86_64-unknown-linux-musl --bin digline) \
+    && strip -o "$WORK/digline-static" "$repo/target/x86_64-unknown-linux-musl/release/digline" \
+    && STATIC="$WORK/digline-static"   # stripped as the Dockerfile does
+fi
+crates=$(cd "$repo" && cargo tree -e normal --prefix none 2>/dev/null | sed 's/ (\*)$//' | sort -u | wc -l)
+
 python3 "$here/summarize.py" "$RAW" --report-bytes "$report_bytes" \
-  --hyperfine "$WORK/version.json" --binary "$DL" >"$here/results/latest.md"
+  --hyperfine "$WORK/version.json" --binary "$DL" --static "$STATIC" --crates "$crates" \
+  >"$here/results/latest.md"
 cat "$here/results/latest.md"

@@ -25,6 +25,8 @@ def main():
     p.add_argument("--report-bytes", type=int, default=0)
     p.add_argument("--hyperfine", default="")
     p.add_argument("--binary", default="")
+    p.add_argument("--static", default="", help="the static musl release binary")
+    p.add_argument("--crates", type=int, default=0, help="unique crates in the normal dependency tree")
     a = p.parse_args()
     rows = collections.OrderedDict()
     with open(a.tsv) as f:
@@ -68,8 +70,16 @@ def main():
         print(f"`digline --version` (hyperfine -N, {len(r['times'])} runs): "
               f"median {r['median'] * 1000:.2f} ms, mean {r['mean'] * 1000:.2f} ± {r['stddev'] * 1000:.2f} ms.")
     if a.binary and os.path.exists(a.binary):
-        print(f"Release binary: {os.path.getsize(a.binary) / 2**20:.2f} MiB "
-              f"({sh('file -b ' + a.binary).split(',')[0:2]}).")
+        size = os.path.getsize(a.binary)
+        print(f"Release binary (the one measured above): {size:,} B = {size / 1e6:.2f} MB "
+              f"({size / 2**20:.2f} MiB), {sh('file -b ' + a.binary).split(',')[1].strip()}.")
+    if a.static and os.path.exists(a.static):
+        size = os.path.getsize(a.static)
+        kind = ", ".join(x.strip() for x in sh('file -b ' + a.static).split(',') if "static" in x or "stripped" in x)
+        print(f"Static release binary (x86_64-unknown-linux-musl, what the image ships): {size:,} B = "
+              f"{size / 1e6:.2f} MB ({size / 2**20:.2f} MiB), {kind}.")
+    if a.crates:
+        print(f"Dependencies: {a.crates} crates in the normal dependency tree (digline included).")
 
 
 if __name__ == "__main__":

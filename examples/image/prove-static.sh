@@ -21,14 +21,18 @@ bin="$repo/target/x86_64-unknown-linux-musl/release/digline"
 echo "== file: $(file -b "$bin")"
 if readelf -l "$bin" | grep -q INTERP; then echo "has an ELF interpreter: not static" >&2; exit 1; fi
 if readelf -d "$bin" 2>/dev/null | grep -q NEEDED; then echo "needs shared libraries: not static" >&2; exit 1; fi
-echo "== size: $(stat -c %s "$bin") bytes"
+# As the Dockerfile does: cargo's `strip = true` leaves a musl static-pie's symbols.
+stripped="$(mktemp)"
+strip -o "$stripped" "$bin"
+echo "== size: $(stat -c %s "$stripped") bytes stripped (target: at most 12,000,000)"
 
 rootfs="$(mktemp -d)"
 log="$(mktemp)"
-trap 'kill "${stub_pid:-0}" 2>/dev/null || true; rm -rf "$rootfs" "$log"' EXIT
+trap 'kill "${stub_pid:-0}" 2>/dev/null || true; rm -rf "$rootfs" "$log" "${stripped:-}"' EXIT
 chmod 755 "$rootfs"
 mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc/ssl/certs" "$rootfs/work" "$rootfs/tmp"
-cp "$bin" "$rootfs/usr/local/bin/digline"
+cp "$stripped" "$rootfs/usr/local/bin/digline"
+chmod 755 "$rootfs/usr/local/bin/digline"
 cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/"
 printf 'digline:x:1000:1000:digline:/work:/nonexistent\n' > "$rootfs/etc/passwd"
 chmod 1777 "$rootfs/tmp"

@@ -55,8 +55,8 @@ pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
-    let run = store.read_run(&suite.tenant, &suite.name, &args.run)?;
-    let Some(baseline) = store.read_baseline(&suite.tenant, &suite.name)? else {
+    let (run, baseline) = store.read_run_and_baseline(&suite.tenant, &suite.name, &args.run)?;
+    let Some(baseline) = baseline else {
         return Err(CliError::usage(
             format!(
                 "suite '{}' has no baseline for tenant '{}' yet, so there is nothing to compare with",

@@ -162,6 +162,11 @@ pub fn main(mcp_server: mcp::McpServer) -> i32 {
         eprintln!(
             "digline: internal error ({what}{at}). This is a bug in digline, not a verdict on the suite (exit 70)."
         );
+        // The release build aborts on panic (nothing unwinds): leave with
+        // the contract's code here, from whichever thread panicked. Files
+        // are written atomically, so none is left half-written; a stray
+        // `.tmp-*` beside the store's documents is ignored by every reader.
+        std::process::exit(exit::INTERNAL);
     }));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -181,15 +186,15 @@ pub fn main(mcp_server: mcp::McpServer) -> i32 {
     guarded(|| dispatch(cli, mcp_server))
 }
 
-/// Run a command, turning a refusal into 64 (printed) and a panic into 70.
+/// Run a command, turning a refusal into 64 (printed). A panic never
+/// returns here: the panic hook prints it and exits 70.
 fn guarded(command: impl FnOnce() -> Result<i32, CliError>) -> i32 {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(command)) {
-        Ok(Ok(code)) => code,
-        Ok(Err(err)) => {
+    match command() {
+        Ok(code) => code,
+        Err(err) => {
             eprintln!("{}", err.render());
             err.exit_code()
         }
-        Err(_) => exit::INTERNAL,
     }
 }
 

@@ -49,8 +49,7 @@ pub fn execute(args: ReportArgs) -> Result<i32, CliError> {
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
-    let run = store.read_run(&suite.tenant, &suite.name, &args.run)?;
-    let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
+    let (run, baseline) = store.read_run_and_baseline(&suite.tenant, &suite.name, &args.run)?;
     let comparison = baseline
         .as_ref()
         .map(|b| compare(&run.doc, b))

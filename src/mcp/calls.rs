@@ -264,8 +264,8 @@ fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> 
     let loaded = repo.load(suite)?;
     let s = &loaded.suite;
     let store = repo.store();
-    let stored = store.read_run(&s.tenant, &s.name, run)?;
-    let Some(baseline) = store.read_baseline(&s.tenant, &s.name)? else {
+    let (stored, baseline) = store.read_run_and_baseline(&s.tenant, &s.name, run)?;
+    let Some(baseline) = baseline else {
         return Err(Refusal::new(format!(
             "suite '{}' has no baseline for tenant '{}' yet, so there is nothing to compare with",
             s.name, s.tenant
