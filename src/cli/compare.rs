@@ -87,5 +87,6 @@ pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
             eprint!("{}", text.stderr);
         }
     }
+    super::leave_to_exit((run, baseline, comparison));
     Ok(code)
 }

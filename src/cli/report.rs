@@ -72,5 +72,7 @@ pub fn execute(args: ReportArgs) -> Result<i32, CliError> {
         })?,
         None => print!("{page}"),
     }
-    Ok(html::exit_code(&run.doc, comparison.as_ref()))
+    let code = html::exit_code(&run.doc, comparison.as_ref());
+    super::leave_to_exit((run, baseline, comparison));
+    Ok(code)
 }
