@@ -37,7 +37,17 @@ echo "bench: building (release)…" >&2
 (cd "$repo" && cargo build --release --quiet --bin digline --example quickstart-stub)
 DL="$repo/target/release/digline"
 STUB="$repo/target/release/examples/quickstart-stub"
-rm -rf "$WORK" && mkdir -p "$WORK" "$here/results"
+rm -rf "$WORK" && mkdir -p "$WORK"
+# The static binary (what the image ships), when the musl target is installed:
+# stripped as the Dockerfile does, sized, and measured on the heavy rows.
+STATIC=""
+if rustup target list --installed 2>/dev/null | grep -q x86_64-unknown-linux-musl; then
+  echo "bench: building the static binary (musl)…" >&2
+  (cd "$repo" && cargo build --release --quiet --locked --target x86_64-unknown-linux-musl --bin digline) \
+    && strip -o "$WORK/digline-static" "$repo/target/x86_64-unknown-linux-musl/release/digline" \
+    && STATIC="$WORK/digline-static"
+fi
+mkdir -p "$here/results"
 RAW="$here/results/latest.tsv"
 printf 'row\ttool\trep\twall_s\tcpu_s\tpeak_kb\texit\tlimit_s\n' >"$RAW"
 
@@ -96,6 +106,7 @@ pf_run "overhead $N2 cases, 0 ms, c=32" 0 s1k 32
 py_run "overhead $N2 cases, 0 ms, c=32" 0 s1k
 py_run "overhead $N3 cases, 0 ms, c=32" 0 s10k
 dl_run "overhead $N3 cases, 0 ms, c=32" 0 s10k 32
+[ -z "$STATIC" ] || measure "overhead $N3 cases, 0 ms, c=32" "digline (static)" "$REPS" 0 "$WORK/s10k" "$STATIC" run --suite suite.toml --concurrency 32
 # promptfoo at ≈40 cases/s would take minutes here: the 1,000-case row stands for it.
 [ -z "$QUICK" ] || pf_run "overhead $N3 cases, 0 ms, c=32" 0 s10k 32
 [ -n "$QUICK" ] || measure "overhead 100000 cases, 0 ms, c=32" digline 1 0 "$WORK/s100k" "$DL" run --suite suite.toml --concurrency 32
@@ -104,11 +115,13 @@ dl_run "overhead $N3 cases, 0 ms, c=32" 0 s10k 32
 d="$WORK/s10k"
 "$DL" promote --suite "$d/suite.toml" --root "$d" --run "$(cd "$d" && ls .digline/bench/runs/*/ | head -1 | sed 's/\.json$//')" >/dev/null
 measure "compare $N3 cases" digline "$REPS" 0 "$d" "$DL" compare --suite suite.toml --run latest
+[ -z "$STATIC" ] || measure "compare $N3 cases" "digline (static)" "$REPS" 0 "$d" "$STATIC" compare --suite suite.toml --run latest
 [ -z "$ORACLE" ] || measure "compare $N3 cases" "digline 0.10.0" "$SLOW_REPS" 0 "$d" "$ORACLE" --v 0.10 compare --suite suite.toml --run latest
 
 # 4. report for N3 cases (HTML, against the baseline).
 measure "report $N3 cases" digline "$REPS" 0 "$d" "$DL" report --suite suite.toml --run latest --locale en --out "$WORK/report.html"
 report_bytes=$(stat -c %s "$WORK/report.html")
+[ -z "$STATIC" ] || measure "report $N3 cases" "digline (static)" "$REPS" 0 "$d" "$STATIC" report --suite suite.toml --run latest --locale en --out "$WORK/report-static.html"
 [ -z "$ORACLE" ] || measure "report $N3 cases" "digline 0.10.0" "$SLOW_REPS" 0 "$d" "$ORACLE" --v 0.10 report --suite suite.toml --run latest --locale en --out "$d/report-py.html"
 
 # 5. list over 1,000 stored runs of 100 cases each.
@@ -127,14 +140,6 @@ if command -v hyperfine >/dev/null; then
   hyperfine -N --warmup 3 --runs 200 --export-json "$WORK/version.json" "$DL --version" >&2 || true
 fi
 
-# 7. the static binary's size (the image's), when the musl target is installed.
-STATIC=""
-if rustup target list --installed 2>/dev/null | grep -q x86_64-unknown-linux-musl; then
-  echo "bench: building the static binary (musl)…" >&2
-  (cd "$repo" && cargo build --release --quiet --locked --target x86_64-unknown-linux-musl --bin digline) \
-    && strip -o "$WORK/digline-static" "$repo/target/x86_64-unknown-linux-musl/release/digline" \
-    && STATIC="$WORK/digline-static"   # stripped as the Dockerfile does
-fi
 crates=$(cd "$repo" && cargo tree -e normal --prefix none 2>/dev/null | sed 's/ (\*)$//' | sort -u | wc -l)
 
 python3 "$here/summarize.py" "$RAW" --report-bytes "$report_bytes" \
