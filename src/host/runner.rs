@@ -391,10 +391,12 @@ impl Prepared {
 /// being written (the leg is held until the process ends), say how to
 /// resume and exit 64 (the run was not stored: never 0, 1 or 2).
 fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str) {
-    let _held = leg.hold();
+    let mut held = leg.hold();
     if finishing.load(Ordering::SeqCst) {
         return;
     }
+    // What the leg holds since its last flush goes to the disk too.
+    let _ = held.sync();
     eprintln!(
         "digline: {what}; the answers so far are kept in {}, and no run was stored: resume with: {hint}",
         leg.path()
