@@ -8,7 +8,7 @@
 # starts the stub, measures every row (wall, user+sys CPU, peak RSS) for
 # digline, the Python digline 0.10.0 (../shared/oracle, needs root) and
 # promptfoo (npm, in $PF_DIR), and writes bench/results/latest.{tsv,md}.
-# Knobs (environment): REPS (digline, default 5), SLOW_REPS (Python and
+# Knobs (environment): REPS (digline, default 3), SLOW_REPS (Python and
 # promptfoo, default 1), LATENCY_MS (default 100), SIZE (answer characters,
 # default 120), PORT (default 8791), WORK (scratch, default /tmp/digline-bench),
 # PF_DIR (where promptfoo is installed, default /tmp/pf; empty = skip),
@@ -43,6 +43,8 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 STATIC=""
 if rustup target list --installed 2>/dev/null | grep -q x86_64-unknown-linux-musl; then
   echo "bench: building the static binary (musl)…" >&2
+  # ring's C code wants musl-gcc where it is installed (as in the Dockerfile).
+  if command -v musl-gcc >/dev/null; then export CC_x86_64_unknown_linux_musl=musl-gcc; fi
   (cd "$repo" && cargo build --release --quiet --locked --target x86_64-unknown-linux-musl --bin digline) \
     && strip -o "$WORK/digline-static" "$repo/target/x86_64-unknown-linux-musl/release/digline" \
     && STATIC="$WORK/digline-static"
@@ -107,7 +109,7 @@ py_run "overhead $N2 cases, 0 ms, c=32" 0 s1k
 py_run "overhead $N3 cases, 0 ms, c=32" 0 s10k
 dl_run "overhead $N3 cases, 0 ms, c=32" 0 s10k 32
 [ -z "$STATIC" ] || measure "overhead $N3 cases, 0 ms, c=32" "digline (static)" "$REPS" 0 "$WORK/s10k" "$STATIC" run --suite suite.toml --concurrency 32
-# promptfoo at ≈40 cases/s would take minutes here: the 1,000-case row stands for it.
+# promptfoo at ≈160 cases/s would take a minute here: the 1,000-case row stands for it.
 [ -z "$QUICK" ] || pf_run "overhead $N3 cases, 0 ms, c=32" 0 s10k 32
 [ -n "$QUICK" ] || measure "overhead 100000 cases, 0 ms, c=32" digline 1 0 "$WORK/s100k" "$DL" run --suite suite.toml --concurrency 32
 

@@ -61,7 +61,7 @@ def main():
             vs_limit = f"{wall / limit:.2f}" if limit > 0 else "—"
             vs_ours = f"{wall / ours_wall:.1f}×" if ours_wall and tool != "digline" and ours_wall > 0 else "—"
             print(f"| {row} | {tool} | {len(reps)} | {wall:.2f} s{extra} | {cpu_s:.2f} s | "
-                  f"{kb / 1024:.1f} MB | {f'{limit:.2f} s' if limit > 0 else '—'} | {vs_limit} | {vs_ours} | {exits} |")
+                  f"{kb / 1024:.1f} MiB | {f'{limit:.2f} s' if limit > 0 else '—'} | {vs_limit} | {vs_ours} | {exits} |")
     print()
     if a.report_bytes:
         print(f"HTML report for the largest suite: {a.report_bytes / 1e6:.2f} MB.")

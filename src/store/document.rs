@@ -1,7 +1,8 @@
 //! Reading and writing schema-10 run documents.
 //!
-//! Writing: `serde` → `serde_json::Value` → [`dumps_document`](crate::core::pyjson::dumps_document), the bytes
-//! digline 0.10.0 writes (sorted keys, 2-space indent, raw UTF-8, Python
+//! Writing: one case result at a time, `serde` → `serde_json::Value` →
+//! [`write_document_streamed`](crate::core::pyjson::write_document_streamed),
+//! the bytes digline 0.10.0 writes (sorted keys, 2-space indent, raw UTF-8, Python
 //! float repr, trailing newline).
 //!
 //! Reading is strict, and every refusal names the file (exit 64):

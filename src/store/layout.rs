@@ -8,7 +8,9 @@
 //!
 //! Tenant, suite and key are each one safe path segment
 //! (`^[A-Za-z0-9][A-Za-z0-9._-]*$`); every file read must resolve inside
-//! the store. `latest` resolves by the recorded `created_at`, not the name.
+//! the store. `latest` is the newest by the recorded `created_at`: the
+//! greatest run key when every file is named by one (only that file is
+//! read), else found by reading every file.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
