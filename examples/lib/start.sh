@@ -1,7 +1,11 @@
-# Shared by the examples' gate.sh scripts (sourced, not run): `start NAME
-# ARGS…` starts a helper binary from target/release/examples, waits until it
-# says it is listening, and stops it when the script exits. Expects
-# `$examples` to point at the built examples.
+# Shared by the examples' gate.sh scripts (sourced, not run). Expects `$repo`
+# (the repository root); sets `$digline` and `$examples` to the release
+# builds (under $CARGO_TARGET_DIR when set). `start NAME ARGS…` starts a
+# helper binary from the built examples, waits until it says it is
+# listening, and stops it when the script exits.
+target="${CARGO_TARGET_DIR:-$repo/target}"
+digline="$target/release/digline"
+examples="$target/release/examples"
 pids=()
 logs=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -f "${logs[@]}"' EXIT

@@ -14,19 +14,10 @@ repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
 cargo build --quiet --release --bin digline --example quickstart-stub || exit 70
-target="${CARGO_TARGET_DIR:-$repo/target}"
-digline="$target/release/digline"
-stub="$target/release/examples/quickstart-stub"
 
-log="$(mktemp)"
-"$stub" --answers "$here/answers.json" --port 8731 >"$log" 2>&1 &
-stub_pid=$!
-trap 'kill "$stub_pid" 2>/dev/null; wait "$stub_pid" 2>/dev/null; rm -f "$log"' EXIT
-for _ in $(seq 1 100); do
-  grep -q "listening" "$log" && break
-  kill -0 "$stub_pid" 2>/dev/null || { cat "$log" >&2; exit 70; }
-  sleep 0.05
-done
+# shellcheck source=../lib/start.sh
+. "$repo/examples/lib/start.sh"
+start quickstart-stub --answers "$here/answers.json" --port 8731
 
 "$digline" gate --suite "$here/suite.toml" --root "$here" \
   --out "$repo/target/quickstart-gate" --publish none

@@ -13,8 +13,6 @@ repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
 cargo build --quiet --release --bin digline --example quickstart-stub --example rag-mock-judge || exit 70
-digline="$repo/target/release/digline"
-examples="$repo/target/release/examples"
 
 # shellcheck source=../lib/start.sh
 . "$repo/examples/lib/start.sh"
