@@ -159,6 +159,26 @@ pub fn run_key(created_at: &str, config_hash: &str) -> String {
     format!("{key}-{config_hash}")
 }
 
+/// True for a name shaped like a run key: a `created_at` that starts with
+/// a four-digit year, its separators collapsed to `-`, then `-` and a
+/// 16-hex `config_hash` (see [`run_key`]): what `latest` trusts a file name for.
+pub fn is_run_key(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let Some((stamp, hash)) = name.rsplit_once('-') else {
+        return false;
+    };
+    bytes.len() > 21
+        && bytes[..4].iter().all(u8::is_ascii_digit)
+        && bytes[4] == b'-'
+        && hash.len() == 16
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        && stamp
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::core::document::{run_key, RunDocument, SCHEMA_VERSION};
+use crate::core::document::{is_run_key, run_key, RunDocument, SCHEMA_VERSION};
 
 use super::atomic::{write_atomic, write_atomic_with};
 use super::document;
@@ -38,26 +38,6 @@ pub fn is_safe_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphanumeric())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-}
-
-/// True for a name shaped like a run key: a `created_at` that starts with
-/// a four-digit year, its separators collapsed to `-`, then `-` and a
-/// 16-hex `config_hash` (see [`run_key`]).
-fn is_run_key(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    let Some((stamp, hash)) = name.rsplit_once('-') else {
-        return false;
-    };
-    bytes.len() > 21
-        && bytes[..4].iter().all(u8::is_ascii_digit)
-        && bytes[4] == b'-'
-        && hash.len() == 16
-        && hash
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        && stamp
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
 }
 
 fn safe<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
