@@ -66,6 +66,12 @@ pub struct RunOptions {
     pub concurrency: usize,
     /// Retries of a transient failure (0 = none).
     pub max_retries: u32,
+    /// `--max-wait`: the longest wait for a server (longer asked: the call fails at once).
+    pub max_wait: Duration,
+    /// `--rate`: the quota the calls are paced to (already this shard's share).
+    pub quota: crate::run::quota::Quota,
+    /// Where the retries are counted; the caller keeps a clone to read them.
+    pub retried: crate::run::retry::Retried,
     /// `--resume [KEY]`: finish an unfinished run (`latest` or a key).
     pub resume: Option<String>,
     /// How progress is shown.
@@ -240,10 +246,13 @@ impl Prepared {
             concurrency: options.concurrency,
             retry: RetryPolicy {
                 max_retries: options.max_retries,
+                max_wait: options.max_wait,
                 ..RetryPolicy::default()
             },
             display: options.display,
             seed: host::clock::seed(),
+            quota: options.quota,
+            retried: options.retried.clone(),
         };
         let (ctx, prior, key, leg) = match &options.resume {
             None => {

@@ -34,7 +34,8 @@ use serde_json::{json, Map, Value};
 
 use super::journal::{Prior, Recorder};
 use super::progress::{Display, Progress};
-use super::retry::{retrying, RetryPolicy, Throttle};
+use super::quota::{Pacer, Quota};
+use super::retry::{retrying, Retried, RetryPolicy, Throttle};
 use crate::core::aggregate::{self, CaseOutcome};
 use crate::core::checks::judged::JudgeRequest;
 use crate::core::checks::{output_kind, Check, DeclaredCheck, Inputs};
@@ -47,6 +48,7 @@ use crate::target::failure::Failure;
 use crate::target::http::{HttpTarget, Response};
 use crate::target::judge::{JudgeAnswer, Judges};
 use crate::target::provider::ProviderTarget;
+use crate::target::rate_limits::Meter;
 
 /// Something that answers a case: the HTTP target, a provider, or a fake.
 pub trait Ask: Sync {
@@ -70,6 +72,12 @@ pub trait Ask: Sync {
     /// A resumed run: hold later answers to the configuration (a
     /// `target_config`) the run's earlier answers reported.
     fn resume_config(&self, _target_config: &Map<String, Value>) {}
+
+    /// What the target's calls report to the pacer (tokens, exhausted
+    /// quotas), when it is a provider.
+    fn meter(&self) -> Option<std::sync::Arc<Meter>> {
+        None
+    }
 }
 
 impl Ask for HttpTarget {
@@ -96,6 +104,10 @@ impl Ask for ProviderTarget {
     fn target_config(&self) -> Map<String, Value> {
         ProviderTarget::target_config(self)
     }
+
+    fn meter(&self) -> Option<std::sync::Arc<Meter>> {
+        Some(std::sync::Arc::clone(self.meter()))
+    }
 }
 
 /// Something that answers a judging request: the judges of a suite, or a fake.
@@ -109,6 +121,11 @@ pub trait Judge: Sync {
 
     /// The run's `judge_config` (`{}` without judges).
     fn judge_config(&self) -> Map<String, Value>;
+
+    /// What the judges' calls report to the pacer.
+    fn meters(&self) -> Vec<std::sync::Arc<Meter>> {
+        Vec::new()
+    }
 }
 
 impl Judge for Judges {
@@ -121,6 +138,13 @@ impl Judge for Judges {
 
     fn judge_config(&self) -> Map<String, Value> {
         self.config()
+    }
+
+    fn meters(&self) -> Vec<std::sync::Arc<Meter>> {
+        self.clients()
+            .iter()
+            .map(|c| std::sync::Arc::clone(c.meter()))
+            .collect()
     }
 }
 
@@ -162,6 +186,10 @@ pub struct RunContext {
     pub display: Display,
     /// Seeds the retry jitter (any value; the caller may use the clock).
     pub seed: u64,
+    /// `--rate`: the quota the calls are paced to (unlimited by default).
+    pub quota: Quota,
+    /// Where the retries are counted (a handle the caller may keep).
+    pub retried: Retried,
 }
 
 /// Why a run could not be executed at all.
@@ -256,7 +284,12 @@ pub fn execute_journaled(
         target,
         judge,
         retry: ctx.retry,
-        throttle: Throttle::new(ctx.concurrency, ctx.seed),
+        throttle: Throttle::new(ctx.concurrency, ctx.seed)
+            .with_retried(ctx.retried.clone())
+            .with_pacer(Pacer::new(
+                ctx.quota,
+                target.meter().into_iter().chain(judge.meters()).collect(),
+            )),
         progress: Progress::new(asked, ctx.display),
         prior,
         recorder,

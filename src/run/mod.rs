@@ -13,6 +13,7 @@ pub mod journal;
 pub mod plan;
 pub mod preflight;
 pub mod progress;
+pub mod quota;
 pub mod rejudge;
 pub mod retry;
 

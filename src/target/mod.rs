@@ -15,4 +15,5 @@ pub mod judge;
 pub mod mask;
 pub mod pricing;
 pub mod provider;
+pub mod rate_limits;
 pub mod template;

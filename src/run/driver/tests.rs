@@ -82,6 +82,8 @@ fn context(concurrency: usize) -> RunContext {
         retry: RetryPolicy::default(),
         display: Display::Quiet,
         seed: 1,
+        quota: crate::run::quota::Quota::default(),
+        retried: crate::run::retry::Retried::default(),
     }
 }
 

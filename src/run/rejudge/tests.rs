@@ -71,6 +71,8 @@ fn context(created_at: &str) -> RunContext {
         retry: RetryPolicy::default(),
         display: Display::Quiet,
         seed: 1,
+        quota: crate::run::quota::Quota::default(),
+        retried: crate::run::retry::Retried::default(),
     }
 }
 

@@ -180,6 +180,11 @@ impl ProviderTarget {
         })
     }
 
+    /// What this target's calls report to the pacer.
+    pub fn meter(&self) -> &std::sync::Arc<crate::target::rate_limits::Meter> {
+        self.client.meter()
+    }
+
     /// One attempt at one case.
     ///
     /// # Errors
