@@ -68,7 +68,7 @@ pub fn may_wait(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{SystemTime, UNIX_EPOCH};
+    use std::time::UNIX_EPOCH;
 
     fn limits(pairs: &[(&str, &str)]) -> RateLimits {
         let now = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
@@ -85,7 +85,8 @@ mod tests {
 
     #[test]
     fn forge_waits() {
-        let rows: &[(&[(&str, &str)], bool, Option<u64>)] = &[
+        type Row<'a> = (&'a [(&'a str, &'a str)], bool, Option<u64>);
+        let rows: &[Row] = &[
             (&[], false, None),
             (&[], true, Some(60)),
             (&[("retry-after", "7")], true, Some(7)),
@@ -122,7 +123,6 @@ mod tests {
             let got = wait(&limits(pairs), *throttled).map(|d| d.as_secs());
             assert_eq!(got, *want, "{pairs:?} {throttled}");
         }
-        let _ = SystemTime::now;
     }
 
     #[test]

@@ -85,6 +85,10 @@ pub struct RunOptions {
 
 /// The target, built: HTTP (headers expanded) or a provider (endpoint and
 /// key from the environment).
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one value per run, never moved in a loop"
+)]
 enum Built {
     Http(HttpTarget),
     Provider(ProviderTarget),

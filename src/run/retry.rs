@@ -60,7 +60,7 @@ impl Default for RetryPolicy {
 /// A duration as the sentences print it: `86400 s`, `0.25 s`.
 pub fn seconds_text(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         let text = format!("{:.3}", d.as_secs_f64());

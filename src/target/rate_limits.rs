@@ -389,7 +389,8 @@ mod tests {
 
     #[test]
     fn the_wait_a_response_asks_for() {
-        let rows: &[(&[(&str, &str)], Option<u64>)] = &[
+        type Row<'a> = (&'a [(&'a str, &'a str)], Option<u64>);
+        let rows: &[Row] = &[
             (&[], None),
             (&[("retry-after", "3")], Some(3000)),
             (
