@@ -258,6 +258,8 @@ impl Prepared {
             quota: options.quota,
             retried: options.retried.clone(),
         };
+        // One run, one writer: the journal's lock is held to the end.
+        let mut held_lock = None;
         let (ctx, prior, key, leg) = match &options.resume {
             None => {
                 let key = run_key(&fresh.created_at, &loaded.suite.config_hash());
@@ -280,6 +282,9 @@ impl Prepared {
                         value: key,
                     }
                     .into());
+                }
+                if store.pending_keys(tenant, suite_name)?.contains(&key) {
+                    held_lock = Some(store.lock_run(tenant, suite_name, &key)?);
                 }
                 let stored = store
                     .runs_dir(tenant, suite_name)?
@@ -356,6 +361,9 @@ impl Prepared {
         } else {
             &judges
         };
+        if held_lock.is_none() {
+            held_lock = Some(store.lock_run(tenant, suite_name, &key)?);
+        }
         let header = journal::header(&loaded.suite, &ctx, leg);
         let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
         let stop = Arc::new(AtomicBool::new(false));
