@@ -361,9 +361,10 @@ impl Prepared {
         } else {
             &judges
         };
-        if held_lock.is_none() {
-            held_lock = Some(store.lock_run(tenant, suite_name, &key)?);
-        }
+        let held_lock = match held_lock {
+            Some(lock) => lock,
+            None => store.lock_run(tenant, suite_name, &key)?,
+        };
         let header = journal::header(&loaded.suite, &ctx, leg);
         let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
         let stop = Arc::new(AtomicBool::new(false));
@@ -404,6 +405,7 @@ impl Prepared {
         }
         let key = store.write_run(&doc)?;
         store.remove_journal(tenant, suite_name, &key)?;
+        drop(held_lock);
         Ok((key, doc, plan))
     }
 }
