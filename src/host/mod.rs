@@ -9,6 +9,7 @@
 pub mod artifacts;
 pub mod cases;
 pub mod clock;
+pub mod endpoints;
 pub mod env;
 pub mod git;
 pub mod load_errors;

@@ -139,7 +139,7 @@ pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>)
         .filter_map(|c| c.judge_coordinate())
         .collect();
     let judges = Judges::new(coordinates, |kind| {
-        provider_suite::endpoint(kind, None, &env)
+        host::endpoints::judge_endpoint(kind, &env)
     })
     .map_err(RunRefusal::Refused)?;
     let problems = judges

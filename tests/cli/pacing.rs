@@ -443,3 +443,47 @@ fn a_second_writer_is_refused_while_the_run_goes_on() {
     assert_eq!(resumed.stdout.trim(), key);
     assert!(!pending.exists(), "the journal and its lock are gone");
 }
+
+/// An Anthropic target's endpoint is set in the suite (as an OpenAI one's
+/// is), and the judges have their own (`DIGLINE_JUDGE_ANTHROPIC_BASE_URL`),
+/// so the target's gateway and the judges' API are two places.
+#[test]
+fn the_target_and_the_judges_have_their_own_endpoints() {
+    let target = fake_llm::start(Box::new(|seen: &Seen, _| ok(seen, "Hello", 5, 5)));
+    let judge = fake_llm::start(Box::new(|seen: &Seen, _| {
+        ok(seen, r#"{"score": 1, "reason": "fine"}"#, 5, 5)
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("prompt.txt"), "Say hello: {question}").unwrap();
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"t\"\nenvironment = \"local\"\nname = \"pace\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"provider\"\nprompt_file = \"prompt.txt\"\n{TARGET}\nbase_url = \"{}\"\n\n\
+             [[assertions]]\ntype = \"llm_rubric\"\nrubric = \"Polite.\"\njudge = \"anthropic/claude-haiku-4-5\"\nthreshold = 0.5\ntolerance = 0\n",
+            target.base()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "c0", "vars": {"question": "q0"}}, {"id": "c1", "vars": {"question": "q1"}}]"#,
+    )
+    .unwrap();
+    let ran = digline_env(
+        root,
+        &["run", "--suite", "suite.toml"],
+        &[
+            ("ANTHROPIC_API_KEY", KEY),
+            ("DIGLINE_JUDGE_ANTHROPIC_BASE_URL", &judge.base()),
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let v = verdicts(root, ran.stdout.trim());
+    assert!(v.iter().all(|v| v["status"] == "pass"), "{v:?}");
+    assert_eq!(target.requests().len(), 2);
+    assert!(target.requests().iter().all(|r| !r.is_judge()));
+    assert_eq!(judge.requests().len(), 2);
+    assert!(judge.requests().iter().all(Seen::is_judge));
+}
