@@ -146,6 +146,7 @@ fn pricing(table: &toml::Table) -> Result<Option<Price>, LoadError> {
     };
     const KEYS: &[&str] = &[
         "cache_read_per_mtok",
+        "cache_write_1h_per_mtok",
         "cache_write_per_mtok",
         "input_per_mtok",
         "output_per_mtok",
@@ -195,6 +196,7 @@ fn pricing(table: &toml::Table) -> Result<Option<Price>, LoadError> {
         output_per_mtok: rate("output_per_mtok", true)?.unwrap_or(0.0),
         cache_read_per_mtok: rate("cache_read_per_mtok", false)?,
         cache_write_per_mtok: rate("cache_write_per_mtok", false)?,
+        cache_write_1h_per_mtok: rate("cache_write_1h_per_mtok", false)?,
     }))
 }
 

@@ -340,6 +340,7 @@ mod tests {
             output_per_mtok: 0.0,
             cache_read_per_mtok: None,
             cache_write_per_mtok: None,
+            cache_write_1h_per_mtok: None,
         });
         let t = ProviderTarget::new(priced, &custom).unwrap();
         assert!(t.preflight_problems(&cases[..1]).is_empty());
