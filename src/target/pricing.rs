@@ -13,8 +13,9 @@
 //! A cached tier the table does not know (`None`) is never priced at zero:
 //! a call that reports such tokens has no cost, and says so.
 //!
-//! Cost = (input · in + output · out + cache_read · cr + cache_write · cw
-//! + cache_write_1h · cw1h) / 1e6.
+//! Cost = (input · in + output · out + cache_read · cr + cache_write · cw +
+//! cache_write_1h · cw1h) / 1e6.
+//!
 //! `input_tokens` are the uncached input tokens: OpenAI's `prompt_tokens`
 //! include the cached ones, which the OpenAI client subtracts before
 //! pricing; Anthropic reports cache reads and writes outside `input_tokens`.
