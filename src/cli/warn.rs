@@ -15,6 +15,6 @@ pub fn warn_if_ahead<'a>(docs: impl IntoIterator<Item = &'a RunDocument>) {
         docs.into_iter().map(|d| d.digline_version.as_str()),
         INSTALLED,
     ) {
-        eprintln!("warning: {note}");
+        super::output::errln(&format!("warning: {note}"));
     }
 }
