@@ -14,8 +14,8 @@ use crate::store::Store;
 use crate::wire::compare::print;
 use crate::wire::diff::diff_json;
 
-use super::warn::warn_if_ahead;
 use super::output::out;
+use super::warn::warn_if_ahead;
 use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// How much JSON `diff --json` prints.

@@ -12,8 +12,8 @@ use clap::Args;
 use crate::core::document::run_key;
 use crate::store::Store;
 
-use super::warn::warn_if_ahead;
 use super::output::{errln, out};
+use super::warn::warn_if_ahead;
 use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline list`.

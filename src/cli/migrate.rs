@@ -73,7 +73,10 @@ pub fn execute(args: MigrateArgs) -> Result<ExitStatus, CliError> {
         "migrated"
     };
     for (path, from) in &report.migrated {
-        outln(&format!("{verb} {} from schema {from}", shown(&args.root, path)))?;
+        outln(&format!(
+            "{verb} {} from schema {from}",
+            shown(&args.root, path)
+        ))?;
     }
     outln(&format!(
         "{} {verb}, {} already current, {} refused",

@@ -140,8 +140,11 @@ mod tests {
         let refusal = write_to(full, b"x", &open).unwrap_err();
         assert_eq!(
             refusal.to_string(),
-            "the answer could not be written to standard output, so this command refuses rather than report a verdict nobody received: no space is left on the device (storage full): free some space and run again"
+            "the answer could not be written to standard output, so this command refuses rather than report a verdict nobody received: no space is left on the device (no storage space): free some space and run again"
         );
-        assert_eq!(refusal.exit_status(), super::super::exit::ExitStatus::Refused);
+        assert_eq!(
+            refusal.exit_status(),
+            super::super::exit::ExitStatus::Refused
+        );
     }
 }

@@ -11,8 +11,8 @@ use crate::store::layout::LATEST;
 use crate::store::promote::{promote, PromotionRequest};
 use crate::store::Store;
 
-use super::warn::warn_if_ahead;
 use super::output::{errln, outln};
+use super::warn::warn_if_ahead;
 use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline promote`.

@@ -20,9 +20,9 @@ use crate::run::rejudge::{rejudge, Replay};
 use crate::run::{preflight, Judge, NoJudges, Notifier, Plan, RetryPolicy, RunContext};
 use crate::store::{Store, StoreError};
 
+use super::output::{outln, StderrNotices};
 use super::run::metadata;
 use super::warn::warn_if_ahead;
-use super::output::{outln, StderrNotices};
 use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 use crate::host::runner::{display, judges, warn_unpriced};
 

@@ -373,8 +373,7 @@ impl Prepared {
             })
             .map_err(|e| RunRefusal::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
         }
-        let recorder =
-            Recorder::new(Some(&leg), Some(&stop)).with_notices(options.notices.clone());
+        let recorder = Recorder::new(Some(&leg), Some(&stop)).with_notices(options.notices.clone());
         let doc = match execute_journaled(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
             Ok(doc) => doc,
             Err(RunError::Stopped { pending }) => {

@@ -86,7 +86,9 @@ pub fn classify(line: &[u8]) -> Line {
     };
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()) {
         Ok(message) => Line::Message(Box::new(message)),
-        Err(_) if value.get("method").is_some_and(Value::is_string) && value.get("id").is_none() => {
+        Err(_)
+            if value.get("method").is_some_and(Value::is_string) && value.get("id").is_none() =>
+        {
             Line::Ignored
         }
         Err(e) => Line::Answer(error_answer(
@@ -257,8 +259,13 @@ mod tests {
         assert_eq!(not_rpc["error"]["code"], json!(INVALID_REQUEST));
         assert_eq!(answer("[1, 2]")["id"], Value::Null);
         assert!(matches!(classify(b"  \r\n"), Line::Ignored));
-        assert!(matches!(
+        // A notification is never answered, known or not.
+        assert!(!matches!(
             classify(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}\n"),
+            Line::Answer(_)
+        ));
+        assert!(matches!(
+            classify(b"{\"method\":\"x\",\"params\":7}\n"),
             Line::Ignored
         ));
         assert!(matches!(

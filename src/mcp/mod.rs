@@ -38,7 +38,10 @@ pub fn serve(root: &Path, tenant: Option<&str>, environment: Option<&str>) -> Re
         .map_err(|e| format!("the MCP server cannot start: {e}"))?;
     runtime.block_on(async move {
         let service = server::DiglineServer::new(repo)
-            .serve(framing::Framing::new(tokio::io::stdin(), tokio::io::stdout()))
+            .serve(framing::Framing::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
             .await
             .map_err(|e| format!("the MCP session did not start: {e}"))?;
         service

@@ -69,7 +69,10 @@ impl Collected {
 
 impl Notices for Collected {
     fn notice(&self, notice: Notice) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(notice);
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(notice);
     }
 }
 

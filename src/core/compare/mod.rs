@@ -29,7 +29,6 @@ use super::exit::ExitStatus;
 use super::pyjson::round6;
 use super::verdict::{meets, within, Status, Verdict};
 
-
 /// Whether a verdict belongs to one case or to the whole run (an aggregate).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scope {
