@@ -258,6 +258,11 @@ mod tests {
         assert_eq!(not_rpc["id"], json!(7));
         assert_eq!(not_rpc["error"]["code"], json!(INVALID_REQUEST));
         assert_eq!(answer("[1, 2]")["id"], Value::Null);
+        // As docs/mcp.md shows it.
+        assert_eq!(
+            answer("hello\n").to_string(),
+            r#"{"error":{"code":-32700,"message":"Parse error: the line is not JSON (expected value at line 1 column 1)"},"id":null,"jsonrpc":"2.0"}"#
+        );
         assert!(matches!(classify(b"  \r\n"), Line::Ignored));
         // A notification is never answered, known or not.
         assert!(!matches!(
