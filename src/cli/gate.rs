@@ -26,6 +26,7 @@ use crate::forge::{self, actions, junit, Mode};
 use crate::host::{self, env::CiEnv};
 use crate::report::locale::Locale;
 use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
+use crate::store::error::io_cause;
 use crate::store::Store;
 
 use super::output::{err, errln, out, outln};
@@ -322,8 +323,9 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
 
     std::fs::create_dir_all(&out_dir).map_err(|e| {
         CliError::Refused(format!(
-            "cannot create the output directory {}: {e}",
-            out_dir.display()
+            "cannot create the output directory {}: {}",
+            out_dir.display(),
+            io_cause(&e)
         ))
     })?;
     let path = |name: &str| out_dir.join(name).display().to_string();
@@ -465,6 +467,7 @@ fn delta_row(d: &Delta) -> Row {
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::Refused(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text).map_err(|e| {
+        CliError::Refused(format!("cannot write {}: {}", path.display(), io_cause(&e)))
+    })
 }

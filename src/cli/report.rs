@@ -66,7 +66,11 @@ pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
     match &args.out {
         Some(path) => std::fs::write(path, page.as_bytes()).map_err(|e| {
             CliError::usage(
-                format!("cannot write the report to {}: {e}", path.display()),
+                format!(
+                    "cannot write the report to {}: {}",
+                    path.display(),
+                    crate::store::error::io_cause(&e)
+                ),
                 Some("pass --out a file in a directory that exists and is writable".to_string()),
             )
         })?,
