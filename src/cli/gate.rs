@@ -279,7 +279,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
             )
         }
     };
-    let kind = Kind::of_code(code.code());
+    let kind = Kind::of(code);
     let counts_line = counts
         .iter()
         .map(|(k, v)| format!("{k} {v}"))

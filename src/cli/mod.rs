@@ -57,7 +57,7 @@ pub struct Cli {
     /// More detail on stderr (-v info, -vv debug, -vvv trace; DIGLINE_LOG overrides).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// Only errors on stderr: no plan line, no hints.
+    /// Only errors on stderr: no plan line, no progress, no warnings, no hints (stdout is unchanged).
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
     /// The command.
