@@ -116,6 +116,9 @@ pub struct Framing<R, W> {
     /// Skipping the rest of a line already refused as too long.
     skipping: bool,
     write: Arc<Mutex<W>>,
+    /// Answers being written: awaited before the session ends, so the
+    /// answer to a client's last line is not lost.
+    answering: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl<R, W> Framing<R, W>
@@ -130,6 +133,7 @@ where
             line: Vec::new(),
             skipping: false,
             write: Arc::new(Mutex::new(write)),
+            answering: Vec::new(),
         }
     }
 
@@ -174,15 +178,23 @@ where
 
     /// Write `answer` as one line, on its own task so that a cancelled
     /// receive never leaves half a line behind.
-    fn answer(&self, answer: &Value) {
+    fn answer(&mut self, answer: &Value) {
         let mut bytes = answer.to_string().into_bytes();
         bytes.push(b'\n');
         let write = Arc::clone(&self.write);
-        tokio::spawn(async move {
+        self.answering.retain(|task| !task.is_finished());
+        self.answering.push(tokio::spawn(async move {
             let mut w = write.lock().await;
             let _ = w.write_all(&bytes).await;
             let _ = w.flush().await;
-        });
+        }));
+    }
+
+    /// Wait for the answers still being written.
+    async fn answered(&mut self) {
+        while let Some(task) = self.answering.pop() {
+            let _ = task.await;
+        }
     }
 }
 
@@ -213,7 +225,10 @@ where
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             match self.read_line().await {
-                Read::End => return None,
+                Read::End => {
+                    self.answered().await;
+                    return None;
+                }
                 Read::TooLong => {
                     tracing::warn!(
                         limit = MAX_MESSAGE_BYTES,
@@ -234,6 +249,7 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        self.answered().await;
         self.write.lock().await.flush().await
     }
 }

@@ -489,3 +489,34 @@ fn mcp_refuses_a_200_mb_line_before_reading_it_whole() {
     assert_eq!(pong["id"], json!(5), "{pong}");
     assert!(pong.get("result").is_some(), "{pong}");
 }
+
+#[test]
+fn mcp_answers_a_clients_last_malformed_line_before_the_session_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = bin(dir.path(), &["mcp", "--root", "."])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\nhello\n")
+        .unwrap();
+    drop(stdin);
+    let ran = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    assert_eq!(
+        ran.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert_eq!(
+        stdout.lines().last(),
+        Some(
+            r#"{"error":{"code":-32700,"message":"Parse error: the line is not JSON (expected value at line 1 column 1)"},"id":null,"jsonrpc":"2.0"}"#
+        ),
+        "{stdout}"
+    );
+}
