@@ -193,6 +193,7 @@ pub fn main(mcp_server: mcp::McpServer) -> i32 {
     };
     crate::host::logging::init(cli.verbose, cli.quiet);
     let quiet = cli.quiet;
+    output::set_quiet(quiet);
     guarded(quiet, || dispatch(cli, mcp_server)).code()
 }
 

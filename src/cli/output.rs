@@ -27,6 +27,19 @@ use super::CliError;
 /// Set once stdout's reader has gone: nothing more is written there.
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
+/// `-q`, set once by [`super::main`].
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Remember `-q` for the whole command.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::SeqCst);
+}
+
+/// True with `-q`: stderr carries errors only.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::SeqCst)
+}
+
 /// Write `text` to stdout as it is.
 ///
 /// # Errors
