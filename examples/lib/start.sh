@@ -23,7 +23,7 @@ build() {
     refuse "the build failed (cargo build --release $* exited $?), so there is no verdict: fix the build and run this again"
 }
 start() {
-  local name="$1" log port="" previous=""
+  local name="$1" log port="" previous="" arg
   shift
   for arg in "$@"; do
     [ "$previous" = "--port" ] && port="$arg"
