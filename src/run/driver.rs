@@ -33,6 +33,7 @@ use std::sync::Mutex;
 use serde_json::{json, Map, Value};
 
 use super::journal::{Prior, Recorder};
+use super::notice::Notifier;
 use super::progress::{Display, Progress};
 use super::quota::{Pacer, Quota};
 use super::retry::{retrying, Retried, RetryPolicy, Throttle};
@@ -184,6 +185,8 @@ pub struct RunContext {
     pub retry: RetryPolicy,
     /// How progress is shown on stderr.
     pub display: Display,
+    /// Where the progress lines go (the front end's sink).
+    pub notices: Notifier,
     /// Seeds the retry jitter (any value; the caller may use the clock).
     pub seed: u64,
     /// `--rate`: the quota the calls are paced to (unlimited by default).
@@ -290,7 +293,7 @@ pub fn execute_journaled(
                 ctx.quota,
                 target.meter().into_iter().chain(judge.meters()).collect(),
             )),
-        progress: Progress::new(asked, ctx.display),
+        progress: Progress::new(asked, ctx.display, ctx.notices.clone()),
         prior,
         recorder,
     };

@@ -133,6 +133,7 @@ fn ctx(concurrency: usize, max_retries: u32) -> RunContext {
             ..RetryPolicy::default()
         },
         display: Display::Quiet,
+        notices: crate::run::Notifier::silent(),
         seed: 1,
         quota: crate::run::quota::Quota::default(),
         retried: crate::run::retry::Retried::default(),

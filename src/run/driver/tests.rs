@@ -81,6 +81,7 @@ fn context(concurrency: usize) -> RunContext {
         concurrency,
         retry: RetryPolicy::default(),
         display: Display::Quiet,
+        notices: crate::run::Notifier::silent(),
         seed: 1,
         quota: crate::run::quota::Quota::default(),
         retried: crate::run::retry::Retried::default(),
