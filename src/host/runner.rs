@@ -367,12 +367,14 @@ impl Prepared {
         } else {
             &judges
         };
+        let header = journal::header(&loaded.suite, &ctx, leg);
+        let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
+        // A fresh run's key is new: nobody can resume it before its first
+        // leg exists, so its lock is taken right after.
         let held_lock = match held_lock {
             Some(lock) => lock,
             None => store.lock_run(tenant, suite_name, &key)?,
         };
-        let header = journal::header(&loaded.suite, &ctx, leg);
-        let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
         let stop = Arc::new(AtomicBool::new(false));
         let finishing = Arc::new(AtomicBool::new(false));
         if let Some(hint) = &options.resume_hint_on_signal {

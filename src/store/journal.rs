@@ -156,9 +156,11 @@ impl Store {
             .map_err(|e| StoreError::io(&path, e))?;
         match fs4::FileExt::try_lock(&file) {
             Ok(()) => {
-                file.set_len(0)
-                    .and_then(|()| writeln!(file, "{}", std::process::id()))
-                    .map_err(|e| StoreError::io(&path, e))?;
+                // The id only names the holder in a refusal: a disk too full
+                // to take it costs the name ("another process"), not the lock.
+                let _ = file
+                    .set_len(0)
+                    .and_then(|()| writeln!(file, "{}", std::process::id()));
                 Ok(RunLock { _file: file })
             }
             Err(fs4::TryLockError::WouldBlock) => {

@@ -419,7 +419,11 @@ fn a_second_writer_is_refused_while_the_run_goes_on() {
                 .filter_map(|e| e.file_name().into_string().ok())
                 .find_map(|n| n.strip_suffix(".0.jsonl").map(str::to_string))
         });
-        if let Some(key) = leg {
+        // the first run holds its lock once its pid is in the lock file
+        if let Some(key) = leg.filter(|key| {
+            std::fs::read_to_string(pending.join(format!("{key}.lock")))
+                .is_ok_and(|pid| pid.ends_with('\n'))
+        }) {
             break key;
         }
         assert!(Instant::now() < deadline, "the first run never started");
