@@ -561,7 +561,11 @@ fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
     }
     let to_ask = |c: &Case| c.suspended.is_none() && svc.prior.graded(&c.id, samples).is_none();
     if let Some(first) = suite.cases.iter().position(to_ask) {
+        // The first case holds a place in the pool too: a throttled retry
+        // gives its place back while it waits (`retry::retrying`).
+        svc.throttle.enter();
         let outcome = run_case(suite, &suite.cases[first], svc);
+        svc.throttle.leave();
         if let Ok(mut slot) = slots[first].lock() {
             *slot = outcome;
         }

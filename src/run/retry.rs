@@ -8,14 +8,19 @@
 //! 2ⁿ). An asked wait shorter than the first backoff step (`Retry-After:
 //! 0` above all) is no hint: the backoff applies. An asked wait longer than
 //! `--max-wait` fails that call at once, with a sentence naming both; no
-//! wait is ever longer than `--max-wait`. A permanent failure is not
-//! retried. An exhausted retry is the last cause — recorded as an `error`
+//! wait is ever longer than `--max-wait`. A 429 with a named wait that
+//! comes while other calls of the pool are being answered (since this call
+//! was last refused) uses up no retry: the quota is in use, not broken, and
+//! the call lost a race for it — so behind a per-minute limit every case
+//! finishes; with nothing answered, the retries run out as usual. A
+//! permanent failure is not retried. An exhausted retry is the last cause — recorded as an `error`
 //! verdict, never a fail. Every retry is counted by its reason
 //! ([`Retried`]): counts only, never a cause or a payload.
 //!
 //! The [`Throttle`] is shared by the pool. A 429 (or 529) sets a pool-wide
 //! pause (every worker waits it out before its next attempt) and halves the
-//! number of cases in flight, at most once per pause; every run of
+//! number of cases in flight, at most once per pause — retries included:
+//! a throttled call leaves the pool while it waits and re-enters after; every run of
 //! successes as long as the current limit raises it by one again, up to
 //! `--concurrency`. So repeated 429s slow the pool down and it recovers
 //! when they stop.
@@ -184,6 +189,7 @@ struct Pace {
     limit: usize,
     active: usize,
     streak: usize,
+    answered: u64,
     paused_until: Option<Instant>,
     throttled_total: u64,
 }
@@ -198,6 +204,7 @@ impl Throttle {
                 limit: max,
                 active: 0,
                 streak: 0,
+                answered: 0,
                 paused_until: None,
                 throttled_total: 0,
             }),
@@ -232,6 +239,11 @@ impl Throttle {
     /// The current limit on cases in flight.
     pub fn limit(&self) -> usize {
         self.pace().limit
+    }
+
+    /// How many calls the pool has had answered so far.
+    pub fn answered(&self) -> u64 {
+        self.pace().answered
     }
 
     /// How many throttled answers (429/529) the pool has seen.
@@ -302,6 +314,7 @@ impl Throttle {
     fn succeeded(&self) {
         let mut pace = self.pace();
         pace.streak += 1;
+        pace.answered += 1;
         if pace.limit < self.max && pace.streak >= pace.limit {
             pace.limit += 1;
             pace.streak = 0;
@@ -338,6 +351,8 @@ pub fn retrying<T>(
     mut attempt: impl FnMut() -> Result<T, Failure>,
 ) -> Result<T, String> {
     let mut retry = 0u32;
+    let mut again = 0u32;
+    let mut mark = throttle.answered();
     loop {
         throttle.wait_turn();
         match attempt() {
@@ -349,20 +364,25 @@ pub fn retrying<T>(
                 let Some(transient) = failure.transient else {
                     return Err(failure.cause);
                 };
-                if retry >= policy.max_retries {
+                // Below the first step (`Retry-After: 0`) is no hint.
+                let asked = transient.retry_after.filter(|d| *d >= policy.base);
+                // Refused with a named wait while other calls were answered
+                // since this one was last refused: the quota is in use, not
+                // broken, so this refusal uses up no retry. (Every free
+                // retry needs another call answered, so this ends.)
+                let answered = throttle.answered();
+                let free = transient.throttled && asked.is_some() && answered > mark;
+                mark = answered;
+                if !free && retry >= policy.max_retries {
                     if retry > 0 {
                         tracing::info!(
                             call = what,
-                            attempts = retry + 1,
+                            attempts = again + 1,
                             "gave up: the retries ran out"
                         );
                     }
                     return Err(failure.cause);
                 }
-                let backoff = policy.backoff(retry);
-                let jittered = backoff.mul_f64(0.5 + 0.5 * throttle.jitter());
-                // Below the first step (`Retry-After: 0`) is no hint.
-                let asked = transient.retry_after.filter(|d| *d >= policy.base);
                 if let Some(asked) = asked.filter(|d| *d > policy.max_wait) {
                     throttle.retried.refused_wait();
                     return Err(format!(
@@ -371,19 +391,35 @@ pub fn retrying<T>(
                         wait_too_long("the server", asked, policy.max_wait)
                     ));
                 }
+                let backoff = policy.backoff(retry);
+                let jittered = backoff.mul_f64(0.5 + 0.5 * throttle.jitter());
                 let wait = asked.unwrap_or(jittered).min(policy.max_wait);
-                throttle.retried.note(retry == 0, transient.reason());
+                throttle.retried.note(again == 0, transient.reason());
                 if transient.throttled {
                     throttle.throttle(wait);
                 }
+                // A throttled call gives its place in the pool back while it
+                // waits and takes one again after, so the halved limit bounds
+                // the retries too: after a pause, not every waiting call
+                // comes back at once.
+                let regate = transient.throttled;
+                if regate {
+                    throttle.leave();
+                }
                 tracing::debug!(
                     call = what,
-                    retry = retry + 1,
+                    retry = again + 1,
                     wait_ms = wait.as_millis() as u64,
                     "retrying after a transient failure"
                 );
                 std::thread::sleep(wait);
-                retry += 1;
+                if regate {
+                    throttle.enter();
+                }
+                again += 1;
+                if !free {
+                    retry += 1;
+                }
             }
         }
     }
@@ -574,6 +610,42 @@ mod tests {
         assert_eq!(RetryCounts::default().sentence(), None);
         assert_eq!(seconds_text(Duration::from_millis(250)), "0.25 s");
         assert_eq!(seconds_text(Duration::from_secs(60)), "60 s");
+    }
+
+    /// A named wait refused while the pool gets answers uses up no retry;
+    /// refused with nothing answered, the retries run out as before.
+    #[test]
+    fn refusals_while_others_are_answered_use_up_no_retry() {
+        let throttle = Throttle::new(4, 1);
+        let n = Cell::new(0);
+        let got = retrying(&quick(1), &throttle, "c", || {
+            n.set(n.get() + 1);
+            if n.get() <= 6 {
+                // another call of the pool was answered meanwhile
+                throttle.succeeded();
+                Err(Failure::from_status(
+                    429,
+                    "429".into(),
+                    Some(Duration::from_millis(2)),
+                ))
+            } else {
+                Ok(())
+            }
+        });
+        assert!(got.is_ok());
+        assert_eq!(n.get(), 7);
+        let throttle = Throttle::new(4, 1);
+        let n = Cell::new(0);
+        let got = retrying(&quick(1), &throttle, "c", || {
+            n.set(n.get() + 1);
+            Err::<(), _>(Failure::from_status(
+                429,
+                "429".into(),
+                Some(Duration::from_millis(2)),
+            ))
+        });
+        assert_eq!(got.unwrap_err(), "429");
+        assert_eq!(n.get(), 2);
     }
 
     #[test]

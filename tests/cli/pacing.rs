@@ -220,37 +220,45 @@ fn every_header_form_of_a_wait_is_honoured() {
     }
 }
 
-/// Behind a gateway with a per-window limit that says when to come back
-/// (`llm_provider-retry-after`, as LiteLLM forwards it), every case
-/// finishes (before: digline gave up after its own 7.5 s of backoff).
+/// Behind a gateway with a per-minute limit that says when to come back
+/// (LiteLLM forwards the provider's 429 as `llm_provider-retry-after` and
+/// `llm_provider-retry-after-ms`, with `llm_provider-x-ratelimit-*`), every
+/// case finishes. Before: digline retried on its own 7.5 s of backoff and
+/// gave up; and once it read the wait, all the waiting calls came back at
+/// once after each pause, one got through and the others each used up a
+/// retry, so cases still ran out of retries (4 of 10 against the real
+/// proxy). The limit here: one call per 1.2 s, no burst.
 #[test]
-fn a_gateway_window_limit_is_waited_out() {
-    const WINDOW: Duration = Duration::from_secs(5);
-    const PER_WINDOW: usize = 2;
-    let opened = Instant::now();
-    let used: Arc<Mutex<(u64, usize)>> = Arc::new(Mutex::new((0, 0)));
+fn a_gateway_limit_is_waited_out() {
+    const EVERY: Duration = Duration::from_millis(1200);
+    let next_free = Arc::new(Mutex::new(Instant::now()));
     let refused = Arc::new(AtomicUsize::new(0));
     let r = Arc::clone(&refused);
     let fake = fake_llm::start(Box::new(move |seen: &Seen, _| {
-        let elapsed = opened.elapsed();
-        let window = elapsed.as_secs() / WINDOW.as_secs();
-        let mut u = used.lock().unwrap();
-        if u.0 != window {
-            *u = (window, 0);
-        }
-        if u.1 >= PER_WINDOW {
+        let now = Instant::now();
+        let mut free = next_free.lock().unwrap();
+        if now < *free {
             r.fetch_add(1, Ordering::SeqCst);
-            let left = WINDOW.as_secs() * (window + 1) - elapsed.as_secs();
+            let wait = *free - now;
             return too_many(&[
-                ("llm_provider-retry-after", left.to_string()),
+                (
+                    "llm_provider-retry-after",
+                    wait.as_secs().max(1).to_string(),
+                ),
+                ("llm_provider-retry-after-ms", wait.as_millis().to_string()),
+                ("llm_provider-x-ratelimit-remaining-requests", "0".into()),
+                (
+                    "llm_provider-x-ratelimit-reset-requests",
+                    format!("{:.3}s", wait.as_secs_f64()),
+                ),
                 ("x-ratelimit-remaining-requests", "0".into()),
             ]);
         }
-        u.1 += 1;
+        *free = now + EVERY;
         ok(seen, "Hello", 5, 5)
     }));
-    let dir = suite(6);
-    let ran = run(dir.path(), &fake, &["--concurrency", "6"]);
+    let dir = suite(10);
+    let ran = run(dir.path(), &fake, &["--concurrency", "8"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let v = verdicts(dir.path(), ran.stdout.trim());
     assert!(
