@@ -16,6 +16,7 @@ pub mod error;
 pub mod exit;
 pub mod gate;
 pub mod list;
+pub mod locale;
 pub mod manpage;
 pub mod mcp;
 pub mod migrate;

@@ -14,7 +14,10 @@
 //! | `headline` | string | the headline sentence (do not parse) |
 //! | `tenant`, `suite`, `suite_path`, `root` | string | which suite |
 //! | `run_key`, `baseline_key`, `baseline_path` | string or null | the two documents |
-//! | `counts` | object | outcome (or, with no baseline, status) → int |
+//! | `counts` | object | outcome (or, with no baseline, status) → int, in checks |
+//! | `cases` | object | how the cases fared, in the headline's words (`got_worse`, `could_not_be_judged`, `stayed_the_same`, `set_aside`, …; with no baseline `fell_short`, `met_every_bar`, …) → int |
+//! | `causes` | object | why checks could not be judged: cause category (`http_status`, `timeout`, …) → int |
+//! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
 
@@ -58,23 +61,6 @@ impl Kind {
             Kind::CouldNotBeJudged => "digline: the run could not be judged",
             Kind::Refused => "digline refused the request (exit 64)",
             Kind::InternalError => "digline: internal error (exit 70)",
-        }
-    }
-
-    /// The comment's answer line (Markdown).
-    pub fn answer(self) -> &'static str {
-        match self {
-            Kind::NothingGotWorse => "Nothing got worse.",
-            Kind::SomethingGotWorse => "**Something got worse.**",
-            Kind::CouldNotBeJudged => {
-                "**The run could not be judged**, so nothing downstream of it is meaningful."
-            }
-            Kind::Refused => {
-                "**digline refused the request** (exit `64`). This is not a verdict on the suite."
-            }
-            Kind::InternalError => {
-                "**digline failed in a way nobody anticipated** (exit `70`). This is not a verdict on the suite."
-            }
         }
     }
 
@@ -128,10 +114,23 @@ pub struct Outcome {
     pub baseline_path: Option<String>,
     /// Tallies: the six comparison outcomes, or with no baseline pass/fail/error/suspended.
     pub counts: BTreeMap<String, usize>,
+    /// How the cases fared, in the headline's words.
+    #[serde(default)]
+    pub cases: BTreeMap<String, usize>,
+    /// Checks that could not be judged, by cause category.
+    #[serde(default)]
+    pub causes: BTreeMap<String, usize>,
+    /// The language of the comment, summary and report (`en`, `it`, …).
+    #[serde(default = "english")]
+    pub locale: String,
     /// The hidden marker of this (root, tenant, suite)'s comment.
     pub marker: String,
     /// The files written.
     pub paths: Paths,
+}
+
+fn english() -> String {
+    "en".to_string()
 }
 
 impl Outcome {
