@@ -208,9 +208,12 @@ fn side(side: &Option<Side>) -> String {
         .map_or_else(|| "—".to_string(), |s| side_text(s.status, s.score))
 }
 
+/// Causes by (scope, case id, check id, occurrence).
+pub type Causes = HashMap<(Scope, String, String, usize), Cause>;
+
 /// The causes of every errored verdict of `run`, by (scope, case, check id,
 /// occurrence) — read from the complete run, before any redaction.
-fn causes(run: &RunDocument) -> HashMap<(Scope, String, String, usize), Cause> {
+pub fn causes(run: &RunDocument) -> Causes {
     let mut out = HashMap::new();
     let mut add = |scope: Scope, case: &str, verdicts: &[Verdict]| {
         let mut seen: HashMap<&str, usize> = HashMap::new();
