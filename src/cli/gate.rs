@@ -22,8 +22,8 @@ use crate::core::document::{run_key, RunDocument};
 use crate::forge::comment::{self, CommentData};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
 use crate::forge::{self, actions, escape, junit, Mode};
-use crate::report::cost;
 use crate::host::{self, env::CiEnv};
+use crate::report::cost;
 use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
 use crate::store::Store;
@@ -142,6 +142,14 @@ fn render_html_report(
 pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     let locale = args.locale;
     let env = CiEnv::read();
+    // On GitHub Actions every line the gate prints — progress, warnings,
+    // the terminal text, a refusal — quotes names a pull request chose, so
+    // workflow commands are paused from the first line; only the gate's own
+    // annotation and warnings are printed after the fence closes.
+    let token = env.github.actions.then(host::env::fresh_token);
+    if let Some(t) = &token {
+        println!("{}", actions::stop_commands(t));
+    }
     let out_dir = args
         .out
         .clone()
@@ -227,7 +235,9 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     let mut causes: BTreeMap<String, usize> = BTreeMap::new();
     for row in &view.unjudged {
         if let Some(cause) = &row.cause {
-            *causes.entry(cause.category.as_str().to_string()).or_insert(0) += 1;
+            *causes
+                .entry(cause.category.as_str().to_string())
+                .or_insert(0) += 1;
         }
     }
     let cost = cost::sentence(&doc, baseline.as_ref(), locale);
@@ -315,10 +325,6 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     } else {
         String::new()
     };
-    let token = env.github.actions.then(host::env::fresh_token);
-    if let Some(t) = &token {
-        println!("{}", actions::stop_commands(t));
-    }
     print!("{stdout_text}");
     eprint!("{stderr_text}");
     if let Some(t) = &token {

@@ -110,8 +110,8 @@ fn rows_md(rows: &[GateRow], take: usize, locale: Locale) -> Vec<BTreeMap<&'stat
             BTreeMap::from([
                 ("case", escape::markdown(&r.case)),
                 ("check", escape::markdown(&r.check)),
-                ("before", escape::markdown(&r.before)),
-                ("after", escape::markdown(&r.after)),
+                ("before", r.before.clone()),
+                ("after", r.after.clone()),
                 (
                     "cause",
                     r.cause
@@ -164,9 +164,15 @@ fn render_once(
     let keys = match &data.baseline_key {
         Some(b) => fill_md(
             l.text("gate.keys"),
-            &[("run", &code_span(&data.run_key)), ("baseline", &code_span(b))],
+            &[
+                ("run", &code_span(&data.run_key)),
+                ("baseline", &code_span(b)),
+            ],
         ),
-        None => fill_md(l.text("gate.keys_single"), &[("run", &code_span(&data.run_key))]),
+        None => fill_md(
+            l.text("gate.keys_single"),
+            &[("run", &code_span(&data.run_key))],
+        ),
     };
     let counts = [v.counts.as_str(), v.measure_counts.as_str()]
         .iter()
@@ -174,7 +180,12 @@ fn render_once(
         .map(|t| escape::markdown(t))
         .collect::<Vec<_>>()
         .join(" ");
-    let config: Vec<String> = v.config.iter().take(rows).map(|c| escape::markdown(c)).collect();
+    let config: Vec<String> = v
+        .config
+        .iter()
+        .take(rows)
+        .map(|c| escape::markdown(c))
+        .collect();
     let ctx = minijinja::context! {
         marker => marker,
         title => title,
@@ -367,7 +378,10 @@ mod tests {
         assert!(text.chars().count() <= GITHUB_LIMIT);
         assert!(text.starts_with("<!-- m -->\n"));
         assert!(text.contains("1 check got worse compared with the reference\\."));
-        assert!(text.contains("…and 4900 more — see the report\\."), "{text}");
+        assert!(
+            text.contains("…and 4900 more — see the report\\."),
+            "{text}"
+        );
     }
 
     #[test]

@@ -134,7 +134,10 @@ mod tests {
             "\\@\u{200D}org\\/team \\#\u{200D}1 o\\/r\\#\u{200D}2"
         );
         assert_eq!(markdown("a\u{202E}b"), "a&lt;U\\+202E&gt;b");
-        assert_eq!(terminal("a\u{1b}[31m\u{7}\u{200B}\nb"), "a\u{FFFD}[31m\u{FFFD}<U+200B>\nb");
+        assert_eq!(
+            terminal("a\u{1b}[31m\u{7}\u{200B}\nb"),
+            "a\u{FFFD}[31m\u{FFFD}<U+200B>\nb"
+        );
         assert_eq!(visible_line("a\nb\u{2066}"), "a b<U+2066>");
     }
 

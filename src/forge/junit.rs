@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::core::compare::{Comparison, Delta, PairKey, Scope};
+use crate::core::compare::{Comparison, Delta, Outcome, PairKey, Scope};
 use crate::core::document::RunDocument;
 use crate::core::verdict::{Status, Verdict};
 use crate::report::cause::classify;
@@ -37,11 +37,7 @@ pub const PASS_LIMIT: usize = 5_000;
 
 /// Render the run (and, when there was a baseline, each check's outcome
 /// against it) as JUnit XML, its sentences in `locale`.
-pub fn render(
-    run: &RunDocument,
-    comparison: Option<&Comparison>,
-    locale: Locale,
-) -> String {
+pub fn render(run: &RunDocument, comparison: Option<&Comparison>, locale: Locale) -> String {
     let s = Strings::of(locale);
     let deltas: HashMap<&PairKey, &Delta> = comparison
         .map(|c| c.deltas.iter().map(|d| (&d.key, d)).collect())
@@ -54,14 +50,15 @@ pub fn render(
     let mut passes = 0usize;
     let mut collapsed = 0usize;
     let mut add = |suite: &mut TestSuite, case: &str, key: PairKey, v: &Verdict| {
-        if v.status == Status::Pass {
+        let delta = deltas.get(&key).copied();
+        let regressed = delta.is_some_and(|d| d.outcome == Outcome::Regressed);
+        if v.status == Status::Pass && !regressed {
             passes += 1;
             if passes > PASS_LIMIT {
                 collapsed += 1;
                 return;
             }
         }
-        let delta = deltas.get(&key).copied();
         let mut tc = testcase(case, v, delta, comparison.is_some(), &coincides, locale);
         tc.set_classname(clean(&run.suite));
         suite.add_test_case(tc);
@@ -133,9 +130,10 @@ fn testcase(
         locale.text("junit.before_after"),
         &[("before", &before), ("after", &after)],
     );
+    let regressed = delta.is_some_and(|d| d.outcome == Outcome::Regressed);
     let status = match v.status {
-        Status::Pass => TestCaseStatus::success(),
-        Status::Fail => {
+        Status::Pass if !regressed => TestCaseStatus::success(),
+        Status::Pass | Status::Fail => {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
             let happened = match delta {
                 Some(d) if compared => check_line(d, coincides, s),

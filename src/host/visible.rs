@@ -50,7 +50,10 @@ mod tests {
     fn control_characters_in_names_are_refused_with_a_sentence() {
         for bad in ["a\nb", "a\u{1b}[31mred", "bell\u{7}", "tab\there", "cr\r"] {
             let why = refusal("name", bad).expect(bad);
-            assert!(why.starts_with("`name` holds a control character (U+"), "{why}");
+            assert!(
+                why.starts_with("`name` holds a control character (U+"),
+                "{why}"
+            );
         }
         assert_eq!(refusal("name", "visible · names @org #1"), None);
         let params: Map<String, Value> =

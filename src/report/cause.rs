@@ -151,7 +151,9 @@ impl Cause {
     /// One sentence in `locale`, built from the category and the facts only.
     pub fn sentence(&self, locale: Locale) -> String {
         let who = match (self.party, &self.endpoint) {
-            (Party::Judge, Some(at)) => fill(locale.text("cause.who_judge_at"), &[("endpoint", at)]),
+            (Party::Judge, Some(at)) => {
+                fill(locale.text("cause.who_judge_at"), &[("endpoint", at)])
+            }
             (Party::Judge, None) => locale.text("cause.who_judge").to_string(),
             (_, Some(at)) => fill(locale.text("cause.who_target_at"), &[("endpoint", at)]),
             (_, None) => locale.text("cause.who_target").to_string(),
@@ -447,7 +449,10 @@ mod tests {
             )
         );
         assert_eq!(
-            classify("the judge's reply could not be read: the judge replied with no JSON object: 'x'").category,
+            classify(
+                "the judge's reply could not be read: the judge replied with no JSON object: 'x'"
+            )
+            .category,
             Category::JudgeReplyUnparsable
         );
         assert_eq!(
@@ -464,7 +469,9 @@ mod tests {
     #[test]
     fn nothing_but_facts_survives_from_a_hostile_reason() {
         // A reason whose "host" and "path" carry payload keeps neither.
-        let c = classify("target raised ValueError: <b>@org/team</b> could not be called: HTTP Error 99999: x");
+        let c = classify(
+            "target raised ValueError: <b>@org/team</b> could not be called: HTTP Error 99999: x",
+        );
         assert_eq!(c.endpoint, None);
         assert_eq!(c.status, None);
         let c = classify("target raised ValueError: cannot read 'a b\u{202e}': no");
@@ -481,7 +488,8 @@ mod tests {
             c.sentence(Locale::En),
             "The target at 127.0.0.1:8731 answered HTTP 404."
         );
-        let c = classify("target raised ValueError: cannot read 'data.answer': no 'answer' in nothing");
+        let c =
+            classify("target raised ValueError: cannot read 'data.answer': no 'answer' in nothing");
         assert_eq!(
             c.sentence(Locale::En),
             "The answer has nothing at data.answer, where the suite reads it."
@@ -492,7 +500,10 @@ mod tests {
                 c.status = Some(503);
                 c.path = Some("data.x".into());
                 let s = c.sentence(locale);
-                assert!(!s.is_empty() && !s.contains('{'), "{locale} {category:?}: {s}");
+                assert!(
+                    !s.is_empty() && !s.contains('{'),
+                    "{locale} {category:?}: {s}"
+                );
             }
         }
     }

@@ -22,8 +22,8 @@ use super::cause::{classify, Cause};
 use super::locale::Locale;
 use super::order::SuiteOrder;
 use super::text::{
-    artifact_lines, check_line, clause, coincides_text, config_lines, fill, fmt_score, headline_clauses, plural,
-    Strings, SUMMARY_LIMIT, SUMMARY_SEPARATOR,
+    artifact_lines, check_line, clause, coincides_text, config_lines, fill, fmt_score,
+    headline_clauses, plural, Strings, SUMMARY_LIMIT, SUMMARY_SEPARATOR,
 };
 
 /// One row: case · check · before → after, and for what could not be
@@ -344,7 +344,8 @@ pub fn compared(
     if !suspended.is_empty() {
         tally.insert(Fared::SetAside, suspended.len());
     }
-    let words: Vec<(&'static str, usize)> = tally.iter().map(|(f, n)| (f.word(locale), *n)).collect();
+    let words: Vec<(&'static str, usize)> =
+        tally.iter().map(|(f, n)| (f.word(locale), *n)).collect();
     let counts = tally_line(locale.text("gate.counts"), &words, locale);
     let mut measure_tally: BTreeMap<Fared, usize> = BTreeMap::new();
     for d in &measures {
@@ -362,7 +363,10 @@ pub fn compared(
     } else {
         String::new()
     };
-    let case_counts = tally.iter().map(|(f, n)| (f.slug().to_string(), *n)).collect();
+    let case_counts = tally
+        .iter()
+        .map(|(f, n)| (f.slug().to_string(), *n))
+        .collect();
 
     GateView {
         exit_code: code,
@@ -463,7 +467,10 @@ pub fn single(run: &RunDocument, baseline_path: &str, locale: Locale, exit_code:
     GateView {
         exit_code,
         lead: locale.text("gate.lead_no_baseline").to_string(),
-        rest: fill(locale.text("gate.no_baseline_path"), &[("path", baseline_path)]),
+        rest: fill(
+            locale.text("gate.no_baseline_path"),
+            &[("path", baseline_path)],
+        ),
         no_baseline: true,
         baseline_path: Some(baseline_path.to_string()),
         worse_title: locale.text("gate.section_failed").to_string(),

@@ -389,7 +389,8 @@ fn a_hundred_thousand_cases_stay_under_ten_megabytes_with_every_regression_and_e
             let v = &mut case.verdicts[0];
             v.status = Status::Error;
             v.score = None;
-            v.reason = "target raised ValueError: 127.0.0.1:9 could not be called: timed out".into();
+            v.reason =
+                "target raised ValueError: 127.0.0.1:9 could not be called: timed out".into();
             errored += 1;
         }
         run.results.push(case);
