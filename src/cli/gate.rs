@@ -288,6 +288,13 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
         counts,
         cases: view.case_counts.clone(),
         causes,
+        spent_usd: BTreeMap::from([
+            ("target".to_string(), cost::target_usd(&doc)),
+            (
+                "reference_target".to_string(),
+                baseline.as_ref().and_then(cost::target_usd),
+            ),
+        ]),
         locale: locale.code().to_string(),
         marker,
         paths: Paths {

@@ -17,6 +17,7 @@
 //! | `counts` | object | outcome (or, with no baseline, status) → int, in checks |
 //! | `cases` | object | how the cases fared, in the headline's words (`got_worse`, `could_not_be_judged`, `stayed_the_same`, `set_aside`, …; with no baseline `fell_short`, `met_every_bar`, …) → int |
 //! | `causes` | object | why checks could not be judged: cause category (`http_status`, `timeout`, …) → int |
+//! | `spent_usd` | object | `target` and `reference_target`: the target's spend in USD as the runs recorded it (`null` when not recorded) |
 //! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
@@ -120,6 +121,10 @@ pub struct Outcome {
     /// Checks that could not be judged, by cause category.
     #[serde(default)]
     pub causes: BTreeMap<String, usize>,
+    /// What the target spent, in USD, in this run and in the reference
+    /// (`null` when a run did not record it).
+    #[serde(default)]
+    pub spent_usd: BTreeMap<String, Option<f64>>,
     /// The language of the comment, summary and report (`en`, `it`, …).
     #[serde(default = "english")]
     pub locale: String,

@@ -73,3 +73,47 @@ pub fn sentence(run: &RunDocument, baseline: Option<&RunDocument>, locale: Local
         None => fill(locale.text("gate.cost"), &[("this", &this)]),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(path: &str) -> RunDocument {
+        let text =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+                .unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn spend_is_read_from_recorded_answers_or_a_cost_budget_and_never_guessed() {
+        // 05-errors records cost_budget measurements on its three answered
+        // cases: 0.001 + 0.001 + 0.03 USD.
+        let run = doc("tests/goldens/documents/05-errors/run.json");
+        let spent = target_usd(&run).unwrap();
+        assert!((spent - 0.032).abs() < 1e-9, "{spent}");
+        assert_eq!(
+            sentence(&run, None, Locale::En),
+            "Spent: the system 0.032000 USD."
+        );
+        // A run that recorded nothing has no known spend.
+        let mut bare = run.clone();
+        for case in &mut bare.results {
+            case.responses = None;
+            for v in &mut case.verdicts {
+                v.metadata.clear();
+            }
+        }
+        assert_eq!(target_usd(&bare), None);
+        assert_eq!(sentence(&bare, Some(&run), Locale::En), "");
+        assert_eq!(
+            sentence(&run, Some(&bare), Locale::De),
+            "Ausgegeben: das System 0.032000 USD; die Referenz: nicht festgehalten."
+        );
+        // Recorded answers win over the budget's measurement.
+        let mut recorded = run.clone();
+        recorded.results[0].responses = Some(vec![serde_json::json!({"cost_usd": 0.5})]);
+        let with_recorded = target_usd(&recorded).unwrap();
+        assert!((with_recorded - 0.531).abs() < 1e-9, "{with_recorded}");
+    }
+}

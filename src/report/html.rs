@@ -417,6 +417,23 @@ fn finish_meta(meta: &mut Vec<MetaRow>, run: &RunDocument, locale: Locale, omitt
     }
 }
 
+/// What the run spent, next to the reference, when the runs recorded it.
+fn cost_meta(
+    meta: &mut Vec<MetaRow>,
+    run: &RunDocument,
+    baseline: Option<&RunDocument>,
+    locale: Locale,
+) {
+    let sentence = super::cost::sentence(run, baseline, locale);
+    if !sentence.is_empty() {
+        meta.push(MetaRow {
+            label: tr(locale, "meta_cost"),
+            value: sentence,
+            code: false,
+        });
+    }
+}
+
 fn notice(locale: Locale, redacted: bool, reasons_available: bool) -> String {
     if redacted {
         tr(locale, "redacted_notice").to_string()
@@ -465,6 +482,7 @@ fn compared_view(
     });
     view.meta.splice(at..at, reference);
     finish_meta(&mut view.meta, run, locale, !reasons);
+    cost_meta(&mut view.meta, run, Some(baseline), locale);
     view.notice = notice(locale, redacted, reasons);
 
     let head = c.headline();
@@ -634,6 +652,7 @@ fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate:
     let mut view = base_view(run, locale);
     view.meta = run_meta(run, locale);
     finish_meta(&mut view.meta, run, locale, !reasons);
+    cost_meta(&mut view.meta, run, None, locale);
     view.notice = notice(locale, redacted, reasons);
 
     let checks: usize = run.results.iter().map(|c| c.verdicts.len()).sum();
