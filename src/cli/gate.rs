@@ -26,10 +26,12 @@ use crate::host::{self, env::CiEnv};
 use crate::report::cost;
 use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
+use crate::store::error::io_cause;
 use crate::store::Store;
 
+use super::output::{err, errln, out, outln};
 use super::run::{run_and_store, RunArgs};
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::{error, load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// `--publish`: where the verdict goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -124,22 +126,30 @@ fn render_html_report(
     comparison: Option<&Comparison>,
     locale: Locale,
     payload: bool,
+    quiet: bool,
 ) -> Option<String> {
     match crate::report::html::render(run, baseline, comparison, locale, !payload) {
         Ok(page) => Some(page),
         Err(e) => {
-            eprintln!("digline: warning: the HTML report was not written: {e}");
+            if !quiet {
+                errln(&format!(
+                    "digline: warning: the HTML report was not written: {e}"
+                ));
+            }
             None
         }
     }
 }
 
-/// Execute `digline gate`; returns the contract exit code.
+/// Execute `digline gate`; returns the contract exit status. With `quiet`
+/// (`-q`) stderr carries nothing but a refusal's sentence: no plan line,
+/// no progress, no warning, no hint; stdout (the verdict's text) and the
+/// files in `--out` are the same as without it.
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for a refusal before a verdict: bad suite,
 /// bad flags, no such run, an unreadable document, a cross-tenant baseline.
-pub fn execute(args: GateArgs) -> Result<i32, CliError> {
+pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let locale = args.locale;
     let env = CiEnv::read();
     // On GitHub Actions every line the gate prints — progress, warnings,
@@ -148,7 +158,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     // annotation and warnings are printed after the fence closes.
     let token = env.github.actions.then(host::env::fresh_token);
     if let Some(t) = &token {
-        println!("{}", actions::stop_commands(t));
+        outln(&actions::stop_commands(t))?;
     }
     let out_dir = args
         .out
@@ -182,7 +192,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 max_calls: args.max_calls,
                 resume: None,
             };
-            let (key, doc, _plan) = run_and_store(&run_args, false)?;
+            let (key, doc, _plan) = run_and_store(&run_args, quiet)?;
             (key, doc)
         }
     };
@@ -215,7 +225,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 &doc,
                 &baseline_path.display().to_string(),
                 locale,
-                exit::REFUSED,
+                ExitStatus::Refused,
             );
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
             let statuses = doc
@@ -227,11 +237,11 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 *counts.entry(v.status.as_str().to_string()).or_insert(0) += 1;
             }
             counts.insert("suspended".into(), doc.suspended_cases());
-            (exit::REFUSED, view, counts)
+            (ExitStatus::Refused, view, counts)
         }
     };
     let headline = view.headline();
-    let kind = Kind::of_code(code);
+    let kind = Kind::of(code);
     let mut causes: BTreeMap<String, usize> = BTreeMap::new();
     for row in &view.unjudged {
         if let Some(cause) = &row.cause {
@@ -263,18 +273,20 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
         comparison.as_ref(),
         locale,
         args.report_payload,
+        quiet,
     );
 
     std::fs::create_dir_all(&out_dir).map_err(|e| {
         CliError::Refused(format!(
-            "cannot create the output directory {}: {e}",
-            out_dir.display()
+            "cannot create the output directory {}: {}",
+            out_dir.display(),
+            io_cause(&e)
         ))
     })?;
     let path = |name: &str| out_dir.join(name).display().to_string();
     let outcome = GateOutcome {
         output_version: crate::wire::OUTPUT_VERSION,
-        exit_code: code,
+        exit_code: code.code(),
         outcome: kind,
         no_baseline: baseline.is_none(),
         headline: headline.clone(),
@@ -323,27 +335,31 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     // with workflow commands paused, so none of them can start one.
     let stdout_text = escape::terminal(&view.terminal(locale));
     let stderr_text = if view.no_baseline {
-        escape::terminal(&format!(
-            "digline: suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)\n(hint: look at the run, then make it the reference: {promote})\n",
+        let sentence = format!(
+            "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
             suite.name,
             suite.tenant,
             baseline_path.display()
-        ))
+        );
+        let hint = format!("look at the run, then make it the reference: {promote}");
+        escape::terminal(&format!("{}\n", error::render(&sentence, &[&hint], quiet)))
     } else {
         String::new()
     };
-    print!("{stdout_text}");
-    eprint!("{stderr_text}");
+    out(&stdout_text)?;
+    err(&stderr_text);
     if let Some(t) = &token {
-        println!("{}", actions::resume(t));
+        outln(&actions::resume(t))?;
     }
 
     let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, &env);
     for line in published.stdout {
-        println!("{line}");
+        outln(&line)?;
     }
-    for line in published.stderr {
-        eprintln!("{line}");
+    if !quiet {
+        for line in published.stderr {
+            errln(&line);
+        }
     }
     Ok(code)
 }
@@ -412,6 +428,7 @@ fn report_line(args: &PublishArgs, env: &CiEnv, out_dir: &Path, locale: Locale) 
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::Refused(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text).map_err(|e| {
+        CliError::Refused(format!("cannot write {}: {}", path.display(), io_cause(&e)))
+    })
 }

@@ -15,7 +15,7 @@ use crate::report::html;
 use crate::report::locale::Locale;
 use crate::store::Store;
 
-use super::{load_suite, CliError, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline report`.
 #[derive(Debug, Args)]
@@ -43,7 +43,7 @@ pub struct ReportArgs {
 /// # Errors
 /// A [`CliError`] (exit 64): bad suite, unknown locale, no such run, an
 /// unreadable document, runs of different tenants, an unwritable `--out`.
-pub fn execute(args: ReportArgs) -> Result<i32, CliError> {
+pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
     let locale = args.locale;
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
@@ -65,11 +65,15 @@ pub fn execute(args: ReportArgs) -> Result<i32, CliError> {
     match &args.out {
         Some(path) => std::fs::write(path, page.as_bytes()).map_err(|e| {
             CliError::usage(
-                format!("cannot write the report to {}: {e}", path.display()),
+                format!(
+                    "cannot write the report to {}: {}",
+                    path.display(),
+                    crate::store::error::io_cause(&e)
+                ),
                 Some("pass --out a file in a directory that exists and is writable".to_string()),
             )
         })?,
-        None => print!("{page}"),
+        None => super::output::out(&page)?,
     }
     let code = html::exit_code(&run.doc, comparison.as_ref());
     super::leave_to_exit((run, baseline, comparison));

@@ -319,7 +319,7 @@ mod tests {
 
     fn view(n: usize) -> GateView {
         GateView {
-            exit_code: 1,
+            exit_code: crate::core::exit::ExitStatus::Worse,
             lead: "1 check got worse compared with the reference.".into(),
             rest: "Every case could be judged.".into(),
             no_baseline: false,

@@ -14,8 +14,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side, EXIT_UNJUDGED, EXIT_WORSE};
+use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
 use crate::core::document::RunDocument;
+use crate::core::exit::ExitStatus;
 use crate::core::verdict::{Status, Verdict};
 
 use super::cause::{classify, Cause};
@@ -47,8 +48,8 @@ pub struct GateRow {
 /// Everything the gate says, in one locale.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GateView {
-    /// The contract exit code this view explains.
-    pub exit_code: i32,
+    /// The contract exit status this view explains.
+    pub exit_code: ExitStatus,
     /// The sentence that decides the exit code.
     pub lead: String,
     /// The rest of the headline (may be empty).
@@ -247,12 +248,12 @@ pub fn compared(
     let code = crate::core::compare::headline_exit_code(&head);
     let clauses = headline_clauses(c, &head, s);
     let (lead, skip): (String, Vec<usize>) = match code {
-        EXIT_WORSE if head.worse => (clauses[clause::WORSE].clone(), vec![clause::WORSE]),
-        EXIT_WORSE => (clauses[clause::CANARY].clone(), vec![clause::CANARY]),
-        EXIT_UNJUDGED if head.nothing_compared => {
+        ExitStatus::Worse if head.worse => (clauses[clause::WORSE].clone(), vec![clause::WORSE]),
+        ExitStatus::Worse => (clauses[clause::CANARY].clone(), vec![clause::CANARY]),
+        ExitStatus::Unjudged if head.nothing_compared => {
             (clauses[clause::WORSE].clone(), vec![clause::WORSE])
         }
-        EXIT_UNJUDGED if head.unjudged > 0 => (
+        ExitStatus::Unjudged if head.unjudged > 0 => (
             plural(
                 head.unjudged,
                 "",
@@ -261,7 +262,7 @@ pub fn compared(
             ),
             vec![clause::WORSE, clause::UNJUDGED],
         ),
-        EXIT_UNJUDGED => (
+        ExitStatus::Unjudged => (
             locale.text("gate.lead_uncomputed").to_string(),
             vec![clause::WORSE],
         ),
@@ -389,7 +390,12 @@ pub fn compared(
 
 /// The view of a run with no baseline: no verdict (exit 64); what fell short
 /// of its bar and what could not be judged, in suite order.
-pub fn single(run: &RunDocument, baseline_path: &str, locale: Locale, exit_code: i32) -> GateView {
+pub fn single(
+    run: &RunDocument,
+    baseline_path: &str,
+    locale: Locale,
+    exit_code: ExitStatus,
+) -> GateView {
     let s = Strings::of(locale);
     let causes = causes(run);
     let mut worse = Vec::new();
