@@ -83,7 +83,7 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
         }
         None => {
             let text = render_compare(&comparison, strings);
-            out(&text.stdout)?;
+            out(&super::fence::fenced(&text.stdout))?;
             err(&text.stderr);
         }
     }

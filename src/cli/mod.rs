@@ -17,6 +17,7 @@ pub mod completions;
 pub mod diff;
 pub mod error;
 pub mod exit;
+pub mod fence;
 pub mod gate;
 pub mod list;
 pub mod locale;

@@ -480,9 +480,48 @@ fn a_hostile_store_is_inert_on_every_surface() {
             }
         }
     }
-    // No workflow command outside the fence but digline's own.
+    no_command_outside_the_fence("gate", &ran.stdout, &ran.stderr);
+    // compare and diff print the same names: fenced too.
+    let keys: Value = serde_json::from_str(&read(
+        golden("headlines").join("02-one-flip").join("keys.json"),
+    ))
+    .unwrap();
+    let bkey = keys["baseline_run_key"].as_str().unwrap();
+    std::fs::write(
+        root.join(format!(".digline/gold/runs/support/{bkey}.json")),
+        serde_json::to_string_pretty(&b).unwrap(),
+    )
+    .unwrap();
+    let compared = digline_env(
+        root,
+        &["compare", "--suite", "suite.toml", "--run", &key],
+        &vars,
+    );
+    assert_eq!(compared.code, 1, "{}", compared.stderr);
+    assert!(
+        compared.stdout.starts_with("::stop-commands::"),
+        "{}",
+        compared.stdout
+    );
+    no_command_outside_the_fence("compare", &compared.stdout, &compared.stderr);
+    let diffed = digline_env(root, &["diff", "--suite", "suite.toml", bkey, &key], &vars);
+    assert_eq!(diffed.code, 0, "{}", diffed.stderr);
+    no_command_outside_the_fence("diff", &diffed.stdout, &diffed.stderr);
+    for text in [&compared.stdout, &diffed.stdout] {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{202E}'),
+            "{text}"
+        );
+    }
+    let outputs = read(root.join("gh-output"));
+    assert!(!outputs.lines().any(|l| l.starts_with("::")), "{outputs}");
+}
+
+/// Every `::` line outside a `::stop-commands::` fence is one of digline's
+/// own annotations or warnings.
+fn no_command_outside_the_fence(label: &str, stdout: &str, stderr: &str) {
     let mut fence: Option<String> = None;
-    for line in ran.stdout.lines().chain(ran.stderr.lines()) {
+    for line in stdout.lines().chain(stderr.lines()) {
         if let Some(token) = line.strip_prefix("::stop-commands::") {
             fence = Some(format!("::{token}::"));
             continue;
@@ -496,12 +535,11 @@ fn a_hostile_store_is_inert_on_every_surface() {
                 line.starts_with("::error title=digline")
                     || line.starts_with("::notice title=digline")
                     || line.starts_with("::warning title=digline"),
-                "a workflow command outside the fence: {line}"
+                "{label}: a workflow command outside the fence: {line}"
             );
         }
     }
-    let outputs = read(root.join("gh-output"));
-    assert!(!outputs.lines().any(|l| l.starts_with("::")), "{outputs}");
+    assert!(fence.is_none(), "{label}: the fence is closed again");
 }
 
 #[test]
