@@ -259,6 +259,23 @@ fn pass_worse_and_unjudged_read_the_same_in_every_surface_in_two_locales() {
                 .unwrap_or_else(|| panic!("{id} in order: {comment}"));
             at = here;
         }
+        // ... and in the report's section of what could not be judged.
+        let report = read(dir.path().join("out/report.html"));
+        let section = &report[report.find("class=\"section unjudged").unwrap()..];
+        let mut at = 0;
+        let ids = [
+            "where-is-my-order",
+            "how-do-i-return",
+            "opening-hours",
+            "lost-password",
+        ]
+        .into_iter()
+        .chain(CAUSES[4..].iter().map(|(id, _, _)| *id));
+        for id in ids {
+            at += section[at..]
+                .find(&format!("<td class=\"case\">{id}</td>"))
+                .unwrap_or_else(|| panic!("{id} in suite order in the report"));
+        }
         let outcome: Value =
             serde_json::from_str(&read(dir.path().join("out/outcome.json"))).unwrap();
         assert!(outcome["headline"]
