@@ -18,27 +18,28 @@ use crate::core::compare::{Delta, PairKey, Scope};
 use crate::core::document::RunDocument;
 
 /// The position of every (case, check) of a run and its reference.
+/// Borrows its names from the documents (no copy per case).
 #[derive(Clone, Debug, Default)]
-pub struct SuiteOrder {
-    cases: HashMap<String, usize>,
-    checks: HashMap<(String, String, usize), usize>,
-    measures: HashMap<(String, usize), usize>,
+pub struct SuiteOrder<'a> {
+    cases: HashMap<&'a str, usize>,
+    checks: HashMap<(&'a str, &'a str, usize), usize>,
+    measures: HashMap<(&'a str, usize), usize>,
 }
 
-impl SuiteOrder {
+impl<'a> SuiteOrder<'a> {
     /// The order of `run`, then of what only `baseline` has.
-    pub fn new(run: &RunDocument, baseline: Option<&RunDocument>) -> SuiteOrder {
+    pub fn new(run: &'a RunDocument, baseline: Option<&'a RunDocument>) -> SuiteOrder<'a> {
         let mut order = SuiteOrder::default();
         for doc in std::iter::once(run).chain(baseline) {
             for case in &doc.results {
                 let next = order.cases.len();
-                order.cases.entry(case.case_id.clone()).or_insert(next);
+                order.cases.entry(case.case_id.as_str()).or_insert(next);
                 let mut seen: HashMap<&str, usize> = HashMap::new();
                 for (i, v) in case.verdicts.iter().enumerate() {
                     let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
                     order
                         .checks
-                        .entry((case.case_id.clone(), v.assertion_id.clone(), *n))
+                        .entry((case.case_id.as_str(), v.assertion_id.as_str(), *n))
                         .or_insert(i);
                     *n += 1;
                 }
@@ -49,7 +50,7 @@ impl SuiteOrder {
                 let next = order.measures.len();
                 order
                     .measures
-                    .entry((v.assertion_id.clone(), *n))
+                    .entry((v.assertion_id.as_str(), *n))
                     .or_insert(next);
                 *n += 1;
             }
@@ -63,11 +64,14 @@ impl SuiteOrder {
         match key.scope {
             Scope::Case => (
                 0,
-                self.cases.get(&key.case_id).copied().unwrap_or(usize::MAX),
+                self.cases
+                    .get(key.case_id.as_str())
+                    .copied()
+                    .unwrap_or(usize::MAX),
                 self.checks
                     .get(&(
-                        key.case_id.clone(),
-                        key.assertion_id.clone(),
+                        key.case_id.as_str(),
+                        key.assertion_id.as_str(),
                         key.occurrence,
                     ))
                     .copied()
@@ -77,7 +81,7 @@ impl SuiteOrder {
                 1,
                 0,
                 self.measures
-                    .get(&(key.assertion_id.clone(), key.occurrence))
+                    .get(&(key.assertion_id.as_str(), key.occurrence))
                     .copied()
                     .unwrap_or(usize::MAX),
             ),
@@ -85,7 +89,7 @@ impl SuiteOrder {
     }
 
     /// `deltas` sorted into suite order (stable: ties keep their order).
-    pub fn sort<'a>(&self, deltas: impl IntoIterator<Item = &'a Delta>) -> Vec<&'a Delta> {
+    pub fn sort<'d>(&self, deltas: impl IntoIterator<Item = &'d Delta>) -> Vec<&'d Delta> {
         let mut out: Vec<&Delta> = deltas.into_iter().collect();
         out.sort_by_cached_key(|d| self.key(&d.key));
         out
