@@ -62,6 +62,7 @@ pub fn upsert_note(
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(60)))
+        .tls_config(crate::target::tls::config())
         .build()
         .into();
     let notes = format!(
