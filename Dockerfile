@@ -12,8 +12,8 @@
 # the same whichever way it is fed:
 #   BINARY=build     (default) compile it in the `build` stage below;
 #   BINARY=prebuilt  take it from the build context, laid out as
-#                    <arch>/digline, <arch>/busybox, ca-certificates.crt,
-#                    passwd, group, tmp/ — what examples/image/build.sh
+#                    <arch>/digline, <arch>/busybox and rootfs/ (etc/passwd,
+#                    etc/group, the CA bundle, tmp/) — what examples/image/build.sh
 #                    stages offline and the release workflow stages from
 #                    its attested binaries. SHELL_FROM=shell-prebuilt takes
 #                    busybox from there too.
@@ -36,16 +36,16 @@ COPY . .
 RUN triple="$(uname -m)-unknown-linux-musl" \
  && env "CC_$(uname -m)_unknown_linux_musl=musl-gcc" \
       cargo build --release --locked --target "$triple" --bin digline \
- && mkdir -p /out/tmp \
- && chmod 1777 /out/tmp \
- && strip -o /out/digline "target/$triple/release/digline" \
- && cp /etc/ssl/certs/ca-certificates.crt /out/ca-certificates.crt \
- && cp examples/image/passwd examples/image/group /out/
+ && mkdir -p /out/rootfs/tmp /out/rootfs/etc/ssl/certs /out/rootfs/usr/local/bin \
+ && chmod 1777 /out/rootfs/tmp \
+ && strip -o /out/rootfs/usr/local/bin/digline "target/$triple/release/digline" \
+ && cp /etc/ssl/certs/ca-certificates.crt /out/rootfs/etc/ssl/certs/ \
+ && cp examples/image/passwd examples/image/group /out/rootfs/etc/
 
 FROM scratch AS prebuilt
 ARG TARGETARCH
-COPY ${TARGETARCH}/digline ca-certificates.crt passwd group /out/
-COPY tmp /out/tmp
+COPY rootfs/ /out/rootfs/
+COPY ${TARGETARCH}/digline /out/rootfs/usr/local/bin/digline
 
 FROM --platform=$BUILDPLATFORM debian:bookworm-slim AS shell-debian
 ARG TARGETARCH
@@ -73,10 +73,8 @@ LABEL org.opencontainers.image.title="digline" \
       org.opencontainers.image.source="https://github.com/digline/digline" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.version="${VERSION}"
-COPY --from=binary /out/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
-COPY --from=binary /out/passwd /out/group /etc/
-COPY --from=binary --chmod=1777 /out/tmp /tmp
-COPY --from=binary /out/digline /usr/local/bin/digline
+# The binary, the CA bundle, passwd/group and a world-writable /tmp.
+COPY --from=binary /out/rootfs/ /
 ENV PATH=/usr/local/bin \
     SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
     HOME=/tmp

@@ -5,6 +5,8 @@
 
 #[path = "cli/boundary.rs"]
 mod boundary;
+#[path = "cli/delivery.rs"]
+mod delivery;
 #[path = "cli/checks.rs"]
 mod checks;
 #[path = "cli/docs.rs"]

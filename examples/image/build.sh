@@ -6,7 +6,7 @@
 #
 # Builds the static musl binary for the architecture (amd64: musl-gcc;
 # arm64: cargo-zigbuild), stages it with the CA bundle, the passwd/group
-# entries and an empty /tmp as the Dockerfile's `prebuilt` context, and runs
+# entries and an empty world-writable /tmp as the Dockerfile's `prebuilt` context, and runs
 # the Dockerfile with BINARY=prebuilt (the runtime stage is the one the
 # release ships). `--target gitlab` adds the static busybox shell (from
 # Debian's busybox-static; for a foreign architecture set BUSYBOX=PATH).
@@ -60,12 +60,14 @@ shell_from="${SHELL_FROM:-shell-prebuilt}"
 
 ctx="$(mktemp -d)"
 trap 'rm -rf "$ctx"' EXIT
-mkdir -p "$ctx/$arch" "$ctx/tmp"
+mkdir -p "$ctx/$arch" "$ctx/rootfs/tmp" "$ctx/rootfs/etc/ssl/certs"
+chmod 1777 "$ctx/rootfs/tmp"
 # cargo's `strip = true` leaves a musl static-pie's symbol table: strip it
 # (zig's objcopy reads both architectures).
 "$here/strip.sh" "$bin" "$ctx/$arch/digline"
-cp /etc/ssl/certs/ca-certificates.crt "$ctx/ca-certificates.crt"
-cp "$here/passwd" "$here/group" "$ctx/"
+cp /etc/ssl/certs/ca-certificates.crt "$ctx/rootfs/etc/ssl/certs/ca-certificates.crt"
+cp "$here/passwd" "$here/group" "$ctx/rootfs/etc/"
+chmod 644 "$ctx/rootfs/etc/passwd" "$ctx/rootfs/etc/group" "$ctx/rootfs/etc/ssl/certs/ca-certificates.crt"
 if [ "$target" = gitlab ] && [ "$shell_from" = shell-prebuilt ]; then
   busybox="${BUSYBOX:-}"
   if [ -z "$busybox" ]; then
@@ -80,7 +82,8 @@ if [ "$target" = gitlab ] && [ "$shell_from" = shell-prebuilt ]; then
   cp "$busybox" "$ctx/$arch/busybox"
 fi
 
-"$engine" build --quiet --platform "linux/$arch" \
+# --no-cache: buildah 1.28 reuses a cached layer across platforms.
+"$engine" build --quiet --no-cache --platform "linux/$arch" \
   --build-arg BINARY=prebuilt --build-arg "SHELL_FROM=$shell_from" \
   --build-arg "VERSION=$version" \
   --target "$target" -f "$repo/Dockerfile" -t "$ref" "$ctx" >&2
