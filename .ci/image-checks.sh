@@ -176,6 +176,12 @@ sed -i "s|http://127.0.0.1:8731/|http://127.0.0.1:$port/|" "$proj/eval/suite.tom
 chmod -R a+rwX "$proj"
 python3 "$repo/.ci/gitlab-template.py" render examples/gitlab/digline.yml \
   --input suite=eval/suite.toml --input comment-on-success=true >"$gl/job.json"
+# A merge-request pipeline against a loopback fake GitLab: the job notes
+# the merge request (one note, edited in place by the second run).
+python3 "$repo/.ci/lib/fake-gitlab.py" --token glpat-image-check --notes "$gl/notes.json" >"$gl/fake.log" 2>&1 &
+pids+=($!)
+wait_for "$gl/fake.log"
+gl_port="$(sed -n 's/^listening //p' "$gl/fake.log")"
 gitlab_job() { # EXPECTED
   local expected="$1" code=0 envs=()
   mapfile -t envs < <(python3 -c 'import json,sys; [print(f"--env={k}={v}") for k,v in json.load(open(sys.argv[1]))["variables"].items()]' "$gl/job.json")
@@ -187,11 +193,18 @@ gitlab_job() { # EXPECTED
     --volume "$proj:/builds/group/project" --workdir /builds/group/project \
     --env CI=true --env GITLAB_CI=true --env CI_PROJECT_DIR=/builds/group/project \
     --env CI_PIPELINE_SOURCE=merge_request_event --env CI_COMMIT_SHA="$(git rev-parse HEAD)" \
+    --env GITLAB_CI=true --env CI_API_V4_URL="http://127.0.0.1:$gl_port/api/v4" \
+    --env CI_PROJECT_ID=group/project --env CI_MERGE_REQUEST_IID=5 \
+    --env CI_JOB_URL=https://gitlab.example/group/project/-/jobs/9 \
+    --env DIGLINE_GITLAB_TOKEN=glpat-image-check \
     "${envs[@]}" "$gitlab_image" sh -c "set -e
 $script" >"$gl/job.log" 2>&1 || code=$?
   if [ "$code" != "$expected" ]; then cat "$gl/job.log" >&2; fail "the GitLab job exited $code, expected $expected"; fi
 }
 gitlab_job 0
+notes() { python3 -c 'import json,sys; n=json.load(open(sys.argv[1])); print(len(n)); print(n[0][1] if n else "")' "$gl/notes.json"; }
+[ "$(notes | head -n 1)" = 1 ] || { cat "$gl/job.log" >&2; fail "the GitLab job did not note the merge request once"; }
+notes | grep -q "artifacts/browse/digline-gate" || fail "the merge-request note does not link the job's artifacts"
 for f in outcome.json junit.xml report.html; do
   [ -f "$proj/digline-gate/$f" ] || fail "the GitLab job did not write digline-gate/$f (the artifacts path)"
 done
@@ -204,6 +217,7 @@ table["opening-hours"]["answer"] = "We open at 9 on Saturdays."
 json.dump(table, open(sys.argv[1], "w"))
 EOF
 gitlab_job 1
+[ "$(notes | head -n 1)" = 1 ] || fail "the second GitLab job did not edit its note in place"
 cp "$top/answers.good.json" "$ws/answers.json"
-echo "ok: the job passes at 0 and fails with 1; digline-gate/ holds the artifacts and the JUnit report"
+echo "ok: the job passes at 0 and fails with 1; one merge-request note, edited in place; digline-gate/ holds the artifacts and the JUnit report"
 echo "image-checks: ok"

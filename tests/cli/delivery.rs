@@ -103,14 +103,28 @@ fn every_delivery_file_names_cargo_tomls_version() {
     // The places that must name it do.
     for (file, wanted) in [
         ("Dockerfile", format!("ARG VERSION={version}")),
-        ("action.yml", format!("default: ghcr.io/digline/digline:{version}")),
+        (
+            "action.yml",
+            format!("default: ghcr.io/digline/digline:{version}"),
+        ),
         ("README.md", format!("digline/digline@v{version}")),
-        ("docs/gate.md", format!("ghcr.io/digline/digline:{version}-gitlab")),
-        ("examples/github/workflow.yml", format!("digline/digline@v{version}")),
-        ("examples/gitlab/digline.yml", format!("ghcr.io/digline/digline:{version}-gitlab")),
+        (
+            "docs/gate.md",
+            format!("ghcr.io/digline/digline:{version}-gitlab"),
+        ),
+        (
+            "examples/github/workflow.yml",
+            format!("digline/digline@v{version}"),
+        ),
+        (
+            "examples/gitlab/digline.yml",
+            format!("ghcr.io/digline/digline:{version}-gitlab"),
+        ),
         (
             "examples/gitlab/.gitlab-ci.yml",
-            format!("raw.githubusercontent.com/digline/digline/v{version}/examples/gitlab/digline.yml"),
+            format!(
+                "raw.githubusercontent.com/digline/digline/v{version}/examples/gitlab/digline.yml"
+            ),
         ),
     ] {
         let text = fs::read_to_string(repo().join(file)).unwrap();
@@ -155,7 +169,17 @@ fn the_gitlab_docs_show_the_template_the_examples_include() {
             "{doc} does not show examples/gitlab/.gitlab-ci.yml's include:\n{include}"
         );
     }
-    for input in ["suite:", "root:", "locale:", "out:", "comment-on-success:", "job-name:"] {
-        assert!(template.contains(&format!("    {input}\n")), "the template has no input {input}");
+    for input in [
+        "suite:",
+        "root:",
+        "locale:",
+        "out:",
+        "comment-on-success:",
+        "job-name:",
+    ] {
+        assert!(
+            template.contains(&format!("    {input}\n")),
+            "the template has no input {input}"
+        );
     }
 }
