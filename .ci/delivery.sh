@@ -97,11 +97,14 @@ if $have_engine; then
   echo "built $image and $gitlab_image"
 
   step "the container checks and the GitLab job"
-  cargo build --quiet --release --example quickstart-stub
+  # The quickstart stub (built by the quickstart gate earlier in .ci/run).
+  stub="${DIGLINE_STUB:-$target/release/examples/quickstart-stub}"
+  [ -x "$stub" ] || cargo build --quiet --release --example quickstart-stub
+  export DIGLINE_STUB="$stub"
   .ci/image-checks.sh "$image" "$gitlab_image"
 
   step "the Action's runner harness (two-suite matrix)"
-  python3 .ci/runner-harness.py --image "$image" --stub "$target/release/examples/quickstart-stub"
+  python3 .ci/runner-harness.py --image "$image" --stub "$stub"
 fi
 
 step "arm64: the static binary under qemu on the quickstart gate"
@@ -117,7 +120,9 @@ if $arm_ok; then
   rm -rf "$ws/.digline/quickstart/runs"
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
   sed -i "s|http://127.0.0.1:8731/|http://127.0.0.1:$port/|" "$ws/suite.toml"
-  "$target/release/examples/quickstart-stub" --answers "$ws/answers.json" --port "$port" >"$ws/stub.log" 2>&1 &
+  stub="${DIGLINE_STUB:-$target/release/examples/quickstart-stub}"
+  [ -x "$stub" ] || cargo build --quiet --release --example quickstart-stub
+  "$stub" --answers "$ws/answers.json" --port "$port" >"$ws/stub.log" 2>&1 &
   stub_pid=$!
   for _ in $(seq 1 200); do grep -q listening "$ws/stub.log" && break; sleep 0.05; done
   code=0

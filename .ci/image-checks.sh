@@ -20,7 +20,7 @@ cd "$repo"
 image="${1:?usage: image-checks.sh IMAGE GITLAB_IMAGE}"
 gitlab_image="${2:?usage: image-checks.sh IMAGE GITLAB_IMAGE}"
 docker="$repo/.ci/lib/docker"
-stub="${CARGO_TARGET_DIR:-$repo/target}/release/examples/quickstart-stub"
+stub="${DIGLINE_STUB:-${CARGO_TARGET_DIR:-$repo/target}/release/examples/quickstart-stub}"
 [ -x "$stub" ] || cargo build --quiet --release --example quickstart-stub
 
 fail() { echo "image-checks: FAIL: $*" >&2; exit 1; }
@@ -33,7 +33,7 @@ cleanup() {
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_for() { # LOG: until it says listening
-  for _ in $(seq 1 200); do grep -q listening "$1" && return 0; sleep 0.05; done
+  for _ in $(seq 1 200); do grep -q listening "$1" 2>/dev/null && return 0; sleep 0.05; done
   cat "$1" >&2; fail "a helper did not start"
 }
 start_stub() { # ANSWERS PORT
@@ -202,9 +202,12 @@ $script" >"$gl/job.log" 2>&1 || code=$?
   if [ "$code" != "$expected" ]; then cat "$gl/job.log" >&2; fail "the GitLab job exited $code, expected $expected"; fi
 }
 gitlab_job 0
-notes() { python3 -c 'import json,sys; n=json.load(open(sys.argv[1])); print(len(n)); print(n[0][1] if n else "")' "$gl/notes.json"; }
-[ "$(notes | head -n 1)" = 1 ] || { cat "$gl/job.log" >&2; fail "the GitLab job did not note the merge request once"; }
-notes | grep -q "artifacts/browse/digline-gate" || fail "the merge-request note does not link the job's artifacts"
+note_count() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$gl/notes.json"; }
+note_text() { python3 -c 'import json,sys; n=json.load(open(sys.argv[1])); print(n[0][1] if n else "")' "$gl/notes.json"; }
+[ "$(note_count)" = 1 ] || { cat "$gl/job.log" >&2; fail "the GitLab job did not note the merge request once"; }
+note="$(note_text)"
+grep -qF "https://gitlab.example/group/project/-/jobs/9/artifacts/browse/digline-gate" <<<"$note" \
+  || { note_text >&2; cat "$gl/job.log" >&2; fail "the merge-request note does not link the job's artifacts"; }
 for f in outcome.json junit.xml report.html; do
   [ -f "$proj/digline-gate/$f" ] || fail "the GitLab job did not write digline-gate/$f (the artifacts path)"
 done
@@ -217,7 +220,7 @@ table["opening-hours"]["answer"] = "We open at 9 on Saturdays."
 json.dump(table, open(sys.argv[1], "w"))
 EOF
 gitlab_job 1
-[ "$(notes | head -n 1)" = 1 ] || fail "the second GitLab job did not edit its note in place"
+[ "$(note_count)" = 1 ] || fail "the second GitLab job did not edit its note in place"
 cp "$top/answers.good.json" "$ws/answers.json"
 echo "ok: the job passes at 0 and fails with 1; one merge-request note, edited in place; digline-gate/ holds the artifacts and the JUnit report"
 echo "image-checks: ok"
