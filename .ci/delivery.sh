@@ -49,6 +49,8 @@ command -v qemu-aarch64-static >/dev/null || apt_wanted+=(qemu-user-static)
 command -v musl-gcc >/dev/null || apt_wanted+=(musl-tools)
 command -v openssl >/dev/null || apt_wanted+=(openssl)
 command -v file >/dev/null || apt_wanted+=(file)
+# Stripping the arm64 binary on an amd64 host (examples/image/strip.sh).
+command -v aarch64-linux-gnu-strip >/dev/null || command -v llvm-strip >/dev/null || apt_wanted+=(binutils-aarch64-linux-gnu)
 if [ ${#apt_wanted[@]} -gt 0 ]; then
   echo "installing ${apt_wanted[*]} (apt)"
   $sudo apt-get update -qq

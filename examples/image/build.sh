@@ -63,7 +63,7 @@ trap 'rm -rf "$ctx"' EXIT
 mkdir -p "$ctx/$arch" "$ctx/rootfs/tmp" "$ctx/rootfs/etc/ssl/certs"
 chmod 1777 "$ctx/rootfs/tmp"
 # cargo's `strip = true` leaves a musl static-pie's symbol table: strip it
-# (zig's objcopy reads both architectures).
+# (examples/image/strip.sh strips either architecture).
 "$here/strip.sh" "$bin" "$ctx/$arch/digline"
 cp /etc/ssl/certs/ca-certificates.crt "$ctx/rootfs/etc/ssl/certs/ca-certificates.crt"
 cp "$here/passwd" "$here/group" "$ctx/rootfs/etc/"

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# strip.sh IN OUT: strip a static binary of either architecture. GNU strip
-# reads only the host's; zig's objcopy (PyPI ziglang) reads both.
+# strip.sh IN OUT: strip a static binary of either architecture. The host's
+# GNU strip reads only its own architecture; for the other one,
+# aarch64-linux-gnu-strip (Debian's binutils-aarch64-linux-gnu) or
+# llvm-strip (Debian's llvm) reads it.
 set -euo pipefail
 in="$1" out="$2"
-if strip -o "$out" "$in" 2>/dev/null; then exit 0; fi
-if command -v python3 >/dev/null && python3 -m ziglang objcopy --strip-all "$in" "$out" 2>/dev/null; then exit 0; fi
-echo "strip.sh: cannot strip $in (install binutils, or pip install ziglang)" >&2
+for tool in strip aarch64-linux-gnu-strip x86_64-linux-gnu-strip llvm-strip; do
+  command -v "$tool" >/dev/null || continue
+  if "$tool" -o "$out" "$in" 2>/dev/null; then exit 0; fi
+done
+echo "strip.sh: cannot strip $in (apt-get install binutils-aarch64-linux-gnu, or llvm)" >&2
 exit 69
