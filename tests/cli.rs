@@ -15,6 +15,8 @@ mod docs;
 mod documents;
 #[path = "cli/examples.rs"]
 mod examples;
+#[path = "cli/exits.rs"]
+mod exits;
 #[path = "cli/fake_llm.rs"]
 mod fake_llm;
 #[path = "cli/fault_server.rs"]
@@ -55,5 +57,7 @@ mod sampled;
 mod secrets;
 #[path = "cli/slice.rs"]
 mod slice;
+#[path = "cli/surfaces.rs"]
+mod surfaces;
 #[path = "cli/util.rs"]
 mod util;

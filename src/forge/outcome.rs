@@ -14,13 +14,19 @@
 //! | `headline` | string | the headline sentence (do not parse) |
 //! | `tenant`, `suite`, `suite_path`, `root` | string | which suite |
 //! | `run_key`, `baseline_key`, `baseline_path` | string or null | the two documents |
-//! | `counts` | object | outcome (or, with no baseline, status) → int |
+//! | `counts` | object | outcome (or, with no baseline, status) → int, in checks |
+//! | `cases` | object | how the cases fared, in the headline's words (`got_worse`, `could_not_be_judged`, `stayed_the_same`, `set_aside`, …; with no baseline `fell_short`, `met_every_bar`, …) → int |
+//! | `causes` | object | why checks could not be judged: cause category (`http_status`, `timeout`, …) → int |
+//! | `spent_usd` | object | `target` and `reference_target`: the target's spend in USD as the runs recorded it (`null` when not recorded) |
+//! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+
+use crate::core::exit::ExitStatus;
 
 /// The five things a gate can say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,15 +45,21 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The kind for a contract exit code.
-    pub fn of_code(code: i32) -> Kind {
-        match code {
-            0 => Kind::NothingGotWorse,
-            1 => Kind::SomethingGotWorse,
-            2 => Kind::CouldNotBeJudged,
-            64 => Kind::Refused,
-            _ => Kind::InternalError,
+    /// The kind for an exit status.
+    pub fn of(status: ExitStatus) -> Kind {
+        match status {
+            ExitStatus::Proceed => Kind::NothingGotWorse,
+            ExitStatus::Worse => Kind::SomethingGotWorse,
+            ExitStatus::Unjudged => Kind::CouldNotBeJudged,
+            ExitStatus::Refused => Kind::Refused,
+            ExitStatus::Internal => Kind::InternalError,
         }
+    }
+
+    /// The kind for a process exit code (one digline never exits with
+    /// reads as an internal error).
+    pub fn of_code(code: i32) -> Kind {
+        ExitStatus::of_code(code).map_or(Kind::InternalError, Kind::of)
     }
 
     /// The annotation title: names the outcome (tests grep these).
@@ -58,23 +70,6 @@ impl Kind {
             Kind::CouldNotBeJudged => "digline: the run could not be judged",
             Kind::Refused => "digline refused the request (exit 64)",
             Kind::InternalError => "digline: internal error (exit 70)",
-        }
-    }
-
-    /// The comment's answer line (Markdown).
-    pub fn answer(self) -> &'static str {
-        match self {
-            Kind::NothingGotWorse => "Nothing got worse.",
-            Kind::SomethingGotWorse => "**Something got worse.**",
-            Kind::CouldNotBeJudged => {
-                "**The run could not be judged**, so nothing downstream of it is meaningful."
-            }
-            Kind::Refused => {
-                "**digline refused the request** (exit `64`). This is not a verdict on the suite."
-            }
-            Kind::InternalError => {
-                "**digline failed in a way nobody anticipated** (exit `70`). This is not a verdict on the suite."
-            }
         }
     }
 
@@ -128,10 +123,27 @@ pub struct Outcome {
     pub baseline_path: Option<String>,
     /// Tallies: the six comparison outcomes, or with no baseline pass/fail/error/suspended.
     pub counts: BTreeMap<String, usize>,
+    /// How the cases fared, in the headline's words.
+    #[serde(default)]
+    pub cases: BTreeMap<String, usize>,
+    /// Checks that could not be judged, by cause category.
+    #[serde(default)]
+    pub causes: BTreeMap<String, usize>,
+    /// What the target spent, in USD, in this run and in the reference
+    /// (`null` when a run did not record it).
+    #[serde(default)]
+    pub spent_usd: BTreeMap<String, Option<f64>>,
+    /// The language of the comment, summary and report (`en`, `it`, …).
+    #[serde(default = "english")]
+    pub locale: String,
     /// The hidden marker of this (root, tenant, suite)'s comment.
     pub marker: String,
     /// The files written.
     pub paths: Paths,
+}
+
+fn english() -> String {
+    "en".to_string()
 }
 
 impl Outcome {

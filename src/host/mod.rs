@@ -18,3 +18,4 @@ pub mod provider_suite;
 pub mod runner;
 pub mod signals;
 pub mod suite;
+pub mod visible;
