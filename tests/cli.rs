@@ -5,10 +5,10 @@
 
 #[path = "cli/boundary.rs"]
 mod boundary;
-#[path = "cli/delivery.rs"]
-mod delivery;
 #[path = "cli/checks.rs"]
 mod checks;
+#[path = "cli/delivery.rs"]
+mod delivery;
 #[path = "cli/docs.rs"]
 mod docs;
 #[path = "cli/documents.rs"]
