@@ -26,10 +26,10 @@ fn references(text: &str) -> Vec<(usize, String, String)> {
         // the Dockerfile's version argument
         r"ARG VERSION=([0-9][0-9A-Za-z.\-]*)",
     ];
+    let patterns: Vec<Regex> = patterns.iter().map(|p| Regex::new(p).unwrap()).collect();
     let mut found = Vec::new();
     for (n, line) in text.lines().enumerate() {
-        for p in &patterns {
-            let re = Regex::new(p).unwrap();
+        for re in &patterns {
             for c in re.captures_iter(line) {
                 found.push((n + 1, c[0].to_string(), c[1].to_string()));
             }
