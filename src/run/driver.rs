@@ -242,6 +242,8 @@ pub fn execute_journaled(
     prior: &Prior,
     recorder: &Recorder,
 ) -> Result<RunDocument, RunError> {
+    // Pattern searches measure their time budget with this clock.
+    crate::core::checks::search::use_clock(std::time::Instant::now);
     if let Some(config) = prior.target_config() {
         target.resume_config(config);
         recorder.seen_config(config);
