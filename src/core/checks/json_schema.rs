@@ -123,7 +123,7 @@ pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
         .iter()
         .map(|e| {
             let mut path: Vec<String> = e.instance_path().iter().map(|s| s.to_string()).collect();
-            if false_property(&e) {
+            if false_property(e) {
                 // Python's `jsonschema` reports a `false` property schema at
                 // the object, not at the property.
                 path.pop();

@@ -140,7 +140,7 @@ impl<'r> Search<'r> {
                     self.tried
                 )));
             }
-            if self.tried % CLOCK_EVERY == 0 {
+            if self.tried.is_multiple_of(CLOCK_EVERY) {
                 if let (Some(now), Some(started)) = (self.clock, self.started) {
                     if now().duration_since(started) >= self.budget.time {
                         return Err(Exhausted(format!(
@@ -227,7 +227,8 @@ mod tests {
     fn backtracking_patterns_keep_their_meaning_start_by_start() {
         clock();
         // (pattern, text, first match)
-        let rows: &[(&str, &str, Option<(usize, usize)>)] = &[
+        type Row<'a> = (&'a str, &'a str, Option<(usize, usize)>);
+        let rows: &[Row] = &[
             (r"(?<=a)b", "ab", Some((1, 2))),
             (r"^b", "ab", None),
             (r"(?=.*x)y", "ayx", Some((1, 2))),
