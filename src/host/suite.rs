@@ -1462,17 +1462,23 @@ pub fn expand_headers(
     Ok(out)
 }
 
-/// The values of the `${NAME}` variables the headers use (set and
-/// non-empty ones), so the target can mask them wherever a server echoes
-/// them back.
+/// The values of the `${NAME}` variables the headers use that are secrets
+/// (`target::mask`): those of a credential header, or whose NAME names a
+/// credential, and that can be secrets (8 characters or more, not an
+/// ordinary word). The target masks them in what is kept or shown.
 pub fn header_secrets(spec: &HttpTargetSpec, env: impl Fn(&str) -> Option<String>) -> Vec<String> {
-    spec.headers
+    use crate::target::mask;
+    let values = spec
+        .headers
         .iter()
-        .filter_map(|(_, value)| header_variables(value).ok())
-        .flatten()
-        .filter_map(|var| env(&var))
-        .filter(|v| !v.is_empty())
-        .collect()
+        .filter_map(|(name, value)| Some((name, header_variables(value).ok()?)))
+        .flat_map(|(name, vars)| {
+            vars.into_iter()
+                .filter(|var| mask::is_credential_header(name) || mask::names_a_credential(var))
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|var| env(&var));
+    mask::secrets(values)
 }
 
 #[cfg(test)]

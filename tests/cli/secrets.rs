@@ -496,3 +496,207 @@ fn no_secret_shows_anywhere() {
         leaks.join("\n")
     );
 }
+
+/// An HTTP target answering each case (by its `id` in the body) with the
+/// text `answers` gives it; what it received is kept.
+fn answering(answers: HashMap<&'static str, String>) -> Target {
+    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    let port = server.server_addr().to_ip().unwrap().port();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let (srv, received2) = (server.clone(), received.clone());
+    std::thread::spawn(move || {
+        for mut request in srv.incoming_requests() {
+            let mut body = String::new();
+            let _ = request.as_reader().read_to_string(&mut body);
+            let id = serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|v| v["id"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            received2
+                .lock()
+                .unwrap()
+                .push((request.url().to_string(), HashMap::new(), body));
+            let answer = answers.get(id.as_str()).cloned().unwrap_or_default();
+            let text = json!({"data": {"answer": answer}}).to_string();
+            let _ = request.respond(tiny_http::Response::from_string(text));
+        }
+    });
+    Target {
+        port,
+        hostile: Arc::new(AtomicBool::new(false)),
+        received,
+        server,
+    }
+}
+
+/// The verdicts of case `id` in a stored run: (assertion, status).
+fn statuses(run: &Value, id: &str) -> Vec<(String, String)> {
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["case_id"] == id)
+        .unwrap()["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["assertion"].as_str().unwrap().to_string(),
+                v["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Masking happens where answers are kept, never before the checks: a
+/// header value such as `en` or `example.com` cannot change a verdict, and
+/// a credential the answer echoes is graded as said but stored as `***`.
+#[test]
+fn masking_never_changes_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let token = "svc-TOKEN-4e1f9a";
+    let sut = answering(HashMap::from([
+        ("open", "Please open the door.".to_string()),
+        (
+            "mail",
+            "Write to bob@example.com to open a ticket.".to_string(),
+        ),
+        ("echo", format!("I open with {token}.")),
+    ]));
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"mask\"\ncases = \"cases.json\"\nrecord_responses = true\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n\n\
+             [target.headers]\nAccept-Language = \"${{UI_LANG}}\"\nX-Tenant = \"${{TENANT_DOMAIN}}\"\nAuthorization = \"Bearer ${{SVC_TOKEN}}\"\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"open\"\n\n\
+             [[assertions]]\ntype = \"pii_absent\"\n",
+            sut.port
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "open"}, {"id": "mail"}, {"id": "echo"}]"#,
+    )
+    .unwrap();
+    let ran = crate::util::digline_env(
+        root,
+        &["run", "--suite", "suite.toml"],
+        &[
+            ("UI_LANG", "en"),
+            ("TENANT_DOMAIN", "example.com"),
+            ("SVC_TOKEN", token),
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let key = ran.stdout.trim();
+    let text = std::fs::read_to_string(crate::util::run_file(root, key)).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    let both = |contains: &str, pii: &str| {
+        vec![
+            ("contains".to_string(), contains.to_string()),
+            ("pii_absent".to_string(), pii.to_string()),
+        ]
+    };
+    assert_eq!(statuses(&run, "open"), both("pass", "pass"));
+    assert_eq!(statuses(&run, "mail"), both("pass", "fail"));
+    assert_eq!(statuses(&run, "echo"), both("pass", "pass"));
+    // Kept: the ordinary values as they were, the credential masked.
+    assert!(text.contains("Please open the door."), "{text}");
+    assert!(text.contains("bob@example.com"), "{text}");
+    assert!(text.contains("I open with ***."), "{text}");
+    assert!(!text.contains(token), "{text}");
+}
+
+/// A dummy key for a local OpenAI-compatible server (`n`) is no secret:
+/// it is not masked inside the reply, so the reply is read and graded.
+#[test]
+fn a_dummy_key_is_not_masked_inside_the_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let fake = fake_llm::start(Box::new(|seen: &Seen, _| {
+        ok(seen, "Hello, signed and done", 5, 5)
+    }));
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    std::fs::write(
+        root.join("suite.toml"),
+        "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"local\"\ncases = \"cases.json\"\nrecord_responses = true\n\n\
+         [target]\ntype = \"provider\"\nprovider = \"openai/gpt-4o-mini\"\nprompt_file = \"prompt.txt\"\nmax_tokens = 50\n\n\
+         [[assertions]]\ntype = \"contains\"\nneedle = \"signed and done\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "a", "vars": {"question": "q"}}, {"id": "b", "vars": {"question": "r"}}]"#,
+    )
+    .unwrap();
+    let ran = crate::util::digline_env(
+        root,
+        &["run", "--suite", "suite.toml"],
+        &[
+            ("OPENAI_BASE_URL", &format!("{}/v1", fake.base())),
+            ("OPENAI_API_KEY", "n"),
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let text = std::fs::read_to_string(crate::util::run_file(root, ran.stdout.trim())).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    for id in ["a", "b"] {
+        assert_eq!(
+            statuses(&run, id),
+            vec![("contains".to_string(), "pass".to_string())],
+            "{text}"
+        );
+    }
+}
+
+/// A provider answering 200 with a body that is not JSON, quoting the key
+/// just before the 120-character cut: the key is masked first, then the
+/// head is cut, so no part of the key is kept in the reason.
+#[test]
+fn a_quoted_head_is_masked_before_it_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let fake = fake_llm::start(Box::new(|_: &Seen, _| {
+        let body = format!("<html>{} key {OPENAI} rejected</html>", "x".repeat(100));
+        fake_llm::Reply::Http(200, Vec::new(), body)
+    }));
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    std::fs::write(
+        root.join("suite.toml"),
+        "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"cut\"\ncases = \"cases.json\"\n\n\
+         [target]\ntype = \"provider\"\nprovider = \"openai/gpt-4o-mini\"\nprompt_file = \"prompt.txt\"\nmax_tokens = 50\n\n\
+         [[assertions]]\ntype = \"contains\"\nneedle = \"x\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "a", "vars": {"question": "q"}}]"#,
+    )
+    .unwrap();
+    let ran = crate::util::digline_env(
+        root,
+        &["run", "--suite", "suite.toml"],
+        &[
+            ("OPENAI_BASE_URL", &format!("{}/v1", fake.base())),
+            ("OPENAI_API_KEY", OPENAI),
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let text = std::fs::read_to_string(crate::util::run_file(root, ran.stdout.trim())).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    let reason = run["results"][0]["verdicts"][0]["reason"].as_str().unwrap();
+    assert_eq!(
+        reason,
+        format!(
+            "target raised ValueError: 127.0.0.1:{} answered something that is not JSON: \"<html>{} key *** rejec\"",
+            fake.port,
+            "x".repeat(100)
+        )
+    );
+    assert!(!text.contains("sk-proj"), "{text}");
+}
