@@ -308,11 +308,12 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
         args.report_payload,
     );
 
-    std::fs::create_dir_all(&out_dir).map_err(|e| {
-        CliError::Refused(format!(
-            "cannot create the output directory {}: {e}",
+    crate::store::atomic::prepare_output_dir(&out_dir).map_err(|e| match e {
+        crate::store::StoreError::Io { cause, .. } => CliError::Refused(format!(
+            "cannot create the output directory {}: {cause}",
             out_dir.display()
-        ))
+        )),
+        other => CliError::Store(other),
     })?;
     let path = |name: &str| out_dir.join(name).display().to_string();
     let outcome = GateOutcome {
@@ -450,7 +451,12 @@ fn delta_row(d: &Delta) -> Row {
     }
 }
 
+/// Write one output file: atomically, never through a symbolic link.
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::Refused(format!("cannot write {}: {e}", path.display())))
+    crate::store::atomic::write_output(path, text.as_bytes()).map_err(|e| match e {
+        crate::store::StoreError::Io { cause, .. } => {
+            CliError::Refused(format!("cannot write {}: {cause}", path.display()))
+        }
+        other => CliError::Store(other),
+    })
 }

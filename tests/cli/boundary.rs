@@ -363,3 +363,153 @@ fn no_payload_crosses_any_surface() {
     }
     assert!(leaks.is_empty(), "{}", leaks.join("\n"));
 }
+
+/// `gate --out` never writes through a symbolic link: a committed
+/// `digline-gate/comment.md -> ../victim.txt` is replaced, not followed,
+/// and an `--out` directory that is a link is refused (64, one sentence)
+/// before anything is written.
+#[test]
+fn gate_out_never_writes_through_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::gate::quickstart(root, true);
+    let server = stub(&root.join("answers.json"));
+    crate::util::set_port(&root.join("suite.toml"), server.port);
+    std::fs::write(root.join("victim.txt"), "keep me").unwrap();
+    std::fs::create_dir(root.join("digline-gate")).unwrap();
+    for name in [
+        "comment.md",
+        "summary.md",
+        "junit.xml",
+        "outcome.json",
+        "report.html",
+    ] {
+        std::os::unix::fs::symlink("../victim.txt", root.join("digline-gate").join(name)).unwrap();
+    }
+    let args = [
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "digline-gate",
+        "--publish",
+        "none",
+    ];
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(read(root.join("victim.txt")), "keep me");
+    let comment = std::fs::symlink_metadata(root.join("digline-gate/comment.md")).unwrap();
+    assert!(comment.file_type().is_file());
+    assert!(read(root.join("digline-gate/comment.md")).contains("digline-gate"));
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), root.join("linked")).unwrap();
+    let args = [
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "linked",
+        "--publish",
+        "none",
+    ];
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stderr.trim_end().lines().last().unwrap(),
+        "digline: linked is a symbolic link: digline does not write its output through one (a \
+         link committed in a pull request could point anywhere), so nothing was written; remove \
+         the link or choose another place"
+    );
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+
+    // `report --out` alike.
+    let ran = digline_env(
+        root,
+        &[
+            "report",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--out",
+            "linked/r.html",
+        ],
+        &[],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
+
+/// The store's inside-the-store rule holds for writes as for reads:
+/// `promote` into a `baselines` directory linked out of the store is
+/// refused before writing (64, one sentence).
+#[test]
+fn promote_refuses_a_baselines_link_out_of_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::gate::quickstart(root, false);
+    let server = stub(&root.join("answers.json"));
+    crate::util::set_port(&root.join("suite.toml"), server.port);
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), root.join(".digline/quickstart/baselines"))
+        .unwrap();
+    let ran = digline_env(
+        root,
+        &["promote", "--suite", "suite.toml", "--run", "latest"],
+        &[],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    let store = root.join(".digline").canonicalize().unwrap();
+    assert_eq!(
+        ran.stderr.trim_end(),
+        format!(
+            "digline: {}/.digline/quickstart/baselines resolves outside the store {}: digline writes \
+             only inside .digline/, so nothing was written; remove the symbolic link",
+            ".",
+            store.display()
+        )
+    );
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
+
+/// `publish` recomputes the marker from the outcome's root, tenant and
+/// suite: an empty or foreign marker (which would find and overwrite any
+/// comment) is refused, 64, and nothing is posted.
+#[test]
+fn publish_refuses_a_marker_it_did_not_compute() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::gate::quickstart(root, true);
+    let server = stub(&root.join("answers.json"));
+    crate::util::set_port(&root.join("suite.toml"), server.port);
+    let args = [
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "o",
+        "--publish",
+        "none",
+    ];
+    assert_eq!(digline_env(root, &args, &[]).code, 0);
+    let mut outcome: Value = serde_json::from_str(&read(root.join("o/outcome.json"))).unwrap();
+    let fake = fake_github(Mode::Normal);
+    let vars = actions_env(root, &fake);
+    for forged in ["", "<!-- digline-gate 0000000000000000 other/suite -->"] {
+        outcome["marker"] = json!(forged);
+        std::fs::write(root.join("o/outcome.json"), outcome.to_string()).unwrap();
+        let ran = digline_env(root, &["publish", "--outcome", "o/outcome.json"], &vars);
+        assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+        assert_eq!(
+            ran.stderr.lines().next().unwrap(),
+            "digline: o/outcome.json is not this gate's outcome: its marker is not the one \
+             digline computes for root '.', tenant 'quickstart' and suite 'support', and a \
+             marker that does not match could find and overwrite another comment, so nothing \
+             was published"
+        );
+        assert!(fake.comments().is_empty());
+    }
+}
