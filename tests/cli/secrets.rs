@@ -700,3 +700,137 @@ fn a_quoted_head_is_masked_before_it_is_cut() {
     );
     assert!(!text.contains("sk-proj"), "{text}");
 }
+
+/// A loopback server answering every request with `status`, `headers` and
+/// `body`; what it received (URL and lower-cased headers) is kept.
+fn answering_raw(
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+) -> (u16, Arc<Mutex<Vec<Received>>>, Arc<tiny_http::Server>) {
+    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    let port = server.server_addr().to_ip().unwrap().port();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let (srv, received2) = (server.clone(), received.clone());
+    std::thread::spawn(move || {
+        for request in srv.incoming_requests() {
+            let seen: HashMap<String, String> = request
+                .headers()
+                .iter()
+                .map(|h| {
+                    (
+                        h.field.as_str().as_str().to_ascii_lowercase(),
+                        h.value.as_str().to_string(),
+                    )
+                })
+                .collect();
+            received2
+                .lock()
+                .unwrap()
+                .push((request.url().to_string(), seen, String::new()));
+            let mut response = tiny_http::Response::from_string(body.clone()).with_status_code(status);
+            for (k, v) in &headers {
+                response = response.with_header(
+                    tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap(),
+                );
+            }
+            let _ = request.respond(response);
+        }
+    });
+    (port, received, server)
+}
+
+/// A gate's outcome (exit 1) in `root`'s `o/`, ready to publish.
+fn gated(root: &Path) {
+    crate::gate::quickstart(root, true);
+    let answers = root.join("answers.json");
+    let text = std::fs::read_to_string(&answers).unwrap();
+    let mut value: Value = serde_json::from_str(&text).unwrap();
+    // Break every answer so the gate says "worse" and a comment is due.
+    if let Some(map) = value.as_object_mut() {
+        for (_, v) in map.iter_mut() {
+            v["answer"] = json!("nothing useful");
+        }
+    }
+    std::fs::write(&answers, value.to_string()).unwrap();
+    let server = crate::util::stub(&answers);
+    crate::util::set_port(&root.join("suite.toml"), server.port);
+    let ran = digline_env(
+        root,
+        &["gate", "--suite", "suite.toml", "--out", "o", "--publish", "none"],
+        &[],
+    );
+    assert!(ran.code == 1 || ran.code == 2, "{}{}", ran.stdout, ran.stderr);
+}
+
+/// A forge's error body that quotes the token is printed and annotated
+/// with the token masked.
+#[test]
+fn forge_error_bodies_are_printed_masked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gated(root);
+    let (port, _seen, server) = answering_raw(
+        500,
+        vec![("content-type".into(), "application/json".into())],
+        json!({"message": format!("internal error for token {GH_TOKEN}")}).to_string(),
+    );
+    let api = format!("http://127.0.0.1:{port}");
+    let fake = fake_github(Mode::Normal);
+    let mut vars = actions_env(root, &fake);
+    vars.retain(|(k, _)| *k != "GITHUB_API_URL");
+    vars.push(("GITHUB_API_URL", api));
+    let ran = digline_env(root, &["publish", "--outcome", "o/outcome.json"], &vars);
+    server.unblock();
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let all = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(!all.contains("SECRET_token"), "{all}");
+    assert!(
+        all.contains("GitHub answered 500: internal error for token ***"),
+        "{all}"
+    );
+}
+
+/// GitLab follows no redirect: `PRIVATE-TOKEN` never reaches the place a
+/// `Location` names, and the note is reported not posted.
+#[test]
+fn the_gitlab_token_never_follows_a_redirect() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gated(root);
+    let (thief, stolen, thief_server) = answering_raw(200, Vec::new(), "[]".into());
+    let (port, _seen, server) = answering_raw(
+        302,
+        vec![(
+            "location".into(),
+            format!("http://127.0.0.1:{thief}/steal"),
+        )],
+        String::new(),
+    );
+    let vars = vec![
+        ("GITLAB_CI", "true".to_string()),
+        ("CI_API_V4_URL", format!("http://127.0.0.1:{port}/api/v4")),
+        ("CI_PROJECT_ID", "group/proj".into()),
+        ("CI_MERGE_REQUEST_IID", "5".into()),
+        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
+    ];
+    let ran = digline_env(
+        root,
+        &["publish", "--outcome", "o/outcome.json", "--publish", "gitlab"],
+        &vars,
+    );
+    server.unblock();
+    thief_server.unblock();
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        stolen.lock().unwrap().is_empty(),
+        "the redirect was followed: {:?}",
+        stolen.lock().unwrap()
+    );
+    assert!(
+        ran.stderr.contains("GitLab answered 302"),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+}
