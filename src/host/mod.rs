@@ -8,6 +8,7 @@
 
 pub mod artifacts;
 pub mod cases;
+pub mod ci_tokens;
 pub mod clock;
 pub mod env;
 pub mod git;

@@ -52,6 +52,7 @@ const SUITE_KEYS: &[&str] = &[
 
 /// Parameters of `[target] type = "http"` in digline 0.10.0.
 const HTTP_KEYS: &[&str] = &[
+    "allow_ci_tokens",
     "body",
     "config_path",
     "cost_path",
@@ -1173,6 +1174,7 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
     };
     check_body_references(&body)
         .map_err(|why| err(LoadErrorKind::Invalid, AT, Some("body"), &why))?;
+    let allowed = allowed_ci_tokens(table)?;
     let headers = match table.get("headers") {
         None => Vec::new(),
         Some(toml::Value::Table(h)) => {
@@ -1218,6 +1220,17 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
                         &format!("`{name}`: {why}"),
                     )
                 })?;
+                if let Some(why) = vars
+                    .iter()
+                    .find_map(|var| super::ci_tokens::refused(name, var, &allowed))
+                {
+                    return Err(err(
+                        LoadErrorKind::Credential,
+                        Some("[target.headers]"),
+                        Some(name),
+                        &why,
+                    ));
+                }
                 if carries_credential(name) && vars.is_empty() {
                     let example = if name.to_ascii_lowercase().contains("authorization") {
                         "Bearer ${SUPPORT_TOKEN}"
@@ -1281,6 +1294,37 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
         headers,
         timeout_s,
     })
+}
+
+/// `[target] allow_ci_tokens`: the CI token names the suite lets its
+/// headers read (see `host::ci_tokens`); empty when absent.
+fn allowed_ci_tokens(table: &toml::Table) -> Result<Vec<String>, LoadError> {
+    let key = super::ci_tokens::ALLOW_KEY;
+    let refuse = |why: String| err(LoadErrorKind::Invalid, Some("[target]"), Some(key), &why);
+    match table.get(key) {
+        None => Ok(Vec::new()),
+        Some(toml::Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                toml::Value::String(name) if super::ci_tokens::is_ci_token(name) => {
+                    Ok(name.clone())
+                }
+                toml::Value::String(name) => Err(refuse(format!(
+                    "`{key}` names {name}, which is not one of the CI's own tokens; only those \
+                     need allowing"
+                ))),
+                other => Err(refuse(format!(
+                    "`{key}` holds {}, and it is a list of environment variable names",
+                    toml_type(other)
+                ))),
+            })
+            .collect(),
+        Some(other) => Err(refuse(format!(
+            "`{key}` is {}, and it is a list of environment variable names, e.g. \
+             {key} = [\"GITHUB_TOKEN\"]",
+            toml_type(other)
+        ))),
+    }
 }
 
 /// Every case that will be asked must have what `[target.body]` reads

@@ -728,7 +728,8 @@ fn answering_raw(
                 .lock()
                 .unwrap()
                 .push((request.url().to_string(), seen, String::new()));
-            let mut response = tiny_http::Response::from_string(body.clone()).with_status_code(status);
+            let mut response =
+                tiny_http::Response::from_string(body.clone()).with_status_code(status);
             for (k, v) in &headers {
                 response = response.with_header(
                     tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap(),
@@ -757,10 +758,23 @@ fn gated(root: &Path) {
     crate::util::set_port(&root.join("suite.toml"), server.port);
     let ran = digline_env(
         root,
-        &["gate", "--suite", "suite.toml", "--out", "o", "--publish", "none"],
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--out",
+            "o",
+            "--publish",
+            "none",
+        ],
         &[],
     );
-    assert!(ran.code == 1 || ran.code == 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.code == 1 || ran.code == 2,
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
 }
 
 /// A forge's error body that quotes the token is printed and annotated
@@ -801,10 +815,7 @@ fn the_gitlab_token_never_follows_a_redirect() {
     let (thief, stolen, thief_server) = answering_raw(200, Vec::new(), "[]".into());
     let (port, _seen, server) = answering_raw(
         302,
-        vec![(
-            "location".into(),
-            format!("http://127.0.0.1:{thief}/steal"),
-        )],
+        vec![("location".into(), format!("http://127.0.0.1:{thief}/steal"))],
         String::new(),
     );
     let vars = vec![
@@ -816,7 +827,13 @@ fn the_gitlab_token_never_follows_a_redirect() {
     ];
     let ran = digline_env(
         root,
-        &["publish", "--outcome", "o/outcome.json", "--publish", "gitlab"],
+        &[
+            "publish",
+            "--outcome",
+            "o/outcome.json",
+            "--publish",
+            "gitlab",
+        ],
         &vars,
     );
     server.unblock();
@@ -833,4 +850,50 @@ fn the_gitlab_token_never_follows_a_redirect() {
         ran.stdout,
         ran.stderr
     );
+}
+
+/// A suite's `${NAME}` cannot read the CI's own tokens: refused at load
+/// (64, one located sentence, nothing sent) unless the suite allows the
+/// name in `[target] allow_ci_tokens`.
+#[test]
+fn a_suite_cannot_read_the_ci_tokens_unless_it_allows_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let sut = answering(HashMap::from([("a", "fine".to_string())]));
+    let suite = |allow: &str| {
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"ci\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n{allow}\n\
+             [target.headers]\nAuthorization = \"Bearer ${{GITHUB_TOKEN}}\"\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"fine\"\n",
+            sut.port
+        )
+    };
+    std::fs::write(root.join("cases.json"), r#"[{"id": "a"}]"#).unwrap();
+    std::fs::write(root.join("suite.toml"), suite("")).unwrap();
+    let vars = [("GITHUB_TOKEN", GH_TOKEN.to_string())];
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "`Authorization` takes ${GITHUB_TOKEN}, one of the CI's own tokens, and a suite \
+             changed in a pull request could send it to any URL it names, so digline does not \
+             read it. Send the target a credential of its own; if it really needs this one, \
+             allow the name with allow_ci_tokens = [\"GITHUB_TOKEN\"] in [target]. Nothing was \
+             sent"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.stderr.contains("[target.headers]"), "{}", ran.stderr);
+    assert!(sut.received.lock().unwrap().is_empty(), "nothing was sent");
+
+    std::fs::write(
+        root.join("suite.toml"),
+        suite("allow_ci_tokens = [\"GITHUB_TOKEN\"]\n"),
+    )
+    .unwrap();
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
 }
