@@ -189,6 +189,9 @@ pub(super) fn err(
 /// Decode and parse the suite file's bytes (BOM and CRLF tolerated).
 fn parse_toml(bytes: &[u8]) -> Result<toml::Table, LoadError> {
     let text = decode_utf8(bytes, SUITE_FILE)?;
+    // CR LF read as LF, as 0.10.0's reader does (multi-line strings included).
+    let folded = super::crlf::fold_crlf(text);
+    let text: &str = &folded;
     text.parse::<toml::Table>().map_err(|e| {
         let place = e
             .span()

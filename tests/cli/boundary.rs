@@ -513,3 +513,42 @@ fn publish_refuses_a_marker_it_did_not_compute() {
         assert!(fake.comments().is_empty());
     }
 }
+
+/// A `suite.toml` saved with CRLF line ends reads as 0.10.0 reads it:
+/// a triple-quoted needle holds `\n`, so an answer with that line break
+/// passes `contains`; the answer itself is never folded (an answer with
+/// `\r\n` does not hold the needle).
+#[test]
+fn a_crlf_suite_folds_its_line_ends_and_never_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("answers.json"),
+        json!({
+            "lf": {"answer": "line one\nline two"},
+            "crlf": {"answer": "line one\r\nline two"},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let server = stub(&root.join("answers.json"));
+    let suite = format!(
+        "[suite]\ntenant = \"t\"\nenvironment = \"ci\"\nname = \"crlf\"\ncases = \"cases.json\"\n\n\
+         [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n\n\
+         [target.body]\nid = \"case.id\"\n\n\
+         [[assertions]]\ntype = \"contains\"\nneedle = \"\"\"\nline one\nline two\"\"\"\n",
+        server.port
+    );
+    std::fs::write(root.join("suite.toml"), suite.replace('\n', "\r\n")).unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "lf", "vars": {"question": "lf"}}, {"id": "crlf", "vars": {"question": "crlf"}}]"#,
+    )
+    .unwrap();
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let run: Value = serde_json::from_str(&read(run_file(root, ran.stdout.trim()))).unwrap();
+    let status = |i: usize| run["results"][i]["verdicts"][0]["status"].clone();
+    assert_eq!(status(0), json!("pass"), "{run}");
+    assert_eq!(status(1), json!("fail"), "{run}");
+}
