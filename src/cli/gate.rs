@@ -181,7 +181,12 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
     let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
     let comparison = match &baseline {
-        Some(b) => Some(compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?),
+        Some(b) => {
+            let mut c = compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
+            // Infrastructure values (`base_url`) are named, never published.
+            crate::report::redact::withhold_perimeter_values(&mut c);
+            Some(c)
+        }
         None => None,
     };
     let promote = format!(

@@ -552,3 +552,124 @@ fn a_crlf_suite_folds_its_line_ends_and_never_the_answer() {
     assert_eq!(status(0), json!("pass"), "{run}");
     assert_eq!(status(1), json!("fail"), "{run}");
 }
+
+/// One rule for configuration values that name infrastructure: a
+/// `base_url` change is named on every printed or published surface
+/// (terminal, comment as posted and written, summary, annotation, Actions
+/// outputs, `--json`), never with its values; the run document keeps them.
+#[test]
+fn a_base_url_is_named_never_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let answer = |host: &str| {
+        json!({"*": {"raw": json!({
+            "data": {"answer": "Order 4821 ships Monday."},
+            "config": {"provider": "p", "model": "m", "base_url": format!("https://{host}/v1")},
+        }).to_string()}})
+        .to_string()
+    };
+    std::fs::write(
+        root.join("answers.json"),
+        answer("gw-a.internal.example:8443"),
+    )
+    .unwrap();
+    let server = stub(&root.join("answers.json"));
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"t\"\nenvironment = \"ci\"\nname = \"infra\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\nconfig_path = \"config\"\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"Monday\"\n",
+            server.port
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("cases.json"), r#"[{"id": "a"}]"#).unwrap();
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let ran = digline_env(
+        root,
+        &["promote", "--suite", "suite.toml", "--run", "latest"],
+        &[],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    std::fs::write(
+        root.join("answers.json"),
+        answer("gw-b.internal.example:9443"),
+    )
+    .unwrap();
+
+    let github = fake_github(Mode::Normal);
+    let vars = actions_env(root, &github);
+    let gate = digline_env(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--out",
+            "o",
+            "--comment-on-success",
+        ],
+        &vars,
+    );
+    assert_eq!(gate.code, 0, "{}{}", gate.stdout, gate.stderr);
+    let run_key = serde_json::from_str::<Value>(&read(root.join("o/outcome.json"))).unwrap()
+        ["run_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        read(run_file(root, &run_key)).contains("gw-b.internal.example:9443"),
+        "the run document keeps the value"
+    );
+    let compare = digline_env(
+        root,
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+        &[],
+    );
+    let json = digline_env(
+        root,
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+            "full",
+        ],
+        &[],
+    );
+    let comments: Vec<String> = github.comments().into_iter().map(|(_, b)| b).collect();
+    assert_eq!(comments.len(), 1);
+    let surfaces = [
+        ("gate stdout (annotation)", gate.stdout.clone()),
+        ("gate stderr", gate.stderr.clone()),
+        ("comment as posted", comments[0].clone()),
+        ("comment as written", read(root.join("o/comment.md"))),
+        ("summary", read(root.join("o/summary.md"))),
+        ("job summary", read(root.join("gh-summary"))),
+        ("outputs", read(root.join("gh-output"))),
+        ("outcome", read(root.join("o/outcome.json"))),
+        ("compare", compare.stdout.clone()),
+        ("compare --json", json.stdout.clone()),
+    ];
+    for (what, text) in &surfaces {
+        assert!(!text.contains("gw-a.internal"), "{what}: {text}");
+        assert!(!text.contains("gw-b.internal"), "{what}: {text}");
+    }
+    assert!(
+        compare
+            .stdout
+            .contains("base_url changed (the value is not included)"),
+        "{}",
+        compare.stdout
+    );
+    assert!(
+        comments[0].contains(r"base\_url changed \(the value is not included\)"),
+        "{}",
+        comments[0]
+    );
+}
