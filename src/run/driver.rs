@@ -232,12 +232,16 @@ struct Services<'a> {
 }
 
 impl Services<'_> {
-    /// An answer as it is kept (journal, run document): every secret masked.
-    fn kept(&self, response: &Response) -> Response {
+    /// An answer as it is kept (journal, run document): every secret
+    /// masked (borrowed as it is when there is no secret to mask).
+    fn kept<'r>(&self, response: &'r Response) -> std::borrow::Cow<'r, Response> {
+        if self.secrets.is_empty() {
+            return std::borrow::Cow::Borrowed(response);
+        }
         let mut kept = response.clone();
         mask_value(&mut kept.output, &self.secrets);
         kept.input = mask_text(&kept.input, &self.secrets);
-        kept
+        std::borrow::Cow::Owned(kept)
     }
 
     /// A verdict as it is kept: its reason and metadata masked.
@@ -427,7 +431,11 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
                 })
                 .collect();
             // Graded as answered; kept masked from here on.
-            let kept: Vec<Response> = responses.iter().map(|r| svc.kept(r)).collect();
+            let kept: Vec<Response> = if svc.secrets.is_empty() {
+                responses
+            } else {
+                responses.iter().map(|r| svc.kept(r).into_owned()).collect()
+            };
             (verdicts, Some(kept))
         }
         Err(cause) => {
@@ -474,13 +482,12 @@ fn grade(
     let samples: Vec<Verdict> = responses
         .iter()
         .map(|given| {
-            let shown;
-            let response = if judged && !svc.secrets.is_empty() {
-                shown = svc.kept(given);
-                &shown
+            let shown = if judged {
+                svc.kept(given)
             } else {
-                given
+                std::borrow::Cow::Borrowed(given)
             };
+            let response: &Response = &shown;
             let inputs = Inputs {
                 output: &response.output,
                 input: Some(&response.input),
