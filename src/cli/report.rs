@@ -16,7 +16,7 @@ use crate::report::html;
 use crate::report::locale::{Locale, LOCALE_CODES};
 use crate::store::Store;
 
-use super::{load_suite, CliError, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline report`.
 #[derive(Debug, Args)]
@@ -44,7 +44,7 @@ pub struct ReportArgs {
 /// # Errors
 /// A [`CliError`] (exit 64): bad suite, unknown locale, no such run, an
 /// unreadable document, runs of different tenants, an unwritable `--out`.
-pub fn execute(args: ReportArgs) -> Result<i32, CliError> {
+pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
     let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
@@ -75,7 +75,7 @@ pub fn execute(args: ReportArgs) -> Result<i32, CliError> {
                 other => CliError::Store(other),
             })?;
         }
-        None => print!("{page}"),
+        None => super::output::out(&page)?,
     }
     let code = html::exit_code(&run.doc, comparison.as_ref());
     super::leave_to_exit((run, baseline, comparison));
