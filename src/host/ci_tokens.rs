@@ -13,8 +13,8 @@
 //!   [`CI_TOKENS`]);
 //! - every name starting with `ACTIONS_` (the runner's own, such as
 //!   `ACTIONS_RUNTIME_TOKEN` and `ACTIONS_ID_TOKEN_REQUEST_TOKEN`);
-//! - every name starting with `GITHUB_`, `GH_`, `GITLAB_`, `CI_` or
-//!   `DIGLINE_` that holds `TOKEN`, `JWT` or `PASSWORD`.
+//! - every name starting with `GITHUB_`, `GH_`, `GITLAB_` or `CI_` that
+//!   holds `TOKEN`, `JWT` or `PASSWORD`.
 
 /// The CI's tokens named exactly.
 pub const CI_TOKENS: &[&str] = &[
@@ -39,7 +39,7 @@ pub fn is_ci_token(name: &str) -> bool {
     if CI_TOKENS.contains(&upper.as_str()) || upper.starts_with("ACTIONS_") {
         return true;
     }
-    ["GITHUB_", "GH_", "GITLAB_", "CI_", "DIGLINE_"]
+    ["GITHUB_", "GH_", "GITLAB_", "CI_"]
         .iter()
         .any(|prefix| upper.starts_with(prefix))
         && ["TOKEN", "JWT", "PASSWORD"]

@@ -70,13 +70,21 @@ pub fn write_atomic_with(
 /// outcome; `report --out`) atomically, mode 0644, never through a
 /// symbolic link: a link at `path` itself is replaced, not followed; a
 /// directory that is a link (any existing component of a relative path,
-/// or the last one of an absolute path) is refused. Missing directories
-/// are created.
+/// or the last one of an absolute path) is refused. The directory must
+/// exist ([`prepare_output_dir`] makes one).
 ///
 /// # Errors
-/// [`StoreError::OutputThroughLink`] naming the link; [`StoreError::Io`].
+/// [`StoreError::OutputThroughLink`] naming the link; [`StoreError::Io`]
+/// (a missing directory included).
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    prepare_output_dir(path.parent().unwrap_or(Path::new("")))?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    refuse_linked_dir(dir)?;
+    if !dir.as_os_str().is_empty() && !dir.is_dir() {
+        return Err(StoreError::io(
+            path,
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        ));
+    }
     write_atomic(path, bytes, 0o644)
 }
 
@@ -86,6 +94,16 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
 /// # Errors
 /// As [`write_output`].
 pub fn prepare_output_dir(dir: &Path) -> Result<(), StoreError> {
+    refuse_linked_dir(dir)?;
+    if !dir.as_os_str().is_empty() {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+    }
+    Ok(())
+}
+
+/// Refuse an output directory that is a symbolic link (for a relative
+/// path: any of its existing components).
+fn refuse_linked_dir(dir: &Path) -> Result<(), StoreError> {
     let linked = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
     if dir.is_relative() {
         let mut at = std::path::PathBuf::new();
@@ -99,9 +117,6 @@ pub fn prepare_output_dir(dir: &Path) -> Result<(), StoreError> {
         return Err(StoreError::OutputThroughLink {
             path: dir.to_path_buf(),
         });
-    }
-    if !dir.as_os_str().is_empty() {
-        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
     }
     Ok(())
 }
