@@ -76,10 +76,12 @@ fn linear(compiled: &fancy_regex::Regex) -> Option<Arc<regex::Regex>> {
     if cache.len() > 4096 {
         cache.clear();
     }
-    cache
-        .entry(compiled.as_str().to_string())
-        .or_insert_with(|| regex::Regex::new(compiled.as_str()).ok().map(Arc::new))
-        .clone()
+    if let Some(known) = cache.get(compiled.as_str()) {
+        return known.clone();
+    }
+    let built = regex::Regex::new(compiled.as_str()).ok().map(Arc::new);
+    cache.insert(compiled.as_str().to_string(), built.clone());
+    built
 }
 
 /// The first match of `compiled` in `text` starting at byte `from` or
