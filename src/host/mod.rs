@@ -20,3 +20,4 @@ pub mod provider_suite;
 pub mod runner;
 pub mod signals;
 pub mod suite;
+pub mod visible;
