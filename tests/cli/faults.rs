@@ -291,6 +291,7 @@ fn a_regex_over_a_long_answer_is_bounded_in_time() {
         ),
         "{verdict}"
     );
+}
 
 /// The cause categories the gate shows are derived from the reasons the
 /// real clients store: every fault above, classified.
