@@ -147,6 +147,7 @@ if $arm_ok; then
     platforms="$(podman manifest inspect "$list" | python3 -c 'import json,sys; print(" ".join(sorted(m["platform"]["os"]+"/"+m["platform"]["architecture"] for m in json.load(sys.stdin)["manifests"])))')"
     [ "$platforms" = "linux/amd64 linux/arm64" ] || { echo "delivery: FAIL: the manifest lists '$platforms'" >&2; exit 1; }
     echo "ok: $list lists $platforms"
+    podman manifest rm "$list" >/dev/null
   fi
 fi
 

@@ -82,6 +82,8 @@ if [ "$target" = gitlab ] && [ "$shell_from" = shell-prebuilt ]; then
   cp "$busybox" "$ctx/$arch/busybox"
 fi
 
+# The previous image of this tag goes first, so rebuilds do not pile up.
+"$engine" rmi "$ref" >/dev/null 2>&1 || true
 # --no-cache: buildah 1.28 reuses a cached layer across platforms.
 "$engine" build --quiet --no-cache --platform "linux/$arch" \
   --build-arg BINARY=prebuilt --build-arg "SHELL_FROM=$shell_from" \
