@@ -66,6 +66,7 @@ pub fn upsert_note(
         .http_status_as_error(false)
         .max_redirects(0)
         .timeout_global(Some(Duration::from_secs(60)))
+        .tls_config(crate::target::tls::config())
         .build()
         .into();
     let notes = format!(
