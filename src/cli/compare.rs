@@ -69,6 +69,11 @@ pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
             )),
         ));
     };
+    let run_file = store
+        .runs_dir(&suite.tenant, &suite.name)?
+        .join(format!("{}.json", run.key));
+    crate::host::run_trust::refuse_untrusted_latest(&args.run, &run.key, &run.doc, &run_file)
+        .map_err(CliError::Refused)?;
     warn_if_ahead([&run.doc, &baseline]);
     let comparison = compare(&run.doc, &baseline).map_err(|e| CliError::Refused(e.to_string()))?;
     let code = exit_code(&comparison);

@@ -20,10 +20,12 @@ use clap::{Args, ValueEnum};
 use crate::core::compare::{compare, exit_code, Comparison, Delta, Outcome, Scope, Side};
 use crate::core::document::{run_key, RunDocument};
 use crate::core::verdict::Status;
-use crate::forge::comment::{self, CommentData, Row};
+use crate::forge::comment::{self, CommentData, Row, Section, SectionRow};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
 use crate::forge::{self, actions, junit, Mode};
 use crate::host::{self, env::CiEnv};
+use crate::host::base_ref::{self, BaseBaseline};
+use crate::report::coverage::{self as integrity_text, IntegrityStrings};
 use crate::report::locale::Locale;
 use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
 use crate::store::Store;
@@ -109,6 +111,12 @@ pub struct GateArgs {
     /// Let the HTML report carry judge and suspension reasons (widens the boundary).
     #[arg(long)]
     pub report_payload: bool,
+    /// The pull request's base revision, read from git objects to see whether
+    /// the pull request replaces the approved baseline (default: on GitHub
+    /// Actions the merge commit's first parent, on GitLab
+    /// CI_MERGE_REQUEST_DIFF_BASE_SHA).
+    #[arg(long, value_name = "REV")]
+    pub base_ref: Option<String>,
     /// Publishing.
     #[command(flatten)]
     pub publishing: PublishArgs,
@@ -152,9 +160,23 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
+    // The base ref is read before anything is spent: a base named with
+    // --base-ref that cannot be read refuses (64) before the suite runs.
+    let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
+    let (base_baseline, base_warning) = read_base(&args, &env, &baseline_path)?;
     let (key, doc) = match &args.run {
         Some(which) => {
             let stored = store.read_run(&suite.tenant, &suite.name, which)?;
+            let run_file = store
+                .runs_dir(&suite.tenant, &suite.name)?
+                .join(format!("{}.json", stored.key));
+            host::run_trust::refuse_untrusted_latest(which, &stored.key, &stored.doc, &run_file)
+                .map_err(CliError::Refused)?;
+            if let Some(warning) =
+                host::run_trust::commit_warning(&stored.key, &stored.doc, &args.suite.root)
+            {
+                eprintln!("{warning}");
+            }
             (stored.key, stored.doc)
         }
         None => {
@@ -178,12 +200,13 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
             (key, doc)
         }
     };
-    let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
     let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
     let comparison = match &baseline {
         Some(b) => Some(compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?),
         None => None,
     };
+    let replaced = Replaced::judge(&doc, base_baseline);
+    let integrity = IntegrityStrings::of(Locale::En);
     let promote = format!(
         "digline promote --suite {} --root {} --run {key}",
         args.suite.suite.display(),
@@ -193,7 +216,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
     let report_line = report_line(&args.publishing, &env, &out_dir);
 
-    let (code, headline, counts, data_tables, terminal) = match &comparison {
+    let (code, headline, counts, data_tables, mut terminal) = match &comparison {
         Some(c) => {
             let code = exit_code(c);
             let headline = headline_sentence(c, &c.headline(), &EN);
@@ -267,6 +290,43 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
             )
         }
     };
+    // A replaced reference is said first, everywhere the headline goes.
+    let lead = replaced.as_ref().map(|r| r.sentence(integrity));
+    let headline = match &lead {
+        Some(lead) => format!("{lead} {headline}"),
+        None => headline,
+    };
+    if let Some(lead) = &lead {
+        terminal.0 = format!("{lead}\n{}", terminal.0);
+    }
+    let mut sections = Vec::new();
+    if let Some(r) = &replaced {
+        let rows = r.worse_rows();
+        if !rows.is_empty() {
+            terminal.0.push_str(&format!("\n{}:\n", integrity.title_replaced_worse));
+            for row in &rows {
+                terminal.0.push_str(&format!(
+                    "{} · {} · {} → {}\n",
+                    row.case, row.check, row.before, row.after
+                ));
+            }
+            let rows = rows
+                .into_iter()
+                .map(|r| SectionRow {
+                    detail: format!("{} → {}", r.before, r.after),
+                    case: r.case,
+                    check: r.check,
+                })
+                .collect();
+            sections.push(Section::rows(integrity.title_replaced_worse, rows));
+        }
+    }
+    if let Some(c) = &comparison {
+        sections.extend(coverage_sections(c, integrity));
+    }
+    if let Some(w) = &base_warning {
+        terminal.1.push_str(&format!("digline: warning: {w}\n"));
+    }
     let kind = Kind::of_code(code);
     let counts_line = counts
         .iter()
@@ -296,8 +356,9 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
         config: data_tables.2,
         counts: format!("Counts: {counts_line}."),
         report: report_line,
+        sections,
     };
-    let comment_md = comment::render(&data, Some(&marker));
+    let comment_md = comment::render(&data, Some(&order_marker(&marker, &doc.created_at)));
     let summary_md = comment::render(&data, None);
     let junit_xml = junit::render(&doc, comparison.as_ref());
     let html = render_html_report(
@@ -330,6 +391,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
         baseline_path: Some(baseline_path.display().to_string()),
         counts,
         marker,
+        baseline_changed: replaced.is_some(),
         paths: Paths {
             outcome: path("outcome.json"),
             comment: path("comment.md"),
@@ -453,4 +515,126 @@ fn delta_row(d: &Delta) -> Row {
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
     std::fs::write(path, text)
         .map_err(|e| CliError::Refused(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Reads the base ref's baseline (when there is a base): what the gate says
+/// about a replaced reference, and a warning when a base found by default
+/// could not be read.
+///
+/// # Errors
+/// [`CliError::Refused`] when `--base-ref` was given and cannot be read.
+fn read_base(
+    args: &GateArgs,
+    env: &CiEnv,
+    baseline_path: &Path,
+) -> Result<(Option<BaseBaseline>, Option<String>), CliError> {
+    let Some(base) = base_ref::choose(args.base_ref.as_deref(), env) else {
+        return Ok((None, None));
+    };
+    match base_ref::read(&base, baseline_path) {
+        Ok(found) => Ok((Some(found), None)),
+        Err(p) if p.refuses => Err(CliError::Refused(p.sentence)),
+        Err(p) => Ok((None, Some(p.sentence))),
+    }
+}
+
+/// A pull request that replaces the baseline file, and the run compared
+/// with the base's reference (when the base had one).
+struct Replaced {
+    against_old: Option<Comparison>,
+}
+
+impl Replaced {
+    fn judge(run: &RunDocument, base: Option<BaseBaseline>) -> Option<Replaced> {
+        match base? {
+            BaseBaseline::Same => None,
+            BaseBaseline::Replaced(old) => Some(Replaced {
+                // Another tenant's document at the base cannot be compared:
+                // the replacement is still said, without the comparison.
+                against_old: old.and_then(|o| compare(run, &o).ok()),
+            }),
+        }
+    }
+
+    /// "This pull request replaces the approved reference. Against …, N checks got worse."
+    fn sentence(&self, s: &IntegrityStrings) -> String {
+        let Some(old) = &self.against_old else {
+            return s.replaced.to_string();
+        };
+        let worse = old
+            .deltas
+            .iter()
+            .filter(|d| d.outcome == Outcome::Regressed)
+            .count();
+        let then = match worse {
+            0 => s.replaced_worse_none.to_string(),
+            1 => s.replaced_worse_one.to_string(),
+            n => s.replaced_worse_many.replace("{count}", &n.to_string()),
+        };
+        format!("{} {then}", s.replaced)
+    }
+
+    /// What got worse against the base's reference.
+    fn worse_rows(&self) -> Vec<Row> {
+        self.against_old
+            .as_ref()
+            .map(|old| {
+                old.deltas
+                    .iter()
+                    .filter(|d| d.outcome == Outcome::Regressed)
+                    .map(delta_row)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The comment's sections for rule changes and coverage of the reference.
+fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
+    let mut out = Vec::new();
+    let rules: Vec<String> = c
+        .rule_changes
+        .iter()
+        .map(|r| integrity_text::rule_line(r, s))
+        .collect();
+    if !rules.is_empty() {
+        out.push(Section::lines(s.title_rules, rules));
+    }
+    let listed = |deltas: Vec<&Delta>, what: &str, side_of: fn(&Delta) -> &Option<Side>| {
+        deltas
+            .into_iter()
+            .map(|d| {
+                let row = delta_row(d);
+                SectionRow {
+                    case: row.case,
+                    check: row.check,
+                    detail: format!("{what} ({})", side(side_of(d))),
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    let gone = listed(integrity_text::not_in_run(c), s.detail_not_in_run, |d| {
+        &d.before
+    });
+    if !gone.is_empty() {
+        out.push(Section::rows(s.title_not_in_run, gone));
+    }
+    let came = listed(integrity_text::new_in_run(c), s.detail_new_in_run, |d| {
+        &d.after
+    });
+    if !came.is_empty() {
+        out.push(Section::rows(s.title_new_in_run, came));
+    }
+    out
+}
+
+/// The comment's marker, then the ordering guard: the run's creation time,
+/// so an older run never overwrites a comment that reports a newer one.
+fn order_marker(marker: &str, created_at: &str) -> String {
+    let safe: String = created_at
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '.' | '+' | '-'))
+        .take(64)
+        .collect();
+    format!("{marker}\n{}", forge::order_line(&safe))
 }

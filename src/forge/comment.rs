@@ -77,6 +77,52 @@ pub struct CommentData {
     pub counts: String,
     /// The report line (already safe Markdown).
     pub report: String,
+    /// Further sections after the configuration changes: a replaced
+    /// reference, rule changes, verdicts not in the run or new in it.
+    pub sections: Vec<Section>,
+}
+
+/// One row of a [`Section`]: case · check · what happened (names escaped
+/// when rendered; `detail` is composed from words and scores).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SectionRow {
+    /// The case id (`run` for a run-level measure).
+    pub case: String,
+    /// The check's name.
+    pub check: String,
+    /// What happened, e.g. `in the reference, not in this run (pass 1.000000)`.
+    pub detail: String,
+}
+
+/// A titled section of the comment: a table of rows, or a list of lines.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Section {
+    /// The heading.
+    pub title: String,
+    /// Table rows (case · check · what happened).
+    pub rows: Vec<SectionRow>,
+    /// List lines (escaped when rendered).
+    pub lines: Vec<String>,
+}
+
+impl Section {
+    /// A section holding a table.
+    pub fn rows(title: &str, rows: Vec<SectionRow>) -> Section {
+        Section {
+            title: title.to_string(),
+            rows,
+            lines: Vec::new(),
+        }
+    }
+
+    /// A section holding a list.
+    pub fn lines(title: &str, lines: Vec<String>) -> Section {
+        Section {
+            title: title.to_string(),
+            rows: Vec::new(),
+            lines,
+        }
+    }
 }
 
 /// A Markdown code span holding `text` verbatim (one line).
@@ -142,6 +188,21 @@ fn render_once(
         baseline_key => data.baseline_key.clone(),
         report => data.report.clone(),
         report_marker => REPORT_MARKER,
+        sections => data.sections.iter().map(|sec| {
+            minijinja::context! {
+                title => sec.title.clone(),
+                rows => sec.rows.iter().take(rows).map(|r| {
+                    BTreeMap::from([
+                        ("case".to_string(), r.case.clone()),
+                        ("check".to_string(), r.check.clone()),
+                        ("detail".to_string(), r.detail.clone()),
+                    ])
+                }).collect::<Vec<_>>(),
+                rows_more => more(sec.rows.len()),
+                lines => sec.lines.iter().take(rows).cloned().collect::<Vec<_>>(),
+                lines_more => more(sec.lines.len()),
+            }
+        }).collect::<Vec<_>>(),
     };
     match env.render_str(TEMPLATE, ctx) {
         Ok(text) => text,
@@ -245,6 +306,7 @@ mod tests {
             config: vec!["system · model stub-1 → stub-2".into()],
             counts: "regressed 1".into(),
             report: "The report is in the job's artifacts.".into(),
+            sections: vec![],
         }
     }
 

@@ -16,6 +16,7 @@
 //! | `run_key`, `baseline_key`, `baseline_path` | string or null | the two documents |
 //! | `counts` | object | outcome (or, with no baseline, status) → int |
 //! | `marker` | string | the hidden marker that finds the comment again |
+//! | `baseline_changed` | bool | the pull request replaces the baseline file (known from the base ref) |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
 
 use std::collections::BTreeMap;
@@ -130,6 +131,9 @@ pub struct Outcome {
     pub counts: BTreeMap<String, usize>,
     /// The hidden marker of this (root, tenant, suite)'s comment.
     pub marker: String,
+    /// The pull request replaces the baseline file (known from the base ref).
+    #[serde(default)]
+    pub baseline_changed: bool,
     /// The files written.
     pub paths: Paths,
 }

@@ -5,6 +5,7 @@
 //! Every sentence comes from the strings files in `templates/locales/`
 //! ([`locale`]); the HTML comes from the templates in `templates/`.
 
+pub mod coverage;
 pub mod diff;
 pub mod escape;
 pub mod html;

@@ -31,6 +31,7 @@ use crate::core::compare::{
 };
 use crate::core::verdict::Status;
 
+use super::coverage::{self, IntegrityStrings};
 use super::locale::Locale;
 
 /// How many summary lines the terminal shows before saying how many it left out.
@@ -246,10 +247,28 @@ pub fn render_compare(comparison: &Comparison, s: &Strings) -> CompareText {
             out.push('\n');
         }
     }
+    let integrity = IntegrityStrings::of(locale_of(s));
+    out.push_str(&coverage::terminal_blocks(
+        comparison,
+        s.scope_run,
+        s.summary_truncated,
+        integrity,
+    ));
     CompareText {
         stdout: out,
-        stderr: String::new(),
+        stderr: coverage::uncovered_hint(comparison, integrity),
     }
+}
+
+/// The locale a strings table was built for (English when none matches).
+pub fn locale_of(s: &Strings) -> Locale {
+    Locale::ALL
+        .into_iter()
+        .find(|l| {
+            let t = Strings::of(*l);
+            t.worse_none == s.worse_none && t.config_unchanged == s.config_unchanged
+        })
+        .unwrap_or(Locale::En)
 }
 
 /// The headline sentence: its clauses in fixed order — worse (or "nothing
@@ -290,12 +309,15 @@ pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) 
         s.suspended_one,
         s.suspended_many,
     );
+    let integrity = IntegrityStrings::of(locale_of(s));
     let config = if head.config_changed {
-        s.config_changed
+        s.config_changed.to_string()
+    } else if head.coverage_changed {
+        // Never "unchanged" when the set of cases or checks differs.
+        coverage::differs_clause(comparison, integrity)
     } else {
-        s.config_unchanged
-    }
-    .to_string();
+        s.config_unchanged.to_string()
+    };
     let artifacts = artifact_fact(&comparison.artifact_deltas, s);
     let rejudged = if head.rejudged {
         s.rejudged.to_string()
@@ -310,9 +332,11 @@ pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) 
     } else {
         fill(s.judge_changed, &[("changes", &judge_changes)])
     };
+    // The reference not covered decides the exit code: it comes first.
+    let uncovered = coverage::uncovered_clause(head.uncovered_passes, integrity);
     [
-        worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target, canary,
-        judge,
+        uncovered, worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged,
+        target, canary, judge,
     ]
     .into_iter()
     .filter(|part| !part.is_empty())
