@@ -23,8 +23,8 @@ use crate::core::verdict::Status;
 use crate::forge::comment::{self, CommentData, Row, Section, SectionRow};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
 use crate::forge::{self, actions, junit, Mode};
-use crate::host::{self, env::CiEnv};
 use crate::host::base_ref::{self, BaseBaseline};
+use crate::host::{self, env::CiEnv};
 use crate::report::coverage::{self as integrity_text, IntegrityStrings};
 use crate::report::locale::Locale;
 use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
@@ -303,7 +303,9 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     if let Some(r) = &replaced {
         let rows = r.worse_rows();
         if !rows.is_empty() {
-            terminal.0.push_str(&format!("\n{}:\n", integrity.title_replaced_worse));
+            terminal
+                .0
+                .push_str(&format!("\n{}:\n", integrity.title_replaced_worse));
             for row in &rows {
                 terminal.0.push_str(&format!(
                     "{} · {} · {} → {}\n",

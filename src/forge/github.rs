@@ -126,8 +126,8 @@ pub fn upsert_comment(
             Some(first) if first.id != created.id => {
                 let mut url = first.html_url.to_string();
                 if super::may_overwrite(first.body.as_deref().unwrap_or(""), body) {
-                    let c = with_rate_limits(target, || issues.update_comment(first.id, body))
-                        .await?;
+                    let c =
+                        with_rate_limits(target, || issues.update_comment(first.id, body)).await?;
                     url = c.html_url.to_string();
                 }
                 with_rate_limits(target, || issues.delete_comment(created.id)).await?;

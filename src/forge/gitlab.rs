@@ -112,7 +112,9 @@ pub fn upsert_note(
             for note in list {
                 let mine = note.author.as_ref().is_some_and(|a| a.id == me);
                 match note.body {
-                    Some(b) if mine && b.trim_start().starts_with(marker) => ours.push((note.id, b)),
+                    Some(b) if mine && b.trim_start().starts_with(marker) => {
+                        ours.push((note.id, b))
+                    }
                     _ => {}
                 }
             }

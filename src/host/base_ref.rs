@@ -93,11 +93,12 @@ pub fn read(base: &BaseRev, baseline_path: &Path) -> Result<BaseBaseline, BasePr
         (None, Some(_)) => Ok(BaseBaseline::Replaced(None)),
         (Some(bytes), _) => {
             let shown = format!("{}:{}", base.rev, baseline_path.display());
-            let doc = crate::store::document::from_bytes(Path::new(&shown), &bytes).map_err(|e| {
-                problem(format!(
+            let doc =
+                crate::store::document::from_bytes(Path::new(&shown), &bytes).map_err(|e| {
+                    problem(format!(
                     "the approved reference at the base ({shown}) is not a readable document: {e}"
                 ))
-            })?;
+                })?;
             Ok(BaseBaseline::Replaced(Some(Box::new(doc))))
         }
     }

@@ -110,8 +110,9 @@ pub fn head_commit(dir: &Path) -> Option<String> {
     Some(id.to_string())
 }
 
-/// True when `path` is tracked by the index of the repository holding `dir`
-/// (it was `git add`ed, forced or not). False outside git.
+/// True when `path` (relative to `dir`, or absolute) is tracked by the index
+/// of the repository holding `dir` (it was `git add`ed, forced or not).
+/// False outside git.
 pub fn is_tracked(dir: &Path, path: &Path) -> bool {
     let Ok((repo, relative)) = locate(dir, path) else {
         return false;

@@ -34,8 +34,7 @@ pub fn refuse_untrusted_latest(
         return Ok(());
     }
     refuse_future(key, &doc.created_at, OffsetDateTime::now_utc())?;
-    let dir = run_file.parent().unwrap_or(Path::new("."));
-    if run_file.exists() && git_objects::is_tracked(dir, run_file) {
+    if run_file.exists() && git_objects::is_tracked(Path::new("."), run_file) {
         return Err(format!(
             "the newest run {key} is tracked by git ({}), so it is not gated as latest: a committed run can be written by the pull request being judged; runs stay out of git (.digline/.gitignore) — remove it from the index, run the suite again, or name a run by its key",
             run_file.display()

@@ -316,8 +316,12 @@ fn gitlab(s: &mut State, r: &Seen, mode: Mode, _port: u16) -> Reply {
     let path = r.url.split('?').next().unwrap_or("").to_string();
     let notes = "/api/v4/projects/group%2Fproj/merge_requests/5/notes";
     let note = |id: u64, body: &str, author: Option<&String>| match author {
-        None => json!({"id": id, "body": body, "system": false, "noteable_iid": 5, "author": {"id": 1, "username": "bot"}}),
-        Some(name) => json!({"id": id, "body": body, "system": false, "noteable_iid": 5, "author": {"id": 2, "username": name}}),
+        None => {
+            json!({"id": id, "body": body, "system": false, "noteable_iid": 5, "author": {"id": 1, "username": "bot"}})
+        }
+        Some(name) => {
+            json!({"id": id, "body": body, "system": false, "noteable_iid": 5, "author": {"id": 2, "username": name}})
+        }
     };
     let body_of = |r: &Seen| -> Option<String> {
         let v: Value = serde_json::from_str(&r.body).ok()?;

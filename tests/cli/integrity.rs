@@ -96,9 +96,13 @@ fn a_deleted_case_is_named_and_could_not_be_judged() {
     );
     assert!(!first.contains("unchanged from the reference"), "{first}");
     assert!(
-        ran.stdout.contains(
-            "\nNot in this run:\nopening-hours · contains · in the reference, not in this run\n"
-        ),
+        ran.stdout.contains("\n\nNot in this run:\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("\nopening-hours · contains · in the reference, not in this run\n"),
         "{}",
         ran.stdout
     );
@@ -111,7 +115,7 @@ fn a_deleted_case_is_named_and_could_not_be_judged() {
     assert!(comment.contains("#### Not in this run"), "{comment}");
     assert!(
         comment.contains(
-            "| opening\\-hours | contains | in the reference, not in this run \\(pass 1\\.000000\\) |"
+            "| opening\\-hours | contains | in the reference\\, not in this run \\(pass 1\\.000000\\) |"
         ),
         "{comment}"
     );
@@ -120,7 +124,14 @@ fn a_deleted_case_is_named_and_could_not_be_judged() {
     // --json names them too.
     let ran = digline_env(
         root,
-        &["compare", "--suite", "suite.toml", "--run", "latest", "--json"],
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+        ],
         &[],
     );
     assert_eq!(ran.code, 2, "{}", ran.stderr);
@@ -220,7 +231,13 @@ fn a_loosened_threshold_with_a_score_drop_is_listed_as_loosened() {
     let ran = digline_env(
         root,
         &[
-            "compare", "--suite", "suite.toml", "--run", "latest", "--json", "full",
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+            "full",
         ],
         &[],
     );
@@ -271,8 +288,16 @@ fn a_replaced_baseline_is_said_first_with_what_it_gives_up() {
     let mut explicit = args.clone();
     explicit.extend(["--base-ref", base.as_str(), "--publish", "none"]);
     let ran = digline_env(root, &explicit, &[]);
-    assert_eq!(ran.code, 0, "exit by the PR's own baseline: {}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.starts_with(&format!("{REPLACED}\n")), "{}", ran.stdout);
+    assert_eq!(
+        ran.code, 0,
+        "exit by the PR's own baseline: {}{}",
+        ran.stdout, ran.stderr
+    );
+    assert!(
+        ran.stdout.starts_with(&format!("{REPLACED}\n")),
+        "{}",
+        ran.stdout
+    );
     assert!(
         ran.stdout.contains(
             "\nWorse than the approved reference this pull request replaces:\nhow-do-i-return · contains · pass 1.000000 → fail 0.000000\n"
@@ -286,7 +311,11 @@ fn a_replaced_baseline_is_said_first_with_what_it_gives_up() {
     // By default on GitHub Actions: the first parent of HEAD, published.
     let ran = digline_env(root, &args, &vars);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.starts_with(&format!("{REPLACED}\n")), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains(&format!("\n{REPLACED}\n")),
+        "{}",
+        ran.stdout
+    );
     assert!(
         read(root.join("gh-output")).contains("baseline-changed<<DIGLINE_EOF\ntrue\n"),
         "{}",
@@ -296,7 +325,9 @@ fn a_replaced_baseline_is_said_first_with_what_it_gives_up() {
     let comments = fake.comments();
     assert_eq!(comments.len(), 1, "{comments:?}");
     assert!(
-        comments[0].1.contains("This pull request replaces the approved reference\\."),
+        comments[0]
+            .1
+            .contains("This pull request replaces the approved reference\\."),
         "{}",
         comments[0].1
     );
@@ -317,7 +348,11 @@ fn an_unchanged_baseline_says_nothing_of_a_replacement() {
     args.extend(["--base-ref", "HEAD^1"]);
     let ran = digline_env(root, &args, &[]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.starts_with("Nothing got worse"), "{}", ran.stdout);
+    assert!(
+        ran.stdout.starts_with("Nothing got worse"),
+        "{}",
+        ran.stdout
+    );
     assert_eq!(outcome(root)["baseline_changed"], false);
 }
 
@@ -357,7 +392,8 @@ fn a_shallow_clone_without_the_base_says_what_to_fetch() {
     let ran = digline_env(&clone, &GATE, &vars);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        ran.stderr.contains(&format!("digline: warning: {sentence}\n")),
+        ran.stderr
+            .contains(&format!("digline: warning: {sentence}\n")),
         "{}{}",
         ran.stdout,
         ran.stderr
@@ -406,7 +442,11 @@ fn the_base_ref_is_read_without_a_git_binary() {
         crate::util::Ran::from(cmd.output().unwrap())
     };
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    assert!(ran.stdout.starts_with(&format!("{REPLACED}\n")), "{}", ran.stdout);
+    assert!(
+        ran.stdout.starts_with(&format!("{REPLACED}\n")),
+        "{}",
+        ran.stdout
+    );
     assert_eq!(outcome(&clone)["baseline_changed"], true);
 }
 
@@ -421,13 +461,18 @@ fn a_future_dated_or_committed_run_is_not_gated_as_latest() {
     let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let runs = root.join(".digline/quickstart/runs/support");
-    let real = std::fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
+    let real = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let mut doc: serde_json::Value = serde_json::from_str(&read(&real)).unwrap();
     let hash = doc["config_hash"].as_str().unwrap().to_string();
 
     // A run from the future, forged and committed with `git add -f`.
-    doc["created_at"] = serde_json::json!("2099-01-01T00:00:00+00:00");
-    let forged = runs.join(format!("2099-01-01T00-00-00-00-00-{hash}.json"));
+    doc["created_at"] = serde_json::json!("2099-01-01T00:00:00.000001+00:00");
+    let forged = runs.join(format!("2099-01-01T00-00-00-000001-00-00-{hash}.json"));
     std::fs::write(&forged, serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
     git(root, &["add", "-f", forged.to_str().unwrap()]);
     let mut args = GATE.to_vec();
@@ -436,7 +481,7 @@ fn a_future_dated_or_committed_run_is_not_gated_as_latest() {
     assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stderr.contains(&format!(
-            "the newest run 2099-01-01T00-00-00-00-00-{hash} is dated 2099-01-01T00:00:00+00:00, after now ("
+            "the newest run 2099-01-01T00-00-00-000001-00-00-{hash} is dated 2099-01-01T00:00:00.000001+00:00, after now ("
         )),
         "{}",
         ran.stderr
@@ -447,7 +492,11 @@ fn a_future_dated_or_committed_run_is_not_gated_as_latest() {
         &[],
     );
     assert_eq!(ran.code, 64, "{}", ran.stderr);
-    assert!(ran.stderr.contains("is not gated as latest"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("is not gated as latest"),
+        "{}",
+        ran.stderr
+    );
 
     // Dated now, but committed: refused too.
     git(root, &["rm", "-q", "--cached", forged.to_str().unwrap()]);
@@ -464,14 +513,17 @@ fn a_future_dated_or_committed_run_is_not_gated_as_latest() {
             .join("-")
     );
     let committed = runs.join(format!("{key}.json"));
-    std::fs::write(&committed, serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
+    std::fs::write(
+        &committed,
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
     git(root, &["add", "-f", committed.to_str().unwrap()]);
     let ran = digline_env(root, &args, &[]);
     assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        ran.stderr.contains(&format!(
-            "the newest run {key} is tracked by git ("
-        )),
+        ran.stderr
+            .contains(&format!("the newest run {key} is tracked by git (")),
         "{}",
         ran.stderr
     );
@@ -488,19 +540,14 @@ fn doc_created(path: &Path) -> String {
     doc["created_at"].as_str().unwrap().to_string()
 }
 
-/// `created_at` one second later (the seconds field, which never overflows
-/// here: the test runs well within a minute of its own run).
+/// `created_at` a little later within the same second (the microseconds
+/// set to 999999; a real run's are below that).
 fn bump_seconds(created: &str) -> String {
-    let (date, rest) = created.split_once('T').unwrap();
-    let (hh, rest) = rest.split_once(':').unwrap();
-    let (mm, rest) = rest.split_once(':').unwrap();
-    let ss: u32 = rest[..2].parse().unwrap();
-    let tail = &rest[2..];
-    if ss < 59 {
-        format!("{date}T{hh}:{mm}:{:02}{tail}", ss + 1)
-    } else {
-        format!("{date}T{hh}:{mm}:{:02}{tail}", ss - 1)
-    }
+    let (head, tail) = created
+        .split_once('.')
+        .expect("a run's time has microseconds");
+    let offset = &tail[6..];
+    format!("{head}.999999{offset}")
 }
 
 #[test]
@@ -525,7 +572,9 @@ fn the_gate_warns_when_the_run_was_made_at_another_commit() {
     let ran = digline_env(root, &args, &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert!(
-        ran.stderr.contains(&format!("but the checkout is at {head}: it may not be the run of this change")),
+        ran.stderr.contains(&format!(
+            "but the checkout is at {head}: it may not be the run of this change"
+        )),
         "{}",
         ran.stderr
     );
@@ -588,7 +637,9 @@ fn a_red_comment_turns_green_on_the_next_passing_push() {
     let comments = fake.comments();
     assert_eq!(comments.len(), 1, "{comments:?}");
     assert!(
-        comments[0].1.contains("\nNothing got worse. Nothing got worse"),
+        comments[0]
+            .1
+            .contains("\nNothing got worse. Nothing got worse"),
         "{}",
         comments[0].1
     );
@@ -624,7 +675,14 @@ fn an_older_run_does_not_overwrite_a_newer_one_and_duplicates_converge() {
     // A slower job gating the older run finishes last: the comment stays.
     let ran = digline_env(
         root,
-        &["gate", "--suite", "suite.toml", "--run", &older_key, "--comment-on-success"],
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &older_key,
+            "--comment-on-success",
+        ],
         &vars,
     );
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);

@@ -99,16 +99,14 @@ pub fn is_uncovered_pass(d: &Delta, suspended_in_run: &BTreeSet<&str>) -> bool {
 /// the order first met in `deltas`.
 pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
     let mut out: Vec<RuleChange> = Vec::new();
-    let mut add = |change: RuleChange| {
-        match out.iter_mut().find(|c| {
-            c.check == change.check
-                && c.field == change.field
-                && c.before == change.before
-                && c.after == change.after
-        }) {
-            Some(seen) => seen.pairs += 1,
-            None => out.push(change),
-        }
+    let mut add = |change: RuleChange| match out.iter_mut().find(|c| {
+        c.check == change.check
+            && c.field == change.field
+            && c.before == change.before
+            && c.after == change.after
+    }) {
+        Some(seen) => seen.pairs += 1,
+        None => out.push(change),
     };
     for d in deltas {
         let (Some(b), Some(a)) = (&d.before, &d.after) else {
