@@ -137,21 +137,29 @@ pub fn new_in_run(comparison: &Comparison) -> Vec<&Delta> {
 
 /// `check · threshold 0.800000 → 0.500000 · loosened`.
 pub fn rule_line(change: &RuleChange, s: &IntegrityStrings) -> String {
+    format!(
+        "{}{SUMMARY_SEPARATOR}{}",
+        change.check,
+        rule_detail(change, s)
+    )
+}
+
+/// `threshold 0.800000 → 0.500000 · loosened` (what moved, without the check).
+pub fn rule_detail(change: &RuleChange, s: &IntegrityStrings) -> String {
     let template = match change.field {
         RuleField::Threshold => s.rule_threshold,
         RuleField::Tolerance => s.rule_tolerance,
         RuleField::Parameters => s.rule_parameters,
     };
-    let what = fill(
+    let mut what = fill(
         template,
         &[("before", &change.before), ("after", &change.after)],
     );
-    let mut line = format!("{}{SUMMARY_SEPARATOR}{what}", change.check);
     if let Some(direction) = change.direction {
-        line.push_str(SUMMARY_SEPARATOR);
-        line.push_str(direction_word(direction, s));
+        what.push_str(SUMMARY_SEPARATOR);
+        what.push_str(direction_word(direction, s));
     }
-    line
+    what
 }
 
 /// `loosened` or `tightened`, in the locale.

@@ -332,11 +332,18 @@ pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) 
     } else {
         fill(s.judge_changed, &[("changes", &judge_changes)])
     };
-    // The reference not covered decides the exit code: it comes first.
+    // The reference not covered decides the exit code (2) unless something
+    // got worse (1) or nothing was compared at all: then it comes right
+    // after that clause, else first.
     let uncovered = coverage::uncovered_clause(head.uncovered_passes, integrity);
+    let (first, second) = if head.worse || head.canary_moved || head.nothing_compared {
+        (worse, uncovered)
+    } else {
+        (uncovered, worse)
+    };
     [
-        uncovered, worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged,
-        target, canary, judge,
+        first, second, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target,
+        canary, judge,
     ]
     .into_iter()
     .filter(|part| !part.is_empty())

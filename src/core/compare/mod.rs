@@ -343,7 +343,8 @@ pub struct Headline {
     /// (strictness: the reference was not judged in full).
     pub uncovered_passes: usize,
     /// The set of case · check verdicts differs from the reference (some
-    /// `new` or `missing`): the headline never says "unchanged" then.
+    /// `new`, or `missing` outside a case the run suspended): the headline
+    /// never says "unchanged" then.
     pub coverage_changed: bool,
     /// How many rule changes are itemized.
     pub rules_changed: usize,
@@ -357,6 +358,12 @@ impl Comparison {
             counts.0[d.outcome.index()] += 1;
         }
         counts
+    }
+
+    /// True when `d` belongs to a case the run suspended (its verdicts are
+    /// missing on purpose).
+    pub fn suspended_here(&self, d: &Delta) -> bool {
+        d.key.scope == Scope::Case && self.suspended_in_run.contains(&d.key.case_id)
     }
 
     /// The canary deltas that regressed or improved, in delta order.
@@ -398,7 +405,10 @@ impl Comparison {
             uncomputed_measures: self.uncomputed_measures.clone(),
             nothing_compared: self.paired == 0,
             uncovered_passes: self.uncovered_passes,
-            coverage_changed: counts.get(Outcome::New) + counts.get(Outcome::Missing) > 0,
+            coverage_changed: self.deltas.iter().any(|d| {
+                d.outcome == Outcome::New
+                    || (d.outcome == Outcome::Missing && !self.suspended_here(d))
+            }),
             rules_changed: self.rule_changes.len(),
         }
     }
