@@ -28,10 +28,12 @@ use crate::host::{self, env::CiEnv};
 use crate::report::coverage::{self as integrity_text, IntegrityStrings};
 use crate::report::locale::Locale;
 use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
+use crate::store::error::io_cause;
 use crate::store::Store;
 
+use super::output::{err, errln, out, outln};
 use super::run::{run_and_store, RunArgs};
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::{error, load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// `--publish`: where the verdict goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -132,22 +134,30 @@ fn render_html_report(
     comparison: Option<&Comparison>,
     locale: Locale,
     payload: bool,
+    quiet: bool,
 ) -> Option<String> {
     match crate::report::html::render(run, baseline, comparison, locale, !payload) {
         Ok(page) => Some(page),
         Err(e) => {
-            eprintln!("digline: warning: the HTML report was not written: {e}");
+            if !quiet {
+                errln(&format!(
+                    "digline: warning: the HTML report was not written: {e}"
+                ));
+            }
             None
         }
     }
 }
 
-/// Execute `digline gate`; returns the contract exit code.
+/// Execute `digline gate`; returns the contract exit status. With `quiet`
+/// (`-q`) stderr carries nothing but a refusal's sentence: no plan line,
+/// no progress, no warning, no hint; stdout (the verdict's text) and the
+/// files in `--out` are the same as without it.
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for a refusal before a verdict: bad suite,
 /// bad flags, no such run, an unreadable document, a cross-tenant baseline.
-pub fn execute(args: GateArgs) -> Result<i32, CliError> {
+pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
     let env = CiEnv::read();
     let out_dir = args
@@ -175,7 +185,9 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
             if let Some(warning) =
                 host::run_trust::commit_warning(&stored.key, &stored.doc, &args.suite.root)
             {
-                eprintln!("{warning}");
+                if !quiet {
+                    super::output::errln(&warning);
+                }
             }
             (stored.key, stored.doc)
         }
@@ -196,7 +208,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 max_calls: args.max_calls,
                 resume: None,
             };
-            let (key, doc, _plan) = run_and_store(&run_args, false)?;
+            let (key, doc, _plan) = run_and_store(&run_args, quiet)?;
             (key, doc)
         }
     };
@@ -244,7 +256,8 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 headline,
                 counts,
                 (worse, unjudged, config_lines(c, &EN)),
-                (text.stdout, text.stderr),
+                // The hint is for a person; `-q` leaves only refusals on stderr.
+                (text.stdout, if quiet { String::new() } else { text.stderr }),
             )
         }
         None => {
@@ -275,14 +288,16 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 }
             }
             counts.insert("suspended".into(), doc.suspended_cases());
-            let stderr = format!(
-                "digline: suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)\n(hint: look at the run, then make it the reference: {promote})\n",
+            let sentence = format!(
+                "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
                 suite.name,
                 suite.tenant,
                 baseline_path.display()
             );
+            let hint = format!("look at the run, then make it the reference: {promote}");
+            let stderr = format!("{}\n", error::render(&sentence, &[&hint], quiet));
             (
-                exit::REFUSED,
+                ExitStatus::Refused,
                 headline.clone(),
                 counts,
                 (failing, errored, Vec::new()),
@@ -326,10 +341,10 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     if let Some(c) = &comparison {
         sections.extend(coverage_sections(c, integrity));
     }
-    if let Some(w) = &base_warning {
+    if let Some(w) = base_warning.as_ref().filter(|_| !quiet) {
         terminal.1.push_str(&format!("digline: warning: {w}\n"));
     }
-    let kind = Kind::of_code(code);
+    let kind = Kind::of(code);
     let counts_line = counts
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
@@ -369,18 +384,20 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
         comparison.as_ref(),
         locale,
         args.report_payload,
+        quiet,
     );
 
     std::fs::create_dir_all(&out_dir).map_err(|e| {
         CliError::Refused(format!(
-            "cannot create the output directory {}: {e}",
-            out_dir.display()
+            "cannot create the output directory {}: {}",
+            out_dir.display(),
+            io_cause(&e)
         ))
     })?;
     let path = |name: &str| out_dir.join(name).display().to_string();
     let outcome = GateOutcome {
         output_version: crate::wire::OUTPUT_VERSION,
-        exit_code: code,
+        exit_code: code.code(),
         outcome: kind,
         no_baseline: baseline.is_none(),
         headline: headline.clone(),
@@ -419,20 +436,22 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     // with workflow commands paused, so none of them can start one.
     let token = env.github.actions.then(host::env::fresh_token);
     if let Some(t) = &token {
-        println!("{}", actions::stop_commands(t));
+        outln(&actions::stop_commands(t))?;
     }
-    print!("{}", terminal.0);
+    out(&terminal.0)?;
     if let Some(t) = &token {
-        println!("{}", actions::resume(t));
+        outln(&actions::resume(t))?;
     }
-    eprint!("{}", terminal.1);
+    err(&terminal.1);
 
     let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, &env);
     for line in published.stdout {
-        println!("{line}");
+        outln(&line)?;
     }
-    for line in published.stderr {
-        eprintln!("{line}");
+    if !quiet {
+        for line in published.stderr {
+            errln(&line);
+        }
     }
     Ok(code)
 }
@@ -515,8 +534,9 @@ fn delta_row(d: &Delta) -> Row {
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::Refused(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text).map_err(|e| {
+        CliError::Refused(format!("cannot write {}: {}", path.display(), io_cause(&e)))
+    })
 }
 
 /// Reads the base ref's baseline (when there is a base): what the gate says

@@ -232,7 +232,7 @@ fn pairing_is_by_id_and_occurrence_not_name_or_position() {
     ];
     assert_eq!(got, want);
     assert_eq!(c.deltas[3].assertion, "renamed");
-    assert_eq!(exit_code(&c), EXIT_WORSE);
+    assert_eq!(exit_code(&c), ExitStatus::Worse);
 }
 
 #[test]
@@ -265,7 +265,7 @@ fn new_missing_and_key_order() {
     // Case c passed in the reference and is not in the run: the reference
     // was not judged in full (0.10.0 exited 0 here; spec 40-compare.md).
     assert_eq!(c.uncovered_passes, 1);
-    assert_eq!(exit_code(&c), EXIT_UNJUDGED);
+    assert_eq!(exit_code(&c), ExitStatus::Unjudged);
 }
 
 #[test]
@@ -385,7 +385,7 @@ fn strict_exit_codes() {
     for (name, run, base, code, uncomputed, nothing) in table {
         let c = compare(&run, &base).unwrap_or_else(|e| panic!("{name}: {e}"));
         let head = c.headline();
-        assert_eq!(exit_code(&c), code, "{name}");
+        assert_eq!(exit_code(&c).code(), code, "{name}");
         assert_eq!(head.uncomputed_measures, uncomputed, "{name}");
         assert_eq!(head.nothing_compared, nothing, "{name}");
     }
@@ -400,10 +400,10 @@ fn canaries_move_in_either_direction() {
     };
     let up = compare(&canary_doc(1.0), &canary_doc(0.8)).unwrap_or_else(|e| panic!("{e}"));
     assert!(up.headline().canary_moved && !up.headline().worse);
-    assert_eq!(exit_code(&up), EXIT_WORSE);
+    assert_eq!(exit_code(&up), ExitStatus::Worse);
     let still = compare(&canary_doc(1.0), &canary_doc(0.99)).unwrap_or_else(|e| panic!("{e}"));
     assert!(!still.headline().canary_moved);
-    assert_eq!(exit_code(&still), EXIT_OK);
+    assert_eq!(exit_code(&still), ExitStatus::Proceed);
 }
 
 #[test]
@@ -456,7 +456,7 @@ fn a_passing_reference_verdict_missing_from_the_run_could_not_be_judged() {
     assert_eq!(c.uncovered_passes, 1);
     let head = c.headline();
     assert!(head.coverage_changed);
-    assert_eq!(exit_code(&c), EXIT_UNJUDGED);
+    assert_eq!(exit_code(&c), ExitStatus::Unjudged);
 
     // A failing reference verdict that went missing is listed, not exit 2.
     let baseline = doc(
@@ -470,7 +470,7 @@ fn a_passing_reference_verdict_missing_from_the_run_could_not_be_judged() {
     let c = compare(&run, &baseline).unwrap();
     assert_eq!(c.uncovered_passes, 0);
     assert!(c.headline().coverage_changed);
-    assert_eq!(exit_code(&c), EXIT_OK);
+    assert_eq!(exit_code(&c), ExitStatus::Proceed);
 
     // A case the run suspends is expected to be missing.
     let mut run = doc(
@@ -489,7 +489,7 @@ fn a_passing_reference_verdict_missing_from_the_run_could_not_be_judged() {
     );
     let c = compare(&run, &baseline).unwrap();
     assert_eq!(c.uncovered_passes, 0);
-    assert_eq!(exit_code(&c), EXIT_OK);
+    assert_eq!(exit_code(&c), ExitStatus::Proceed);
 }
 
 #[test]
@@ -573,5 +573,5 @@ fn rule_changes_are_itemized_with_their_direction() {
         ]
     );
     assert_eq!(c.uncovered_passes, 1, "the edited check's old verdict");
-    assert_eq!(exit_code(&c), EXIT_UNJUDGED);
+    assert_eq!(exit_code(&c), ExitStatus::Unjudged);
 }
