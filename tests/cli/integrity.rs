@@ -696,3 +696,43 @@ fn an_older_run_does_not_overwrite_a_newer_one_and_duplicates_converge() {
     assert_eq!(comments.len(), 1, "{comments:?}");
     assert_ne!(comments[0].0, copy, "the oldest stays");
 }
+
+#[test]
+fn mcp_compare_refuses_a_future_dated_latest_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let runs = root.join(".digline/quickstart/runs/support");
+    let real = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut doc: serde_json::Value = serde_json::from_str(&read(&real)).unwrap();
+    let hash = doc["config_hash"].as_str().unwrap().to_string();
+    doc["created_at"] = serde_json::json!("2099-01-01T00:00:00.000001+00:00");
+    let key = format!("2099-01-01T00-00-00-000001-00-00-{hash}");
+    std::fs::write(
+        runs.join(format!("{key}.json")),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    let mut session = crate::mcp::Session::start(root, &[]);
+    let refused = session.refused("compare", serde_json::json!({"suite": "suite.toml"}));
+    assert!(
+        refused.starts_with(&format!(
+            "the newest run {key} is dated 2099-01-01T00:00:00.000001+00:00, after now ("
+        )),
+        "{refused}"
+    );
+    // Named by its key, the real run is compared.
+    let real_key = real.file_stem().unwrap().to_str().unwrap();
+    let compared = session.ok(
+        "compare",
+        serde_json::json!({"suite": "suite.toml", "run": real_key}),
+    );
+    assert_eq!(compared["exit_code"], 0, "{compared}");
+}
