@@ -57,5 +57,7 @@ mod sampled;
 mod secrets;
 #[path = "cli/slice.rs"]
 mod slice;
+#[path = "cli/surfaces.rs"]
+mod surfaces;
 #[path = "cli/util.rs"]
 mod util;

@@ -17,17 +17,17 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use crate::core::compare::{compare, exit_code, Comparison, Delta, Outcome, Scope, Side};
+use crate::core::compare::{compare, Comparison, Delta, Outcome, Scope, Side};
 use crate::core::document::{run_key, RunDocument};
-use crate::core::verdict::Status;
-use crate::forge::comment::{self, CommentData, Row, Section, SectionRow};
+use crate::forge::comment::{self, CommentData, Section, SectionRow};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
-use crate::forge::{self, actions, junit, Mode};
+use crate::forge::{self, actions, escape, junit, Mode};
 use crate::host::base_ref::{self, BaseBaseline};
 use crate::host::{self, env::CiEnv};
+use crate::report::cost;
 use crate::report::coverage::{self as integrity_text, IntegrityStrings};
+use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
-use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
 use crate::store::error::io_cause;
 use crate::store::Store;
 
@@ -95,9 +95,9 @@ pub struct GateArgs {
     /// Gate a stored run (a key, or `latest`) instead of running the suite.
     #[arg(long, value_name = "KEY|latest")]
     pub run: Option<String>,
-    /// The language of the HTML report (the comment and summary are English so far).
-    #[arg(long, default_value = "en")]
-    pub locale: String,
+    /// The language of everything the gate writes for people: terminal text, comment, job summary, JUnit bodies and the HTML report.
+    #[arg(long, default_value = "en", value_parser = super::locale::parser())]
+    pub locale: Locale,
     /// Where the files go (default: $RUNNER_TEMP/digline on GitHub, digline-gate/ elsewhere).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -158,8 +158,16 @@ fn render_html_report(
 /// A [`CliError`] (exit 64) for a refusal before a verdict: bad suite,
 /// bad flags, no such run, an unreadable document, a cross-tenant baseline.
 pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
+    let locale = args.locale;
     let env = CiEnv::read();
+    // On GitHub Actions every line the gate prints — progress, warnings,
+    // the terminal text, a refusal — quotes names a pull request chose, so
+    // workflow commands are paused from the first line; only the gate's own
+    // annotation and warnings are printed after the fence closes.
+    let token = env.github.actions.then(host::env::fresh_token);
+    if let Some(t) = &token {
+        outln(&actions::stop_commands(t))?;
+    }
     let out_dir = args
         .out
         .clone()
@@ -218,7 +226,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         None => None,
     };
     let replaced = Replaced::judge(&doc, base_baseline);
-    let integrity = IntegrityStrings::of(Locale::En);
+    let integrity = IntegrityStrings::of(locale);
     let promote = format!(
         "digline promote --suite {} --root {} --run {key}",
         args.suite.suite.display(),
@@ -226,158 +234,100 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     );
     let root_text = args.suite.root.display().to_string();
     let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
-    let report_line = report_line(&args.publishing, &env, &out_dir);
+    let report_line = report_line(&args.publishing, &env, &out_dir, locale);
 
-    let (code, headline, counts, data_tables, mut terminal) = match &comparison {
-        Some(c) => {
-            let code = exit_code(c);
-            let headline = headline_sentence(c, &c.headline(), &EN);
+    let (code, mut view, counts) = match (&comparison, &baseline) {
+        (Some(c), Some(b)) => {
+            let view = gate_view::compared(&doc, b, c, locale);
             let counts: BTreeMap<String, usize> = Outcome::ALL
                 .iter()
                 .map(|o| (o.as_str().to_string(), c.headline().counts.get(*o)))
                 .collect();
-            let worse: Vec<Row> = c
-                .deltas
-                .iter()
-                .filter(|d| {
-                    d.outcome == Outcome::Regressed || (d.canary && d.outcome == Outcome::Improved)
-                })
-                .map(delta_row)
-                .collect();
-            let unjudged: Vec<Row> = c
-                .deltas
-                .iter()
-                .filter(|d| d.outcome == Outcome::Errored)
-                .map(delta_row)
-                .collect();
-            let text = render_compare(c, &EN);
-            (
-                code,
-                headline,
-                counts,
-                (worse, unjudged, config_lines(c, &EN)),
-                // The hint is for a person; `-q` leaves only refusals on stderr.
-                (text.stdout, if quiet { String::new() } else { text.stderr }),
-            )
+            (view.exit_code, view, counts)
         }
-        None => {
-            let headline = format!(
-                "No baseline to compare with, so there is no verdict: {} was not found.",
-                baseline_path.display()
+        _ => {
+            let view = gate_view::single(
+                &doc,
+                &baseline_path.display().to_string(),
+                locale,
+                ExitStatus::Refused,
             );
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-            let mut failing = Vec::new();
-            let mut errored = Vec::new();
-            let rows = doc
+            let statuses = doc
                 .results
                 .iter()
-                .flat_map(|c| c.verdicts.iter().map(move |v| (c.case_id.as_str(), v)))
-                .chain(doc.aggregate.iter().map(|v| ("run", v)));
-            for (case, v) in rows {
+                .flat_map(|c| c.verdicts.iter())
+                .chain(doc.aggregate.iter());
+            for v in statuses {
                 *counts.entry(v.status.as_str().to_string()).or_insert(0) += 1;
-                let row = Row {
-                    case: case.to_string(),
-                    check: v.assertion.clone(),
-                    before: "—".into(),
-                    after: side_text(v.status, v.score),
-                };
-                match v.status {
-                    Status::Fail => failing.push(row),
-                    Status::Error => errored.push(row),
-                    Status::Pass => {}
-                }
             }
             counts.insert("suspended".into(), doc.suspended_cases());
-            let sentence = format!(
-                "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
-                suite.name,
-                suite.tenant,
-                baseline_path.display()
-            );
-            let hint = format!("look at the run, then make it the reference: {promote}");
-            let stderr = format!("{}\n", error::render(&sentence, &[&hint], quiet));
-            (
-                ExitStatus::Refused,
-                headline.clone(),
-                counts,
-                (failing, errored, Vec::new()),
-                (format!("{headline}\n"), stderr),
-            )
+            (ExitStatus::Refused, view, counts)
         }
     };
     // A replaced reference is said first, everywhere the headline goes.
-    let lead = replaced.as_ref().map(|r| r.sentence(integrity));
-    let headline = match &lead {
-        Some(lead) => format!("{lead} {headline}"),
-        None => headline,
-    };
-    if let Some(lead) = &lead {
-        terminal.0 = format!("{lead}\n{}", terminal.0);
+    if let Some(r) = &replaced {
+        view.lead = format!("{} {}", r.sentence(integrity), view.lead);
     }
+    let headline = view.headline();
     let mut sections = Vec::new();
+    let mut integrity_text_blocks = String::new();
     if let Some(r) = &replaced {
         let rows = r.worse_rows();
         if !rows.is_empty() {
-            terminal
-                .0
-                .push_str(&format!("\n{}:\n", integrity.title_replaced_worse));
+            integrity_text_blocks.push_str(&format!("\n{}:\n", integrity.title_replaced_worse));
             for row in &rows {
-                terminal.0.push_str(&format!(
-                    "{} · {} · {} → {}\n",
-                    row.case, row.check, row.before, row.after
-                ));
+                integrity_text_blocks
+                    .push_str(&format!("{} · {} · {}\n", row.case, row.check, row.detail));
             }
-            let rows = rows
-                .into_iter()
-                .map(|r| SectionRow {
-                    detail: format!("{} → {}", r.before, r.after),
-                    case: r.case,
-                    check: r.check,
-                })
-                .collect();
             sections.push(Section::rows(integrity.title_replaced_worse, rows));
         }
     }
     if let Some(c) = &comparison {
         sections.extend(coverage_sections(c, integrity));
+        integrity_text_blocks.push_str(&integrity_text::terminal_blocks(
+            c,
+            crate::report::text::Strings::of(locale).scope_run,
+            crate::report::text::Strings::of(locale).summary_truncated,
+            integrity,
+        ));
     }
-    if let Some(w) = base_warning.as_ref().filter(|_| !quiet) {
-        terminal.1.push_str(&format!("digline: warning: {w}\n"));
+    let mut integrity_stderr = String::new();
+    if !quiet {
+        if let Some(c) = &comparison {
+            integrity_stderr.push_str(&integrity_text::uncovered_hint(c, integrity));
+        }
+        if let Some(w) = &base_warning {
+            integrity_stderr.push_str(&format!("digline: warning: {w}\n"));
+        }
     }
     let kind = Kind::of(code);
-    let counts_line = counts
-        .iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect::<Vec<_>>()
-        .join(" · ");
+    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
+    for row in &view.unjudged {
+        if let Some(cause) = &row.cause {
+            *causes
+                .entry(cause.category.as_str().to_string())
+                .or_insert(0) += 1;
+        }
+    }
+    let cost = cost::sentence(&doc, baseline.as_ref(), locale);
     let data = CommentData {
-        kind,
-        headline: headline.clone(),
+        locale,
+        view: view.clone(),
         suite: suite.name.clone(),
         tenant: suite.tenant.clone(),
         run_key: key.clone(),
         baseline_key: baseline
             .as_ref()
             .map(|b| run_key(&b.created_at, &b.config_hash)),
-        no_baseline: baseline.is_none(),
-        baseline_path: baseline_path.display().to_string(),
         promote: promote.clone(),
-        worse_title: if baseline.is_some() {
-            "What got worse"
-        } else {
-            "Failing in this run"
-        }
-        .into(),
-        worse: data_tables.0,
-        unjudged: data_tables.1,
-        config: data_tables.2,
-        counts: format!("Counts: {counts_line}."),
         report: report_line,
+        cost,
         sections,
     };
     let comment_md = comment::render(&data, Some(&order_marker(&marker, &doc.created_at)));
     let summary_md = comment::render(&data, None);
-    let junit_xml = junit::render(&doc, comparison.as_ref());
+    let junit_xml = junit::render(&doc, comparison.as_ref(), locale);
     let html = render_html_report(
         &doc,
         baseline.as_ref(),
@@ -409,6 +359,16 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         baseline_key: data.baseline_key.clone(),
         baseline_path: Some(baseline_path.display().to_string()),
         counts,
+        cases: view.case_counts.clone(),
+        causes,
+        spent_usd: BTreeMap::from([
+            ("target".to_string(), cost::target_usd(&doc)),
+            (
+                "reference_target".to_string(),
+                baseline.as_ref().and_then(cost::target_usd),
+            ),
+        ]),
+        locale: locale.code().to_string(),
         marker,
         baseline_changed: replaced.is_some(),
         paths: Paths {
@@ -432,17 +392,28 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         write_file(&out_dir.join(name), text)?;
     }
 
-    // The terminal text quotes case ids: on GitHub Actions it is printed
+    // The terminal text quotes case ids and check names: made visible
+    // (no escape sequence, no bidi control), and on GitHub Actions printed
     // with workflow commands paused, so none of them can start one.
-    let token = env.github.actions.then(host::env::fresh_token);
-    if let Some(t) = &token {
-        outln(&actions::stop_commands(t))?;
-    }
-    out(&terminal.0)?;
+    let stdout_text =
+        escape::terminal(&format!("{}{integrity_text_blocks}", view.terminal(locale)));
+    let stderr_text = if view.no_baseline {
+        let sentence = format!(
+            "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
+            suite.name,
+            suite.tenant,
+            baseline_path.display()
+        );
+        let hint = format!("look at the run, then make it the reference: {promote}");
+        escape::terminal(&format!("{}\n", error::render(&sentence, &[&hint], quiet)))
+    } else {
+        String::new()
+    } + &escape::terminal(&integrity_stderr);
+    out(&stdout_text)?;
+    err(&stderr_text);
     if let Some(t) = &token {
         outln(&actions::resume(t))?;
     }
-    err(&terminal.1);
 
     let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, &env);
     for line in published.stdout {
@@ -464,7 +435,12 @@ pub fn publish_files(
     args: &PublishArgs,
     env: &CiEnv,
 ) -> forge::Published {
-    let (comment_md, summary_md) = match args.report_url.as_deref().and_then(comment::report_link) {
+    let locale = Locale::parse(&outcome.locale).unwrap_or(Locale::En);
+    let (comment_md, summary_md) = match args
+        .report_url
+        .as_deref()
+        .and_then(|u| comment::report_link(u, locale, false))
+    {
         Some(link) => (
             comment::set_report_line(comment_md, &link),
             comment::set_report_line(summary_md, &link),
@@ -487,50 +463,31 @@ pub fn publish_files(
 }
 
 /// The comment's report line before `publish` knows the artifact link.
-fn report_line(args: &PublishArgs, env: &CiEnv, out_dir: &Path) -> String {
-    if let Some(link) = args.report_url.as_deref().and_then(comment::report_link) {
+fn report_line(args: &PublishArgs, env: &CiEnv, out_dir: &Path, locale: Locale) -> String {
+    if let Some(link) = args
+        .report_url
+        .as_deref()
+        .and_then(|u| comment::report_link(u, locale, false))
+    {
         return link;
     }
     if let Some(job) = &env.gitlab.job_url {
         let rel = out_dir.display().to_string();
         let rel = rel.trim_start_matches("./").trim_end_matches('/');
-        if let Some(link) = comment::report_link(&format!(
-            "{}/artifacts/browse/{rel}",
-            job.trim_end_matches('/')
-        )) {
+        if let Some(link) = comment::report_link(
+            &format!("{}/artifacts/browse/{rel}", job.trim_end_matches('/')),
+            locale,
+            false,
+        ) {
             return link;
         }
     }
     if let Some(run) = &env.github.run_url {
-        if let Some(link) = comment::report_link(run) {
-            return link.replace("[the report]", "[the job's artifacts]");
+        if let Some(link) = comment::report_link(run, locale, true) {
+            return link;
         }
     }
-    "The full report is in the job's artifacts.".to_string()
-}
-
-fn side_text(status: Status, score: Option<f64>) -> String {
-    match (status, score) {
-        (Status::Error, _) | (_, None) => "error".to_string(),
-        (s, Some(v)) => format!("{} {}", s.as_str(), fmt_score(v)),
-    }
-}
-
-fn side(side: &Option<Side>) -> String {
-    side.as_ref()
-        .map_or_else(|| "—".to_string(), |s| side_text(s.status, s.score))
-}
-
-fn delta_row(d: &Delta) -> Row {
-    Row {
-        case: match d.key.scope {
-            Scope::Case => d.key.case_id.clone(),
-            Scope::Run => "run".to_string(),
-        },
-        check: d.assertion.clone(),
-        before: side(&d.before),
-        after: side(&d.after),
-    }
+    comment::report_in_artifacts(locale)
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
@@ -597,18 +554,38 @@ impl Replaced {
     }
 
     /// What got worse against the base's reference.
-    fn worse_rows(&self) -> Vec<Row> {
+    fn worse_rows(&self) -> Vec<SectionRow> {
         self.against_old
             .as_ref()
             .map(|old| {
                 old.deltas
                     .iter()
                     .filter(|d| d.outcome == Outcome::Regressed)
-                    .map(delta_row)
+                    .map(|d| SectionRow {
+                        case: case_field(d),
+                        check: d.assertion.clone(),
+                        detail: format!("{} → {}", side(&d.before), side(&d.after)),
+                    })
                     .collect()
             })
             .unwrap_or_default()
     }
+}
+
+/// The case field of a row (`run` for a run-level measure).
+fn case_field(d: &Delta) -> String {
+    match d.key.scope {
+        Scope::Case => d.key.case_id.clone(),
+        Scope::Run => "run".to_string(),
+    }
+}
+
+/// One side of a delta as the tables show it: `pass 1.000000`, `error`, `—`.
+fn side(side: &Option<Side>) -> String {
+    side.as_ref().map_or_else(
+        || "—".to_string(),
+        |s| gate_view::side_text(s.status, s.score),
+    )
 }
 
 /// The comment's sections for rule changes and coverage of the reference.
@@ -625,13 +602,10 @@ fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
     let listed = |deltas: Vec<&Delta>, what: &str, side_of: fn(&Delta) -> &Option<Side>| {
         deltas
             .into_iter()
-            .map(|d| {
-                let row = delta_row(d);
-                SectionRow {
-                    case: row.case,
-                    check: row.check,
-                    detail: format!("{what} ({})", side(side_of(d))),
-                }
+            .map(|d| SectionRow {
+                case: case_field(d),
+                check: d.assertion.clone(),
+                detail: format!("{what} ({})", side(side_of(d))),
             })
             .collect::<Vec<_>>()
     };

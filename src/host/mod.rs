@@ -21,3 +21,4 @@ pub mod run_trust;
 pub mod runner;
 pub mod signals;
 pub mod suite;
+pub mod visible;

@@ -276,6 +276,40 @@ pub fn locale_of(s: &Strings) -> Locale {
 /// suspended, suite, artifacts, replay, target configuration, canary, judges.
 /// Clauses with nothing to say are left out.
 pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) -> String {
+    let mut clauses: Vec<String> = headline_clauses(comparison, head, s).into();
+    // The reference not covered decides the exit code (2) unless something
+    // got worse (1) or nothing was compared at all: then it comes right
+    // after that clause, else first.
+    let uncovered = clauses.remove(clause::UNCOVERED);
+    let at = usize::from(head.worse || head.canary_moved || head.nothing_compared);
+    clauses.insert(at, uncovered);
+    clauses
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where each clause sits in [`headline_clauses`]' array.
+pub mod clause {
+    /// Worse (or "nothing was compared").
+    pub const WORSE: usize = 0;
+    /// Within noise.
+    pub const NOISE: usize = 1;
+    /// Unjudged cases.
+    pub const UNJUDGED: usize = 2;
+    /// Uncomputed whole-run measures.
+    pub const UNCOMPUTED: usize = 3;
+    /// A moved canary.
+    pub const CANARY: usize = 9;
+    /// Passing reference checks not in the run (this product's strictness;
+    /// [`super::headline_sentence`] puts it first when it decides the exit code).
+    pub const UNCOVERED: usize = 11;
+}
+
+/// The headline's clauses in their fixed order (see [`headline_sentence`]);
+/// a clause with nothing to say is empty. Positions: [`clause`].
+pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -> [String; 12] {
     let regressed = head.counts.get(Outcome::Regressed);
     let worse = if head.nothing_compared {
         s.nothing_compared.to_string()
@@ -332,23 +366,11 @@ pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) 
     } else {
         fill(s.judge_changed, &[("changes", &judge_changes)])
     };
-    // The reference not covered decides the exit code (2) unless something
-    // got worse (1) or nothing was compared at all: then it comes right
-    // after that clause, else first.
     let uncovered = coverage::uncovered_clause(head.uncovered_passes, integrity);
-    let (first, second) = if head.worse || head.canary_moved || head.nothing_compared {
-        (worse, uncovered)
-    } else {
-        (uncovered, worse)
-    };
     [
-        first, second, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target,
-        canary, judge,
+        worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target, canary,
+        judge, uncovered,
     ]
-    .into_iter()
-    .filter(|part| !part.is_empty())
-    .collect::<Vec<_>>()
-    .join(" ")
 }
 
 /// One line per side whose configuration moved: `system · model a → b`,
@@ -444,6 +466,11 @@ pub fn summary_lines(comparison: &Comparison, s: &Strings, limit: Option<usize>)
         ));
     }
     lines
+}
+
+/// The moved target parameters (`model a → b`) a regression coincides with.
+pub fn coincides_text(comparison: &Comparison, s: &Strings) -> String {
+    change_list(comparison.config_changes(), s)
 }
 
 /// What happened to one check, in one sentence; `coincides` (the moved
