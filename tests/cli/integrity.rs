@@ -294,7 +294,8 @@ fn a_replaced_baseline_is_said_first_with_what_it_gives_up() {
         ran.stdout, ran.stderr
     );
     assert!(
-        ran.stdout.starts_with(&format!("{REPLACED}\n")),
+        ran.stdout
+            .starts_with(&format!("{REPLACED} Nothing got worse")),
         "{}",
         ran.stdout
     );
@@ -312,7 +313,8 @@ fn a_replaced_baseline_is_said_first_with_what_it_gives_up() {
     let ran = digline_env(root, &args, &vars);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        ran.stdout.contains(&format!("\n{REPLACED}\n")),
+        ran.stdout
+            .contains(&format!("\n{REPLACED} Nothing got worse")),
         "{}",
         ran.stdout
     );
@@ -443,7 +445,8 @@ fn the_base_ref_is_read_without_a_git_binary() {
     };
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        ran.stdout.starts_with(&format!("{REPLACED}\n")),
+        ran.stdout
+            .starts_with(&format!("{REPLACED} Nothing got worse")),
         "{}",
         ran.stdout
     );
@@ -599,7 +602,13 @@ fn someone_elses_marker_comment_is_left_alone() {
     let comments = fake.comments();
     assert_eq!(comments.len(), 2, "{comments:?}");
     assert_eq!(comments[0], (planted, theirs.clone()));
-    assert!(comments[1].1.contains("**Something got worse.**"));
+    assert!(
+        comments[1]
+            .1
+            .contains("**1 check got worse compared with the reference\\.**"),
+        "{}",
+        comments[1].1
+    );
 
     let lab = fake_gitlab(Mode::Normal);
     let planted = lab.add_by(Some("mallory"), &theirs);
@@ -616,7 +625,13 @@ fn someone_elses_marker_comment_is_left_alone() {
     let notes = lab.comments();
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert_eq!(notes[0], (planted, theirs));
-    assert!(notes[1].1.contains("**Something got worse.**"));
+    assert!(
+        notes[1]
+            .1
+            .contains("**1 check got worse compared with the reference\\.**"),
+        "{}",
+        notes[1].1
+    );
 }
 
 #[test]
@@ -639,7 +654,7 @@ fn a_red_comment_turns_green_on_the_next_passing_push() {
     assert!(
         comments[0]
             .1
-            .contains("\nNothing got worse. Nothing got worse"),
+            .contains("\n**Nothing got worse compared with the reference\\.**"),
         "{}",
         comments[0].1
     );
