@@ -9,7 +9,9 @@
 pub mod artifacts;
 pub mod base_ref;
 pub mod cases;
+pub mod ci_tokens;
 pub mod clock;
+pub mod crlf;
 pub mod env;
 pub mod git;
 pub mod git_objects;
