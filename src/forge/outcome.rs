@@ -20,6 +20,7 @@
 //! | `spent_usd` | object | `target` and `reference_target`: the target's spend in USD as the runs recorded it (`null` when not recorded) |
 //! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
+//! | `baseline_changed` | bool | the pull request replaces the baseline file (known from the base ref) |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
 //! | `retries` | object, absent with `--run` | when the gate ran the suite: `calls` (calls tried more than once), retries by reason (`rate_limited`, `server_error`, `connection`) and `waits_refused` (calls failed at once: the asked wait was over `--max-wait`); counts only |
 
@@ -139,6 +140,9 @@ pub struct Outcome {
     pub locale: String,
     /// The hidden marker of this (root, tenant, suite)'s comment.
     pub marker: String,
+    /// The pull request replaces the baseline file (known from the base ref).
+    #[serde(default)]
+    pub baseline_changed: bool,
     /// The files written.
     pub paths: Paths,
     /// Retry counts of the run the gate made (absent when it gated a stored run).
@@ -181,6 +185,27 @@ impl Outcome {
     /// The parser's sentence when the text is not an outcome file.
     pub fn from_json(text: &str) -> Result<Outcome, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// Check the recorded `marker` against the one digline computes for
+    /// the recorded root, tenant and suite ([`super::marker`]): the
+    /// comment found (and overwritten) by an empty or foreign marker
+    /// could be anyone's.
+    ///
+    /// # Errors
+    /// A sentence naming what the marker should have been computed from.
+    pub fn check_marker(&self) -> Result<(), String> {
+        let expected = super::marker(&self.root, &self.tenant, &self.suite);
+        if self.marker == expected {
+            Ok(())
+        } else {
+            Err(format!(
+                "its marker is not the one digline computes for root '{}', tenant '{}' and \
+                 suite '{}', and a marker that does not match could find and overwrite another \
+                 comment, so nothing was published",
+                self.root, self.tenant, self.suite
+            ))
+        }
     }
 }
 

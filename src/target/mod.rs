@@ -17,3 +17,4 @@ pub mod pricing;
 pub mod provider;
 pub mod rate_limits;
 pub mod template;
+pub mod tls;
