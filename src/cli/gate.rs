@@ -24,6 +24,7 @@ use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
 use crate::forge::{self, actions, escape, junit, Mode};
 use crate::host::{self, env::CiEnv};
 use crate::report::cost;
+use crate::report::text::fill;
 use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
 use crate::store::error::io_cause;
@@ -31,7 +32,7 @@ use crate::store::Store;
 
 use super::output::{err, errln, out, outln};
 use super::run::{run_and_store, RunArgs};
-use super::{error, load_suite, CliError, ExitStatus, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// `--publish`: where the verdict goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -150,16 +151,41 @@ fn render_html_report(
 /// A [`CliError`] (exit 64) for a refusal before a verdict: bad suite,
 /// bad flags, no such run, an unreadable document, a cross-tenant baseline.
 pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let locale = args.locale;
     let env = CiEnv::read();
     // On GitHub Actions every line the gate prints — progress, warnings,
     // the terminal text, a refusal — quotes names a pull request chose, so
     // workflow commands are paused from the first line; only the gate's own
     // annotation and warnings are printed after the fence closes.
-    let token = env.github.actions.then(host::env::fresh_token);
+    let mut token = env.github.actions.then(host::env::fresh_token);
     if let Some(t) = &token {
         outln(&actions::stop_commands(t))?;
     }
+    match gate(args, quiet, &env, &mut token) {
+        // A refusal while the fence is open: its sentence (which may quote
+        // a name or a line of a file the pull request wrote) is printed
+        // inside the fence, made visible, and the fence is closed after it,
+        // so the step's later workflow commands work again.
+        Err(refusal) => match token.take() {
+            Some(t) => {
+                errln(&escape::terminal(&refusal.render(quiet)));
+                outln(&actions::resume(&t))?;
+                Ok(refusal.exit_status())
+            }
+            None => Err(refusal),
+        },
+        done => done,
+    }
+}
+
+/// The gate itself; `token` is the open stop-commands fence, taken (and
+/// closed) once the terminal text is out.
+fn gate(
+    args: GateArgs,
+    quiet: bool,
+    env: &CiEnv,
+    token: &mut Option<String>,
+) -> Result<ExitStatus, CliError> {
+    let locale = args.locale;
     let out_dir = args
         .out
         .clone()
@@ -335,21 +361,20 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     // with workflow commands paused, so none of them can start one.
     let stdout_text = escape::terminal(&view.terminal(locale));
     let stderr_text = if view.no_baseline {
-        let sentence = format!(
-            "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
-            suite.name,
-            suite.tenant,
-            baseline_path.display()
-        );
-        let hint = format!("look at the run, then make it the reference: {promote}");
-        escape::terminal(&format!("{}\n", error::render(&sentence, &[&hint], quiet)))
+        escape::terminal(&no_baseline_refusal(
+            &suite.name,
+            &suite.tenant,
+            &promote,
+            locale,
+            quiet,
+        ))
     } else {
         String::new()
     };
     out(&stdout_text)?;
     err(&stderr_text);
-    if let Some(t) = &token {
-        outln(&actions::resume(t))?;
+    if let Some(t) = token.take() {
+        outln(&actions::resume(&t))?;
     }
 
     let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, &env);
@@ -362,6 +387,35 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         }
     }
     Ok(code)
+}
+
+/// The no-baseline refusal on stderr, in the reader's locale: the exit
+/// code and what is missing (stdout's headline already said there is no
+/// baseline and where it was looked for, so this does not repeat it), then
+/// the promote command as a hint unless `quiet`.
+fn no_baseline_refusal(
+    suite: &str,
+    tenant: &str,
+    promote: &str,
+    locale: Locale,
+    quiet: bool,
+) -> String {
+    let fill = |key: &str, with: &[(&str, &str)]| fill(locale.text(key), with);
+    let mut text = format!(
+        "digline: {}\n",
+        fill(
+            "gate.refused_no_baseline",
+            &[("suite", suite), ("tenant", tenant)]
+        )
+    );
+    if !quiet {
+        text.push_str(&format!(
+            "({}: {})\n",
+            locale.text("gate.hint"),
+            fill("gate.hint_promote", &[("command", promote)])
+        ));
+    }
+    text
 }
 
 /// Publish an outcome (shared by `gate` and `publish`).

@@ -534,6 +534,52 @@ fn a_hostile_store_is_inert_on_every_surface() {
     assert!(!outputs.lines().any(|l| l.starts_with("::")), "{outputs}");
 }
 
+/// A gate refused on GitHub Actions (here for a run key the pull request
+/// chose, with a line break and a workflow command in it) prints its
+/// refusal inside the stop-commands fence and closes the fence after it:
+/// the refusal cannot act, and the step's later workflow commands are not
+/// left paused. stdout and stderr share one pipe here, as on a runner.
+#[test]
+fn a_refused_gate_on_actions_closes_the_fence_after_its_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    store(root, "02-one-flip", true, |_| {});
+    let ran = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("\"$0\" \"$@\" 2>&1")
+        .arg(env!("CARGO_BIN_EXE_digline"))
+        .args([
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "nope\n::error::forged",
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ])
+        .current_dir(root)
+        .env_remove("CI")
+        .env_remove("DIGLINE_LOG")
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    assert_eq!(ran.status.code(), Some(64));
+    let merged = String::from_utf8(ran.stdout).unwrap();
+    let lines: Vec<&str> = merged.lines().collect();
+    let token = lines[0]
+        .strip_prefix("::stop-commands::")
+        .unwrap_or_else(|| panic!("opens the fence: {merged}"));
+    assert_eq!(lines.last(), Some(&format!("::{token}::").as_str()), "{merged}");
+    assert!(
+        lines[1].starts_with("digline: ") && lines.len() >= 3,
+        "the refusal, inside the fence: {merged}"
+    );
+    assert!(merged.contains("\n::error::forged"), "{merged}");
+    no_command_outside_the_fence("refused gate", &merged, "");
+}
+
 /// Every `::` line outside a `::stop-commands::` fence is one of digline's
 /// own annotations or warnings.
 fn no_command_outside_the_fence(label: &str, stdout: &str, stderr: &str) {
