@@ -534,6 +534,35 @@ fn a_hostile_store_is_inert_on_every_surface() {
     assert!(!outputs.lines().any(|l| l.starts_with("::")), "{outputs}");
 }
 
+/// `compare`'s terminal text says why each check could not run — the cause
+/// category and measured facts, in the reader's locale — and `-v` adds no
+/// payload: no stored reason, nothing only the system produced (`LEAK`).
+#[test]
+fn compare_says_why_a_check_could_not_run_in_two_locales() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let key = store(root, "01-nothing-changed", true, unjudged);
+    for locale in ["en", "de"] {
+        let args = [
+            "compare", "--suite", "suite.toml", "--run", &key, "--locale", locale,
+        ];
+        let ran = digline_env(root, &args, &[]);
+        assert_eq!(ran.code, 2, "{}", ran.stderr);
+        insta::assert_snapshot!(format!("compare-causes-{locale}"), ran.stdout);
+        let mut verbose = vec!["-v"];
+        verbose.extend(args);
+        let loud = digline_env(root, &verbose, &[]);
+        assert_eq!(loud.stdout, ran.stdout);
+        for text in [&loud.stdout, &loud.stderr] {
+            assert!(!text.contains("LEAK"), "{text}");
+            for (_, reason, _) in CAUSES {
+                assert!(!text.contains(reason), "{text}");
+            }
+            assert!(!text.contains("ValueError") && !text.contains("urlopen"), "{text}");
+        }
+    }
+}
+
 /// A gate refused on GitHub Actions (here for a run key the pull request
 /// chose, with a line break and a workflow command in it) prints its
 /// refusal inside the stop-commands fence and closes the fence after it:
