@@ -9,8 +9,8 @@
 use clap::{Args, ValueEnum};
 
 use crate::core::diff::diff;
-use crate::report::order::SuiteOrder;
 use crate::report::diff::{header_lines, run_labels, sentence, summary_lines, SUMMARY_LIMIT};
+use crate::report::order::SuiteOrder;
 use crate::store::Store;
 use crate::wire::compare::print;
 use crate::wire::diff::diff_json;

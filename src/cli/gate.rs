@@ -24,9 +24,9 @@ use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
 use crate::forge::{self, actions, escape, junit, Mode};
 use crate::host::{self, env::CiEnv};
 use crate::report::cost;
-use crate::report::text::fill;
 use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
+use crate::report::text::fill;
 use crate::store::error::io_cause;
 use crate::store::Store;
 
@@ -128,8 +128,11 @@ fn render_html_report(
     locale: Locale,
     payload: bool,
     quiet: bool,
+    spends: cost::Spends,
 ) -> Option<String> {
-    match crate::report::html::render(run, baseline, comparison, locale, !payload) {
+    match crate::report::html::render_with_spend(
+        run, baseline, comparison, locale, !payload, spends,
+    ) {
         Ok(page) => Some(page),
         Err(e) => {
             if !quiet {
@@ -235,7 +238,7 @@ fn gate(
     );
     let root_text = args.suite.root.display().to_string();
     let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
-    let report_line = report_line(&args.publishing, &env, &out_dir, locale);
+    let report_line = report_line(&args.publishing, env, &out_dir, locale);
 
     let (code, view, counts) = match (&comparison, &baseline) {
         (Some(c), Some(b)) => {
@@ -276,7 +279,15 @@ fn gate(
                 .or_insert(0) += 1;
         }
     }
-    let cost = cost::sentence(&doc, baseline.as_ref(), locale);
+    // What the run and the reference spent, as recorded beside their
+    // documents (a run of 0.10.0, or a resumed one, has no record).
+    let spends = cost::Spends {
+        run: store.read_run_spend(&suite.tenant, &suite.name, &key),
+        reference: baseline
+            .as_ref()
+            .and_then(|_| store.read_baseline_spend(&suite.tenant, &suite.name)),
+    };
+    let cost = cost::sentence(&doc, baseline.as_ref(), spends, locale);
     let data = CommentData {
         locale,
         view: view.clone(),
@@ -300,6 +311,7 @@ fn gate(
         locale,
         args.report_payload,
         quiet,
+        spends,
     );
 
     std::fs::create_dir_all(&out_dir).map_err(|e| {
@@ -327,12 +339,27 @@ fn gate(
         cases: view.case_counts.clone(),
         causes,
         spent_usd: BTreeMap::from([
-            ("target".to_string(), cost::target_usd(&doc)),
+            (
+                "target".to_string(),
+                cost::target_usd_of(&doc, spends.run.as_ref()),
+            ),
             (
                 "reference_target".to_string(),
-                baseline.as_ref().and_then(cost::target_usd),
+                baseline
+                    .as_ref()
+                    .and_then(|b| cost::target_usd_of(b, spends.reference.as_ref())),
+            ),
+            (
+                "judges".to_string(),
+                spends.run.as_ref().and_then(|s| s.judges.usd),
+            ),
+            (
+                "reference_judges".to_string(),
+                spends.reference.as_ref().and_then(|s| s.judges.usd),
             ),
         ]),
+        spent: spends.run,
+        reference_spent: spends.reference,
         locale: locale.code().to_string(),
         marker,
         paths: Paths {
@@ -377,7 +404,7 @@ fn gate(
         outln(&actions::resume(&t))?;
     }
 
-    let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, &env);
+    let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, env);
     for line in published.stdout {
         outln(&line)?;
     }

@@ -272,7 +272,8 @@ pub fn summary_lines(
     limit: Option<usize>,
 ) -> Vec<String> {
     let mut chosen: Vec<&CheckDifference> = d.checks.iter().filter(|c| c.differs()).collect();
-    chosen.sort_by_cached_key(|c| order.position(c.scope, &c.case_id, &c.assertion_id, c.occurrence));
+    chosen
+        .sort_by_cached_key(|c| order.position(c.scope, &c.case_id, &c.assertion_id, c.occurrence));
     let shown = limit.map_or(chosen.len(), |n| n.min(chosen.len()));
     let mut lines: Vec<String> = chosen[..shown]
         .iter()

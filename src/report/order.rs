@@ -61,12 +61,7 @@ impl<'a> SuiteOrder<'a> {
     /// The sort key of one pairing key: cases first (file order, then
     /// check order), then whole-run measures.
     pub fn key(&self, key: &PairKey) -> (u8, usize, usize) {
-        self.position(
-            key.scope,
-            &key.case_id,
-            &key.assertion_id,
-            key.occurrence,
-        )
+        self.position(key.scope, &key.case_id, &key.assertion_id, key.occurrence)
     }
 
     /// The sort key of (scope, case id, check identity, occurrence), as

@@ -313,7 +313,8 @@ fn gate_quiet_prints_no_plan_line_and_no_hint() {
         )
     );
     assert!(
-        de.stdout.starts_with("Es gibt keine Referenz zum Vergleich, daher gibt es kein Urteil."),
+        de.stdout
+            .starts_with("Es gibt keine Referenz zum Vergleich, daher gibt es kein Urteil."),
         "{}",
         de.stdout
     );

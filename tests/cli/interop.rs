@@ -85,7 +85,11 @@ fn diff_in_suite_order(theirs: &str, args: &[&str], root: &Path) -> String {
     if !block.lines().all(|l| l.contains(" · ")) {
         return theirs.to_string();
     }
-    let keys: Vec<&str> = args.iter().copied().filter(|a| a.contains("-00-00-")).collect();
+    let keys: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| a.contains("-00-00-"))
+        .collect();
     let mut runs: Vec<serde_json::Value> = keys
         .iter()
         .map(|k| stored_run(root, k).unwrap_or_else(|| panic!("no stored run {k}")))
@@ -102,7 +106,9 @@ fn diff_in_suite_order(theirs: &str, args: &[&str], root: &Path) -> String {
                 .iter()
                 .map(|v| v["assertion"].as_str().unwrap().to_string());
             match cases.iter_mut().find(|(c, _)| c == id) {
-                Some((_, known)) => known.extend(names.filter(|n| !known.contains(n)).collect::<Vec<_>>()),
+                Some((_, known)) => {
+                    known.extend(names.filter(|n| !known.contains(n)).collect::<Vec<_>>())
+                }
                 None => cases.push((id.to_string(), names.collect())),
             }
         }
@@ -120,7 +126,10 @@ fn diff_in_suite_order(theirs: &str, args: &[&str], root: &Path) -> String {
             let at = measures.iter().position(|m| m == check);
             return (cases.len(), at.unwrap_or(usize::MAX));
         }
-        let at = cases.iter().position(|(c, _)| c == case).unwrap_or(usize::MAX);
+        let at = cases
+            .iter()
+            .position(|(c, _)| c == case)
+            .unwrap_or(usize::MAX);
         let check_at = cases
             .get(at)
             .and_then(|(_, names)| names.iter().position(|n| n == check))

@@ -544,7 +544,13 @@ fn compare_says_why_a_check_could_not_run_in_two_locales() {
     let key = store(root, "01-nothing-changed", true, unjudged);
     for locale in ["en", "de"] {
         let args = [
-            "compare", "--suite", "suite.toml", "--run", &key, "--locale", locale,
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &key,
+            "--locale",
+            locale,
         ];
         let ran = digline_env(root, &args, &[]);
         assert_eq!(ran.code, 2, "{}", ran.stderr);
@@ -558,7 +564,10 @@ fn compare_says_why_a_check_could_not_run_in_two_locales() {
             for (_, reason, _) in CAUSES {
                 assert!(!text.contains(reason), "{text}");
             }
-            assert!(!text.contains("ValueError") && !text.contains("urlopen"), "{text}");
+            assert!(
+                !text.contains("ValueError") && !text.contains("urlopen"),
+                "{text}"
+            );
         }
     }
 }
@@ -600,7 +609,11 @@ fn a_refused_gate_on_actions_closes_the_fence_after_its_refusal() {
     let token = lines[0]
         .strip_prefix("::stop-commands::")
         .unwrap_or_else(|| panic!("opens the fence: {merged}"));
-    assert_eq!(lines.last(), Some(&format!("::{token}::").as_str()), "{merged}");
+    assert_eq!(
+        lines.last(),
+        Some(&format!("::{token}::").as_str()),
+        "{merged}"
+    );
     assert!(
         lines[1].starts_with("digline: ") && lines.len() >= 3,
         "the refusal, inside the fence: {merged}"

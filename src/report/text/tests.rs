@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::report::gate::{causes, Causes};
 use crate::core::compare::{compare, exit_code, ConfigDelta, ConfigOutcome};
 use crate::core::document::RunDocument;
+use crate::report::gate::{causes, Causes};
 
 /// Every scenario folder under `tests/goldens/headlines/`.
 const SCENARIOS: [&str; 19] = [
@@ -60,10 +60,12 @@ const CAUSE_500: &str = "The target at 127.0.0.1:18950 answered HTTP 500.";
 fn with_causes(golden: &str) -> String {
     golden
         .lines()
-        .map(|line| match line.strip_suffix(" · The check could not run.") {
-            Some(head) => format!("{head} · The check could not run. {CAUSE_500}\n"),
-            None => format!("{line}\n"),
-        })
+        .map(
+            |line| match line.strip_suffix(" · The check could not run.") {
+                Some(head) => format!("{head} · The check could not run. {CAUSE_500}\n"),
+                None => format!("{line}\n"),
+            },
+        )
         .collect()
 }
 
