@@ -7,6 +7,8 @@
 mod boundary;
 #[path = "cli/checks.rs"]
 mod checks;
+#[path = "cli/delivery.rs"]
+mod delivery;
 #[path = "cli/docs.rs"]
 mod docs;
 #[path = "cli/documents.rs"]
@@ -29,6 +31,8 @@ mod fuzz_replay;
 mod gate;
 #[path = "cli/help.rs"]
 mod help;
+#[path = "cli/integrity.rs"]
+mod integrity;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]
