@@ -209,7 +209,7 @@ fn gate(
     // The base ref is read before anything is spent: a base named with
     // --base-ref that cannot be read refuses (64) before the suite runs.
     let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
-    let (base_baseline, base_warning) = read_base(&args, &env, &baseline_path)?;
+    let (base_baseline, base_warning) = read_base(&args, env, &baseline_path)?;
     let (key, doc) = match &args.run {
         Some(which) => {
             let stored = store.read_run(&suite.tenant, &suite.name, which)?;
