@@ -61,6 +61,8 @@ mod sampled;
 mod secrets;
 #[path = "cli/slice.rs"]
 mod slice;
+#[path = "cli/spend.rs"]
+mod spend;
 #[path = "cli/surfaces.rs"]
 mod surfaces;
 #[path = "cli/util.rs"]

@@ -1,7 +1,9 @@
 //! `digline compare`: a stored run against the baseline — the gate's verdict.
 //!
-//! Prints the headline sentence and the lines that got worse (or, with
-//! `--json`, the headline object, `full` adding the deltas) and exits
+//! Prints the headline sentence, the lines that got worse and those that
+//! could not be judged, each with its cause (category and measured facts;
+//! never the stored reason) — or, with `--json`, the headline object
+//! (`full` adds the deltas) — and exits
 //! 0 (nothing got worse), 1 (worse, or a canary moved) or 2 (could not be
 //! judged). No baseline is a refusal (64): a gate is never green without a
 //! comparison.
@@ -90,7 +92,10 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
             out(&print(&value))?;
         }
         None => {
-            let text = render_compare(&comparison, strings);
+            // Why a check could not run: a category and measured facts
+            // read from the run's stored reasons, never their text.
+            let causes = crate::report::gate::causes(&run.doc);
+            let text = render_compare(&comparison, &causes, locale);
             out(&super::fence::fenced(&text.stdout))?;
             if !super::output::quiet() {
                 err(&text.stderr);

@@ -4,12 +4,13 @@
 //! report is printed, 64 when refused — a run diffed with itself, runs of
 //! different suites (`config_hash`) or judges, an unreadable document.
 //! Text on stdout (the runs, what differs about the systems, the sentence,
-//! the differing checks), or `--json counts|full`.
+//! the differing checks in suite order), or `--json counts|full`.
 
 use clap::{Args, ValueEnum};
 
 use crate::core::diff::diff;
 use crate::report::diff::{header_lines, run_labels, sentence, summary_lines, SUMMARY_LIMIT};
+use crate::report::order::SuiteOrder;
 use crate::store::Store;
 use crate::wire::compare::print;
 use crate::wire::diff::diff_json;
@@ -108,7 +109,15 @@ pub fn execute(args: DiffArgs) -> Result<ExitStatus, CliError> {
         }
     }
     page.push_str(&format!("\n{text}\n"));
-    let lines = summary_lines(&difference, labels, Some(SUMMARY_LIMIT));
+    // Suite order: the newer run's (it was run from today's cases file),
+    // then what only the older one has.
+    let (newer, older) = if right.doc.created_at >= left.doc.created_at {
+        (&right.doc, &left.doc)
+    } else {
+        (&left.doc, &right.doc)
+    };
+    let order = SuiteOrder::new(newer, Some(older));
+    let lines = summary_lines(&difference, &order, labels, Some(SUMMARY_LIMIT));
     if !lines.is_empty() {
         page.push('\n');
         for line in lines {

@@ -28,11 +28,12 @@ use crate::report::cost;
 use crate::report::coverage::{self as integrity_text, IntegrityStrings};
 use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
+use crate::report::text::fill;
 use crate::store::Store;
 
 use super::output::{err, errln, out, outln};
 use super::run::{run_and_count, RunArgs};
-use super::{error, load_suite, CliError, ExitStatus, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// `--publish`: where the verdict goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -137,8 +138,11 @@ fn render_html_report(
     locale: Locale,
     payload: bool,
     quiet: bool,
+    spends: cost::Spends,
 ) -> Option<String> {
-    match crate::report::html::render(run, baseline, comparison, locale, !payload) {
+    match crate::report::html::render_with_spend(
+        run, baseline, comparison, locale, !payload, spends,
+    ) {
         Ok(page) => Some(page),
         Err(e) => {
             if !quiet {
@@ -160,16 +164,41 @@ fn render_html_report(
 /// A [`CliError`] (exit 64) for a refusal before a verdict: bad suite,
 /// bad flags, no such run, an unreadable document, a cross-tenant baseline.
 pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let locale = args.locale;
     let env = CiEnv::read();
     // On GitHub Actions every line the gate prints — progress, warnings,
     // the terminal text, a refusal — quotes names a pull request chose, so
     // workflow commands are paused from the first line; only the gate's own
     // annotation and warnings are printed after the fence closes.
-    let token = env.github.actions.then(host::env::fresh_token);
+    let mut token = env.github.actions.then(host::env::fresh_token);
     if let Some(t) = &token {
         outln(&actions::stop_commands(t))?;
     }
+    match gate(args, quiet, &env, &mut token) {
+        // A refusal while the fence is open: its sentence (which may quote
+        // a name or a line of a file the pull request wrote) is printed
+        // inside the fence, made visible, and the fence is closed after it,
+        // so the step's later workflow commands work again.
+        Err(refusal) => match token.take() {
+            Some(t) => {
+                errln(&escape::terminal(&refusal.render(quiet)));
+                outln(&actions::resume(&t))?;
+                Ok(refusal.exit_status())
+            }
+            None => Err(refusal),
+        },
+        done => done,
+    }
+}
+
+/// The gate itself; `token` is the open stop-commands fence, taken (and
+/// closed) once the terminal text is out.
+fn gate(
+    args: GateArgs,
+    quiet: bool,
+    env: &CiEnv,
+    token: &mut Option<String>,
+) -> Result<ExitStatus, CliError> {
+    let locale = args.locale;
     let out_dir = args
         .out
         .clone()
@@ -184,7 +213,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     // ref (a base named with --base-ref that cannot be read refuses), and
     // the baseline (a corrupt one refuses before the first call is paid for).
     let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
-    let (base_baseline, base_warning) = read_base(&args, &env, &baseline_path)?;
+    let (base_baseline, base_warning) = read_base(&args, env, &baseline_path)?;
     let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
     let retried = crate::run::retry::Retried::default();
     let ran = args.run.is_none();
@@ -246,7 +275,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     );
     let root_text = args.suite.root.display().to_string();
     let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
-    let report_line = report_line(&args.publishing, &env, &out_dir, locale);
+    let report_line = report_line(&args.publishing, env, &out_dir, locale);
 
     let (code, mut view, counts) = match (&comparison, &baseline) {
         (Some(c), Some(b)) => {
@@ -322,7 +351,15 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
                 .or_insert(0) += 1;
         }
     }
-    let cost = cost::sentence(&doc, baseline.as_ref(), locale);
+    // What the run and the reference spent, as recorded beside their
+    // documents (a run of 0.10.0, or a resumed one, has no record).
+    let spends = cost::Spends {
+        run: store.read_run_spend(&suite.tenant, &suite.name, &key),
+        reference: baseline
+            .as_ref()
+            .and_then(|_| store.read_baseline_spend(&suite.tenant, &suite.name)),
+    };
+    let cost = cost::sentence(&doc, baseline.as_ref(), spends, locale);
     let data = CommentData {
         locale,
         view: view.clone(),
@@ -347,6 +384,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         locale,
         args.report_payload,
         quiet,
+        spends,
     );
 
     crate::store::atomic::prepare_output_dir(&out_dir).map_err(|e| match e {
@@ -374,12 +412,27 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         cases: view.case_counts.clone(),
         causes,
         spent_usd: BTreeMap::from([
-            ("target".to_string(), cost::target_usd(&doc)),
+            (
+                "target".to_string(),
+                cost::target_usd_of(&doc, spends.run.as_ref()),
+            ),
             (
                 "reference_target".to_string(),
-                baseline.as_ref().and_then(cost::target_usd),
+                baseline
+                    .as_ref()
+                    .and_then(|b| cost::target_usd_of(b, spends.reference.as_ref())),
+            ),
+            (
+                "judges".to_string(),
+                spends.run.as_ref().and_then(|s| s.judges.usd),
+            ),
+            (
+                "reference_judges".to_string(),
+                spends.reference.as_ref().and_then(|s| s.judges.usd),
             ),
         ]),
+        spent: spends.run,
+        reference_spent: spends.reference,
         locale: locale.code().to_string(),
         marker,
         baseline_changed: replaced.is_some(),
@@ -411,24 +464,23 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let stdout_text =
         escape::terminal(&format!("{}{integrity_text_blocks}", view.terminal(locale)));
     let stderr_text = if view.no_baseline {
-        let sentence = format!(
-            "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
-            suite.name,
-            suite.tenant,
-            baseline_path.display()
-        );
-        let hint = format!("look at the run, then make it the reference: {promote}");
-        escape::terminal(&format!("{}\n", error::render(&sentence, &[&hint], quiet)))
+        escape::terminal(&no_baseline_refusal(
+            &suite.name,
+            &suite.tenant,
+            &promote,
+            locale,
+            quiet,
+        ))
     } else {
         String::new()
     } + &escape::terminal(&integrity_stderr);
     out(&stdout_text)?;
     err(&stderr_text);
-    if let Some(t) = &token {
-        outln(&actions::resume(t))?;
+    if let Some(t) = token.take() {
+        outln(&actions::resume(&t))?;
     }
 
-    let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, &env);
+    let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, env);
     for line in published.stdout {
         outln(&line)?;
     }
@@ -438,6 +490,35 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         }
     }
     Ok(code)
+}
+
+/// The no-baseline refusal on stderr, in the reader's locale: the exit
+/// code and what is missing (stdout's headline already said there is no
+/// baseline and where it was looked for, so this does not repeat it), then
+/// the promote command as a hint unless `quiet`.
+fn no_baseline_refusal(
+    suite: &str,
+    tenant: &str,
+    promote: &str,
+    locale: Locale,
+    quiet: bool,
+) -> String {
+    let fill = |key: &str, with: &[(&str, &str)]| fill(locale.text(key), with);
+    let mut text = format!(
+        "digline: {}\n",
+        fill(
+            "gate.refused_no_baseline",
+            &[("suite", suite), ("tenant", tenant)]
+        )
+    );
+    if !quiet {
+        text.push_str(&format!(
+            "({}: {})\n",
+            locale.text("gate.hint"),
+            fill("gate.hint_promote", &[("command", promote)])
+        ));
+    }
+    text
 }
 
 /// Publish an outcome (shared by `gate` and `publish`).

@@ -66,16 +66,28 @@ pub fn execute(args: PromoteArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         promoted_at: &promoted_at,
     })?;
     let path = store.write_baseline(&baseline)?;
+    // The reference's spend (money and tokens) follows it, beside it.
+    store.promote_spend(&suite.tenant, &suite.name, &stored.key)?;
+    let spend_path = store
+        .read_baseline_spend(&suite.tenant, &suite.name)
+        .and_then(|_| store.baseline_spend_path(&suite.tenant, &suite.name).ok());
     outln(&format!(
         "{} baseline set to {}",
         suite.name,
         run_key(&baseline.created_at, &baseline.config_hash)
     ))?;
     if !quiet {
-        errln(&format!(
-            "digline: commit {} so the gate compares against it",
-            path.display()
-        ));
+        match spend_path {
+            Some(spend) => errln(&format!(
+                "digline: commit {} and {} so the gate compares against it and shows what it spent",
+                path.display(),
+                spend.display()
+            )),
+            None => errln(&format!(
+                "digline: commit {} so the gate compares against it",
+                path.display()
+            )),
+        }
     }
     Ok(ExitStatus::Proceed)
 }

@@ -54,12 +54,19 @@ pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
         .map(|b| compare(&run.doc, b))
         .transpose()
         .map_err(|e| CliError::Refused(e.to_string()))?;
-    let page = html::render(
+    let spends = crate::report::cost::Spends {
+        run: store.read_run_spend(&suite.tenant, &suite.name, &run.key),
+        reference: baseline
+            .as_ref()
+            .and_then(|_| store.read_baseline_spend(&suite.tenant, &suite.name)),
+    };
+    let page = html::render_with_spend(
         &run.doc,
         baseline.as_ref(),
         comparison.as_ref(),
         locale,
         args.redacted,
+        spends,
     )
     .map_err(|e| CliError::Refused(e.to_string()))?;
     match &args.out {

@@ -20,7 +20,7 @@ use std::fmt;
 
 use super::compare::{
     artifact_deltas, config_deltas, join_verdicts, keyed_verdicts, ArtifactDelta, ArtifactOutcome,
-    ConfigDelta, ConfigOutcome, Scope,
+    ConfigDelta, ConfigOutcome, PairKey, Scope,
 };
 use super::document::RunDocument;
 use super::pyjson::round6;
@@ -106,6 +106,10 @@ pub struct CheckDifference {
     pub case_id: String,
     /// The check's name (display only; pairing is by id).
     pub assertion: String,
+    /// The check's identity (what pairs it).
+    pub assertion_id: String,
+    /// 0 for the first verdict with this identity in the case, 1 for the second, …
+    pub occurrence: usize,
     /// Case or run.
     pub scope: Scope,
     /// What happened.
@@ -299,7 +303,7 @@ pub fn diff(left: &RunDocument, right: &RunDocument) -> Result<Difference, DiffR
                 .or(other)
                 .map(|v| v.assertion.clone())
                 .unwrap_or_default();
-            check(key.case_id.to_string(), named, key.scope, one, other)
+            check(key.to_key(), named, one, other)
         })
         .collect();
     Ok(Difference {
@@ -313,17 +317,18 @@ pub fn diff(left: &RunDocument, right: &RunDocument) -> Result<Difference, DiffR
 }
 
 fn check(
-    case_id: String,
+    key: PairKey,
     assertion: String,
-    scope: Scope,
     left: Option<&Verdict>,
     right: Option<&Verdict>,
 ) -> CheckDifference {
     let side = |v: Option<&Verdict>| v.map(|v| (v.status, v.score));
     let mut row = CheckDifference {
-        case_id,
+        case_id: key.case_id,
         assertion,
-        scope,
+        assertion_id: key.assertion_id,
+        occurrence: key.occurrence,
+        scope: key.scope,
         outcome: DiffOutcome::Same,
         left: side(left),
         right: side(right),

@@ -17,7 +17,9 @@
 //! | `counts` | object | outcome (or, with no baseline, status) → int, in checks |
 //! | `cases` | object | how the cases fared, in the headline's words (`got_worse`, `could_not_be_judged`, `stayed_the_same`, `set_aside`, …; with no baseline `fell_short`, `met_every_bar`, …) → int |
 //! | `causes` | object | why checks could not be judged: cause category (`http_status`, `timeout`, …) → int |
-//! | `spent_usd` | object | `target` and `reference_target`: the target's spend in USD as the runs recorded it (`null` when not recorded) |
+//! | `spent_usd` | object | `target`, `reference_target`, `judges`, `reference_judges`: spend in USD as the runs recorded it (`null` when not recorded) |
+//! | `spent` | object or null | this run's spend record: `target` and `judges`, each `calls`, `usd`, `input_tokens`, `output_tokens` (`null` when not reported) |
+//! | `reference_spent` | object or null | the reference's, carried to it on promote |
 //! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
 //! | `baseline_changed` | bool | the pull request replaces the baseline file (known from the base ref) |
@@ -29,6 +31,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::core::exit::ExitStatus;
+use crate::core::spend::Spend;
 
 /// The five things a gate can say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,6 +138,13 @@ pub struct Outcome {
     /// (`null` when a run did not record it).
     #[serde(default)]
     pub spent_usd: BTreeMap<String, Option<f64>>,
+    /// What this run spent, the target's and the judges' (USD, tokens,
+    /// calls), when recorded.
+    #[serde(default)]
+    pub spent: Option<Spend>,
+    /// What the reference spent, when recorded.
+    #[serde(default)]
+    pub reference_spent: Option<Spend>,
     /// The language of the comment, summary and report (`en`, `it`, …).
     #[serde(default = "english")]
     pub locale: String,

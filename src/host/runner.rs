@@ -24,8 +24,8 @@ use crate::host::provider_suite;
 use crate::host::suite::{LoadedSuite, TargetSpec};
 use crate::run::journal::{self, Prior, Recorder};
 use crate::run::{
-    execute_journaled, preflight, Ask, Display, Judge, NoJudges, Notice, Notifier, Plan,
-    RetryPolicy, RunContext, RunError,
+    execute_spent, preflight, Ask, Display, Judge, NoJudges, Notice, Notifier, Plan, RetryPolicy,
+    RunContext, RunError,
 };
 use crate::store::journal::Leg;
 use crate::store::layout::LATEST;
@@ -398,28 +398,35 @@ impl Prepared {
             .map_err(|e| RunRefusal::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
         }
         let recorder = Recorder::new(Some(&leg), Some(&stop)).with_notices(options.notices.clone());
-        let doc = match execute_journaled(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
-            Ok(doc) => doc,
-            Err(RunError::Stopped { pending }) => {
-                if let Some(hint) = &options.resume_hint_on_signal {
-                    stopped(
-                        &leg,
-                        &finishing,
-                        &format!("stopped with {pending} case(s) not answered"),
-                        &format!("{hint} --resume {key}"),
-                        &options.notices,
-                    );
+        let (doc, spent) =
+            match execute_spent(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
+                Ok(done) => done,
+                Err(RunError::Stopped { pending }) => {
+                    if let Some(hint) = &options.resume_hint_on_signal {
+                        stopped(
+                            &leg,
+                            &finishing,
+                            &format!("stopped with {pending} case(s) not answered"),
+                            &format!("{hint} --resume {key}"),
+                            &options.notices,
+                        );
+                    }
+                    return Err(RunRefusal::Refused("the run was stopped".into()));
                 }
-                return Err(RunRefusal::Refused("the run was stopped".into()));
-            }
-            Err(e) => return Err(RunRefusal::Refused(e.to_string())),
-        };
+                Err(e) => return Err(RunRefusal::Refused(e.to_string())),
+            };
         {
             // From here a signal no longer stops the run: it is being stored.
             let _held = leg.hold();
             finishing.store(true, Ordering::SeqCst);
         }
         let key = store.write_run(&doc)?;
+        // What it spent, beside the document (schema 10 has no place for
+        // it). A resumed run's calls before the stop are not counted here,
+        // so a resumed run records none rather than too little.
+        if options.resume.is_none() {
+            store.write_run_spend(tenant, suite_name, &key, &spent)?;
+        }
         store.remove_journal(tenant, suite_name, &key)?;
         drop(held_lock);
         Ok((key, doc, plan))

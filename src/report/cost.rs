@@ -4,14 +4,18 @@
 //! neither has no known spend, and nothing is guessed.
 //!
 //! Judges' spend and token counts are not in a schema-10 document (0.10.0
-//! stores neither, and its documents are kept byte for byte), so they are
-//! shown only where a run recorded them.
+//! stores neither, and its documents are kept byte for byte): a run made by
+//! this release records them beside its document ([`Spend`], kept by
+//! `store::spend` and carried to the reference on promote), and they are
+//! shown where such a record exists. The target's USD comes from that
+//! record when it has one, else from the document as above.
 //!
 //! Pure.
 
 use serde_json::Value;
 
 use crate::core::document::RunDocument;
+use crate::core::spend::{PartySpend, Spend};
 
 use super::locale::Locale;
 use super::text::fill;
@@ -51,20 +55,81 @@ pub fn usd(value: f64) -> String {
     format!("{value:.6}")
 }
 
-fn spend(run: &RunDocument, locale: Locale) -> Option<String> {
-    target_usd(run).map(|v| fill(locale.text("gate.cost_target"), &[("usd", &usd(v))]))
+/// The spend records of a run and of its reference, when recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spends {
+    /// The run's.
+    pub run: Option<Spend>,
+    /// The reference's.
+    pub reference: Option<Spend>,
 }
 
-/// One sentence: what the run spent, next to what the reference spent;
-/// empty when the run recorded no spend.
-pub fn sentence(run: &RunDocument, baseline: Option<&RunDocument>, locale: Locale) -> String {
-    let Some(this) = spend(run, locale) else {
+/// The target's spend in USD: the run's spend record, else its document.
+pub fn target_usd_of(run: &RunDocument, record: Option<&Spend>) -> Option<f64> {
+    record
+        .and_then(|s| s.target.usd)
+        .or_else(|| target_usd(run))
+}
+
+fn party(key: &str, spent: Option<f64>, p: Option<&PartySpend>, locale: Locale) -> Option<String> {
+    let tokens = p.and_then(|p| match (p.input_tokens, p.output_tokens) {
+        (Some(i), Some(o)) => Some(fill(
+            locale.text("gate.cost_tokens"),
+            &[("input", &i.to_string()), ("output", &o.to_string())],
+        )),
+        _ => None,
+    });
+    let money = spent.map(usd);
+    if money.is_none() && tokens.is_none() {
+        return None;
+    }
+    let mut text = match money {
+        Some(money) => fill(locale.text(key), &[("usd", &money)]),
+        None => locale.text(&format!("{key}_unpriced")).to_string(),
+    };
+    if let Some(tokens) = tokens {
+        text.push_str(&format!(" ({tokens})"));
+    }
+    Some(text)
+}
+
+fn spend(run: &RunDocument, record: Option<&Spend>, locale: Locale) -> Option<String> {
+    let parts: Vec<String> = [
+        party(
+            "gate.cost_target",
+            target_usd_of(run, record),
+            record.map(|s| &s.target),
+            locale,
+        ),
+        party(
+            "gate.cost_judges",
+            record.and_then(|s| s.judges.usd),
+            record.map(|s| &s.judges),
+            locale,
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// One sentence: what the run spent (the system and the judges, USD and
+/// tokens), next to what the reference spent; empty when the run recorded
+/// no spend.
+pub fn sentence(
+    run: &RunDocument,
+    baseline: Option<&RunDocument>,
+    spends: Spends,
+    locale: Locale,
+) -> String {
+    let Some(this) = spend(run, spends.run.as_ref(), locale) else {
         return String::new();
     };
     match baseline {
         Some(b) => {
-            let reference =
-                spend(b, locale).unwrap_or_else(|| locale.text("gate.cost_unknown").to_string());
+            let reference = spend(b, spends.reference.as_ref(), locale)
+                .unwrap_or_else(|| locale.text("gate.cost_unknown").to_string());
             fill(
                 locale.text("gate.cost_compared"),
                 &[("this", &this), ("reference", &reference)],
@@ -93,7 +158,7 @@ mod tests {
         let spent = target_usd(&run).unwrap();
         assert!((spent - 0.032).abs() < 1e-9, "{spent}");
         assert_eq!(
-            sentence(&run, None, Locale::En),
+            sentence(&run, None, Spends::default(), Locale::En),
             "Spent: the system 0.032000 USD."
         );
         // A run that recorded nothing has no known spend.
@@ -105,9 +170,12 @@ mod tests {
             }
         }
         assert_eq!(target_usd(&bare), None);
-        assert_eq!(sentence(&bare, Some(&run), Locale::En), "");
         assert_eq!(
-            sentence(&run, Some(&bare), Locale::De),
+            sentence(&bare, Some(&run), Spends::default(), Locale::En),
+            ""
+        );
+        assert_eq!(
+            sentence(&run, Some(&bare), Spends::default(), Locale::De),
             "Ausgegeben: das System 0.032000 USD; die Referenz: nicht festgehalten."
         );
         // Recorded answers win over the budget's measurement.
@@ -115,5 +183,42 @@ mod tests {
         recorded.results[0].responses = Some(vec![serde_json::json!({"cost_usd": 0.5})]);
         let with_recorded = target_usd(&recorded).unwrap();
         assert!((with_recorded - 0.531).abs() < 1e-9, "{with_recorded}");
+    }
+
+    #[test]
+    fn a_spend_record_adds_the_judges_and_tokens_next_to_the_reference() {
+        let run = doc("tests/goldens/documents/05-errors/run.json");
+        let mut record = Spend::default();
+        record.target.add(Some(0.01), Some((1200, 300)));
+        record.target.add(Some(0.02), Some((800, 100)));
+        record.judges.add(Some(0.0009), Some((500, 20)));
+        record.judges.add(None, None);
+        let mut reference = Spend::default();
+        reference.judges.add(None, Some((400, 10)));
+        let spends = Spends {
+            run: Some(record),
+            reference: Some(reference),
+        };
+        assert_eq!(
+            sentence(&run, Some(&run), spends, Locale::En),
+            "Spent: the system 0.030000 USD (2000 tokens in, 400 out), the judges 0.000900 USD \
+             (500 tokens in, 20 out); the reference: the system 0.032000 USD, the judges \
+             (400 tokens in, 10 out)."
+        );
+        assert_eq!(
+            sentence(
+                &run,
+                None,
+                Spends {
+                    run: Some(record),
+                    reference: None
+                },
+                Locale::De
+            ),
+            "Ausgegeben: das System 0.030000 USD (2000 Tokens rein, 400 raus), die Bewerter \
+             0.000900 USD (500 Tokens rein, 20 raus)."
+        );
+        assert_eq!(target_usd_of(&run, Some(&record)), Some(0.03));
+        assert_eq!(target_usd_of(&run, Some(&reference)), target_usd(&run));
     }
 }

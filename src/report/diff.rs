@@ -4,13 +4,14 @@
 //! label, its key when the label is not the key, its environment), what
 //! differs about the systems and the files under test, the sentence of
 //! counts, then one `<case> · <check> · <what the two runs said>` line per
-//! differing check. No word suggests a direction of travel: a difference
+//! differing check, in suite order. No word suggests a direction of travel: a difference
 //! *favours* a run. Pure: no I/O.
 
 use crate::core::compare::{ArtifactOutcome, ConfigOutcome, Scope};
 use crate::core::diff::{CheckDifference, DiffOutcome, Difference, Interval};
 use crate::core::verdict::Status;
 
+use super::order::SuiteOrder;
 use super::text::{diff_tally, fmt_score, fmt_value};
 
 /// Between the fields of a summary line.
@@ -259,32 +260,20 @@ pub fn detail(c: &CheckDifference, labels: (&str, &str)) -> String {
     }
 }
 
-/// One line per differing check — differs, then one side only, then
-/// errored; cases before run-level measures; by case and check name — at
-/// most `limit`, with a last line saying how many were left out.
-pub fn summary_lines(d: &Difference, labels: (&str, &str), limit: Option<usize>) -> Vec<String> {
-    let rank = |o: DiffOutcome| match o {
-        DiffOutcome::Differs => 0,
-        DiffOutcome::OnlyLeft => 1,
-        DiffOutcome::OnlyRight => 2,
-        DiffOutcome::Errored => 3,
-        DiffOutcome::Same => 4,
-    };
+/// One line per differing check, in suite order ([`SuiteOrder`]: cases as
+/// `order`'s runs list them, checks as declared, whole-run measures last),
+/// at most `limit`, with a last line saying how many were left out.
+/// (digline 0.10.0 grouped the lines by outcome and sorted them by name;
+/// the counts sentence above still says how many of each there are.)
+pub fn summary_lines(
+    d: &Difference,
+    order: &SuiteOrder<'_>,
+    labels: (&str, &str),
+    limit: Option<usize>,
+) -> Vec<String> {
     let mut chosen: Vec<&CheckDifference> = d.checks.iter().filter(|c| c.differs()).collect();
-    chosen.sort_by(|a, b| {
-        (
-            rank(a.outcome),
-            a.scope != Scope::Case,
-            &a.case_id,
-            &a.assertion,
-        )
-            .cmp(&(
-                rank(b.outcome),
-                b.scope != Scope::Case,
-                &b.case_id,
-                &b.assertion,
-            ))
-    });
+    chosen
+        .sort_by_cached_key(|c| order.position(c.scope, &c.case_id, &c.assertion_id, c.occurrence));
     let shown = limit.map_or(chosen.len(), |n| n.min(chosen.len()));
     let mut lines: Vec<String> = chosen[..shown]
         .iter()

@@ -37,6 +37,7 @@ use crate::core::exit::ExitStatus;
 use crate::core::verdict::{Status, Verdict};
 
 use super::cause::{voice, Cause};
+use super::cost::Spends;
 use super::escape;
 use super::gate;
 use super::locale::Locale;
@@ -85,6 +86,30 @@ pub fn render(
     locale: Locale,
     redacted: bool,
 ) -> Result<String, ReportError> {
+    render_with_spend(
+        run,
+        baseline,
+        comparison,
+        locale,
+        redacted,
+        Spends::default(),
+    )
+}
+
+/// [`render`], with what the run and the reference spent as recorded
+/// beside their documents (`store::spend`): the cost row then names the
+/// judges and the tokens too.
+///
+/// # Errors
+/// As [`render`].
+pub fn render_with_spend(
+    run: &RunDocument,
+    baseline: Option<&RunDocument>,
+    comparison: Option<&Comparison>,
+    locale: Locale,
+    redacted: bool,
+    spends: Spends,
+) -> Result<String, ReportError> {
     let comparison: Option<Cow<'_, Comparison>> = match (baseline, comparison) {
         (Some(_), Some(c)) => Some(Cow::Borrowed(c)),
         (Some(b), None) => Some(Cow::Owned(
@@ -107,10 +132,12 @@ pub fn render(
         (true, Some(b)) => Cow::Owned(strip(&c, &run, b)),
         _ => c,
     });
-    let view = match (&baseline, &comparison) {
+    let mut view = match (&baseline, &comparison) {
         (Some(b), Some(c)) => compared_view(&run, b, c, locale, redacted, &causes),
         _ => single_view(&run, locale, redacted, &causes),
     };
+    let compared_with = baseline.as_deref().filter(|_| comparison.is_some());
+    cost_meta(&mut view.meta, &run, compared_with, spends, locale);
     let env = environment().map_err(|e| ReportError(e.clone()))?;
     let template = env
         .get_template("report.html")
@@ -423,9 +450,10 @@ fn cost_meta(
     meta: &mut Vec<MetaRow>,
     run: &RunDocument,
     baseline: Option<&RunDocument>,
+    spends: Spends,
     locale: Locale,
 ) {
-    let sentence = super::cost::sentence(run, baseline, locale);
+    let sentence = super::cost::sentence(run, baseline, spends, locale);
     if !sentence.is_empty() {
         meta.push(MetaRow {
             label: tr(locale, "meta_cost"),
@@ -483,7 +511,6 @@ fn compared_view(
     });
     view.meta.splice(at..at, reference);
     finish_meta(&mut view.meta, run, locale, !reasons);
-    cost_meta(&mut view.meta, run, Some(baseline), locale);
     view.notice = notice(locale, redacted, reasons);
 
     let head = c.headline();
@@ -682,7 +709,6 @@ fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate:
     let mut view = base_view(run, locale);
     view.meta = run_meta(run, locale);
     finish_meta(&mut view.meta, run, locale, !reasons);
-    cost_meta(&mut view.meta, run, None, locale);
     view.notice = notice(locale, redacted, reasons);
 
     let checks: usize = run.results.iter().map(|c| c.verdicts.len()).sum();

@@ -6,9 +6,9 @@
 //!
 //! A comparison pairs its deltas by key (case id, then the check's identity
 //! hash), which is no order a person wrote; the gate's terminal text, the
-//! comment, the job summary, JUnit and the HTML report sort through
-//! [`SuiteOrder`]. `compare` and `diff` keep digline 0.10.0's bytes, order
-//! included (their goldens say so).
+//! comment, the job summary, JUnit, the HTML report and `diff`'s text
+//! sort through [`SuiteOrder`]. `compare`'s text keeps digline 0.10.0's
+//! order; documents (`--json`, stored runs) keep 0.10.0's bytes.
 //!
 //! Pure.
 
@@ -61,19 +61,24 @@ impl<'a> SuiteOrder<'a> {
     /// The sort key of one pairing key: cases first (file order, then
     /// check order), then whole-run measures.
     pub fn key(&self, key: &PairKey) -> (u8, usize, usize) {
-        match key.scope {
+        self.position(key.scope, &key.case_id, &key.assertion_id, key.occurrence)
+    }
+
+    /// The sort key of (scope, case id, check identity, occurrence), as
+    /// [`SuiteOrder::key`].
+    pub fn position(
+        &self,
+        scope: Scope,
+        case_id: &str,
+        assertion_id: &str,
+        occurrence: usize,
+    ) -> (u8, usize, usize) {
+        match scope {
             Scope::Case => (
                 0,
-                self.cases
-                    .get(key.case_id.as_str())
-                    .copied()
-                    .unwrap_or(usize::MAX),
+                self.cases.get(case_id).copied().unwrap_or(usize::MAX),
                 self.checks
-                    .get(&(
-                        key.case_id.as_str(),
-                        key.assertion_id.as_str(),
-                        key.occurrence,
-                    ))
+                    .get(&(case_id, assertion_id, occurrence))
                     .copied()
                     .unwrap_or(usize::MAX),
             ),
@@ -81,7 +86,7 @@ impl<'a> SuiteOrder<'a> {
                 1,
                 0,
                 self.measures
-                    .get(&(key.assertion_id.as_str(), key.occurrence))
+                    .get(&(assertion_id, occurrence))
                     .copied()
                     .unwrap_or(usize::MAX),
             ),

@@ -14,6 +14,12 @@
 //! showing the first 20 of N; the full list is in the report
 //! ```
 //!
+//! One addition to 0.10.0's lines: a check that could not run says why,
+//! after 0.10.0's "The check could not run.": digline's cause sentence
+//! ([`super::cause::Cause::sentence`] — a category and measured facts such
+//! as a status code, host:port, elapsed ms or the missing path; never the
+//! stored reason's text).
+//!
 //! Each block after the sentence is printed only when it has lines. Nothing
 //! goes to stderr in any of 0.10.0's compare scenarios ([`CompareText::stderr`]
 //! is empty; the host adds the "written by a newer digline" warning itself).
@@ -31,7 +37,9 @@ use crate::core::compare::{
 };
 use crate::core::verdict::Status;
 
+use super::cause::Cause;
 use super::coverage::{self, IntegrityStrings};
+use super::gate::Causes;
 use super::locale::Locale;
 
 /// How many summary lines the terminal shows before saying how many it left out.
@@ -225,7 +233,10 @@ pub struct CompareText {
 }
 
 /// Renders the whole terminal text of `compare` (see the module doc for the layout).
-pub fn render_compare(comparison: &Comparison, s: &Strings) -> CompareText {
+/// `causes` are the run's ([`super::gate::causes`]), for the lines of
+/// checks that could not run.
+pub fn render_compare(comparison: &Comparison, causes: &Causes, locale: Locale) -> CompareText {
+    let s = Strings::of(locale);
     let head = comparison.headline();
     let mut out = headline_sentence(comparison, &head, s);
     out.push('\n');
@@ -241,7 +252,7 @@ pub fn render_compare(comparison: &Comparison, s: &Strings) -> CompareText {
             out.push('\n');
         }
     }
-    let lines = summary_lines(comparison, s, Some(SUMMARY_LIMIT));
+    let lines = summary_lines(comparison, causes, locale, Some(SUMMARY_LIMIT));
     if !lines.is_empty() {
         out.push('\n');
         for line in lines {
@@ -434,7 +445,13 @@ pub fn artifact_detail(d: &ArtifactDelta, s: &Strings) -> String {
 /// `<case> · <check> · <what happened>` for every regression, then every
 /// other check whose run side errored, in delta order; with `limit`, at most
 /// that many, plus a last line saying how many were left out.
-pub fn summary_lines(comparison: &Comparison, s: &Strings, limit: Option<usize>) -> Vec<String> {
+pub fn summary_lines(
+    comparison: &Comparison,
+    causes: &Causes,
+    locale: Locale,
+    limit: Option<usize>,
+) -> Vec<String> {
+    let s = Strings::of(locale);
     let chosen: Vec<&Delta> = comparison
         .deltas
         .iter()
@@ -455,7 +472,19 @@ pub fn summary_lines(comparison: &Comparison, s: &Strings, limit: Option<usize>)
                 Scope::Case => d.key.case_id.as_str(),
                 Scope::Run => s.scope_run,
             };
-            [case, d.assertion.as_str(), &check_line(d, &coincides, s)].join(SUMMARY_SEPARATOR)
+            let mut happened = check_line(d, &coincides, s);
+            if d.outcome != Outcome::Regressed && d.errored_now() {
+                let key = (
+                    d.key.scope,
+                    d.key.case_id.clone(),
+                    d.key.assertion_id.clone(),
+                    d.key.occurrence,
+                );
+                let cause = causes.get(&key).cloned().unwrap_or_else(Cause::unknown);
+                happened.push(' ');
+                happened.push_str(&cause.sentence(locale));
+            }
+            [case, d.assertion.as_str(), &happened].join(SUMMARY_SEPARATOR)
         })
         .collect();
     if shown < chosen.len() {

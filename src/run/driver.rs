@@ -43,6 +43,7 @@ use crate::core::checks::{output_kind, Check, DeclaredCheck, Inputs};
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
 use crate::core::pyjson::{dumps, Escape, Style};
 use crate::core::sampling;
+use crate::core::spend::Spend;
 use crate::core::suite::{Case, Suite};
 use crate::core::verdict::{Status, Verdict};
 use crate::target::failure::Failure;
@@ -335,6 +336,23 @@ pub fn execute_journaled(
     prior: &Prior,
     recorder: &Recorder,
 ) -> Result<RunDocument, RunError> {
+    execute_spent(suite, target, judge, ctx, prior, recorder).map(|(doc, _)| doc)
+}
+
+/// [`execute_journaled`], also returning what this execution spent (the
+/// target's and the judges' money and tokens; calls a resumed run made
+/// before it stopped are not in it).
+///
+/// # Errors
+/// As [`execute_journaled`].
+pub fn execute_spent(
+    suite: &Suite,
+    target: &dyn Ask,
+    judge: &dyn Judge,
+    ctx: &RunContext,
+    prior: &Prior,
+    recorder: &Recorder,
+) -> Result<(RunDocument, Spend), RunError> {
     // Pattern searches measure their time budget with this clock.
     crate::core::checks::search::use_clock(std::time::Instant::now);
     if let Some(config) = prior.target_config() {
@@ -367,7 +385,7 @@ pub fn execute_journaled(
             .collect(),
     };
     let outcomes = run_all(suite, &services);
-    services.progress.finish();
+    let spent = services.progress.finish().spend;
     let pending = suite
         .cases
         .iter()
@@ -396,7 +414,7 @@ pub fn execute_journaled(
         results.push(result);
     }
     let aggregate = count_aggregates(suite, &results);
-    Ok(RunDocument {
+    let doc = RunDocument {
         aggregate,
         artifacts: ctx.artifacts.clone(),
         config_hash: suite.config_hash(),
@@ -414,7 +432,8 @@ pub fn execute_journaled(
         tenant: suite.tenant.clone(),
         rejudged_from: None,
         promoted_at: None,
-    })
+    };
+    Ok((doc, spent))
 }
 
 /// A case's verdicts and the answers they graded (none when a call failed);
@@ -494,6 +513,9 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
     let cost: f64 = if svc.target.replayed() {
         0.0
     } else {
+        for r in responses.iter().flatten() {
+            svc.progress.target_answered(r.cost_usd, r.tokens);
+        }
         responses.iter().flatten().filter_map(|r| r.cost_usd).sum()
     };
     svc.progress.case_done(errored, cost);
@@ -565,7 +587,7 @@ fn grade_one(check: &DeclaredCheck, inputs: &Inputs, case_id: &str, svc: &Servic
             });
             match answer {
                 Ok(answer) => {
-                    svc.progress.judge_spent(answer.cost_usd);
+                    svc.progress.judge_spent(answer.cost_usd, answer.tokens);
                     check.judged_verdict(Ok(&answer.text))
                 }
                 Err(cause) => check.judged_verdict(Err(&clip(&cause))),

@@ -304,6 +304,7 @@ fn response_json(r: &Response) -> Value {
 
 fn response_of(v: &Value) -> Option<Response> {
     Some(Response {
+        tokens: None,
         output: v.get("output")?.clone(),
         input: v.get("input")?.as_str()?.to_string(),
         cost_usd: match v.get("cost_usd") {
@@ -334,6 +335,7 @@ mod tests {
         let sink = Arc::new(Collected::default());
         let recorder = Recorder::new(Some(&leg), None).with_notices(Notifier::new(sink.clone()));
         let r = Response {
+            tokens: None,
             output: json!("x"),
             input: String::new(),
             cost_usd: None,
@@ -358,6 +360,7 @@ mod tests {
     #[test]
     fn an_answer_survives_the_journal_exactly() {
         let r = Response {
+            tokens: None,
             output: json!({"a": [1, 2.5, "é"]}),
             input: "{\"id\": \"x\"}".into(),
             cost_usd: Some(0.1 + 0.2),
@@ -368,6 +371,7 @@ mod tests {
         let back = response_of(&serde_json::from_str(&line).unwrap()).unwrap();
         assert_eq!(back, r);
         let bare = Response {
+            tokens: None,
             cost_usd: None,
             config: None,
             ..r

@@ -18,7 +18,9 @@ pub mod quota;
 pub mod rejudge;
 pub mod retry;
 
-pub use driver::{execute, execute_journaled, Ask, Judge, NoJudges, RunContext, RunError};
+pub use driver::{
+    execute, execute_journaled, execute_spent, Ask, Judge, NoJudges, RunContext, RunError,
+};
 pub use notice::{Notice, Notices, Notifier};
 pub use plan::Plan;
 pub use progress::Display;

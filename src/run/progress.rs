@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::notice::{Notice, Notifier};
+use crate::core::spend::Spend;
 
 /// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +37,7 @@ struct Money {
     judge_usd: f64,
     judge_calls: u64,
     judge_unpriced: u64,
+    spend: Spend,
     last_line: Option<Instant>,
 }
 
@@ -67,6 +69,8 @@ pub struct Totals {
     pub judge_calls: u64,
     /// Judge calls whose model has no price.
     pub judge_unpriced: u64,
+    /// Money and tokens by party, as recorded beside the run document.
+    pub spend: Spend,
 }
 
 impl Progress {
@@ -99,14 +103,22 @@ impl Progress {
         self.money.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A judge call answered; `cost_usd` is `None` for an unpriced model.
-    pub fn judge_spent(&self, cost_usd: Option<f64>) {
+    /// A judge call answered; `cost_usd` is `None` for an unpriced model,
+    /// `tokens` (input, output) when the provider reported them.
+    pub fn judge_spent(&self, cost_usd: Option<f64>, tokens: Option<(u64, u64)>) {
         let mut m = self.money();
+        m.spend.judges.add(cost_usd, tokens);
         m.judge_calls += 1;
         match cost_usd {
             Some(c) => m.judge_usd += c,
             None => m.judge_unpriced += 1,
         }
+    }
+
+    /// The target answered one call (not a replayed one): its cost and
+    /// tokens, when reported, for the run's spend record.
+    pub fn target_answered(&self, cost_usd: Option<f64>, tokens: Option<(u64, u64)>) {
+        self.money().spend.target.add(cost_usd, tokens);
     }
 
     /// A case is finished (all its samples and judges).
@@ -152,6 +164,7 @@ impl Progress {
             judge_usd: m.judge_usd,
             judge_calls: m.judge_calls,
             judge_unpriced: m.judge_unpriced,
+            spend: m.spend,
         }
     }
 
@@ -204,8 +217,8 @@ mod tests {
     fn counts_and_lines() {
         let p = Progress::new(3, Display::Quiet, Notifier::silent());
         p.case_done(false, 0.001);
-        p.judge_spent(Some(0.0005));
-        p.judge_spent(None);
+        p.judge_spent(Some(0.0005), Some((100, 20)));
+        p.judge_spent(None, None);
         p.case_done(true, 0.0);
         let t = p.totals();
         assert_eq!(

@@ -212,6 +212,7 @@ fn restore(recorded: &Value) -> Result<Response, &'static str> {
         Some(_) => return Err("has an input that is not text"),
     };
     Ok(Response {
+        tokens: None,
         output,
         input,
         cost_usd: number("cost_usd")?,

@@ -4,6 +4,7 @@
 //! <root>/.digline/.gitignore                        written if absent: */runs/
 //! <root>/.digline/<tenant>/baselines/<suite>.json   the approved reference, committed
 //! <root>/.digline/<tenant>/runs/<suite>/<key>.json  one run per file, git-ignored
+//! <root>/.digline/<tenant>/spend/…                    what runs spent (`super::spend`)
 //! ```
 //!
 //! Tenant, suite and key are each one safe path segment

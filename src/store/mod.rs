@@ -12,6 +12,7 @@ pub mod journal;
 pub mod layout;
 pub mod migrate;
 pub mod promote;
+pub mod spend;
 
 pub use error::StoreError;
 pub use layout::Store;

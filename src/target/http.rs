@@ -115,6 +115,8 @@ pub fn check_url(url: &str) -> Result<String, String> {
 /// One answer from the system under test.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
+    /// (input, output) tokens, when the provider reported them.
+    pub tokens: Option<(u64, u64)>,
     /// The answer at `output_path`: string, object or array.
     pub output: Value,
     /// The request body as sent (what a judge is shown).
@@ -318,6 +320,7 @@ impl HttpTarget {
             None => None,
         };
         Ok(Response {
+            tokens: None,
             output,
             input: sent,
             cost_usd,

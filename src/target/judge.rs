@@ -51,6 +51,8 @@ impl fmt::Debug for JudgeClient {
 /// What one judging call gave back.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JudgeAnswer {
+    /// (input, output) tokens, when the provider reported them.
+    pub tokens: Option<(u64, u64)>,
     /// The reply text (read by `core::checks::judged`).
     pub text: String,
     /// USD, when the model is priced.
@@ -133,7 +135,15 @@ impl JudgeClient {
         let cost_usd = self
             .price
             .and_then(|p| p.cost(&self.model, completion.usage).ok());
+        let usage = completion.usage;
         Ok(JudgeAnswer {
+            tokens: Some((
+                usage
+                    .input_tokens
+                    .saturating_add(usage.cache_read_tokens)
+                    .saturating_add(usage.cache_write_tokens),
+                usage.output_tokens,
+            )),
             text: completion.text,
             cost_usd,
             latency_ms,

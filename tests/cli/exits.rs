@@ -265,27 +265,58 @@ fn gate_quiet_prints_no_plan_line_and_no_hint() {
     // No baseline yet: the refusal's sentence alone, no plan, no hint.
     let ran = digline(root, &gate);
     assert_eq!(ran.code, 64, "{}", ran.stderr);
-    let baseline = Path::new("./.digline/faults/baselines/faults.json");
+    // stdout's headline says there is no baseline and where it was looked
+    // for; stderr does not say it again.
     assert_eq!(
         ran.stderr,
-        format!(
-            "digline: suite 'faults' has no baseline for tenant 'faults' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)\n",
-            baseline.display()
-        )
+        "digline: exit 64: suite 'faults' (tenant 'faults') is not gated until a reference is committed\n"
+    );
+    assert!(
+        ran.stdout.starts_with("There is no baseline to compare with, so there is no verdict. digline looked for it at "),
+        "{}",
+        ran.stdout
     );
     // Without -q the same gate says its plan and the hint.
     let loud = digline(root, &gate[1..]);
     assert_eq!(loud.code, 64, "{}", loud.stderr);
-    assert!(
-        loud.stderr
-            .starts_with("digline: 2 cases × 1 sample = 2 calls to the target\n"),
-        "{}",
-        loud.stderr
+    let key = std::fs::read_dir(root.join(".digline/faults/runs/faults"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".json").map(str::to_string))
+        .max()
+        .unwrap();
+    assert_eq!(
+        loud.stderr,
+        format!(
+            "digline: 2 cases × 1 sample = 2 calls to the target\n\
+             digline: exit 64: suite 'faults' (tenant 'faults') is not gated until a reference is committed\n\
+             (hint: look at the run, then make it the reference: digline promote --suite suite.toml --root . --run {key})\n"
+        )
+    );
+    // In the reader's locale, stdout and stderr alike.
+    let mut german = gate[1..].to_vec();
+    german.extend(["--locale", "de"]);
+    let de = digline(root, &german);
+    assert_eq!(de.code, 64, "{}", de.stderr);
+    let de_key = std::fs::read_dir(root.join(".digline/faults/runs/faults"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".json").map(str::to_string))
+        .max()
+        .unwrap();
+    assert_eq!(
+        de.stderr,
+        format!(
+            "digline: 2 cases × 1 sample = 2 calls to the target\n\
+             digline: Exit 64: Suite 'faults' (Kunde 'faults') wird erst geprüft, wenn eine Referenz committet ist\n\
+             (Hinweis: den Lauf ansehen, dann zur Referenz machen: digline promote --suite suite.toml --root . --run {de_key})\n"
+        )
     );
     assert!(
-        loud.stderr.contains("\n(hint: look at the run, then make it the reference: digline promote --suite suite.toml --root . --run "),
+        de.stdout
+            .starts_with("Es gibt keine Referenz zum Vergleich, daher gibt es kein Urteil."),
         "{}",
-        loud.stderr
+        de.stdout
     );
     assert!(loud.stderr.lines().count() > ran.stderr.lines().count());
     let promoted = digline(

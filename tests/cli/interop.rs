@@ -57,8 +57,104 @@ fn comparable(ours: &str, theirs: &str) -> String {
     text
 }
 
+/// A stored run of `root` by its key (any tenant, any suite).
+fn stored_run(root: &Path, key: &str) -> Option<serde_json::Value> {
+    let mut stack = vec![root.join(".digline")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).ok()? {
+            let path = entry.ok()?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name()? == format!("{key}.json").as_str() {
+                return serde_json::from_str(&std::fs::read_to_string(&path).ok()?).ok();
+            }
+        }
+    }
+    None
+}
+
+/// 0.10.0's `diff` text as digline prints it. digline keeps every line of
+/// 0.10.0's (the same set, byte for byte), but lists the per-check lines in
+/// suite order — cases as the newer run lists them, then those only the
+/// older run has; checks as the case lists them; whole-run measures last —
+/// where 0.10.0 grouped them by outcome and sorted them by name (issue 16:
+/// what people read follows the suite; documents, `--json` included, keep
+/// 0.10.0's bytes). The golden files are 0.10.0's output, untouched: the
+/// order is recomputed here from the two stored runs' own lists.
+fn diff_in_suite_order(theirs: &str, args: &[&str], root: &Path) -> String {
+    if args.first() != Some(&"diff") || args.contains(&"--json") || theirs.is_empty() {
+        return theirs.to_string();
+    }
+    let chunks: Vec<&str> = theirs.trim_end_matches('\n').split("\n\n").collect();
+    let Some(block) = chunks.last().filter(|_| chunks.len() >= 3) else {
+        return theirs.to_string();
+    };
+    if !block.lines().all(|l| l.contains(" · ")) {
+        return theirs.to_string();
+    }
+    let keys: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| a.contains("-00-00-"))
+        .collect();
+    let mut runs: Vec<serde_json::Value> = keys
+        .iter()
+        .map(|k| stored_run(root, k).unwrap_or_else(|| panic!("no stored run {k}")))
+        .collect();
+    runs.sort_by(|a, b| b["created_at"].as_str().cmp(&a["created_at"].as_str()));
+    let mut cases: Vec<(String, Vec<String>)> = Vec::new();
+    let mut measures: Vec<String> = Vec::new();
+    for run in &runs {
+        for case in run["results"].as_array().unwrap() {
+            let id = case["case_id"].as_str().unwrap();
+            let names = case["verdicts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["assertion"].as_str().unwrap().to_string());
+            match cases.iter_mut().find(|(c, _)| c == id) {
+                Some((_, known)) => {
+                    known.extend(names.filter(|n| !known.contains(n)).collect::<Vec<_>>())
+                }
+                None => cases.push((id.to_string(), names.collect())),
+            }
+        }
+        for v in run["aggregate"].as_array().unwrap() {
+            let name = v["assertion"].as_str().unwrap().to_string();
+            if !measures.contains(&name) {
+                measures.push(name);
+            }
+        }
+    }
+    let position = |line: &str| {
+        let mut fields = line.split(" · ");
+        let (case, check) = (fields.next().unwrap(), fields.next().unwrap());
+        if case == "whole run" {
+            let at = measures.iter().position(|m| m == check);
+            return (cases.len(), at.unwrap_or(usize::MAX));
+        }
+        let at = cases
+            .iter()
+            .position(|(c, _)| c == case)
+            .unwrap_or(usize::MAX);
+        let check_at = cases
+            .get(at)
+            .and_then(|(_, names)| names.iter().position(|n| n == check))
+            .unwrap_or(usize::MAX);
+        (at, check_at)
+    };
+    let mut lines: Vec<&str> = block.lines().collect();
+    lines.sort_by_key(|l| position(l));
+    let mut out = chunks[..chunks.len() - 1].join("\n\n");
+    out.push_str("\n\n");
+    out.push_str(&lines.join("\n"));
+    out.push('\n');
+    out
+}
+
 /// Replays every `<name>.args` of `dir` in order in `root`, expecting
-/// 0.10.0's stdout and exit code; returns how many were checked.
+/// 0.10.0's stdout (`diff`'s per-check lines in suite order:
+/// [`diff_in_suite_order`]) and exit code; returns how many were checked.
 fn replay(dir: &Path, root: &Path) -> usize {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -80,7 +176,7 @@ fn replay(dir: &Path, root: &Path) -> usize {
             dir.display(),
             ran.stderr
         );
-        let want = read(dir, &format!("{name}.stdout"));
+        let want = diff_in_suite_order(&read(dir, &format!("{name}.stdout")), &args, root);
         assert_eq!(
             comparable(&ran.stdout, &want),
             want,

@@ -534,6 +534,94 @@ fn a_hostile_store_is_inert_on_every_surface() {
     assert!(!outputs.lines().any(|l| l.starts_with("::")), "{outputs}");
 }
 
+/// `compare`'s terminal text says why each check could not run — the cause
+/// category and measured facts, in the reader's locale — and `-v` adds no
+/// payload: no stored reason, nothing only the system produced (`LEAK`).
+#[test]
+fn compare_says_why_a_check_could_not_run_in_two_locales() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let key = store(root, "01-nothing-changed", true, unjudged);
+    for locale in ["en", "de"] {
+        let args = [
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &key,
+            "--locale",
+            locale,
+        ];
+        let ran = digline_env(root, &args, &[]);
+        assert_eq!(ran.code, 2, "{}", ran.stderr);
+        insta::assert_snapshot!(format!("compare-causes-{locale}"), ran.stdout);
+        let mut verbose = vec!["-v"];
+        verbose.extend(args);
+        let loud = digline_env(root, &verbose, &[]);
+        assert_eq!(loud.stdout, ran.stdout);
+        for text in [&loud.stdout, &loud.stderr] {
+            assert!(!text.contains("LEAK"), "{text}");
+            for (_, reason, _) in CAUSES {
+                assert!(!text.contains(reason), "{text}");
+            }
+            assert!(
+                !text.contains("ValueError") && !text.contains("urlopen"),
+                "{text}"
+            );
+        }
+    }
+}
+
+/// A gate refused on GitHub Actions (here for a run key the pull request
+/// chose, with a line break and a workflow command in it) prints its
+/// refusal inside the stop-commands fence and closes the fence after it:
+/// the refusal cannot act, and the step's later workflow commands are not
+/// left paused. stdout and stderr share one pipe here, as on a runner.
+#[test]
+fn a_refused_gate_on_actions_closes_the_fence_after_its_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    store(root, "02-one-flip", true, |_| {});
+    let ran = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("\"$0\" \"$@\" 2>&1")
+        .arg(env!("CARGO_BIN_EXE_digline"))
+        .args([
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "nope\n::error::forged",
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ])
+        .current_dir(root)
+        .env_remove("CI")
+        .env_remove("DIGLINE_LOG")
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    assert_eq!(ran.status.code(), Some(64));
+    let merged = String::from_utf8(ran.stdout).unwrap();
+    let lines: Vec<&str> = merged.lines().collect();
+    let token = lines[0]
+        .strip_prefix("::stop-commands::")
+        .unwrap_or_else(|| panic!("opens the fence: {merged}"));
+    assert_eq!(
+        lines.last(),
+        Some(&format!("::{token}::").as_str()),
+        "{merged}"
+    );
+    assert!(
+        lines[1].starts_with("digline: ") && lines.len() >= 3,
+        "the refusal, inside the fence: {merged}"
+    );
+    assert!(merged.contains("\n::error::forged"), "{merged}");
+    no_command_outside_the_fence("refused gate", &merged, "");
+}
+
 /// Every `::` line outside a `::stop-commands::` fence is one of digline's
 /// own annotations or warnings.
 fn no_command_outside_the_fence(label: &str, stdout: &str, stderr: &str) {

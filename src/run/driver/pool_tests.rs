@@ -50,6 +50,7 @@ impl Ask for Fake {
             return Err(self.failure.clone());
         }
         Ok(Response {
+            tokens: None,
             output: Value::String(format!("echo:{}", case.id)),
             input: "in".into(),
             cost_usd: Some(0.001),
@@ -69,6 +70,7 @@ impl Judge for FakeJudge {
     fn judge(&self, request: &JudgeRequest) -> Result<JudgeAnswer, Failure> {
         assert!(request.prompt.contains("Output to judge:\necho:"));
         Ok(JudgeAnswer {
+            tokens: None,
             text: self.0.to_string(),
             cost_usd: Some(0.0001),
             latency_ms: 1.0,
@@ -281,6 +283,7 @@ impl Judge for CountingJudge {
     fn judge(&self, _: &JudgeRequest) -> Result<JudgeAnswer, Failure> {
         self.0.fetch_add(1, Ordering::SeqCst);
         Ok(JudgeAnswer {
+            tokens: None,
             text: r#"{"score": 0.8, "reason": "ok"}"#.into(),
             cost_usd: None,
             latency_ms: 1.0,

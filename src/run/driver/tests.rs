@@ -31,6 +31,7 @@ impl Ask for Scripted {
             .flatten()
         {
             Some(text) => Ok(Response {
+                tokens: None,
                 output: Value::String(text.to_string()),
                 input: "{}".to_string(),
                 cost_usd: Some(0.001),

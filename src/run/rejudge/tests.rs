@@ -13,6 +13,7 @@ struct Fixed(&'static str);
 impl Ask for Fixed {
     fn ask(&self, _case: &Case) -> Result<Response, Failure> {
         Ok(Response {
+            tokens: None,
             output: Value::String(self.0.to_string()),
             input: "{\"q\": 1}".to_string(),
             cost_usd: Some(0.001),

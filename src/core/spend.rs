@@ -1,0 +1,72 @@
+//! What a run spent: the target's and the judges' money (USD) and tokens.
+//!
+//! A schema-10 run document has no place for it (0.10.0 stores neither
+//! judge spend nor tokens, and documents keep its bytes), so it is a side
+//! record beside the store's documents (`store::spend`). Counts and money
+//! only: measured facts, never payload.
+//!
+//! Pure.
+
+use serde::{Deserialize, Serialize};
+
+/// One party's spend: the target, or the judges together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartySpend {
+    /// Calls that answered.
+    pub calls: u64,
+    /// USD over the calls that reported or could be priced; `None` when none could.
+    pub usd: Option<f64>,
+    /// Input tokens (cache reads and writes included), when reported.
+    pub input_tokens: Option<u64>,
+    /// Output tokens, when reported.
+    pub output_tokens: Option<u64>,
+}
+
+impl PartySpend {
+    /// Add one call: its price (if known) and tokens (if reported).
+    pub fn add(&mut self, usd: Option<f64>, tokens: Option<(u64, u64)>) {
+        self.calls += 1;
+        if let Some(usd) = usd {
+            self.usd = Some(self.usd.unwrap_or(0.0) + usd);
+        }
+        if let Some((input, output)) = tokens {
+            self.input_tokens = Some(self.input_tokens.unwrap_or(0).saturating_add(input));
+            self.output_tokens = Some(self.output_tokens.unwrap_or(0).saturating_add(output));
+        }
+    }
+
+    /// True when nothing was measured.
+    pub fn is_unknown(&self) -> bool {
+        self.usd.is_none() && self.input_tokens.is_none() && self.output_tokens.is_none()
+    }
+}
+
+/// What one run spent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spend {
+    /// The system under test.
+    pub target: PartySpend,
+    /// Every judge call of the run.
+    pub judges: PartySpend,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_until_a_call_reports_money_or_tokens() {
+        let mut p = PartySpend::default();
+        assert!(p.is_unknown());
+        p.add(None, None);
+        assert!(p.is_unknown());
+        assert_eq!(p.calls, 1);
+        p.add(Some(0.25), Some((10, 3)));
+        p.add(Some(0.5), Some((5, 2)));
+        assert_eq!(p.usd, Some(0.75));
+        assert_eq!((p.input_tokens, p.output_tokens), (Some(15), Some(5)));
+        assert_eq!(p.calls, 3);
+    }
+}

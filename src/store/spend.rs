@@ -1,0 +1,113 @@
+//! Where a run's spend ([`Spend`]) is kept: beside the documents, never in
+//! them (schema-10 documents keep digline 0.10.0's bytes, and 0.10.0 reads
+//! every `*.json` under `runs/` and `baselines/`):
+//!
+//! ```text
+//! <root>/.digline/<tenant>/spend/runs/<suite>/<key>.json   a run's, written with it
+//! <root>/.digline/<tenant>/spend/baselines/<suite>.json    the reference's, copied on promote
+//! ```
+//!
+//! A missing or unreadable record is "not recorded" (runs made by 0.10.0
+//! or before this release have none): spend is shown, never gated on.
+
+use std::path::PathBuf;
+
+use crate::core::spend::Spend;
+
+use super::atomic::write_atomic;
+use super::layout::{is_safe_name, Store};
+use super::StoreError;
+
+fn segment<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
+    if is_safe_name(value) {
+        Ok(value)
+    } else {
+        Err(StoreError::UnsafeName {
+            kind,
+            value: value.to_string(),
+        })
+    }
+}
+
+impl Store {
+    fn spend_dir(&self, tenant: &str) -> Result<PathBuf, StoreError> {
+        Ok(self.dir().join(segment("tenant", tenant)?).join("spend"))
+    }
+
+    /// `<tenant>/spend/runs/<suite>/<key>.json`.
+    pub fn run_spend_path(
+        &self,
+        tenant: &str,
+        suite: &str,
+        key: &str,
+    ) -> Result<PathBuf, StoreError> {
+        Ok(self
+            .spend_dir(tenant)?
+            .join("runs")
+            .join(segment("suite", suite)?)
+            .join(format!("{}.json", segment("run key", key)?)))
+    }
+
+    /// `<tenant>/spend/baselines/<suite>.json`.
+    pub fn baseline_spend_path(&self, tenant: &str, suite: &str) -> Result<PathBuf, StoreError> {
+        Ok(self
+            .spend_dir(tenant)?
+            .join("baselines")
+            .join(format!("{}.json", segment("suite", suite)?)))
+    }
+
+    /// Record what run `key` spent.
+    ///
+    /// # Errors
+    /// An unsafe name, or the file cannot be written.
+    pub fn write_run_spend(
+        &self,
+        tenant: &str,
+        suite: &str,
+        key: &str,
+        spend: &Spend,
+    ) -> Result<(), StoreError> {
+        write(self.run_spend_path(tenant, suite, key)?, spend)
+    }
+
+    /// What run `key` spent, `None` when not recorded.
+    pub fn read_run_spend(&self, tenant: &str, suite: &str, key: &str) -> Option<Spend> {
+        read(self.run_spend_path(tenant, suite, key).ok()?)
+    }
+
+    /// What the reference spent, `None` when not recorded.
+    pub fn read_baseline_spend(&self, tenant: &str, suite: &str) -> Option<Spend> {
+        read(self.baseline_spend_path(tenant, suite).ok()?)
+    }
+
+    /// On promote: the run's spend becomes the reference's; a run with
+    /// none leaves the reference with none (an older record is removed).
+    ///
+    /// # Errors
+    /// An unsafe name, or the file cannot be written or removed.
+    pub fn promote_spend(&self, tenant: &str, suite: &str, key: &str) -> Result<(), StoreError> {
+        let to = self.baseline_spend_path(tenant, suite)?;
+        match self.read_run_spend(tenant, suite, key) {
+            Some(spend) => write(to, &spend),
+            None => match std::fs::remove_file(&to) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(StoreError::io(&to, e)),
+            },
+        }
+    }
+}
+
+fn write(path: PathBuf, spend: &Spend) -> Result<(), StoreError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+    }
+    let mut text = serde_json::to_string_pretty(spend).unwrap_or_default();
+    text.push('\n');
+    write_atomic(&path, text.as_bytes(), 0o644)
+}
+
+fn read(path: PathBuf) -> Option<Spend> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&text).ok()
+}
