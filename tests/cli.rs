@@ -51,6 +51,8 @@ mod report;
 mod sampled;
 #[path = "cli/secrets.rs"]
 mod secrets;
+#[path = "cli/shards.rs"]
+mod shards;
 #[path = "cli/slice.rs"]
 mod slice;
 #[path = "cli/util.rs"]

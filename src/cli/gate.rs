@@ -89,8 +89,15 @@ pub struct GateArgs {
     #[command(flatten)]
     pub suite: SuiteArgs,
     /// Gate a stored run (a key, or `latest`) instead of running the suite.
-    #[arg(long, value_name = "KEY|latest")]
+    #[arg(long, value_name = "KEY|latest", conflicts_with_all = ["shard", "shards"])]
     pub run: Option<String>,
+    /// Run only this job's shard and store it, without a verdict (the job
+    /// that runs `gate --shards` gates the merged run): K/N or auto.
+    #[arg(long, value_name = "K/N|auto", conflicts_with = "shards")]
+    pub shard: Option<String>,
+    /// Merge these shard runs (files or directories) into one run, then gate it once.
+    #[arg(long, value_name = "PATH", num_args = 1..)]
+    pub shards: Vec<PathBuf>,
     /// The language of the HTML report (the comment and summary are English so far).
     #[arg(long, default_value = "en")]
     pub locale: String,
@@ -155,7 +162,11 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     let (key, doc) = match &args.run {
         Some(which) => {
             let stored = store.read_run(&suite.tenant, &suite.name, which)?;
+            super::merge::refuse_a_shard(&stored.key, &stored.doc, &args.suite)?;
             (stored.key, stored.doc)
+        }
+        None if !args.shards.is_empty() => {
+            super::merge::merge_and_store(&args.suite, &args.shards, false)?
         }
         None => {
             // The same steps as `digline run`, through the same function.
@@ -173,8 +184,12 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 max_retries: args.max_retries,
                 max_calls: args.max_calls,
                 resume: None,
+                shard: args.shard.clone(),
             };
             let (key, doc, _plan) = run_and_store(&run_args, false)?;
+            if let Some(done) = super::merge::shard_stored(&key, &doc) {
+                return Ok(done);
+            }
             (key, doc)
         }
     };

@@ -17,6 +17,7 @@ pub mod pyrepr;
 pub mod pyvalue;
 pub mod ratio;
 pub mod sampling;
+pub mod shard;
 pub mod strict_json;
 pub mod suite;
 pub mod verdict;

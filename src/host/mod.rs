@@ -16,5 +16,6 @@ pub mod logging;
 pub mod near_miss;
 pub mod provider_suite;
 pub mod runner;
+pub mod shards;
 pub mod signals;
 pub mod suite;
