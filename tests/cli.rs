@@ -13,6 +13,8 @@ mod docs;
 mod documents;
 #[path = "cli/examples.rs"]
 mod examples;
+#[path = "cli/exits.rs"]
+mod exits;
 #[path = "cli/fake_llm.rs"]
 mod fake_llm;
 #[path = "cli/fault_server.rs"]

@@ -15,7 +15,8 @@ use clap::Args;
 use crate::core::document::RunDocument;
 use crate::store::Store;
 
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::exit::ExitStatus;
+use super::{load_suite, CliError, SuiteArgs};
 
 /// Flags of `digline merge`.
 #[derive(Debug, Args)]
@@ -61,11 +62,11 @@ pub fn merge_and_store(
 ///
 /// # Errors
 /// As [`merge_and_store`].
-pub fn execute(args: MergeArgs, quiet: bool) -> Result<i32, CliError> {
+pub fn execute(args: MergeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let (key, doc) = merge_and_store(&args.suite, &args.shards, quiet)?;
     println!("{key}");
     super::leave_to_exit(doc);
-    Ok(exit::OK)
+    Ok(ExitStatus::Proceed)
 }
 
 /// Refuse to gate, compare or promote a shard run: it holds a share of the
@@ -92,12 +93,14 @@ pub fn refuse_a_shard(key: &str, doc: &RunDocument, suite: &SuiteArgs) -> Result
 
 /// `gate --shard K/N`: the shard is stored and the job ends without a
 /// verdict (0): the one job that runs `gate --shards` gates the whole.
-pub fn shard_stored(key: &str, doc: &RunDocument) -> Option<i32> {
+pub fn shard_stored(key: &str, doc: &RunDocument, quiet: bool) -> Option<ExitStatus> {
     let record = crate::core::shard::Record::of(&doc.metadata)?.ok()?;
     println!("{key}");
-    eprintln!(
-        "digline: shard {} stored as run {key}, with no verdict: a shard is a share of the cases; gate the merged run with digline gate --shards",
-        record.shard
-    );
-    Some(exit::OK)
+    if !quiet {
+        eprintln!(
+            "digline: shard {} stored as run {key}, with no verdict: a shard is a share of the cases; gate the merged run with digline gate --shards",
+            record.shard
+        );
+    }
+    Some(ExitStatus::Proceed)
 }
