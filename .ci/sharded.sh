@@ -14,7 +14,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 shards="${1:-4}"
 cases="${2:-400}"
 cd "$repo"
-cargo build --quiet --release --locked --bin digline --example quickstart-stub
+[ -n "${NO_BUILD:-}" ] || cargo build --quiet --release --locked --bin digline --example quickstart-stub
 
 # shellcheck source=../examples/lib/start.sh
 . "$repo/examples/lib/start.sh"

@@ -13,7 +13,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cases="${1:-100000}"
 cd "$repo"
-cargo build --quiet --release --locked --bin digline --example quickstart-stub
+[ -n "${NO_BUILD:-}" ] || cargo build --quiet --release --locked --bin digline --example quickstart-stub
 # shellcheck source=../examples/lib/start.sh
 . "$repo/examples/lib/start.sh"
 work="$(mktemp -d)"
