@@ -22,20 +22,21 @@ port=$((20000 + RANDOM % 20000))
 python3 bench/gen.py answers "$work/answers.json" --latency 0 --size 120
 start quickstart-stub --answers "$work/answers.json" --port "$port"
 out="$repo/bench/results/shards.md"
-timed() { /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@"; cat "$work/time"; }
+# timed OUT CMD...: CMD's stdout into OUT; prints "wall user sys peak_kb".
+timed() { local out="$1"; shift; /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >"$out"; cat "$work/time"; }
 
 # 1. Overhead: 10 x 1,000 against 1 x 10,000.
 python3 bench/gen.py suite "$work/o" --cases 10000 --port "$port"
 cd "$work/o"
-read -r w1 u1 s1 m1 < <(timed "$digline" run --suite suite.toml -q --concurrency 32 >whole.key)
+read -r w1 u1 s1 m1 < <(timed whole.key "$digline" run --suite suite.toml -q --concurrency 32)
 whole="$(cat whole.key)"
 total_cpu=0; total_wall=0
 for k in $(seq 1 10); do
-  read -r w u s m < <(timed "$digline" run --suite suite.toml -q --concurrency 32 --shard "$k/10" >"shard-$k.key")
+  read -r w u s m < <(timed "shard-$k.key" "$digline" run --suite suite.toml -q --concurrency 32 --shard "$k/10")
   mkdir -p "shards/$k"; cp ".digline/bench/runs/bench10000/$(cat "shard-$k.key").json" "shards/$k/"
-  total_cpu=$(python3 -c "print($total_cpu + $u + $s)"); total_wall=$(python3 -c "print($total_wall + $w)")
+  total_cpu=$(python3 -c "print($total_cpu + $u + $s)"); total_wall=$(python3 -c "print(round($total_wall + $w, 2))")
 done
-read -r wm um sm mm < <(timed "$digline" merge --suite suite.toml --shards shards/ -q >merged.key)
+read -r wm um sm mm < <(timed merged.key "$digline" merge --suite suite.toml --shards shards/ -q)
 total_cpu=$(python3 -c "print(round($total_cpu + $um + $sm, 2))")
 runs=.digline/bench/runs/bench10000
 if diff <(grep -v '^  "created_at": ' "$runs/$(cat merged.key).json") <(grep -v '^  "created_at": ' "$runs/$whole.json") >/dev/null; then same=yes; else same=NO; fi
@@ -51,7 +52,7 @@ mkdir -p "$work/big"
 cp "$work/t/suite.toml" "$work/big/"
 python3 bench/gen_shards.py build "$work/big" --template "$work/t/.digline/bench/runs/bench/$(cat "$work/t/key").json" --cases "$cases" --shards 10 >/dev/null
 cd "$work/big"
-read -r wg ug sg mg < <(timed "$digline" gate --suite suite.toml --shards shards/ --publish none --out out -q)
+read -r wg ug sg mg < <(timed gate.txt "$digline" gate --suite suite.toml --shards shards/ --publish none --out out -q)
 junit=$(du -m out/junit.xml | cut -f1); report=$(du -m out/report.html 2>/dev/null | cut -f1 || echo -)
 per_case=$(python3 -c "print(round($mg * 1024 / $cases))")
 cd "$repo"

@@ -197,7 +197,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
                 shard: args.shard.clone(),
             };
             let (key, doc, _plan) = run_and_store(&run_args, quiet)?;
-            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet) {
+            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet)? {
                 return Ok(done);
             }
             (key, doc)

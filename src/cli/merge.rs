@@ -47,14 +47,12 @@ pub fn merge_and_store(
     let merged = crate::run::merge::merge(&loaded.suite, shards, &crate::host::clock::now_iso())
         .map_err(|why| CliError::Refused(format!("merge refused: {why}")))?;
     let key = store.write_run(&merged.doc)?;
-    if !quiet {
-        eprintln!(
-            "digline: merged {} shard(s) of plan {} into run {key} ({} case(s))",
-            merged.shards,
-            merged.plan,
-            merged.doc.results.len()
-        );
-    }
+    super::run::notices(quiet).plan(format!(
+        "merged {} shard(s) of plan {} into run {key} ({} case(s))",
+        merged.shards,
+        merged.plan,
+        merged.doc.results.len()
+    ));
     Ok((key, merged.doc))
 }
 
@@ -64,7 +62,7 @@ pub fn merge_and_store(
 /// As [`merge_and_store`].
 pub fn execute(args: MergeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let (key, doc) = merge_and_store(&args.suite, &args.shards, quiet)?;
-    println!("{key}");
+    super::output::outln(&key)?;
     super::leave_to_exit(doc);
     Ok(ExitStatus::Proceed)
 }
@@ -93,14 +91,21 @@ pub fn refuse_a_shard(key: &str, doc: &RunDocument, suite: &SuiteArgs) -> Result
 
 /// `gate --shard K/N`: the shard is stored and the job ends without a
 /// verdict (0): the one job that runs `gate --shards` gates the whole.
-pub fn shard_stored(key: &str, doc: &RunDocument, quiet: bool) -> Option<ExitStatus> {
-    let record = crate::core::shard::Record::of(&doc.metadata)?.ok()?;
-    println!("{key}");
-    if !quiet {
-        eprintln!(
-            "digline: shard {} stored as run {key}, with no verdict: a shard is a share of the cases; gate the merged run with digline gate --shards",
-            record.shard
-        );
-    }
-    Some(ExitStatus::Proceed)
+///
+/// # Errors
+/// [`CliError`] when stdout cannot take the key.
+pub fn shard_stored(
+    key: &str,
+    doc: &RunDocument,
+    quiet: bool,
+) -> Result<Option<ExitStatus>, CliError> {
+    let Some(Ok(record)) = crate::core::shard::Record::of(&doc.metadata) else {
+        return Ok(None);
+    };
+    super::output::outln(key)?;
+    super::run::notices(quiet).plan(format!(
+        "shard {} stored as run {key}, with no verdict: a shard is a share of the cases; gate the merged run with digline gate --shards",
+        record.shard
+    ));
+    Ok(Some(ExitStatus::Proceed))
 }

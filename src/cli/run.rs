@@ -122,13 +122,11 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
         let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
             .map_err(|why| CliError::usage(why, None))?;
         let record = crate::host::shards::restrict(&mut loaded, shard);
-        if !quiet {
-            eprintln!(
-                "digline: shard {shard}: {} case(s) of plan {} run here; `digline merge --shards` makes the shards one run",
-                loaded.suite.cases.len(),
-                record.plan
-            );
-        }
+        notices(quiet).plan(format!(
+            "shard {shard}: {} case(s) of plan {} run here; `digline merge --shards` makes the shards one run",
+            loaded.suite.cases.len(),
+            record.plan
+        ));
         metadata.insert(
             crate::core::shard::RECORD_KEY.to_string(),
             Value::String(record.to_value()),

@@ -109,8 +109,8 @@ pub fn plan_hash(config_hash: &str, cases: &[Case]) -> String {
         let optional = |v: Option<&str>| v.map_or_else(|| "\u{0}".to_string(), |s| format!("={s}"));
         field(case.id.as_bytes());
         field(
-            serde_json::Value::Object(case.vars.clone())
-                .to_string()
+            serde_json::to_string(&case.vars)
+                .unwrap_or_default()
                 .as_bytes(),
         );
         field(
@@ -125,8 +125,8 @@ pub fn plan_hash(config_hash: &str, cases: &[Case]) -> String {
                 .as_bytes(),
         );
         field(
-            serde_json::Value::Object(case.metadata.clone())
-                .to_string()
+            serde_json::to_string(&case.metadata)
+                .unwrap_or_default()
                 .as_bytes(),
         );
         field(optional(case.suspended.as_deref()).as_bytes());
