@@ -57,5 +57,7 @@ mod secrets;
 mod shards;
 #[path = "cli/slice.rs"]
 mod slice;
+#[path = "cli/surfaces.rs"]
+mod surfaces;
 #[path = "cli/util.rs"]
 mod util;

@@ -19,3 +19,4 @@ pub mod runner;
 pub mod shards;
 pub mod signals;
 pub mod suite;
+pub mod visible;

@@ -850,6 +850,9 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
         })?;
         params.insert(key.clone(), json);
     }
+    if let Some((key, why)) = super::visible::check_params(&params) {
+        return Err(err(LoadErrorKind::Invalid, Some(locator), Some(&key), &why));
+    }
     if is_aggregate(&token) {
         let aggregate = build_aggregate(&token, &params).map_err(|e| build_error(&e, locator))?;
         return Ok(Entry::Aggregate(aggregate));

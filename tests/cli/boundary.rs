@@ -257,12 +257,22 @@ fn no_payload_crosses_any_surface() {
         1,
     );
     let full = read(root.join("full.html"));
-    for what in ["output", "judge reason", "suspension reason"] {
+    for what in ["judge reason", "suspension reason"] {
         assert!(
             full.contains(marker(what)),
             "the full report shows the {what}"
         );
     }
+    // An error's stored reason quotes what the system answered (`not JSON:
+    // '…'`): even the full report says the cause in digline's words instead.
+    assert!(
+        !full.contains(marker("output")),
+        "the full report quotes no answer"
+    );
+    assert!(
+        full.contains("answered something that is not JSON."),
+        "the full report says why delta could not be judged"
+    );
 
     // The gate, publishing to a fake GitHub, then `publish` again.
     let github = fake_github(Mode::Normal);

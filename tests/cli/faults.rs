@@ -203,3 +203,81 @@ fn retries_give_up_with_an_error_and_recover_from_a_blip() {
     assert_eq!(compared.code, 0, "{}{}", compared.stdout, compared.stderr);
     assert!(blip.calls().values().all(|n| *n == 3), "{:?}", blip.calls());
 }
+
+/// The cause categories the gate shows are derived from the reasons the
+/// real clients store: every fault above, classified.
+#[test]
+fn every_fault_the_http_client_meets_has_its_cause_category() {
+    use digline::report::cause::{classify, Category};
+    let gone = FaultServer::start(|_, _| Fault::Answer { delay_ms: 0 }, true);
+    let plain = always(Fault::Answer { delay_ms: 0 });
+    let table: Vec<(FaultServer, &str, &str, Category)> = vec![
+        (always(Fault::Hang), "http", "timed out", Category::Timeout),
+        (
+            always(Fault::ResetMidBody),
+            "http",
+            "could not be called",
+            Category::ConnectionFailed,
+        ),
+        (
+            always(Fault::TooMany(None)),
+            "http",
+            "HTTP Error 429",
+            Category::HttpStatus,
+        ),
+        (
+            always(Fault::Status(404)),
+            "http",
+            "HTTP Error 404",
+            Category::HttpStatus,
+        ),
+        (
+            always(Fault::InvalidJson),
+            "http",
+            "not JSON",
+            Category::NotJson,
+        ),
+        (
+            always(Fault::WrongType),
+            "http",
+            "not JSON",
+            Category::NotJson,
+        ),
+        (
+            always(Fault::Huge),
+            "http",
+            "larger than 16 MiB",
+            Category::TooLarge,
+        ),
+        (
+            gone,
+            "http",
+            "could not be called",
+            Category::ConnectionRefused,
+        ),
+        (
+            plain,
+            "https",
+            "the TLS handshake failed",
+            Category::ConnectionFailed,
+        ),
+    ];
+    for (server, scheme, cause, category) in &table {
+        let doc = errors_with(server, scheme, "0", cause);
+        for result in doc["results"].as_array().unwrap() {
+            for verdict in result["verdicts"].as_array().unwrap() {
+                let reason = verdict["reason"].as_str().unwrap();
+                let got = classify(reason);
+                assert_eq!(got.category, *category, "{reason}");
+                assert_eq!(
+                    got.endpoint.as_deref(),
+                    Some(format!("127.0.0.1:{}", server.port).as_str()),
+                    "{reason}"
+                );
+                if *category == Category::HttpStatus {
+                    assert!(got.status.is_some(), "{reason}");
+                }
+            }
+        }
+    }
+}
