@@ -7,6 +7,8 @@
 mod boundary;
 #[path = "cli/checks.rs"]
 mod checks;
+#[path = "cli/delivery.rs"]
+mod delivery;
 #[path = "cli/docs.rs"]
 mod docs;
 #[path = "cli/documents.rs"]

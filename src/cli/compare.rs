@@ -71,7 +71,10 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
         ));
     };
     warn_if_ahead([&run.doc, &baseline]);
-    let comparison = compare(&run.doc, &baseline).map_err(|e| CliError::Refused(e.to_string()))?;
+    let mut comparison =
+        compare(&run.doc, &baseline).map_err(|e| CliError::Refused(e.to_string()))?;
+    // Infrastructure values (`base_url`) are named, never printed.
+    crate::report::redact::withhold_perimeter_values(&mut comparison);
     let code = exit_code(&comparison);
     match args.json {
         Some(depth) => {

@@ -26,7 +26,6 @@ use crate::host::{self, env::CiEnv};
 use crate::report::cost;
 use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
-use crate::store::error::io_cause;
 use crate::store::Store;
 
 use super::output::{err, errln, out, outln};
@@ -214,7 +213,12 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
     let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
     let comparison = match &baseline {
-        Some(b) => Some(compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?),
+        Some(b) => {
+            let mut c = compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
+            // Infrastructure values (`base_url`) are named, never published.
+            crate::report::redact::withhold_perimeter_values(&mut c);
+            Some(c)
+        }
         None => None,
     };
     let promote = format!(
@@ -291,12 +295,12 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         quiet,
     );
 
-    std::fs::create_dir_all(&out_dir).map_err(|e| {
-        CliError::Refused(format!(
-            "cannot create the output directory {}: {}",
-            out_dir.display(),
-            io_cause(&e)
-        ))
+    crate::store::atomic::prepare_output_dir(&out_dir).map_err(|e| match e {
+        crate::store::StoreError::Io { cause, .. } => CliError::Refused(format!(
+            "cannot create the output directory {}: {cause}",
+            out_dir.display()
+        )),
+        other => CliError::Store(other),
     })?;
     let path = |name: &str| out_dir.join(name).display().to_string();
     let outcome = GateOutcome {
@@ -442,8 +446,12 @@ fn report_line(args: &PublishArgs, env: &CiEnv, out_dir: &Path, locale: Locale) 
     comment::report_in_artifacts(locale)
 }
 
+/// Write one output file: atomically, never through a symbolic link.
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text).map_err(|e| {
-        CliError::Refused(format!("cannot write {}: {}", path.display(), io_cause(&e)))
+    crate::store::atomic::write_output(path, text.as_bytes()).map_err(|e| match e {
+        crate::store::StoreError::Io { cause, .. } => {
+            CliError::Refused(format!("cannot write {}: {cause}", path.display()))
+        }
+        other => CliError::Store(other),
     })
 }

@@ -63,16 +63,17 @@ pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
     )
     .map_err(|e| CliError::Refused(e.to_string()))?;
     match &args.out {
-        Some(path) => std::fs::write(path, page.as_bytes()).map_err(|e| {
-            CliError::usage(
-                format!(
-                    "cannot write the report to {}: {}",
-                    path.display(),
-                    crate::store::error::io_cause(&e)
+        Some(path) => {
+            crate::store::atomic::write_output(path, page.as_bytes()).map_err(|e| match e {
+                crate::store::StoreError::Io { cause, .. } => CliError::usage(
+                    format!("cannot write the report to {}: {cause}", path.display()),
+                    Some(
+                        "pass --out a file in a directory that exists and is writable".to_string(),
+                    ),
                 ),
-                Some("pass --out a file in a directory that exists and is writable".to_string()),
-            )
-        })?,
+                other => CliError::Store(other),
+            })?;
+        }
         None => super::output::out(&page)?,
     }
     let code = html::exit_code(&run.doc, comparison.as_ref());

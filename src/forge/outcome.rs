@@ -161,6 +161,27 @@ impl Outcome {
     pub fn from_json(text: &str) -> Result<Outcome, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())
     }
+
+    /// Check the recorded `marker` against the one digline computes for
+    /// the recorded root, tenant and suite ([`super::marker`]): the
+    /// comment found (and overwritten) by an empty or foreign marker
+    /// could be anyone's.
+    ///
+    /// # Errors
+    /// A sentence naming what the marker should have been computed from.
+    pub fn check_marker(&self) -> Result<(), String> {
+        let expected = super::marker(&self.root, &self.tenant, &self.suite);
+        if self.marker == expected {
+            Ok(())
+        } else {
+            Err(format!(
+                "its marker is not the one digline computes for root '{}', tenant '{}' and \
+                 suite '{}', and a marker that does not match could find and overwrite another \
+                 comment, so nothing was published",
+                self.root, self.tenant, self.suite
+            ))
+        }
+    }
 }
 
 #[cfg(test)]

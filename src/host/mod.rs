@@ -8,7 +8,9 @@
 
 pub mod artifacts;
 pub mod cases;
+pub mod ci_tokens;
 pub mod clock;
+pub mod crlf;
 pub mod env;
 pub mod git;
 pub mod load_errors;

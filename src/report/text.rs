@@ -137,6 +137,8 @@ strings_table! {
     change_new_observed,
     /// `{field} {before}`, gone from the run (reported by the provider).
     change_missing_observed,
+    /// A perimeter field (`base_url`) changed; its values are not shown.
+    change_withheld,
     /// A judge `{judge}` joined.
     judge_added,
     /// A judge `{judge}` left.
@@ -604,6 +606,9 @@ fn change(delta: &ConfigDelta, s: &Strings) -> String {
             (s.judge_removed, &delta.before)
         };
         return fill(template, &[("judge", &fmt_value(label))]);
+    }
+    if delta.withheld && delta.before.is_null() && delta.after.is_null() {
+        return fill(s.change_withheld, &[("field", &delta.field)]);
     }
     let observed = OBSERVED_FIELDS.contains(&delta.field.as_str());
     let template = match (delta.outcome, observed) {
