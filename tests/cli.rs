@@ -31,6 +31,8 @@ mod fuzz_replay;
 mod gate;
 #[path = "cli/help.rs"]
 mod help;
+#[path = "cli/integrity.rs"]
+mod integrity;
 #[path = "cli/interop.rs"]
 mod interop;
 #[path = "cli/layering.rs"]
