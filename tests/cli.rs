@@ -59,6 +59,8 @@ mod report;
 mod sampled;
 #[path = "cli/secrets.rs"]
 mod secrets;
+#[path = "cli/shards.rs"]
+mod shards;
 #[path = "cli/slice.rs"]
 mod slice;
 #[path = "cli/spend.rs"]

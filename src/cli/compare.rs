@@ -58,6 +58,7 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
     let (run, baseline) = store.read_run_and_baseline(&suite.tenant, &suite.name, &args.run)?;
+    super::merge::refuse_a_shard(&run.key, &run.doc, &args.suite)?;
     let Some(baseline) = baseline else {
         return Err(CliError::usage(
             format!(

@@ -93,8 +93,15 @@ pub struct GateArgs {
     #[command(flatten)]
     pub suite: SuiteArgs,
     /// Gate a stored run (a key, or `latest`) instead of running the suite.
-    #[arg(long, value_name = "KEY|latest")]
+    #[arg(long, value_name = "KEY|latest", conflicts_with_all = ["shard", "shards"])]
     pub run: Option<String>,
+    /// Run only this job's shard and store it, without a verdict (the job
+    /// that runs `gate --shards` gates the merged run): K/N or auto.
+    #[arg(long, value_name = "K/N|auto", conflicts_with = "shards")]
+    pub shard: Option<String>,
+    /// Merge these shard runs (files or directories) into one run, then gate it once.
+    #[arg(long, value_name = "PATH", num_args = 1..)]
+    pub shards: Vec<PathBuf>,
     /// The language of everything the gate writes for people: terminal text, comment, job summary, JUnit bodies and the HTML report.
     #[arg(long, default_value = "en", value_parser = super::locale::parser())]
     pub locale: Locale,
@@ -220,6 +227,7 @@ fn gate(
     let (key, doc) = match &args.run {
         Some(which) => {
             let stored = store.read_run(&suite.tenant, &suite.name, which)?;
+            super::merge::refuse_a_shard(&stored.key, &stored.doc, &args.suite)?;
             let run_file = store
                 .runs_dir(&suite.tenant, &suite.name)?
                 .join(format!("{}.json", stored.key));
@@ -233,6 +241,9 @@ fn gate(
                 }
             }
             (stored.key, stored.doc)
+        }
+        None if !args.shards.is_empty() => {
+            super::merge::merge_and_store(&args.suite, &args.shards, quiet)?
         }
         None => {
             // The same steps as `digline run`, through the same function.
@@ -252,8 +263,12 @@ fn gate(
                 rate: args.rate,
                 max_calls: args.max_calls,
                 resume: None,
+                shard: args.shard.clone(),
             };
             let (key, doc, _plan) = run_and_count(&run_args, quiet, &retried)?;
+            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet)? {
+                return Ok(done);
+            }
             (key, doc)
         }
     };

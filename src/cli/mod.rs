@@ -23,6 +23,7 @@ pub mod list;
 pub mod locale;
 pub mod manpage;
 pub mod mcp;
+pub mod merge;
 pub mod migrate;
 pub mod output;
 pub mod promote;
@@ -75,6 +76,11 @@ pub enum Command {
         after_help = "Example:\n  digline run --suite suite.toml --meta build=1234\n  digline run --suite suite.toml --resume      # finish the run Ctrl-C stopped\n\nNever a gate: exits 0 when the run is stored, whatever the verdicts; 64 when refused, or when stopped by Ctrl-C or SIGTERM (the journal keeps the answers: --resume finishes the run)."
     )]
     Run(run::RunArgs),
+    /// Make the shard runs of a suite (run --shard K/N) one run, store it and print its key.
+    #[command(
+        after_help = "Example:\n  digline merge --suite suite.toml --shards shards/\n  digline merge --suite suite.toml --shards shard-1/KEY.json shard-2/KEY.json\n\nThe merged run is the one a single run over every case would have stored. Never a gate: exits 0 when the run is stored; 64 when refused (a missing shard, a shard of another plan, suite, tenant or configuration, overlapping or duplicated shards, a copy of another shard)."
+    )]
+    Merge(merge::MergeArgs),
     /// Compare a stored run with the baseline; exit 0 (fine), 1 (worse) or 2 (could not be judged).
     #[command(
         after_help = "Example:\n  digline compare --suite suite.toml --run latest\n  digline compare --suite suite.toml --run latest --json full"
@@ -258,6 +264,7 @@ fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<ExitStatus, CliError
     let quiet = cli.quiet;
     match cli.command {
         Command::Run(args) => run::execute(args, quiet),
+        Command::Merge(args) => merge::execute(args, quiet),
         Command::Compare(args) => compare::execute(args),
         Command::Promote(args) => promote::execute(args, quiet),
         Command::Diff(args) => diff::execute(args),

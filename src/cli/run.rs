@@ -66,6 +66,12 @@ pub struct RunArgs {
     /// answer to; KEY defaults to the latest unfinished run of the suite.
     #[arg(long, value_name = "KEY", num_args = 0..=1, default_missing_value = LATEST)]
     pub resume: Option<String>,
+    /// Run only this job's share of the cases: K/N (1-based), or auto
+    /// (GitLab's CI_NODE_INDEX/CI_NODE_TOTAL; on GitHub,
+    /// DIGLINE_SHARD_INDEX/DIGLINE_SHARD_TOTAL from strategy.job-index/job-total).
+    /// `digline merge` makes the shards one run.
+    #[arg(long, value_name = "K/N|auto")]
+    pub shard: Option<String>,
 }
 
 /// `--meta K=V` pairs as run metadata (string values).
@@ -81,6 +87,9 @@ pub(super) fn metadata(pairs: &[String]) -> Result<Map<String, Value>, CliError>
                 Some("write it as --meta build=1234".into()),
             ));
         };
+        if let Some(why) = crate::host::shards::reserved_meta(k) {
+            return Err(CliError::usage(why, Some("choose another key".into())));
+        }
         if k.is_empty() {
             return Err(CliError::usage(
                 format!("--meta '{pair}' has an empty key"),
@@ -127,8 +136,25 @@ pub fn run_and_count(
             Some("drop --meta".into()),
         ));
     }
-    let metadata = metadata(&args.meta)?;
-    let loaded = load_suite(&args.suite)?;
+    let mut metadata = metadata(&args.meta)?;
+    let mut loaded = load_suite(&args.suite)?;
+    let mut quota = args.rate.unwrap_or_default();
+    if let Some(spec) = &args.shard {
+        let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
+            .map_err(|why| CliError::usage(why, None))?;
+        let record = crate::host::shards::restrict(&mut loaded, shard);
+        // Each shard takes its share of a quota the shards hold together.
+        quota = quota.share(shard.index, shard.total);
+        notices(quiet).plan(format!(
+            "shard {shard}: {} case(s) of plan {} run here; `digline merge --shards` makes the shards one run",
+            loaded.suite.cases.len(),
+            record.plan
+        ));
+        metadata.insert(
+            crate::core::shard::RECORD_KEY.to_string(),
+            Value::String(record.to_value()),
+        );
+    }
     let prepared = Prepared::prepare(loaded, args.max_calls)?;
     let options = RunOptions {
         root: args.suite.root.clone(),
@@ -136,7 +162,7 @@ pub fn run_and_count(
         concurrency: args.concurrency as usize,
         max_retries: args.max_retries,
         max_wait: std::time::Duration::from_secs(args.max_wait),
-        quota: args.rate.unwrap_or_default(),
+        quota,
         retried: retried.clone(),
         resume: args.resume.clone(),
         display: display(quiet),

@@ -18,6 +18,7 @@ pub mod pyrepr;
 pub mod pyvalue;
 pub mod ratio;
 pub mod sampling;
+pub mod shard;
 pub mod spend;
 pub mod strict_json;
 pub mod suite;

@@ -22,6 +22,7 @@ pub mod near_miss;
 pub mod provider_suite;
 pub mod run_trust;
 pub mod runner;
+pub mod shards;
 pub mod signals;
 pub mod suite;
 pub mod visible;

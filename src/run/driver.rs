@@ -597,7 +597,7 @@ fn grade_one(check: &DeclaredCheck, inputs: &Inputs, case_id: &str, svc: &Servic
 }
 
 /// The suite's aggregates (group copies included) over the graded cases.
-fn count_aggregates(suite: &Suite, results: &[CaseResult]) -> Vec<Verdict> {
+pub(crate) fn count_aggregates(suite: &Suite, results: &[CaseResult]) -> Vec<Verdict> {
     suite
         .aggregates
         .iter()

@@ -10,6 +10,7 @@
 
 pub mod driver;
 pub mod journal;
+pub mod merge;
 pub mod notice;
 pub mod plan;
 pub mod preflight;

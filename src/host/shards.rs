@@ -1,0 +1,191 @@
+//! Shards at the edge: `--shard auto` from the CI's environment, a suite
+//! cut down to one shard's cases, and shard runs read from the files and
+//! directories CI artifacts arrive in.
+//!
+//! `auto` reads GitLab's `CI_NODE_INDEX`/`CI_NODE_TOTAL` (`parallel: N`,
+//! 1-based) first, then `DIGLINE_SHARD_INDEX`/`DIGLINE_SHARD_TOTAL`, the
+//! pair a GitHub workflow sets from `strategy.job-index` (0-based, as
+//! GitHub counts: expressions cannot add one) and `strategy.job-total`.
+//! Spec `50-gate.md` ("Shards"); `docs/shards.md`.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::core::shard::{plan_hash, Record, Shard, RECORD_KEY};
+use crate::host::suite::LoadedSuite;
+use crate::run::merge::ShardRun;
+
+/// The deepest directory level searched for shard runs under a given path.
+const MAX_DEPTH: usize = 8;
+
+/// `--shard K/N` or `--shard auto` (read with `env`).
+///
+/// # Errors
+/// The sentence saying what is wrong, or which variables `auto` missed.
+pub fn resolve(spec: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Shard, String> {
+    if spec != "auto" {
+        return Shard::parse(spec);
+    }
+    let pairs = [
+        ("CI_NODE_INDEX", "CI_NODE_TOTAL", 1u32),
+        ("DIGLINE_SHARD_INDEX", "DIGLINE_SHARD_TOTAL", 0u32),
+    ];
+    for (index_var, total_var, base) in pairs {
+        let (index, total) = (env(index_var), env(total_var));
+        if index.is_none() && total.is_none() {
+            continue;
+        }
+        let (Some(index), Some(total)) = (index, total) else {
+            return Err(format!(
+                "--shard auto found only one of {index_var} and {total_var}: set both, or pass --shard K/N"
+            ));
+        };
+        let number = |name: &str, v: &str| -> Result<u32, String> {
+            v.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("--shard auto: {name} is '{v}', not a whole number"))
+        };
+        let (i, n) = (number(index_var, &index)?, number(total_var, &total)?);
+        let k = i
+            .checked_add(1 - base)
+            .ok_or_else(|| format!("--shard auto: {index_var} is too large"))?;
+        return Shard::new(k, n).map_err(|why| {
+            format!("--shard auto ({index_var}={index}, {total_var}={total}): {why}")
+        });
+    }
+    Err("--shard auto found no shard in the environment: GitLab sets CI_NODE_INDEX and CI_NODE_TOTAL for a job with parallel: N; on GitHub set DIGLINE_SHARD_INDEX to ${{ strategy.job-index }} and DIGLINE_SHARD_TOTAL to ${{ strategy.job-total }}, or pass --shard K/N".to_string())
+}
+
+/// Cut `loaded` down to the cases of `shard` and return the record the
+/// run stores in its metadata (the plan is computed over every case first).
+pub fn restrict(loaded: &mut LoadedSuite, shard: Shard) -> Record {
+    let suite = &mut loaded.suite;
+    let plan = plan_hash(&suite.config_hash(), &suite.cases);
+    suite.cases.retain(|c| shard.holds(&c.id));
+    Record { shard, plan }
+}
+
+/// The refusal for a `--meta` key the shard record owns.
+pub fn reserved_meta(key: &str) -> Option<String> {
+    (key == RECORD_KEY).then(|| {
+        format!("--meta '{key}' is reserved: digline records which shard a run is under that key")
+    })
+}
+
+/// Every shard run under `paths` (files, or directories searched for
+/// `*.json`, hidden entries skipped), in path order.
+///
+/// # Errors
+/// The sentence for a path that does not exist, a directory with no run
+/// in it, or a file that is not a readable run document.
+pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        let meta =
+            std::fs::metadata(path).map_err(|e| format!("--shards {}: {e}", path.display()))?;
+        if meta.is_dir() {
+            let before = files.len();
+            walk(path, 0, &mut files)?;
+            if files.len() == before {
+                return Err(format!(
+                    "--shards {}: no run document (*.json) in this directory",
+                    path.display()
+                ));
+            }
+        } else {
+            files.push(path.clone());
+        }
+    }
+    let mut runs = Vec::with_capacity(files.len());
+    for path in files {
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let digest = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let doc = crate::store::document::from_bytes(&path, &bytes).map_err(|e| e.to_string())?;
+        drop(bytes);
+        runs.push(ShardRun { path, digest, doc });
+    }
+    Ok(runs)
+}
+
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("--shards {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| !n.starts_with('.'))
+        })
+        .collect();
+    entries.sort();
+    for path in entries {
+        // Symlinks are not followed: an artifact cannot point the merge elsewhere.
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            walk(&path, depth + 1, out)?;
+        } else if meta.is_file() && path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn auto_reads_gitlab_1_based_and_github_0_based() {
+        let gitlab = env_of(&[("CI_NODE_INDEX", "2"), ("CI_NODE_TOTAL", "5")]);
+        assert_eq!(resolve("auto", &gitlab), Ok(Shard { index: 2, total: 5 }));
+        let github = env_of(&[("DIGLINE_SHARD_INDEX", "0"), ("DIGLINE_SHARD_TOTAL", "5")]);
+        assert_eq!(resolve("auto", &github), Ok(Shard { index: 1, total: 5 }));
+        let github_last = env_of(&[("DIGLINE_SHARD_INDEX", "4"), ("DIGLINE_SHARD_TOTAL", "5")]);
+        assert_eq!(
+            resolve("auto", &github_last),
+            Ok(Shard { index: 5, total: 5 })
+        );
+        assert_eq!(
+            resolve("auto", &env_of(&[])).unwrap_err(),
+            "--shard auto found no shard in the environment: GitLab sets CI_NODE_INDEX and CI_NODE_TOTAL for a job with parallel: N; on GitHub set DIGLINE_SHARD_INDEX to ${{ strategy.job-index }} and DIGLINE_SHARD_TOTAL to ${{ strategy.job-total }}, or pass --shard K/N"
+        );
+        assert_eq!(
+            resolve("auto", &env_of(&[("CI_NODE_INDEX", "1")])).unwrap_err(),
+            "--shard auto found only one of CI_NODE_INDEX and CI_NODE_TOTAL: set both, or pass --shard K/N"
+        );
+        assert_eq!(
+            resolve("auto", &env_of(&[("CI_NODE_INDEX", "6"), ("CI_NODE_TOTAL", "5")])).unwrap_err(),
+            "--shard auto (CI_NODE_INDEX=6, CI_NODE_TOTAL=5): the shard must be 1 to 5 (shards are counted from 1), not 6"
+        );
+        assert_eq!(
+            resolve(
+                "auto",
+                &env_of(&[("DIGLINE_SHARD_INDEX", "x"), ("DIGLINE_SHARD_TOTAL", "5")])
+            )
+            .unwrap_err(),
+            "--shard auto: DIGLINE_SHARD_INDEX is 'x', not a whole number"
+        );
+        assert_eq!(
+            resolve("3/4", &env_of(&[])),
+            Ok(Shard { index: 3, total: 4 })
+        );
+    }
+}

@@ -1,0 +1,296 @@
+//! Merging shard runs into the one run a single job over every case would
+//! have stored: the same case order (`cases.json`), the aggregates counted
+//! again over every case, canaries and suspensions as recorded, and no
+//! shard record.
+//!
+//! Every shard is checked before anything is merged, and each problem is
+//! one sentence (the CLI's exit 64): a file that is not a shard run, a
+//! shard of another tenant, suite, rules or plan, a copy of another
+//! shard, two shards with the same number, a case held by the wrong shard
+//! or by none, a missing shard, and shards that disagree about how they
+//! ran (commit, version, environment, target, judges, artifacts,
+//! metadata). A merge never fills a gap: a missing shard is a refusal,
+//! never a smaller green run.
+//!
+//! Pure apart from what the caller passes in (the documents, their bytes'
+//! digests, `created_at`). Spec `50-gate.md` ("Shards").
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
+use crate::core::shard::{plan_hash, Record, RECORD_KEY};
+use crate::core::suite::Suite;
+
+use super::driver::count_aggregates;
+
+/// One shard run as read from a file.
+#[derive(Debug)]
+pub struct ShardRun {
+    /// Where it was read (names it in refusals).
+    pub path: PathBuf,
+    /// SHA-256 of its bytes (two equal digests: a copy).
+    pub digest: String,
+    /// The document.
+    pub doc: RunDocument,
+}
+
+/// The merged run: its document and what was merged.
+#[derive(Debug)]
+pub struct Merged {
+    /// The document, ready to store.
+    pub doc: RunDocument,
+    /// How many shards were merged.
+    pub shards: u32,
+    /// The plan they were shards of.
+    pub plan: String,
+}
+
+/// Merge `shards` of `suite` into one run created at `created_at`.
+///
+/// # Errors
+/// The one sentence that refuses the merge (the first problem found, in
+/// the order the module doc lists them).
+pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<Merged, String> {
+    let plan = plan_hash(&suite.config_hash(), &suite.cases);
+    let config_hash = suite.config_hash();
+    if shards.is_empty() {
+        return Err("no shard run was given".to_string());
+    }
+    let mut records = Vec::with_capacity(shards.len());
+    for s in &shards {
+        let name = s.path.display();
+        let record = match Record::of(&s.doc.metadata) {
+            None => {
+                return Err(format!(
+                    "{name} is not a shard run (it has no {RECORD_KEY} record in its metadata): only runs made with --shard K/N are merged"
+                ))
+            }
+            Some(Err(why)) => return Err(format!("{name} is not a readable shard run: {why}")),
+            Some(Ok(record)) => record,
+        };
+        if s.doc.tenant != suite.tenant {
+            return Err(format!(
+                "{name} is a shard of tenant '{}', not of this suite's tenant '{}': runs of different tenants are never merged",
+                s.doc.tenant, suite.tenant
+            ));
+        }
+        if s.doc.suite != suite.name {
+            return Err(format!(
+                "{name} is a shard of suite '{}', not of suite '{}'",
+                s.doc.suite, suite.name
+            ));
+        }
+        if s.doc.config_hash != config_hash {
+            return Err(format!(
+                "{name} was run under other rules (config {}, the suite's is {config_hash}): every shard must run the suite's current checks",
+                s.doc.config_hash
+            ));
+        }
+        if record.plan != plan {
+            return Err(format!(
+                "{name} is shard {} of another plan ({}, this suite's cases and rules make plan {plan}): its cases or rules differ from the suite's",
+                record.shard, record.plan
+            ));
+        }
+        if s.doc.rejudged_from.is_some() || s.doc.promoted_at.is_some() {
+            return Err(format!(
+                "{name} is a re-judged run or a baseline, not a shard run"
+            ));
+        }
+        records.push(record);
+    }
+
+    // Copies, numbers, totals.
+    let mut by_index: BTreeMap<u32, usize> = BTreeMap::new();
+    for (i, (s, r)) in shards.iter().zip(&records).enumerate() {
+        for (j, earlier) in shards[..i].iter().enumerate() {
+            if earlier.digest == s.digest || earlier.doc.created_at == s.doc.created_at {
+                return Err(format!(
+                    "{} is a copy of {} (the same run, created at {}): give each shard once",
+                    s.path.display(),
+                    earlier.path.display(),
+                    s.doc.created_at
+                ));
+            }
+            if records[j].shard.total != r.shard.total {
+                return Err(format!(
+                    "{} is shard {} but {} is shard {}: shards of one merge split the suite the same number of ways",
+                    s.path.display(),
+                    r.shard,
+                    earlier.path.display(),
+                    records[j].shard
+                ));
+            }
+        }
+        if let Some(&j) = by_index.get(&r.shard.index) {
+            return Err(format!(
+                "{} and {} are both shard {}: overlapping shards (two runs of the same shard); give one of them",
+                shards[j].path.display(),
+                s.path.display(),
+                r.shard
+            ));
+        }
+        by_index.insert(r.shard.index, i);
+    }
+    let total = records[0].shard.total;
+
+    // Every case where the partition puts it.
+    for (s, r) in shards.iter().zip(&records) {
+        for result in &s.doc.results {
+            if !r.shard.holds(&result.case_id) {
+                let belongs = crate::core::shard::shard_of(&result.case_id, total);
+                return Err(format!(
+                    "{} (shard {}) holds case '{}', which belongs to shard {belongs}/{total}: overlapping or altered shards",
+                    s.path.display(),
+                    r.shard,
+                    result.case_id
+                ));
+            }
+        }
+    }
+    let missing: Vec<String> = (1..=total)
+        .filter(|k| !by_index.contains_key(k))
+        .map(|k| format!("{k}/{total}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "{} of {total} shard(s) missing ({}): a merge never stands in for a shard that did not arrive; wait for every shard job, or run the missing one with --shard",
+            missing.len(),
+            missing.join(", ")
+        ));
+    }
+
+    // Everything the shards must agree on (a single run has one of each).
+    let first = &shards[0];
+    for s in &shards[1..] {
+        let differs = |what: &str| {
+            Err(format!(
+                "{} and {} differ in {what}: shards of one run are made from the same commit, digline and configuration",
+                first.path.display(),
+                s.path.display()
+            ))
+        };
+        if s.doc.git_commit != first.doc.git_commit {
+            return differs("their git commit");
+        }
+        if s.doc.digline_version != first.doc.digline_version {
+            return differs("the digline that made them");
+        }
+        if s.doc.environment != first.doc.environment {
+            return differs("their environment");
+        }
+        if s.doc.artifacts != first.doc.artifacts {
+            return differs("their artifacts");
+        }
+        if s.doc.redacted != first.doc.redacted {
+            return differs("being redacted");
+        }
+        if user_metadata(&s.doc.metadata) != user_metadata(&first.doc.metadata) {
+            return differs("their --meta values");
+        }
+        for (what, a, b) in [
+            (
+                "the target's configuration",
+                &first.doc.target_config,
+                &s.doc.target_config,
+            ),
+            (
+                "the judges' configuration",
+                &first.doc.judge_config,
+                &s.doc.judge_config,
+            ),
+        ] {
+            // A shard that asked nothing (every case suspended) reports none.
+            if !a.is_empty() && !b.is_empty() && a != b {
+                return differs(what);
+            }
+        }
+    }
+    let pick = |get: fn(&RunDocument) -> &Map<String, Value>| {
+        shards
+            .iter()
+            .map(|s| get(&s.doc))
+            .find(|m| !m.is_empty())
+            .cloned()
+            .unwrap_or_default()
+    };
+    let target_config = pick(|d| &d.target_config);
+    let judge_config = pick(|d| &d.judge_config);
+    let metadata = user_metadata(&first.doc.metadata);
+    let (artifacts, digline_version, environment, git_commit, redacted) = (
+        first.doc.artifacts.clone(),
+        first.doc.digline_version.clone(),
+        first.doc.environment.clone(),
+        first.doc.git_commit.clone(),
+        first.doc.redacted,
+    );
+
+    // The cases, in the suite's order.
+    let path_of: BTreeMap<u32, String> = by_index
+        .iter()
+        .map(|(&k, &i)| (k, shards[i].path.display().to_string()))
+        .collect();
+    let mut pool: HashMap<String, CaseResult> = HashMap::with_capacity(suite.cases.len());
+    let mut holder: HashMap<String, String> = HashMap::new();
+    for s in shards {
+        let name = s.path.display().to_string();
+        for result in s.doc.results {
+            holder.insert(result.case_id.clone(), name.clone());
+            pool.insert(result.case_id.clone(), result);
+        }
+    }
+    let mut results = Vec::with_capacity(suite.cases.len());
+    for case in &suite.cases {
+        match pool.remove(&case.id) {
+            Some(r) => results.push(r),
+            None => {
+                let k = crate::core::shard::shard_of(&case.id, total);
+                return Err(format!(
+                    "{} (shard {k}/{total}) lacks case '{}', which the plan gives it: an altered or incomplete shard is never merged",
+                    path_of.get(&k).map_or("a shard", String::as_str),
+                    case.id
+                ));
+            }
+        }
+    }
+    if let Some(extra) = pool.keys().min() {
+        return Err(format!(
+            "{} holds case '{extra}', which the suite does not have",
+            holder.get(extra).map_or("a shard", String::as_str)
+        ));
+    }
+    let aggregate = count_aggregates(suite, &results);
+    Ok(Merged {
+        doc: RunDocument {
+            aggregate,
+            artifacts,
+            config_hash,
+            created_at: created_at.to_string(),
+            digline_version,
+            environment,
+            git_commit,
+            judge_config,
+            metadata,
+            redacted,
+            results,
+            schema_version: SCHEMA_VERSION,
+            suite: suite.name.clone(),
+            target_config,
+            tenant: suite.tenant.clone(),
+            rejudged_from: None,
+            promoted_at: None,
+        },
+        shards: total,
+        plan,
+    })
+}
+
+/// The metadata without the shard record: what `--meta` said.
+fn user_metadata(metadata: &Map<String, Value>) -> Map<String, Value> {
+    let mut m = metadata.clone();
+    m.remove(RECORD_KEY);
+    m
+}
