@@ -12,10 +12,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
-cargo build --quiet --release --bin digline --example quickstart-stub || exit 70
-
 # shellcheck source=../lib/start.sh
 . "$repo/examples/lib/start.sh"
+build --bin digline --example quickstart-stub || exit 70
 start quickstart-stub --answers "$here/answers.json" --port 8733
 
 "$digline" gate --suite "$here/suite.toml" --root "$here" --publish none \

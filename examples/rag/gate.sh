@@ -12,10 +12,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
-cargo build --quiet --release --bin digline --example quickstart-stub --example rag-mock-judge || exit 70
-
 # shellcheck source=../lib/start.sh
 . "$repo/examples/lib/start.sh"
+build --bin digline --example quickstart-stub --example rag-mock-judge || exit 70
 # The judge: the local mock instead of api.anthropic.com (no key needed).
 start rag-mock-judge --port 8734
 export ANTHROPIC_BASE_URL="http://127.0.0.1:8734"

@@ -12,10 +12,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
-cargo build --quiet --release --bin digline --example spring-stub || exit 70
-
 # shellcheck source=../lib/start.sh
 . "$repo/examples/lib/start.sh"
+build --bin digline --example spring-stub || exit 70
 # The token the stand-in accepts and digline sends (Authorization: Bearer …).
 export ASSISTANT_TOKEN="${ASSISTANT_TOKEN:-local-dev-token}"
 start spring-stub --answers "$here/answers.json" --port 8732
