@@ -1,0 +1,32 @@
+//! The one integration test binary: digline driven as a user drives it.
+//!
+//! Each module is one concern; `util` holds the helpers (temp dirs, the
+//! binary, the loopback stub).
+
+mod boundary;
+mod checks;
+mod docs;
+mod documents;
+mod examples;
+mod fake_llm;
+mod fault_server;
+mod fixtures;
+mod faults;
+mod forges;
+mod fuzz_replay;
+mod gate;
+mod help;
+mod interop;
+mod layering;
+mod lifecycle;
+mod mcp;
+mod nothing_lost;
+mod providers;
+mod quickstart;
+mod refusals;
+mod rejudge;
+mod report;
+mod sampled;
+mod secrets;
+mod slice;
+mod util;
