@@ -12,6 +12,7 @@ pub mod clock;
 pub mod env;
 pub mod git;
 pub mod load_errors;
+pub mod located;
 pub mod logging;
 pub mod near_miss;
 pub mod provider_suite;

@@ -101,7 +101,9 @@ fn item_end(text: &str) -> usize {
                 let hashes = text[i + 1..].bytes().take_while(|b| *b == b'#').count();
                 let close = format!("\"{}", "#".repeat(hashes));
                 let open = i + 2 + hashes;
-                i = text[open..].find(&close).map_or(bytes.len(), |j| open + j + close.len());
+                i = text[open..]
+                    .find(&close)
+                    .map_or(bytes.len(), |j| open + j + close.len());
                 continue;
             }
             b'\'' => {

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 use super::pattern;
 
 /// A checksum that separates a real identifier from a coincidence.

@@ -6,7 +6,7 @@
 //! (`pattern /\d{3}/ matched`, `pattern /\d{3}/ did not match`), never the
 //! text. A search the engine gives up on (backtrack limit) is an `error`.
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 
 /// Search `text` for `compiled` (declared as `pattern`). Score 1.0 on a
 /// match, 0.0 without one.
