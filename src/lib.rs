@@ -11,6 +11,11 @@
 //! `tests/cli/layering.rs` enforces the direction.
 
 #![warn(missing_docs)]
+// Nothing prints by macro: the layers below the front ends hand notices to
+// a sink the front end owns (`run::notice`), and the command line writes
+// through `cli::output`, which knows what a closed pipe or a full disk
+// means. `println!` would panic on either, and exit 70 would call it a bug.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod cli;
 pub mod core;

@@ -14,7 +14,7 @@ cd "$repo"
 
 # shellcheck source=../lib/start.sh
 . "$repo/examples/lib/start.sh"
-build --bin digline --example quickstart-stub --example rag-mock-judge || exit 70
+build --bin digline --example quickstart-stub --example rag-mock-judge
 # The judge: the local mock instead of api.anthropic.com (no key needed).
 start rag-mock-judge --port 8734
 export ANTHROPIC_BASE_URL="http://127.0.0.1:8734"

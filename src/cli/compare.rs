@@ -15,8 +15,9 @@ use crate::report::text::{headline_sentence, render_compare, Strings};
 use crate::store::Store;
 use crate::wire::compare::{full_json, headline_json, print};
 
+use super::output::{err, out};
 use super::warn::warn_if_ahead;
-use super::{load_suite, CliError, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// How much JSON `--json` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -49,7 +50,7 @@ pub struct CompareArgs {
 /// # Errors
 /// A [`CliError`] (exit 64): bad suite, no such run, no baseline, an
 /// unreadable document, runs of different tenants.
-pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
+pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
     let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
     let strings = Strings::of(locale);
     let loaded = load_suite(&args.suite)?;
@@ -79,12 +80,12 @@ pub fn execute(args: CompareArgs) -> Result<i32, CliError> {
                 JsonDepth::Headline => headline_json(&comparison, &sentence),
                 JsonDepth::Full => full_json(&comparison, &sentence),
             };
-            print!("{}", print(&value));
+            out(&print(&value))?;
         }
         None => {
             let text = render_compare(&comparison, strings);
-            print!("{}", text.stdout);
-            eprint!("{}", text.stderr);
+            out(&text.stdout)?;
+            err(&text.stderr);
         }
     }
     super::leave_to_exit((run, baseline, comparison));

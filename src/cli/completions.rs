@@ -2,12 +2,10 @@
 //! from the clap definitions in [`super::Cli`] (so it never drifts from the
 //! flags the binary takes). Exit 0; an unknown shell is a usage refusal (64).
 
-use std::io::Write;
-
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
-use super::{exit, Cli, CliError};
+use super::{output, Cli, CliError, ExitStatus};
 
 /// Flags of `digline completions`.
 #[derive(Debug, Args)]
@@ -20,12 +18,11 @@ pub struct CompletionsArgs {
 /// Execute `digline completions`: the script on stdout.
 ///
 /// # Errors
-/// A [`CliError`] (exit 64) when stdout cannot be written.
-pub fn execute(args: CompletionsArgs) -> Result<i32, CliError> {
+/// A [`CliError`] (exit 64) when stdout cannot be written (a closed
+/// reader is not an error: [`output`]).
+pub fn execute(args: CompletionsArgs) -> Result<ExitStatus, CliError> {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "digline", &mut script);
-    std::io::stdout()
-        .write_all(&script)
-        .map_err(|e| CliError::Refused(format!("the completion script was not written: {e}")))?;
-    Ok(exit::OK)
+    output::out_bytes(&script)?;
+    Ok(ExitStatus::Proceed)
 }

@@ -14,8 +14,9 @@ use crate::store::Store;
 use crate::wire::compare::print;
 use crate::wire::diff::diff_json;
 
+use super::output::out;
 use super::warn::warn_if_ahead;
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// How much JSON `diff --json` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -45,7 +46,7 @@ pub struct DiffArgs {
 /// # Errors
 /// A [`CliError`] (exit 64): bad suite, unknown or unreadable run, the same
 /// run twice, runs measured under other rules or judges.
-pub fn execute(args: DiffArgs) -> Result<i32, CliError> {
+pub fn execute(args: DiffArgs) -> Result<ExitStatus, CliError> {
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
@@ -87,32 +88,33 @@ pub fn execute(args: DiffArgs) -> Result<i32, CliError> {
             &text,
             depth == DiffJson::Full,
         );
-        print!("{}", print(&value));
-        return Ok(exit::OK);
+        out(&print(&value))?;
+        return Ok(ExitStatus::Proceed);
     }
+    let mut page = String::new();
     for (key, label, doc) in [(&left.key, &l, &left.doc), (&right.key, &r, &right.doc)] {
         let stamp = if label == key {
             String::new()
         } else {
             format!("  {key}")
         };
-        println!("{label}{stamp}  {}", doc.environment);
+        page.push_str(&format!("{label}{stamp}  {}\n", doc.environment));
     }
     let opening = header_lines(&difference, labels);
     if !opening.is_empty() {
-        println!();
+        page.push('\n');
         for line in opening {
-            println!("  {line}");
+            page.push_str(&format!("  {line}\n"));
         }
     }
-    println!();
-    println!("{text}");
+    page.push_str(&format!("\n{text}\n"));
     let lines = summary_lines(&difference, labels, Some(SUMMARY_LIMIT));
     if !lines.is_empty() {
-        println!();
+        page.push('\n');
         for line in lines {
-            println!("{line}");
+            page.push_str(&format!("{line}\n"));
         }
     }
-    Ok(exit::OK)
+    out(&page)?;
+    Ok(ExitStatus::Proceed)
 }

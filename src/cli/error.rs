@@ -1,14 +1,15 @@
-//! The front end's one error type: every refusal knows its exit code and
-//! its sentence.
+//! The front end's one error type: every refusal knows its exit status,
+//! its sentence and its hints.
 //!
 //! All of them are exit 64 (refused); a panic is caught apart and is 70.
-//! Messages go to stderr as `digline: <sentence>`, with `(hint: …)` lines
-//! when there is something to do.
+//! Hints are data, not words baked into the sentence: the front end prints
+//! the sentence as `digline: <sentence>` and then each hint once, as a
+//! `(hint: …)` line ([`render`]) — or none with `-q`.
 
 use crate::host::load_errors::LoadError;
 use crate::store::StoreError;
 
-use super::exit;
+use super::exit::ExitStatus;
 
 /// Why a command refused to act.
 #[derive(Debug, thiserror::Error)]
@@ -54,20 +55,36 @@ impl CliError {
         }
     }
 
-    /// The process exit code for this error (always [`exit::REFUSED`]).
-    pub fn exit_code(&self) -> i32 {
-        exit::REFUSED
+    /// The exit status for this error (always [`ExitStatus::Refused`]).
+    pub fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Refused
     }
 
-    /// The text printed on stderr.
-    pub fn render(&self) -> String {
-        let mut out = format!("digline: {self}");
-        if let CliError::Usage {
-            hint: Some(hint), ..
-        } = self
-        {
+    /// What to do instead, if anything: printed after the sentence.
+    pub fn hints(&self) -> Vec<&str> {
+        match self {
+            CliError::Usage {
+                hint: Some(hint), ..
+            } => vec![hint.as_str()],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The text printed on stderr (no trailing newline); `quiet` (`-q`)
+    /// leaves the hints out.
+    pub fn render(&self, quiet: bool) -> String {
+        render(&self.to_string(), &self.hints(), quiet)
+    }
+}
+
+/// A refusal as stderr shows it: `digline: <sentence>`, then one
+/// `(hint: …)` line per hint unless `quiet`. No trailing newline.
+pub fn render(sentence: &str, hints: &[&str], quiet: bool) -> String {
+    let mut out = format!("digline: {sentence}");
+    if !quiet {
+        for hint in hints {
             out.push_str(&format!("\n(hint: {hint})"));
         }
-        out
     }
+    out
 }

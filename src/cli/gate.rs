@@ -26,10 +26,12 @@ use crate::forge::{self, actions, junit, Mode};
 use crate::host::{self, env::CiEnv};
 use crate::report::locale::Locale;
 use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
+use crate::store::error::io_cause;
 use crate::store::Store;
 
+use super::output::{err, errln, out, outln};
 use super::run::{run_and_store, RunArgs};
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::{error, load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// `--publish`: where the verdict goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -124,22 +126,30 @@ fn render_html_report(
     comparison: Option<&Comparison>,
     locale: Locale,
     payload: bool,
+    quiet: bool,
 ) -> Option<String> {
     match crate::report::html::render(run, baseline, comparison, locale, !payload) {
         Ok(page) => Some(page),
         Err(e) => {
-            eprintln!("digline: warning: the HTML report was not written: {e}");
+            if !quiet {
+                errln(&format!(
+                    "digline: warning: the HTML report was not written: {e}"
+                ));
+            }
             None
         }
     }
 }
 
-/// Execute `digline gate`; returns the contract exit code.
+/// Execute `digline gate`; returns the contract exit status. With `quiet`
+/// (`-q`) stderr carries nothing but a refusal's sentence: no plan line,
+/// no progress, no warning, no hint; stdout (the verdict's text) and the
+/// files in `--out` are the same as without it.
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for a refusal before a verdict: bad suite,
 /// bad flags, no such run, an unreadable document, a cross-tenant baseline.
-pub fn execute(args: GateArgs) -> Result<i32, CliError> {
+pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
     let env = CiEnv::read();
     let out_dir = args
@@ -174,7 +184,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 max_calls: args.max_calls,
                 resume: None,
             };
-            let (key, doc, _plan) = run_and_store(&run_args, false)?;
+            let (key, doc, _plan) = run_and_store(&run_args, quiet)?;
             (key, doc)
         }
     };
@@ -252,14 +262,16 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
                 }
             }
             counts.insert("suspended".into(), doc.suspended_cases());
-            let stderr = format!(
-                "digline: suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)\n(hint: look at the run, then make it the reference: {promote})\n",
+            let sentence = format!(
+                "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
                 suite.name,
                 suite.tenant,
                 baseline_path.display()
             );
+            let hint = format!("look at the run, then make it the reference: {promote}");
+            let stderr = format!("{}\n", error::render(&sentence, &[&hint], quiet));
             (
-                exit::REFUSED,
+                ExitStatus::Refused,
                 headline.clone(),
                 counts,
                 (failing, errored, Vec::new()),
@@ -267,7 +279,7 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
             )
         }
     };
-    let kind = Kind::of_code(code);
+    let kind = Kind::of(code);
     let counts_line = counts
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
@@ -306,18 +318,20 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
         comparison.as_ref(),
         locale,
         args.report_payload,
+        quiet,
     );
 
     std::fs::create_dir_all(&out_dir).map_err(|e| {
         CliError::Refused(format!(
-            "cannot create the output directory {}: {e}",
-            out_dir.display()
+            "cannot create the output directory {}: {}",
+            out_dir.display(),
+            io_cause(&e)
         ))
     })?;
     let path = |name: &str| out_dir.join(name).display().to_string();
     let outcome = GateOutcome {
         output_version: crate::wire::OUTPUT_VERSION,
-        exit_code: code,
+        exit_code: code.code(),
         outcome: kind,
         no_baseline: baseline.is_none(),
         headline: headline.clone(),
@@ -355,20 +369,22 @@ pub fn execute(args: GateArgs) -> Result<i32, CliError> {
     // with workflow commands paused, so none of them can start one.
     let token = env.github.actions.then(host::env::fresh_token);
     if let Some(t) = &token {
-        println!("{}", actions::stop_commands(t));
+        outln(&actions::stop_commands(t))?;
     }
-    print!("{}", terminal.0);
+    out(&terminal.0)?;
     if let Some(t) = &token {
-        println!("{}", actions::resume(t));
+        outln(&actions::resume(t))?;
     }
-    eprint!("{}", terminal.1);
+    err(&terminal.1);
 
     let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, &env);
     for line in published.stdout {
-        println!("{line}");
+        outln(&line)?;
     }
-    for line in published.stderr {
-        eprintln!("{line}");
+    if !quiet {
+        for line in published.stderr {
+            errln(&line);
+        }
     }
     Ok(code)
 }
@@ -451,6 +467,7 @@ fn delta_row(d: &Delta) -> Row {
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::Refused(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text).map_err(|e| {
+        CliError::Refused(format!("cannot write {}: {}", path.display(), io_cause(&e)))
+    })
 }

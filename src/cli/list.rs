@@ -12,8 +12,9 @@ use clap::Args;
 use crate::core::document::run_key;
 use crate::store::Store;
 
+use super::output::{errln, out};
 use super::warn::warn_if_ahead;
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline list`.
 #[derive(Debug, Args)]
@@ -23,11 +24,11 @@ pub struct ListArgs {
     pub suite: SuiteArgs,
 }
 
-/// Execute `digline list`.
+/// Execute `digline list`; `quiet` (`-q`) leaves out the stderr notes.
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for a bad suite or an unlistable store.
-pub fn execute(args: ListArgs) -> Result<i32, CliError> {
+pub fn execute(args: ListArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
@@ -35,57 +36,67 @@ pub fn execute(args: ListArgs) -> Result<i32, CliError> {
     let baseline = match store.read_baseline(&suite.tenant, &suite.name) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("digline: the baseline is not marked: {e}");
+            if !quiet {
+                errln(&format!("digline: the baseline is not marked: {e}"));
+            }
             None
         }
     };
     let baseline_key = baseline
         .as_ref()
         .map(|b| run_key(&b.created_at, &b.config_hash));
+    let mut page = String::new();
+    let mut line = |text: String| {
+        page.push_str(&text);
+        page.push('\n');
+    };
     if listing.runs.is_empty() {
-        println!(
+        line(format!(
             "no runs for suite '{}' in tenant '{}'",
             suite.name, suite.tenant
-        );
+        ));
     } else {
-        println!(
+        line(format!(
             "  {:<50} {:<34} {:<13} {:<15} CASES",
             "KEY", "CREATED", "ENV", "COMMIT"
-        );
+        ));
         for run in &listing.runs {
             let mark = if baseline_key.as_deref() == Some(run.key.as_str()) {
                 '*'
             } else {
                 ' '
             };
-            println!(
+            line(format!(
                 "{mark} {:<50} {:<34} {:<13} {:<15} {}",
                 run.key,
                 run.doc.created_at,
                 run.doc.environment,
                 short_commit(run.doc.git_commit.as_deref()),
                 run.cases
-            );
+            ));
         }
         if baseline_key.is_some() {
-            println!("\n* = current baseline");
+            line("\n* = current baseline".to_string());
         }
     }
     if let Some(note) = listing.note() {
         // Below the table: what is not in it. Never a silently shorter list.
         if !listing.runs.is_empty() {
-            println!();
+            line(String::new());
         }
-        println!("{note}");
-        for line in listing.advice() {
-            println!("{line}");
+        line(note);
+        for advice in listing.advice() {
+            line(advice.to_string());
         }
     }
-    for (_, why) in &listing.unreadable {
-        eprintln!("digline: left out: {why}");
+    out(&page)?;
+    if !quiet {
+        for (_, why) in &listing.unreadable {
+            errln(&format!("digline: left out: {why}"));
+        }
     }
     warn_if_ahead(listing.runs.iter().map(|r| &r.doc).chain(baseline.as_ref()));
-    Ok(exit::OK)
+    Ok(ExitStatus::Proceed)
 }
 
 /// `abc1234` or `abc1234-dirty` (7 characters of the sha), `-` when unknown.

@@ -4,11 +4,9 @@
 //! construction. `digline(1)` by default; `digline manpage gate` prints
 //! `digline-gate(1)`. Exit 0; an unknown command is refused (64).
 
-use std::io::Write;
-
 use clap::{Args, CommandFactory};
 
-use super::{exit, Cli, CliError};
+use super::{output, Cli, CliError, ExitStatus};
 
 /// Flags of `digline manpage`.
 #[derive(Debug, Args)]
@@ -22,7 +20,7 @@ pub struct ManpageArgs {
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for an unknown command or an unwritable stdout.
-pub fn execute(args: ManpageArgs) -> Result<i32, CliError> {
+pub fn execute(args: ManpageArgs) -> Result<ExitStatus, CliError> {
     let mut root = Cli::command();
     // Built, so each command carries the global flags (-v, -q) as --help shows them.
     root.build();
@@ -50,8 +48,6 @@ pub fn execute(args: ManpageArgs) -> Result<i32, CliError> {
     clap_mangen::Man::new(page)
         .render(&mut roff)
         .map_err(|e| CliError::Refused(format!("the man page was not rendered: {e}")))?;
-    std::io::stdout()
-        .write_all(&roff)
-        .map_err(|e| CliError::Refused(format!("the man page was not written: {e}")))?;
-    Ok(exit::OK)
+    output::out_bytes(&roff)?;
+    Ok(ExitStatus::Proceed)
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::{exit, CliError};
+use super::{CliError, ExitStatus};
 
 /// The server `digline mcp` starts: `(root, --tenant, --env)`, returning
 /// when the session ends, or the sentence saying why it could not start.
@@ -33,12 +33,12 @@ pub struct McpArgs {
 ///
 /// # Errors
 /// [`CliError::Refused`] (exit 64) when the server cannot start.
-pub fn execute(args: McpArgs, server: McpServer) -> Result<i32, CliError> {
+pub fn execute(args: McpArgs, server: McpServer) -> Result<ExitStatus, CliError> {
     server(
         &args.root,
         args.tenant.as_deref(),
         args.environment.as_deref(),
     )
     .map_err(CliError::Refused)?;
-    Ok(exit::OK)
+    Ok(ExitStatus::Proceed)
 }

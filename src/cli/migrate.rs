@@ -16,7 +16,8 @@ use clap::Args;
 use crate::store::migrate::migrate_paths;
 use crate::store::Store;
 
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::output::{errln, outln};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline migrate`.
 #[derive(Debug, Args)]
@@ -37,7 +38,7 @@ pub struct MigrateArgs {
 /// # Errors
 /// A [`CliError`] (exit 64) for a bad `--suite` or an unlistable store;
 /// refused files are reported and make the exit code 64 without an error.
-pub fn execute(args: MigrateArgs) -> Result<i32, CliError> {
+pub fn execute(args: MigrateArgs) -> Result<ExitStatus, CliError> {
     let store = Store::new(&args.root);
     let paths = match &args.suite {
         None => store.document_paths()?,
@@ -62,8 +63,8 @@ pub fn execute(args: MigrateArgs) -> Result<i32, CliError> {
         store.ensure_inside(path)?;
     }
     if paths.is_empty() {
-        println!("nothing stored under {}", store.dir().display());
-        return Ok(exit::OK);
+        outln(&format!("nothing stored under {}", store.dir().display()))?;
+        return Ok(ExitStatus::Proceed);
     }
     let report = migrate_paths(&paths, args.dry_run);
     let verb = if args.dry_run {
@@ -72,21 +73,24 @@ pub fn execute(args: MigrateArgs) -> Result<i32, CliError> {
         "migrated"
     };
     for (path, from) in &report.migrated {
-        println!("{verb} {} from schema {from}", shown(&args.root, path));
+        outln(&format!(
+            "{verb} {} from schema {from}",
+            shown(&args.root, path)
+        ))?;
     }
-    println!(
+    outln(&format!(
         "{} {verb}, {} already current, {} refused",
         report.migrated.len(),
         report.current,
         report.refused.len()
-    );
+    ))?;
     for (_, why) in &report.refused {
-        eprintln!("digline: refused: {why}");
+        errln(&format!("digline: refused: {why}"));
     }
     Ok(if report.refused.is_empty() {
-        exit::OK
+        ExitStatus::Proceed
     } else {
-        exit::REFUSED
+        ExitStatus::Refused
     })
 }
 

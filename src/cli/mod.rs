@@ -1,9 +1,12 @@
 //! `cli`: the command-line front end — clap definitions, printing, exit codes.
 //!
-//! One file per command. [`main`] is the only place a result becomes a
-//! process exit code: clap's parse errors are 64 (not clap's 2, which would
-//! read as a verdict), `--help`/`--version` are 0, a refusal is 64, a panic
-//! prints one line and is 70. May import every layer below; never `mcp`.
+//! One file per command, each returning an [`ExitStatus`]. [`main`] is the
+//! only place a result becomes a process exit code: clap's parse errors are
+//! 64 (not clap's 2, which would read as a verdict), `--help`/`--version`
+//! are 0, a refusal is 64, a panic prints one line and is 70. Every byte
+//! printed goes through [`output`] (a closed stdout ends quietly with the
+//! command's own code; a full disk is a refusal). May import every layer
+//! below; never `mcp`.
 
 use std::path::PathBuf;
 
@@ -19,6 +22,7 @@ pub mod list;
 pub mod manpage;
 pub mod mcp;
 pub mod migrate;
+pub mod output;
 pub mod promote;
 pub mod publish;
 pub mod rejudge;
@@ -27,6 +31,7 @@ pub mod run;
 pub mod warn;
 
 pub use error::CliError;
+pub use exit::ExitStatus;
 
 const AFTER_HELP: &str = "\
 Exit codes: 0 nothing got worse · 1 something got worse · 2 could not be judged · 64 refused · 70 internal error.
@@ -52,7 +57,7 @@ pub struct Cli {
     /// More detail on stderr (-v info, -vv debug, -vvv trace; DIGLINE_LOG overrides).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// Only errors on stderr: no plan line, no hints.
+    /// Only errors on stderr: no plan line, no progress, no warnings, no hints (stdout is unchanged).
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
     /// The command.
@@ -159,34 +164,37 @@ pub fn main(mcp_server: mcp::McpServer) -> i32 {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "panic".to_string());
-        eprintln!(
+        output::errln(&format!(
             "digline: internal error ({what}{at}). This is a bug in digline, not a verdict on the suite (exit 70)."
-        );
+        ));
         // The release build aborts on panic (nothing unwinds, see
         // Cargo.toml): leave with the contract's code here, from whichever
         // thread panicked. Files are written atomically, so none is left
         // half-written; a stray `.tmp-*` beside the store's documents is
         // ignored by every reader. Unwinding builds reach `guarded` instead.
         if cfg!(panic = "abort") {
-            std::process::exit(exit::INTERNAL);
+            std::process::exit(ExitStatus::Internal.code());
         }
     }));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = match e.kind() {
+            let status = match e.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    exit::OK
+                    ExitStatus::Proceed
                 }
                 // Bare `digline`: help, but not 0 — 0 would read as "proceed".
-                _ => exit::REFUSED,
+                _ => ExitStatus::Refused,
             };
+            // `--help` into a closed pipe or a full disk: nothing to add.
             let _ = e.print();
-            return code;
+            return status.code();
         }
     };
     crate::host::logging::init(cli.verbose, cli.quiet);
-    guarded(|| dispatch(cli, mcp_server))
+    let quiet = cli.quiet;
+    output::set_quiet(quiet);
+    guarded(quiet, || dispatch(cli, mcp_server)).code()
 }
 
 /// Hand large read-only data (two 10,000-case documents are ≈400,000 small
@@ -198,16 +206,17 @@ pub(crate) fn leave_to_exit<T>(value: T) {
     std::mem::forget(value);
 }
 
-/// Run a command, turning a refusal into 64 (printed) and a panic into 70
-/// (where panics unwind; the release build exits 70 from the panic hook).
-fn guarded(command: impl FnOnce() -> Result<i32, CliError>) -> i32 {
+/// Run a command, turning a refusal into 64 (printed, its hints too unless
+/// `quiet`) and a panic into 70 (where panics unwind; the release build
+/// exits 70 from the panic hook).
+fn guarded(quiet: bool, command: impl FnOnce() -> Result<ExitStatus, CliError>) -> ExitStatus {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(command)) {
-        Ok(Ok(code)) => code,
+        Ok(Ok(status)) => status,
         Ok(Err(err)) => {
-            eprintln!("{}", err.render());
-            err.exit_code()
+            output::errln(&err.render(quiet));
+            err.exit_status()
         }
-        Err(_) => exit::INTERNAL,
+        Err(_) => ExitStatus::Internal,
     }
 }
 
@@ -243,16 +252,16 @@ pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, C
     Ok(loaded)
 }
 
-fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<i32, CliError> {
+fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<ExitStatus, CliError> {
     let quiet = cli.quiet;
     match cli.command {
         Command::Run(args) => run::execute(args, quiet),
         Command::Compare(args) => compare::execute(args),
-        Command::Promote(args) => promote::execute(args),
+        Command::Promote(args) => promote::execute(args, quiet),
         Command::Diff(args) => diff::execute(args),
-        Command::List(args) => list::execute(args),
-        Command::Gate(args) => gate::execute(*args),
-        Command::Publish(args) => publish::execute(args),
+        Command::List(args) => list::execute(args, quiet),
+        Command::Gate(args) => gate::execute(*args, quiet),
+        Command::Publish(args) => publish::execute(args, quiet),
         Command::Migrate(args) => migrate::execute(args),
         Command::Report(args) => report::execute(args),
         Command::Rejudge(args) => rejudge::execute(args, quiet),
@@ -268,12 +277,20 @@ mod tests {
 
     #[test]
     fn a_panic_is_exit_70_and_a_refusal_64() {
-        assert_eq!(guarded(|| panic!("boom")), exit::INTERNAL);
+        assert_eq!(guarded(false, || panic!("boom")), ExitStatus::Internal);
         assert_eq!(
-            guarded(|| Err(CliError::Refused("no".into()))),
-            exit::REFUSED
+            guarded(false, || Err(CliError::Refused("no".into()))),
+            ExitStatus::Refused
         );
-        assert_eq!(guarded(|| Ok(exit::WORSE)), exit::WORSE);
+        assert_eq!(guarded(false, || Ok(ExitStatus::Worse)), ExitStatus::Worse);
+    }
+
+    #[test]
+    fn hints_are_printed_once_after_the_sentence_and_not_with_quiet() {
+        let err = CliError::usage("no", Some("do this".into()));
+        assert_eq!(err.render(false), "digline: no\n(hint: do this)");
+        assert_eq!(err.render(true), "digline: no");
+        assert_eq!(CliError::Refused("no".into()).render(false), "digline: no");
     }
 
     #[test]

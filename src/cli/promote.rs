@@ -11,8 +11,9 @@ use crate::store::layout::LATEST;
 use crate::store::promote::{promote, PromotionRequest};
 use crate::store::Store;
 
+use super::output::{errln, outln};
 use super::warn::warn_if_ahead;
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline promote`.
 #[derive(Debug, Args)]
@@ -32,7 +33,7 @@ pub struct PromoteArgs {
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) naming the condition that failed.
-pub fn execute(args: PromoteArgs) -> Result<i32, CliError> {
+pub fn execute(args: PromoteArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let replacing = match args.replacing.as_deref() {
         None => None,
         Some("none") => Some(None),
@@ -65,14 +66,16 @@ pub fn execute(args: PromoteArgs) -> Result<i32, CliError> {
         promoted_at: &promoted_at,
     })?;
     let path = store.write_baseline(&baseline)?;
-    println!(
+    outln(&format!(
         "{} baseline set to {}",
         suite.name,
         run_key(&baseline.created_at, &baseline.config_hash)
-    );
-    eprintln!(
-        "digline: commit {} so the gate compares against it",
-        path.display()
-    );
-    Ok(exit::OK)
+    ))?;
+    if !quiet {
+        errln(&format!(
+            "digline: commit {} so the gate compares against it",
+            path.display()
+        ));
+    }
+    Ok(ExitStatus::Proceed)
 }

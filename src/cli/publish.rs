@@ -12,7 +12,8 @@ use crate::forge::outcome::Outcome;
 use crate::host::env::CiEnv;
 
 use super::gate::{publish_files, PublishArgs};
-use super::{exit, CliError};
+use super::output::{errln, outln};
+use super::{CliError, ExitStatus};
 
 /// Flags of `digline publish`.
 #[derive(Debug, Args)]
@@ -29,7 +30,7 @@ pub struct PublishCmdArgs {
 ///
 /// # Errors
 /// [`CliError`] (64) when the outcome file, the comment or the summary cannot be read.
-pub fn execute(args: PublishCmdArgs) -> Result<i32, CliError> {
+pub fn execute(args: PublishCmdArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let read = |p: &std::path::Path| {
         std::fs::read_to_string(p).map_err(|e| {
             CliError::usage(
@@ -57,10 +58,12 @@ pub fn execute(args: PublishCmdArgs) -> Result<i32, CliError> {
     let env = CiEnv::read();
     let published = publish_files(&outcome, &comment, &summary, &args.publishing, &env);
     for line in published.stdout {
-        println!("{line}");
+        outln(&line)?;
     }
-    for line in published.stderr {
-        eprintln!("{line}");
+    if !quiet {
+        for line in published.stderr {
+            errln(&line);
+        }
     }
-    Ok(exit::OK)
+    Ok(ExitStatus::Proceed)
 }

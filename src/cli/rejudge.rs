@@ -9,18 +9,21 @@
 //! the run is stored, 64 when refused (see `run::rejudge` for the
 //! refusals), all before the first judge call.
 
+use std::sync::Arc;
+
 use clap::Args;
 use serde_json::json;
 
 use crate::core::pyjson::dumps_request_body;
 use crate::host;
 use crate::run::rejudge::{rejudge, Replay};
-use crate::run::{preflight, Judge, NoJudges, Plan, RetryPolicy, RunContext};
+use crate::run::{preflight, Judge, NoJudges, Notifier, Plan, RetryPolicy, RunContext};
 use crate::store::{Store, StoreError};
 
+use super::output::{outln, StderrNotices};
 use super::run::metadata;
 use super::warn::warn_if_ahead;
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 use crate::host::runner::{display, judges, warn_unpriced};
 
 /// Flags of `digline rejudge`.
@@ -53,7 +56,7 @@ pub struct RejudgeArgs {
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before the first judge call.
-pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<i32, CliError> {
+pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let metadata = metadata(&args.meta)?;
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
@@ -81,10 +84,9 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<i32, CliError> {
     problems.extend(plan.replay_over(args.max_calls));
     preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
     store.check_writable(&suite.tenant, &suite.name)?;
-    if !quiet {
-        eprintln!("digline: {}", plan.replay_sentence());
-        warn_unpriced(&judges);
-    }
+    let notices = Notifier::new(Arc::new(StderrNotices { quiet }));
+    notices.plan(plan.replay_sentence());
+    warn_unpriced(&judges, &notices);
     tracing::info!(
         tenant = %suite.tenant,
         suite = %suite.name,
@@ -104,6 +106,7 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<i32, CliError> {
             ..RetryPolicy::default()
         },
         display: display(quiet),
+        notices: notices.clone(),
         seed: host::clock::seed(),
     };
     let judge: &dyn Judge = if judges.clients().is_empty() {
@@ -116,11 +119,11 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<i32, CliError> {
     let key = store.write_run(&doc)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "re-judged run stored");
     let unjudged = doc.unjudged_cases();
-    if unjudged > 0 && !quiet {
-        eprintln!(
-            "digline: {unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
+    if unjudged > 0 {
+        notices.plan(format!(
+            "{unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
             plan.cases
-        );
+        ));
     }
     if args.json {
         let line = json!({
@@ -130,9 +133,9 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<i32, CliError> {
             "suite": doc.suite,
             "sentence": plan.replay_sentence(),
         });
-        println!("{}", dumps_request_body(&line));
+        outln(&dumps_request_body(&line))?;
     } else {
-        println!("{key}");
+        outln(&key)?;
     }
-    Ok(exit::OK)
+    Ok(ExitStatus::Proceed)
 }

@@ -16,7 +16,7 @@ use crate::report::html;
 use crate::report::locale::{Locale, LOCALE_CODES};
 use crate::store::Store;
 
-use super::{load_suite, CliError, SuiteArgs};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline report`.
 #[derive(Debug, Args)]
@@ -44,7 +44,7 @@ pub struct ReportArgs {
 /// # Errors
 /// A [`CliError`] (exit 64): bad suite, unknown locale, no such run, an
 /// unreadable document, runs of different tenants, an unwritable `--out`.
-pub fn execute(args: ReportArgs) -> Result<i32, CliError> {
+pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
     let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
@@ -66,11 +66,15 @@ pub fn execute(args: ReportArgs) -> Result<i32, CliError> {
     match &args.out {
         Some(path) => std::fs::write(path, page.as_bytes()).map_err(|e| {
             CliError::usage(
-                format!("cannot write the report to {}: {e}", path.display()),
+                format!(
+                    "cannot write the report to {}: {}",
+                    path.display(),
+                    crate::store::error::io_cause(&e)
+                ),
                 Some("pass --out a file in a directory that exists and is writable".to_string()),
             )
         })?,
-        None => print!("{page}"),
+        None => super::output::out(&page)?,
     }
     let code = html::exit_code(&run.doc, comparison.as_ref());
     super::leave_to_exit((run, baseline, comparison));

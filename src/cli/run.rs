@@ -24,10 +24,11 @@ use serde_json::{Map, Value};
 use crate::core::document::RunDocument;
 use crate::core::pyjson::dumps_request_body;
 use crate::host::runner::{display, Prepared, RunOptions};
-use crate::run::Plan;
+use crate::run::{Notifier, Plan};
 use crate::store::layout::LATEST;
 
-use super::{exit, load_suite, CliError, SuiteArgs};
+use super::output::{outln, StderrNotices};
+use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline run`.
 #[derive(Debug, Args)]
@@ -117,6 +118,7 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
         resume: args.resume.clone(),
         display: display(quiet),
         announce: !quiet,
+        notices: notices(quiet),
         resume_hint_on_signal: Some(format!(
             "digline run --suite {}",
             args.suite.suite.display()
@@ -129,21 +131,27 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
 ///
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
-pub fn execute(args: RunArgs, quiet: bool) -> Result<i32, CliError> {
+pub fn execute(args: RunArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let (key, doc, plan) = run_and_store(&args, quiet)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     let unjudged = doc.unjudged_cases();
-    if unjudged > 0 && !quiet {
-        eprintln!(
-            "digline: {unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
+    if unjudged > 0 {
+        notices(quiet).plan(format!(
+            "{unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
             plan.cases
-        );
+        ));
     }
     if args.json {
         let line = crate::wire::run::run_json(&key, &doc.tenant, &doc.suite, &plan.sentence());
-        println!("{}", dumps_request_body(&line));
+        outln(&dumps_request_body(&line))?;
     } else {
-        println!("{key}");
+        outln(&key)?;
     }
-    Ok(exit::OK)
+    Ok(ExitStatus::Proceed)
+}
+
+/// The command line's sink for the run's notices: stderr, nothing but a
+/// stop with `-q`.
+pub(super) fn notices(quiet: bool) -> Notifier {
+    Notifier::new(std::sync::Arc::new(StderrNotices { quiet }))
 }

@@ -10,6 +10,7 @@ pub mod checks;
 pub mod compare;
 pub mod diff;
 pub mod document;
+pub mod exit;
 pub mod identity;
 pub mod level;
 pub mod pyjson;

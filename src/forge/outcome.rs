@@ -22,6 +22,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::exit::ExitStatus;
+
 /// The five things a gate can say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -39,15 +41,21 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The kind for a contract exit code.
-    pub fn of_code(code: i32) -> Kind {
-        match code {
-            0 => Kind::NothingGotWorse,
-            1 => Kind::SomethingGotWorse,
-            2 => Kind::CouldNotBeJudged,
-            64 => Kind::Refused,
-            _ => Kind::InternalError,
+    /// The kind for an exit status.
+    pub fn of(status: ExitStatus) -> Kind {
+        match status {
+            ExitStatus::Proceed => Kind::NothingGotWorse,
+            ExitStatus::Worse => Kind::SomethingGotWorse,
+            ExitStatus::Unjudged => Kind::CouldNotBeJudged,
+            ExitStatus::Refused => Kind::Refused,
+            ExitStatus::Internal => Kind::InternalError,
         }
+    }
+
+    /// The kind for a process exit code (one digline never exits with
+    /// reads as an internal error).
+    pub fn of_code(code: i32) -> Kind {
+        ExitStatus::of_code(code).map_or(Kind::InternalError, Kind::of)
     }
 
     /// The annotation title: names the outcome (tests grep these).

@@ -6,7 +6,9 @@
 //! It lives in `host` because it reads the environment (endpoints, keys,
 //! `CI`), the clock and git; the front ends only parse their arguments,
 //! call [`Prepared::prepare`] (where MCP checks its acknowledgement against
-//! the plan) and [`Prepared::execute`], and print.
+//! the plan) and [`Prepared::execute`], and print. Nothing here prints: the
+//! plan, the resume line and warnings are notices handed to the front end's
+//! sink ([`RunOptions::notices`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -15,14 +17,15 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::core::document::{run_key, RunDocument};
+use crate::core::exit::ExitStatus;
 use crate::host;
 use crate::host::load_errors::LoadError;
 use crate::host::provider_suite;
 use crate::host::suite::{LoadedSuite, TargetSpec};
 use crate::run::journal::{self, Prior, Recorder};
 use crate::run::{
-    execute_journaled, preflight, Ask, Display, Judge, NoJudges, Plan, RetryPolicy, RunContext,
-    RunError,
+    execute_journaled, preflight, Ask, Display, Judge, NoJudges, Notice, Notifier, Plan,
+    RetryPolicy, RunContext, RunError,
 };
 use crate::store::journal::Leg;
 use crate::store::layout::LATEST;
@@ -70,8 +73,10 @@ pub struct RunOptions {
     pub resume: Option<String>,
     /// How progress is shown.
     pub display: Display,
-    /// Print the plan, the resume line and warnings on stderr.
+    /// Send the plan, the resume line and warnings to `notices`.
     pub announce: bool,
+    /// The front end's sink for notices (plan, progress, warnings, a stop).
+    pub notices: Notifier,
     /// Stop on Ctrl-C/SIGTERM, keep the journal and exit 64 with this
     /// resume hint (the CLI); `None` leaves signals alone (MCP).
     pub resume_hint_on_signal: Option<String>,
@@ -141,12 +146,12 @@ pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>)
 }
 
 /// The warning for each judge without a price (its spend is not counted).
-pub fn warn_unpriced(judges: &Judges) {
+pub fn warn_unpriced(judges: &Judges, notices: &Notifier) {
     for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
-        eprintln!(
-            "digline: warning: the judge {} has no price, so its spend is not counted",
+        notices.warn(format!(
+            "the judge {} has no price, so its spend is not counted",
             judge.coordinate()
-        );
+        ));
     }
 }
 
@@ -243,6 +248,7 @@ impl Prepared {
                 ..RetryPolicy::default()
             },
             display: options.display,
+            notices: options.notices.clone(),
             seed: host::clock::seed(),
         };
         let (ctx, prior, key, leg) = match &options.resume {
@@ -275,9 +281,9 @@ impl Prepared {
                     // Stopped after the document was written, before the journal went.
                     store.remove_journal(tenant, suite_name, &key)?;
                     if options.announce {
-                        eprintln!(
-                            "digline: run {key} was already complete; its journal is removed"
-                        );
+                        options.notices.plan(format!(
+                            "run {key} was already complete; its journal is removed"
+                        ));
                     }
                     let doc = store.read_run(tenant, suite_name, &key)?.doc;
                     return Ok((key, doc, plan));
@@ -316,16 +322,16 @@ impl Prepared {
         }
         if options.announce {
             if options.resume.is_some() {
-                eprintln!(
-                    "digline: resuming run {key}: {answered} of {} case(s) were answered before; asking for the other {to_ask}",
+                options.notices.plan(format!(
+                    "resuming run {key}: {answered} of {} case(s) were answered before; asking for the other {to_ask}",
                     plan.cases
-                );
+                ));
             }
-            eprintln!("digline: {}", plan.sentence());
+            options.notices.plan(plan.sentence());
             if let Some(judging) = plan.judge_sentence() {
-                eprintln!("digline: {judging}");
+                options.notices.plan(judging);
             }
-            warn_unpriced(&judges);
+            warn_unpriced(&judges, &options.notices);
         }
         tracing::info!(
             tenant = %loaded.suite.tenant,
@@ -348,19 +354,26 @@ impl Prepared {
         let stop = Arc::new(AtomicBool::new(false));
         let finishing = Arc::new(AtomicBool::new(false));
         if let Some(hint) = &options.resume_hint_on_signal {
-            let (leg, stop, finishing, hint) = (
+            let (leg, stop, finishing, hint, notices) = (
                 Arc::clone(&leg),
                 Arc::clone(&stop),
                 Arc::clone(&finishing),
                 format!("{hint} --resume {key}"),
+                options.notices.clone(),
             );
             host::signals::on_stop(move |signal| {
                 stop.store(true, Ordering::SeqCst);
-                stopped(&leg, &finishing, &format!("stopped by {signal}"), &hint);
+                stopped(
+                    &leg,
+                    &finishing,
+                    &format!("stopped by {signal}"),
+                    &hint,
+                    &notices,
+                );
             })
             .map_err(|e| RunRefusal::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
         }
-        let recorder = Recorder::new(Some(&leg), Some(&stop));
+        let recorder = Recorder::new(Some(&leg), Some(&stop)).with_notices(options.notices.clone());
         let doc = match execute_journaled(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
             Ok(doc) => doc,
             Err(RunError::Stopped { pending }) => {
@@ -370,6 +383,7 @@ impl Prepared {
                         &finishing,
                         &format!("stopped with {pending} case(s) not answered"),
                         &format!("{hint} --resume {key}"),
+                        &options.notices,
                     );
                 }
                 return Err(RunRefusal::Refused("the run was stopped".into()));
@@ -390,18 +404,20 @@ impl Prepared {
 /// Stop for good unless the run is being stored: with no journal line
 /// being written (the leg is held until the process ends), say how to
 /// resume and exit 64 (the run was not stored: never 0, 1 or 2).
-fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str) {
+fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str, notices: &Notifier) {
     let mut held = leg.hold();
     if finishing.load(Ordering::SeqCst) {
         return;
     }
     // What the leg holds since its last flush goes to the disk too.
     let _ = held.sync();
-    eprintln!(
-        "digline: {what}; the answers so far are kept in {}, and no run was stored: resume with: {hint}",
+    notices.send(Notice::Stopped(format!(
+        "{what}; the answers so far are kept in {}, and no run was stored: resume with: {hint}",
         leg.path()
             .parent()
             .map_or_else(String::new, |p| p.display().to_string())
-    );
-    std::process::exit(64);
+    )));
+    // The signal path: the front end that asked for it (the command line,
+    // through `resume_hint_on_signal`) wants the process to end here.
+    std::process::exit(ExitStatus::Refused.code());
 }

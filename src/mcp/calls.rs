@@ -19,7 +19,8 @@ use crate::host::runner::{Prepared, RunOptions};
 use crate::host::suite::LoadedSuite;
 use crate::report::diff::{run_labels, sentence as diff_sentence};
 use crate::report::text::{headline_sentence, EN};
-use crate::run::{Display, Plan, RetryPolicy};
+use crate::run::notice::Logged;
+use crate::run::{Display, Notifier, Plan, RetryPolicy};
 use crate::store::layout::LATEST;
 use crate::store::Store;
 use crate::wire::compare::full_json;
@@ -352,6 +353,8 @@ fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Valu
         // stdout is the protocol and nobody reads stderr: no progress, no plan lines.
         display: Display::Quiet,
         announce: false,
+        // Warnings go to the server's log (stderr); never to the protocol.
+        notices: Notifier::new(std::sync::Arc::new(Logged)),
         // The server handles its own lifetime: signals are left alone.
         resume_hint_on_signal: None,
     };

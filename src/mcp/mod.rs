@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use rmcp::ServiceExt;
 
 pub mod calls;
+pub mod framing;
 pub mod refusal;
 pub mod rules;
 pub mod server;
@@ -37,7 +38,10 @@ pub fn serve(root: &Path, tenant: Option<&str>, environment: Option<&str>) -> Re
         .map_err(|e| format!("the MCP server cannot start: {e}"))?;
     runtime.block_on(async move {
         let service = server::DiglineServer::new(repo)
-            .serve(rmcp::transport::stdio())
+            .serve(framing::Framing::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
             .await
             .map_err(|e| format!("the MCP session did not start: {e}"))?;
         service

@@ -5,7 +5,9 @@
 //! target). Its answer becomes a result in one place, [`envelope`]: the
 //! response object as `structuredContent` with the CLI's exact `--json` text
 //! beside it, or a tool error carrying digline's sentence. A panic is not
-//! caught into either: it is a JSON-RPC internal error saying it is a bug.
+//! caught into either: the released binary aborts on a panic, so the panic
+//! hook says it is a bug and the server exits 70; where panics unwind
+//! (debug and test builds) it is a JSON-RPC internal error saying so.
 
 use std::sync::Arc;
 

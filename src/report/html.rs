@@ -30,9 +30,10 @@ use sha2::{Digest, Sha256};
 
 use crate::core::compare::{
     compare, config_deltas, exit_code as comparison_exit_code, index_verdicts, Comparison,
-    ConfigDelta, ConfigOutcome, Delta, Outcome, PairKey, Scope, EXIT_OK, EXIT_UNJUDGED, EXIT_WORSE,
+    ConfigDelta, ConfigOutcome, Delta, Outcome, PairKey, Scope,
 };
 use crate::core::document::{run_key, RunDocument};
+use crate::core::exit::ExitStatus;
 use crate::core::verdict::{Status, Verdict};
 
 use super::escape;
@@ -116,15 +117,15 @@ pub fn render(
 /// The exit code of `report`: the comparison's ([`comparison_exit_code`]) or,
 /// for a run on its own, 2 when a case or an overall measure could not be
 /// judged, else 0 — never 1, since nothing says what "worse" would mean.
-pub fn exit_code(run: &RunDocument, comparison: Option<&Comparison>) -> i32 {
+pub fn exit_code(run: &RunDocument, comparison: Option<&Comparison>) -> ExitStatus {
     match comparison {
         Some(c) => comparison_exit_code(c),
         None if run.unjudged_cases() > 0
             || run.aggregate.iter().any(|v| v.status == Status::Error) =>
         {
-            EXIT_UNJUDGED
+            ExitStatus::Unjudged
         }
-        None => EXIT_OK,
+        None => ExitStatus::Proceed,
     }
 }
 
@@ -455,15 +456,15 @@ fn compared_view(
     let code = comparison_exit_code(c);
     let counts = head.counts;
     view.answer.state = match code {
-        EXIT_WORSE => "worse",
-        EXIT_UNJUDGED => "unknown",
+        ExitStatus::Worse => "worse",
+        ExitStatus::Unjudged => "unknown",
         _ => "fine",
     };
     view.answer.word = tr(
         locale,
         match code {
-            EXIT_WORSE => "answer_yes",
-            EXIT_UNJUDGED => "answer_unknown",
+            ExitStatus::Worse => "answer_yes",
+            ExitStatus::Unjudged => "answer_unknown",
             _ => "answer_no",
         },
     );
@@ -847,19 +848,19 @@ fn config_table(
     }
 }
 
-fn footer(code: i32, locale: Locale) -> Vec<String> {
+fn footer(code: ExitStatus, locale: Locale) -> Vec<String> {
     let meaning = tr(
         locale,
         match code {
-            EXIT_WORSE => "exit_meaning_worse",
-            EXIT_UNJUDGED => "exit_meaning_unjudged",
+            ExitStatus::Worse => "exit_meaning_worse",
+            ExitStatus::Unjudged => "exit_meaning_unjudged",
             _ => "exit_meaning_ok",
         },
     );
     vec![
         fill(
             tr(locale, "footer_exit"),
-            &[("code", &code.to_string()), ("meaning", meaning)],
+            &[("code", &code.code().to_string()), ("meaning", meaning)],
         ),
         tr(locale, "footer_deterministic").to_string(),
     ]

@@ -33,6 +33,7 @@ use std::sync::Mutex;
 use serde_json::{json, Map, Value};
 
 use super::journal::{Prior, Recorder};
+use super::notice::Notifier;
 use super::progress::{Display, Progress};
 use super::retry::{retrying, RetryPolicy, Throttle};
 use crate::core::aggregate::{self, CaseOutcome};
@@ -160,6 +161,8 @@ pub struct RunContext {
     pub retry: RetryPolicy,
     /// How progress is shown on stderr.
     pub display: Display,
+    /// Where the progress lines go (the front end's sink).
+    pub notices: Notifier,
     /// Seeds the retry jitter (any value; the caller may use the clock).
     pub seed: u64,
 }
@@ -257,7 +260,7 @@ pub fn execute_journaled(
         judge,
         retry: ctx.retry,
         throttle: Throttle::new(ctx.concurrency, ctx.seed),
-        progress: Progress::new(asked, ctx.display),
+        progress: Progress::new(asked, ctx.display, ctx.notices.clone()),
         prior,
         recorder,
     };

@@ -22,6 +22,7 @@
 //! whose suite (`config_hash`), cases (`cases_digest`) or artifacts changed.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
@@ -34,6 +35,7 @@ use crate::store::journal::Leg;
 use crate::target::http::Response;
 
 use super::driver::RunContext;
+use super::notice::Notifier;
 
 /// The journal format this binary writes and resumes.
 pub const JOURNAL_VERSION: i64 = 1;
@@ -200,6 +202,9 @@ pub struct Recorder<'a> {
     leg: Option<&'a Leg>,
     stop: Option<&'a std::sync::atomic::AtomicBool>,
     last_config: Mutex<Option<Map<String, Value>>>,
+    /// Set by the first write that failed: the leg is written no more.
+    broken: AtomicBool,
+    notices: Notifier,
 }
 
 impl<'a> Recorder<'a> {
@@ -213,7 +218,16 @@ impl<'a> Recorder<'a> {
             leg,
             stop,
             last_config: Mutex::new(None),
+            broken: AtomicBool::new(false),
+            notices: Notifier::silent(),
         }
+    }
+
+    /// The same recorder, warning through `notices` when the journal
+    /// cannot be written.
+    pub fn with_notices(mut self, notices: Notifier) -> Recorder<'a> {
+        self.notices = notices;
+        self
     }
 
     /// True once the run was asked to stop (Ctrl-C, SIGTERM).
@@ -255,11 +269,20 @@ impl<'a> Recorder<'a> {
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(target_config.clone());
     }
 
+    /// Append `record`. The first failure (a full disk, a quota) warns
+    /// once and ends the journal: the run goes on and only what a resume
+    /// could reuse is lost. Nothing is appended after it, since a line cut
+    /// by the failed write may only ever be a leg's last.
     fn write(&self, record: &Value) {
-        if let Some(leg) = self.leg {
-            if let Err(e) = leg.append(record) {
-                // The run goes on; only what a resume could reuse is lost.
-                tracing::warn!(error = %e, "the journal could not be written");
+        let Some(leg) = self.leg else { return };
+        if self.broken.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Err(e) = leg.append(record) {
+            if !self.broken.swap(true, Ordering::SeqCst) {
+                self.notices.warn(format!(
+                    "the run goes on without its journal (a resume after a stop would ask the unrecorded cases again): {e}"
+                ));
             }
         }
     }
@@ -298,6 +321,39 @@ fn response_of(v: &Value) -> Option<Response> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_journal_on_a_full_disk_warns_once_and_is_written_no_more() {
+        use crate::run::notice::{Collected, Notice};
+        use std::sync::Arc;
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full (Linux)");
+        let leg = Leg::on_file("/dev/full".into(), full);
+        let sink = Arc::new(Collected::default());
+        let recorder = Recorder::new(Some(&leg), None).with_notices(Notifier::new(sink.clone()));
+        let r = Response {
+            output: json!("x"),
+            input: String::new(),
+            cost_usd: None,
+            latency_ms: 1.0,
+            config: None,
+        };
+        for case in ["a", "b", "c", "d"] {
+            recorder.answered(case, 0, &r);
+            recorder.graded(case, &[], Map::new());
+        }
+        let notices = sink.taken();
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        let Notice::Warning(text) = &notices[0] else {
+            panic!("{notices:?}")
+        };
+        assert_eq!(
+            text,
+            "the run goes on without its journal (a resume after a stop would ask the unrecorded cases again): /dev/full: no space is left on the device (No space left on device (os error 28)): free some space and run again"
+        );
+    }
 
     #[test]
     fn an_answer_survives_the_journal_exactly() {

@@ -1,7 +1,7 @@
 //! `run`: the driver — asks the target for every case, grades the answers
 //! (judges included) and assembles the run document; the plan said before
 //! the first call, the preflight that lists every problem at once, retries
-//! and the pool's pace, and progress on stderr; and `rejudge`, the same
+//! and the pool's pace, and progress (as notices the front end prints); and `rejudge`, the same
 //! grading over a stored run's recorded answers.
 //!
 //! May import `target`, `report`, `wire`, `store`, `core`; reads no
@@ -10,6 +10,7 @@
 
 pub mod driver;
 pub mod journal;
+pub mod notice;
 pub mod plan;
 pub mod preflight;
 pub mod progress;
@@ -17,6 +18,7 @@ pub mod rejudge;
 pub mod retry;
 
 pub use driver::{execute, execute_journaled, Ask, Judge, NoJudges, RunContext, RunError};
+pub use notice::{Notice, Notices, Notifier};
 pub use plan::Plan;
 pub use progress::Display;
 pub use rejudge::{rejudge, RejudgeError, Replay};

@@ -1,16 +1,20 @@
-//! Progress while a run is under way, on stderr.
+//! Progress while a run is under way.
 //!
-//! On a terminal: a progress bar (indicatif) with cases done/total, errors
-//! and spend. In CI logs: one plain line at most every few seconds and one
-//! at the end, e.g. `digline: 40/200 cases, 1 errored, 12.3 s,
-//! target $0.004210, judges $0.000900`. Quiet (`-q`): nothing. Lines carry
-//! counts, time and money only — never payload, never a secret.
+//! On a terminal: a progress bar (indicatif, drawn on stderr; the front end
+//! chooses it only when stderr is a terminal). In CI logs: one plain line at
+//! most every few seconds and one at the end, handed to the front end as a
+//! [`Notice::Progress`] (the command line prints `digline: 40/200 cases,
+//! 1 errored, 12.3 s, target $0.004210, judges $0.000900`). Quiet (`-q`):
+//! nothing. Lines carry counts, time and money only — never payload, never
+//! a secret.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::notice::{Notice, Notifier};
 
 /// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +49,7 @@ pub struct Progress {
     money: Mutex<Money>,
     started: Instant,
     bar: Option<ProgressBar>,
+    notices: Notifier,
 }
 
 /// The totals at the end of a run.
@@ -65,8 +70,8 @@ pub struct Totals {
 }
 
 impl Progress {
-    /// Progress over `total` cases.
-    pub fn new(total: usize, display: Display) -> Progress {
+    /// Progress over `total` cases; lines go to `notices`.
+    pub fn new(total: usize, display: Display, notices: Notifier) -> Progress {
         let bar = (display == Display::Bar).then(|| {
             let bar =
                 ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
@@ -86,6 +91,7 @@ impl Progress {
             money: Mutex::new(Money::default()),
             started: Instant::now(),
             bar,
+            notices,
         }
     }
 
@@ -132,7 +138,7 @@ impl Progress {
                     m.last_line = Some(now);
                     let totals = self.totals_with(&m);
                     drop(m);
-                    eprintln!("digline: {}", self.line(&totals));
+                    self.notices.send(Notice::Progress(self.line(&totals)));
                 }
             }
         }
@@ -184,7 +190,7 @@ impl Progress {
             bar.finish_and_clear();
         }
         if self.display != Display::Quiet {
-            eprintln!("digline: {}", self.line(&totals));
+            self.notices.send(Notice::Progress(self.line(&totals)));
         }
         totals
     }
@@ -196,7 +202,7 @@ mod tests {
 
     #[test]
     fn counts_and_lines() {
-        let p = Progress::new(3, Display::Quiet);
+        let p = Progress::new(3, Display::Quiet, Notifier::silent());
         p.case_done(false, 0.001);
         p.judge_spent(Some(0.0005));
         p.judge_spent(None);
@@ -214,7 +220,35 @@ mod tests {
             ),
             "{line}"
         );
-        let q = Progress::new(1, Display::Quiet);
+        let q = Progress::new(1, Display::Quiet, Notifier::silent());
         assert!(!q.line(&q.totals()).contains("judges"));
+    }
+
+    #[test]
+    fn lines_go_to_the_front_ends_sink_and_quiet_sends_none() {
+        use crate::run::notice::Collected;
+        use std::sync::Arc;
+        let sink = Arc::new(Collected::default());
+        let every = Duration::ZERO;
+        let p = Progress::new(2, Display::Lines { every }, Notifier::new(sink.clone()));
+        p.case_done(false, 0.0);
+        p.case_done(true, 0.0);
+        p.finish();
+        let lines: Vec<String> = sink
+            .taken()
+            .into_iter()
+            .map(|n| match n {
+                Notice::Progress(line) => line,
+                other => panic!("not a progress line: {other:?}"),
+            })
+            .collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].starts_with("1/2 cases, 0 errored, "), "{lines:?}");
+        assert!(lines[1].starts_with("2/2 cases, 1 errored, "), "{lines:?}");
+        let quiet = Arc::new(Collected::default());
+        let q = Progress::new(1, Display::Quiet, Notifier::new(quiet.clone()));
+        q.case_done(false, 0.0);
+        q.finish();
+        assert!(quiet.taken().is_empty());
     }
 }

@@ -143,7 +143,22 @@ impl StoreError {
     pub(crate) fn io(path: &std::path::Path, err: std::io::Error) -> StoreError {
         StoreError::Io {
             path: path.to_path_buf(),
-            cause: err.to_string(),
+            cause: io_cause(&err),
         }
+    }
+}
+
+/// The operating system's words for a failed read or write, with a full
+/// disk (`ENOSPC`) or an exhausted quota (`EDQUOT`) said plainly: a
+/// refusal (64) the person can act on, never a bug (70).
+pub fn io_cause(err: &std::io::Error) -> String {
+    match err.kind() {
+        std::io::ErrorKind::StorageFull => {
+            format!("no space is left on the device ({err}): free some space and run again")
+        }
+        std::io::ErrorKind::QuotaExceeded => {
+            format!("the disk quota is exhausted ({err}): free some space and run again")
+        }
+        _ => err.to_string(),
     }
 }

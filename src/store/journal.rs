@@ -100,6 +100,17 @@ impl Leg {
     }
 }
 
+#[cfg(test)]
+impl Leg {
+    /// A leg writing to `file` as it is (a test points it at `/dev/full`).
+    pub(crate) fn on_file(path: PathBuf, file: File) -> Leg {
+        Leg {
+            path,
+            file: Mutex::new(LegFile { file, unsynced: 0 }),
+        }
+    }
+}
+
 /// What a journal holds: its legs' records in order, torn tails left out.
 #[derive(Clone, Debug, Default)]
 pub struct Records {

@@ -102,7 +102,7 @@ fn headline_map(head: &Headline, sentence: &str) -> Map<String, Value> {
         "rejudged": head.rejudged,
         "canary_moved": head.canary_moved,
         "within_noise": head.within_noise,
-        "exit_code": headline_exit_code(head),
+        "exit_code": headline_exit_code(head).code(),
         "uncomputed_measures": head.uncomputed_measures,
         "nothing_compared": head.nothing_compared,
     });

@@ -8,6 +8,7 @@ mod checks;
 mod docs;
 mod documents;
 mod examples;
+mod exits;
 mod fake_llm;
 mod fault_server;
 mod faults;

@@ -25,15 +25,9 @@ pub use config::{
 };
 
 use super::document::RunDocument;
+use super::exit::ExitStatus;
 use super::pyjson::round6;
 use super::verdict::{meets, within, Status, Verdict};
-
-/// Exit code: nothing got worse and everything could be judged.
-pub const EXIT_OK: i32 = 0;
-/// Exit code: something got worse, or a canary moved.
-pub const EXIT_WORSE: i32 = 1;
-/// Exit code: the comparison could not be judged.
-pub const EXIT_UNJUDGED: i32 = 2;
 
 /// Whether a verdict belongs to one case or to the whole run (an aggregate).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -383,22 +377,22 @@ impl Comparison {
     }
 }
 
-/// The process exit code of `compare` (and the `exit_code` JSON field):
+/// The exit status of `compare` (and the `exit_code` JSON field):
 /// 1 when something got worse or a canary moved; else 2 when a case could not
 /// be judged, a run-level measure could not be computed, or nothing was
 /// paired; else 0.
-pub fn exit_code(comparison: &Comparison) -> i32 {
+pub fn exit_code(comparison: &Comparison) -> ExitStatus {
     headline_exit_code(&comparison.headline())
 }
 
 /// [`exit_code`] from already computed headline facts.
-pub fn headline_exit_code(head: &Headline) -> i32 {
+pub fn headline_exit_code(head: &Headline) -> ExitStatus {
     if head.worse || head.canary_moved {
-        EXIT_WORSE
+        ExitStatus::Worse
     } else if head.unjudged > 0 || !head.uncomputed_measures.is_empty() || head.nothing_compared {
-        EXIT_UNJUDGED
+        ExitStatus::Unjudged
     } else {
-        EXIT_OK
+        ExitStatus::Proceed
     }
 }
 

@@ -232,7 +232,7 @@ fn pairing_is_by_id_and_occurrence_not_name_or_position() {
     ];
     assert_eq!(got, want);
     assert_eq!(c.deltas[3].assertion, "renamed");
-    assert_eq!(exit_code(&c), EXIT_WORSE);
+    assert_eq!(exit_code(&c), ExitStatus::Worse);
 }
 
 #[test]
@@ -262,7 +262,7 @@ fn new_missing_and_key_order() {
             (Scope::Run, String::new(), Outcome::New),
         ]
     );
-    assert_eq!(exit_code(&c), EXIT_OK);
+    assert_eq!(exit_code(&c), ExitStatus::Proceed);
 }
 
 #[test]
@@ -382,7 +382,7 @@ fn strict_exit_codes() {
     for (name, run, base, code, uncomputed, nothing) in table {
         let c = compare(&run, &base).unwrap_or_else(|e| panic!("{name}: {e}"));
         let head = c.headline();
-        assert_eq!(exit_code(&c), code, "{name}");
+        assert_eq!(exit_code(&c).code(), code, "{name}");
         assert_eq!(head.uncomputed_measures, uncomputed, "{name}");
         assert_eq!(head.nothing_compared, nothing, "{name}");
     }
@@ -397,10 +397,10 @@ fn canaries_move_in_either_direction() {
     };
     let up = compare(&canary_doc(1.0), &canary_doc(0.8)).unwrap_or_else(|e| panic!("{e}"));
     assert!(up.headline().canary_moved && !up.headline().worse);
-    assert_eq!(exit_code(&up), EXIT_WORSE);
+    assert_eq!(exit_code(&up), ExitStatus::Worse);
     let still = compare(&canary_doc(1.0), &canary_doc(0.99)).unwrap_or_else(|e| panic!("{e}"));
     assert!(!still.headline().canary_moved);
-    assert_eq!(exit_code(&still), EXIT_OK);
+    assert_eq!(exit_code(&still), ExitStatus::Proceed);
 }
 
 #[test]

@@ -131,7 +131,7 @@ fn the_answer_box_says_yes_no_or_not_known_with_the_exit_code() {
             page.contains(&format!("<p class=\"word\" id=\"answer-word\">{word}</p>")),
             "{scenario}"
         );
-        assert_eq!(exit_code(&run, Some(&c)), code, "{scenario}");
+        assert_eq!(exit_code(&run, Some(&c)).code(), code, "{scenario}");
         assert!(
             page.contains(&format!("Exit code for the CI job: {code},")),
             "{scenario}"
@@ -222,9 +222,9 @@ fn the_single_run_form_answers_nothing_and_lists_the_run() {
     assert_eq!(count(&page, "<details"), 4);
     assert!(page.contains("Scored 0.565217; the bar is 0.650000."));
     assert!(page.contains("waiting on legal"));
-    assert_eq!(exit_code(&run, None), 2, "a case errored");
+    assert_eq!(exit_code(&run, None).code(), 2, "a case errored");
     let fine = document("01-nothing-changed", "run.json");
-    assert_eq!(exit_code(&fine, None), 0);
+    assert_eq!(exit_code(&fine, None).code(), 0);
     for locale in Locale::ALL {
         let page = render(&run, None, None, locale, true).unwrap();
         assert!(!page.contains("waiting on legal") && !page.contains("mean of 3"));

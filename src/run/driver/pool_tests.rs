@@ -132,6 +132,7 @@ fn ctx(concurrency: usize, max_retries: u32) -> RunContext {
             cap: Duration::from_millis(2),
         },
         display: Display::Quiet,
+        notices: crate::run::Notifier::silent(),
         seed: 1,
     }
 }

@@ -81,6 +81,7 @@ fn context(concurrency: usize) -> RunContext {
         concurrency,
         retry: RetryPolicy::default(),
         display: Display::Quiet,
+        notices: crate::run::Notifier::silent(),
         seed: 1,
     }
 }

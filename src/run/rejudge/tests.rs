@@ -70,6 +70,7 @@ fn context(created_at: &str) -> RunContext {
         concurrency: 4,
         retry: RetryPolicy::default(),
         display: Display::Quiet,
+        notices: crate::run::Notifier::silent(),
         seed: 1,
     }
 }

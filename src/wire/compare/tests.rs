@@ -114,7 +114,7 @@ fn every_scenario_prints_the_json_0_10_0_printed() {
             let code: i64 = read(scenario, exit_file).trim().parse().unwrap_or(-1);
             assert_eq!(value["exit_code"], json!(code), "{scenario} {exit_file}");
             assert_eq!(
-                i64::from(exit_code(&comparison)),
+                i64::from(exit_code(&comparison).code()),
                 code,
                 "{scenario} {exit_file}"
             );
