@@ -652,4 +652,6 @@ fn pair(
 }
 
 #[cfg(test)]
+pub(crate) mod golden_scenarios;
+#[cfg(test)]
 mod tests;
