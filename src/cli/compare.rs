@@ -6,11 +6,10 @@
 //! judged). No baseline is a refusal (64): a gate is never green without a
 //! comparison.
 
-use clap::builder::PossibleValuesParser;
 use clap::{Args, ValueEnum};
 
 use crate::core::compare::{compare, exit_code};
-use crate::report::locale::{Locale, LOCALE_CODES};
+use crate::report::locale::Locale;
 use crate::report::text::{headline_sentence, render_compare, Strings};
 use crate::store::Store;
 use crate::wire::compare::{full_json, headline_json, print};
@@ -41,8 +40,8 @@ pub struct CompareArgs {
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "headline", value_name = "headline|full")]
     pub json: Option<JsonDepth>,
     /// The language of the text (the JSON keys never change).
-    #[arg(long, default_value = "en", value_parser = PossibleValuesParser::new(LOCALE_CODES))]
-    pub locale: String,
+    #[arg(long, default_value = "en", value_parser = super::locale::parser())]
+    pub locale: Locale,
 }
 
 /// Execute `digline compare`; returns the contract exit code.
@@ -51,7 +50,7 @@ pub struct CompareArgs {
 /// A [`CliError`] (exit 64): bad suite, no such run, no baseline, an
 /// unreadable document, runs of different tenants.
 pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
-    let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
+    let locale = args.locale;
     let strings = Strings::of(locale);
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
@@ -71,7 +70,10 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
         ));
     };
     warn_if_ahead([&run.doc, &baseline]);
-    let comparison = compare(&run.doc, &baseline).map_err(|e| CliError::Refused(e.to_string()))?;
+    let mut comparison =
+        compare(&run.doc, &baseline).map_err(|e| CliError::Refused(e.to_string()))?;
+    // Infrastructure values (`base_url`) are named, never printed.
+    crate::report::redact::withhold_perimeter_values(&mut comparison);
     let code = exit_code(&comparison);
     match args.json {
         Some(depth) => {
@@ -84,7 +86,7 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
         }
         None => {
             let text = render_compare(&comparison, strings);
-            out(&text.stdout)?;
+            out(&super::fence::fenced(&text.stdout))?;
             err(&text.stderr);
         }
     }

@@ -115,6 +115,6 @@ pub fn execute(args: DiffArgs) -> Result<ExitStatus, CliError> {
             page.push_str(&format!("{line}\n"));
         }
     }
-    out(&page)?;
+    out(&super::fence::fenced(&page))?;
     Ok(ExitStatus::Proceed)
 }

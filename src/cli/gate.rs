@@ -17,16 +17,15 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use crate::core::compare::{compare, exit_code, Comparison, Delta, Outcome, Scope, Side};
+use crate::core::compare::{compare, Comparison, Outcome};
 use crate::core::document::{run_key, RunDocument};
-use crate::core::verdict::Status;
-use crate::forge::comment::{self, CommentData, Row};
+use crate::forge::comment::{self, CommentData};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
-use crate::forge::{self, actions, junit, Mode};
+use crate::forge::{self, actions, escape, junit, Mode};
 use crate::host::{self, env::CiEnv};
+use crate::report::cost;
+use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
-use crate::report::text::{config_lines, fmt_score, headline_sentence, render_compare, EN};
-use crate::store::error::io_cause;
 use crate::store::Store;
 
 use super::output::{err, errln, out, outln};
@@ -93,9 +92,9 @@ pub struct GateArgs {
     /// Gate a stored run (a key, or `latest`) instead of running the suite.
     #[arg(long, value_name = "KEY|latest")]
     pub run: Option<String>,
-    /// The language of the HTML report (the comment and summary are English so far).
-    #[arg(long, default_value = "en")]
-    pub locale: String,
+    /// The language of everything the gate writes for people: terminal text, comment, job summary, JUnit bodies and the HTML report.
+    #[arg(long, default_value = "en", value_parser = super::locale::parser())]
+    pub locale: Locale,
     /// Where the files go (default: $RUNNER_TEMP/digline on GitHub, digline-gate/ elsewhere).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -150,8 +149,16 @@ fn render_html_report(
 /// A [`CliError`] (exit 64) for a refusal before a verdict: bad suite,
 /// bad flags, no such run, an unreadable document, a cross-tenant baseline.
 pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
+    let locale = args.locale;
     let env = CiEnv::read();
+    // On GitHub Actions every line the gate prints — progress, warnings,
+    // the terminal text, a refusal — quotes names a pull request chose, so
+    // workflow commands are paused from the first line; only the gate's own
+    // annotation and warnings are printed after the fence closes.
+    let token = env.github.actions.then(host::env::fresh_token);
+    if let Some(t) = &token {
+        outln(&actions::stop_commands(t))?;
+    }
     let out_dir = args
         .out
         .clone()
@@ -191,7 +198,12 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
     let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
     let comparison = match &baseline {
-        Some(b) => Some(compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?),
+        Some(b) => {
+            let mut c = compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
+            // Infrastructure values (`base_url`) are named, never published.
+            crate::report::redact::withhold_perimeter_values(&mut c);
+            Some(c)
+        }
         None => None,
     };
     let promote = format!(
@@ -201,117 +213,64 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     );
     let root_text = args.suite.root.display().to_string();
     let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
-    let report_line = report_line(&args.publishing, &env, &out_dir);
+    let report_line = report_line(&args.publishing, &env, &out_dir, locale);
 
-    let (code, headline, counts, data_tables, terminal) = match &comparison {
-        Some(c) => {
-            let code = exit_code(c);
-            let headline = headline_sentence(c, &c.headline(), &EN);
+    let (code, view, counts) = match (&comparison, &baseline) {
+        (Some(c), Some(b)) => {
+            let view = gate_view::compared(&doc, b, c, locale);
             let counts: BTreeMap<String, usize> = Outcome::ALL
                 .iter()
                 .map(|o| (o.as_str().to_string(), c.headline().counts.get(*o)))
                 .collect();
-            let worse: Vec<Row> = c
-                .deltas
-                .iter()
-                .filter(|d| {
-                    d.outcome == Outcome::Regressed || (d.canary && d.outcome == Outcome::Improved)
-                })
-                .map(delta_row)
-                .collect();
-            let unjudged: Vec<Row> = c
-                .deltas
-                .iter()
-                .filter(|d| d.outcome == Outcome::Errored)
-                .map(delta_row)
-                .collect();
-            let text = render_compare(c, &EN);
-            (
-                code,
-                headline,
-                counts,
-                (worse, unjudged, config_lines(c, &EN)),
-                (text.stdout, text.stderr),
-            )
+            (view.exit_code, view, counts)
         }
-        None => {
-            let headline = format!(
-                "No baseline to compare with, so there is no verdict: {} was not found.",
-                baseline_path.display()
+        _ => {
+            let view = gate_view::single(
+                &doc,
+                &baseline_path.display().to_string(),
+                locale,
+                ExitStatus::Refused,
             );
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-            let mut failing = Vec::new();
-            let mut errored = Vec::new();
-            let rows = doc
+            let statuses = doc
                 .results
                 .iter()
-                .flat_map(|c| c.verdicts.iter().map(move |v| (c.case_id.as_str(), v)))
-                .chain(doc.aggregate.iter().map(|v| ("run", v)));
-            for (case, v) in rows {
+                .flat_map(|c| c.verdicts.iter())
+                .chain(doc.aggregate.iter());
+            for v in statuses {
                 *counts.entry(v.status.as_str().to_string()).or_insert(0) += 1;
-                let row = Row {
-                    case: case.to_string(),
-                    check: v.assertion.clone(),
-                    before: "—".into(),
-                    after: side_text(v.status, v.score),
-                };
-                match v.status {
-                    Status::Fail => failing.push(row),
-                    Status::Error => errored.push(row),
-                    Status::Pass => {}
-                }
             }
             counts.insert("suspended".into(), doc.suspended_cases());
-            let sentence = format!(
-                "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
-                suite.name,
-                suite.tenant,
-                baseline_path.display()
-            );
-            let hint = format!("look at the run, then make it the reference: {promote}");
-            let stderr = format!("{}\n", error::render(&sentence, &[&hint], quiet));
-            (
-                ExitStatus::Refused,
-                headline.clone(),
-                counts,
-                (failing, errored, Vec::new()),
-                (format!("{headline}\n"), stderr),
-            )
+            (ExitStatus::Refused, view, counts)
         }
     };
+    let headline = view.headline();
     let kind = Kind::of(code);
-    let counts_line = counts
-        .iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect::<Vec<_>>()
-        .join(" · ");
+    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
+    for row in &view.unjudged {
+        if let Some(cause) = &row.cause {
+            *causes
+                .entry(cause.category.as_str().to_string())
+                .or_insert(0) += 1;
+        }
+    }
+    let cost = cost::sentence(&doc, baseline.as_ref(), locale);
     let data = CommentData {
-        kind,
-        headline: headline.clone(),
+        locale,
+        view: view.clone(),
         suite: suite.name.clone(),
         tenant: suite.tenant.clone(),
         run_key: key.clone(),
         baseline_key: baseline
             .as_ref()
             .map(|b| run_key(&b.created_at, &b.config_hash)),
-        no_baseline: baseline.is_none(),
-        baseline_path: baseline_path.display().to_string(),
         promote: promote.clone(),
-        worse_title: if baseline.is_some() {
-            "What got worse"
-        } else {
-            "Failing in this run"
-        }
-        .into(),
-        worse: data_tables.0,
-        unjudged: data_tables.1,
-        config: data_tables.2,
-        counts: format!("Counts: {counts_line}."),
         report: report_line,
+        cost,
     };
     let comment_md = comment::render(&data, Some(&marker));
     let summary_md = comment::render(&data, None);
-    let junit_xml = junit::render(&doc, comparison.as_ref());
+    let junit_xml = junit::render(&doc, comparison.as_ref(), locale);
     let html = render_html_report(
         &doc,
         baseline.as_ref(),
@@ -321,12 +280,12 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         quiet,
     );
 
-    std::fs::create_dir_all(&out_dir).map_err(|e| {
-        CliError::Refused(format!(
-            "cannot create the output directory {}: {}",
-            out_dir.display(),
-            io_cause(&e)
-        ))
+    crate::store::atomic::prepare_output_dir(&out_dir).map_err(|e| match e {
+        crate::store::StoreError::Io { cause, .. } => CliError::Refused(format!(
+            "cannot create the output directory {}: {cause}",
+            out_dir.display()
+        )),
+        other => CliError::Store(other),
     })?;
     let path = |name: &str| out_dir.join(name).display().to_string();
     let outcome = GateOutcome {
@@ -343,6 +302,16 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         baseline_key: data.baseline_key.clone(),
         baseline_path: Some(baseline_path.display().to_string()),
         counts,
+        cases: view.case_counts.clone(),
+        causes,
+        spent_usd: BTreeMap::from([
+            ("target".to_string(), cost::target_usd(&doc)),
+            (
+                "reference_target".to_string(),
+                baseline.as_ref().and_then(cost::target_usd),
+            ),
+        ]),
+        locale: locale.code().to_string(),
         marker,
         paths: Paths {
             outcome: path("outcome.json"),
@@ -365,17 +334,27 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         write_file(&out_dir.join(name), text)?;
     }
 
-    // The terminal text quotes case ids: on GitHub Actions it is printed
+    // The terminal text quotes case ids and check names: made visible
+    // (no escape sequence, no bidi control), and on GitHub Actions printed
     // with workflow commands paused, so none of them can start one.
-    let token = env.github.actions.then(host::env::fresh_token);
-    if let Some(t) = &token {
-        outln(&actions::stop_commands(t))?;
-    }
-    out(&terminal.0)?;
+    let stdout_text = escape::terminal(&view.terminal(locale));
+    let stderr_text = if view.no_baseline {
+        let sentence = format!(
+            "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
+            suite.name,
+            suite.tenant,
+            baseline_path.display()
+        );
+        let hint = format!("look at the run, then make it the reference: {promote}");
+        escape::terminal(&format!("{}\n", error::render(&sentence, &[&hint], quiet)))
+    } else {
+        String::new()
+    };
+    out(&stdout_text)?;
+    err(&stderr_text);
     if let Some(t) = &token {
         outln(&actions::resume(t))?;
     }
-    err(&terminal.1);
 
     let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, &env);
     for line in published.stdout {
@@ -397,7 +376,12 @@ pub fn publish_files(
     args: &PublishArgs,
     env: &CiEnv,
 ) -> forge::Published {
-    let (comment_md, summary_md) = match args.report_url.as_deref().and_then(comment::report_link) {
+    let locale = Locale::parse(&outcome.locale).unwrap_or(Locale::En);
+    let (comment_md, summary_md) = match args
+        .report_url
+        .as_deref()
+        .and_then(|u| comment::report_link(u, locale, false))
+    {
         Some(link) => (
             comment::set_report_line(comment_md, &link),
             comment::set_report_line(summary_md, &link),
@@ -420,54 +404,39 @@ pub fn publish_files(
 }
 
 /// The comment's report line before `publish` knows the artifact link.
-fn report_line(args: &PublishArgs, env: &CiEnv, out_dir: &Path) -> String {
-    if let Some(link) = args.report_url.as_deref().and_then(comment::report_link) {
+fn report_line(args: &PublishArgs, env: &CiEnv, out_dir: &Path, locale: Locale) -> String {
+    if let Some(link) = args
+        .report_url
+        .as_deref()
+        .and_then(|u| comment::report_link(u, locale, false))
+    {
         return link;
     }
     if let Some(job) = &env.gitlab.job_url {
         let rel = out_dir.display().to_string();
         let rel = rel.trim_start_matches("./").trim_end_matches('/');
-        if let Some(link) = comment::report_link(&format!(
-            "{}/artifacts/browse/{rel}",
-            job.trim_end_matches('/')
-        )) {
+        if let Some(link) = comment::report_link(
+            &format!("{}/artifacts/browse/{rel}", job.trim_end_matches('/')),
+            locale,
+            false,
+        ) {
             return link;
         }
     }
     if let Some(run) = &env.github.run_url {
-        if let Some(link) = comment::report_link(run) {
-            return link.replace("[the report]", "[the job's artifacts]");
+        if let Some(link) = comment::report_link(run, locale, true) {
+            return link;
         }
     }
-    "The full report is in the job's artifacts.".to_string()
+    comment::report_in_artifacts(locale)
 }
 
-fn side_text(status: Status, score: Option<f64>) -> String {
-    match (status, score) {
-        (Status::Error, _) | (_, None) => "error".to_string(),
-        (s, Some(v)) => format!("{} {}", s.as_str(), fmt_score(v)),
-    }
-}
-
-fn side(side: &Option<Side>) -> String {
-    side.as_ref()
-        .map_or_else(|| "—".to_string(), |s| side_text(s.status, s.score))
-}
-
-fn delta_row(d: &Delta) -> Row {
-    Row {
-        case: match d.key.scope {
-            Scope::Case => d.key.case_id.clone(),
-            Scope::Run => "run".to_string(),
-        },
-        check: d.assertion.clone(),
-        before: side(&d.before),
-        after: side(&d.after),
-    }
-}
-
+/// Write one output file: atomically, never through a symbolic link.
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text).map_err(|e| {
-        CliError::Refused(format!("cannot write {}: {}", path.display(), io_cause(&e)))
+    crate::store::atomic::write_output(path, text.as_bytes()).map_err(|e| match e {
+        crate::store::StoreError::Io { cause, .. } => {
+            CliError::Refused(format!("cannot write {}: {cause}", path.display()))
+        }
+        other => CliError::Store(other),
     })
 }

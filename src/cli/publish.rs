@@ -46,6 +46,15 @@ pub fn execute(args: PublishCmdArgs, quiet: bool) -> Result<ExitStatus, CliError
             Some("pass the outcome.json that digline gate wrote into its --out".into()),
         )
     })?;
+    outcome.check_marker().map_err(|why| {
+        CliError::usage(
+            format!(
+                "{} is not this gate's outcome: {why}",
+                args.outcome.display()
+            ),
+            Some("pass the outcome.json that digline gate wrote into its --out".into()),
+        )
+    })?;
     // The comment and summary sit beside the outcome file (its recorded
     // paths may be another machine's, e.g. inside the gate's container).
     let dir = args

@@ -8,12 +8,11 @@
 
 use std::path::PathBuf;
 
-use clap::builder::PossibleValuesParser;
 use clap::Args;
 
 use crate::core::compare::compare;
 use crate::report::html;
-use crate::report::locale::{Locale, LOCALE_CODES};
+use crate::report::locale::Locale;
 use crate::store::Store;
 
 use super::{load_suite, CliError, ExitStatus, SuiteArgs};
@@ -28,8 +27,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "KEY|latest")]
     pub run: String,
     /// The language of the report (dates and numbers stay ISO and dot-decimal).
-    #[arg(long, required = true, value_parser = PossibleValuesParser::new(LOCALE_CODES))]
-    pub locale: String,
+    #[arg(long, required = true, value_parser = super::locale::parser())]
+    pub locale: Locale,
     /// Write the report here instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -45,7 +44,7 @@ pub struct ReportArgs {
 /// A [`CliError`] (exit 64): bad suite, unknown locale, no such run, an
 /// unreadable document, runs of different tenants, an unwritable `--out`.
 pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
-    let locale = Locale::parse(&args.locale).map_err(|e| CliError::usage(e.to_string(), None))?;
+    let locale = args.locale;
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
@@ -64,16 +63,17 @@ pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
     )
     .map_err(|e| CliError::Refused(e.to_string()))?;
     match &args.out {
-        Some(path) => std::fs::write(path, page.as_bytes()).map_err(|e| {
-            CliError::usage(
-                format!(
-                    "cannot write the report to {}: {}",
-                    path.display(),
-                    crate::store::error::io_cause(&e)
+        Some(path) => {
+            crate::store::atomic::write_output(path, page.as_bytes()).map_err(|e| match e {
+                crate::store::StoreError::Io { cause, .. } => CliError::usage(
+                    format!("cannot write the report to {}: {cause}", path.display()),
+                    Some(
+                        "pass --out a file in a directory that exists and is writable".to_string(),
+                    ),
                 ),
-                Some("pass --out a file in a directory that exists and is writable".to_string()),
-            )
-        })?,
+                other => CliError::Store(other),
+            })?;
+        }
         None => super::output::out(&page)?,
     }
     let code = html::exit_code(&run.doc, comparison.as_ref());

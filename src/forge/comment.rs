@@ -11,10 +11,11 @@
 use std::collections::BTreeMap;
 
 use minijinja::Environment;
-use serde::Serialize;
 
 use super::escape;
-use super::outcome::Kind;
+use crate::report::gate::{GateRow, GateView};
+use crate::report::locale::Locale;
+use crate::report::text::fill;
 
 /// GitHub refuses comment bodies over this many characters.
 pub const GITHUB_LIMIT: usize = 65_536;
@@ -31,26 +32,13 @@ const TEMPLATE: &str = include_str!("../../templates/comment.md.j2");
 /// The line in the comment that `publish` replaces with the report link.
 pub const REPORT_MARKER: &str = "<!-- digline-report -->";
 
-/// One table row: case · check · before → after (scores and statuses only).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Row {
-    /// The case id (`run` for a run-level measure). Escaped when rendered.
-    pub case: String,
-    /// The check's name. Escaped when rendered.
-    pub check: String,
-    /// The baseline's side, e.g. `pass 1.000000`, `error`, `—`.
-    pub before: String,
-    /// The run's side.
-    pub after: String,
-}
-
-/// Everything the comment says.
+/// Everything the comment says, beside the [`GateView`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct CommentData {
-    /// Which of the five outcomes.
-    pub kind: Kind,
-    /// The headline sentence.
-    pub headline: String,
+    /// The reader's language.
+    pub locale: Locale,
+    /// What the gate says (headline, rows, counts), in that language.
+    pub view: GateView,
     /// The suite's name.
     pub suite: String,
     /// The suite's tenant.
@@ -59,29 +47,17 @@ pub struct CommentData {
     pub run_key: String,
     /// The baseline's key, when there is a baseline.
     pub baseline_key: Option<String>,
-    /// No baseline: the run is shown on its own.
-    pub no_baseline: bool,
-    /// Where the baseline is (or was looked for).
-    pub baseline_path: String,
     /// The `promote` command a person would run.
     pub promote: String,
-    /// Title of the first table ("What got worse", or with no baseline "Failing in this run").
-    pub worse_title: String,
-    /// What got worse.
-    pub worse: Vec<Row>,
-    /// What could not be judged.
-    pub unjudged: Vec<Row>,
-    /// Configuration changes, one line each.
-    pub config: Vec<String>,
-    /// The counts line (already safe Markdown: words and numbers).
-    pub counts: String,
     /// The report line (already safe Markdown).
     pub report: String,
+    /// What the run spent, one sentence (plain text; empty when unknown).
+    pub cost: String,
 }
 
-/// A Markdown code span holding `text` verbatim (one line).
+/// A Markdown code span holding `text` verbatim (one visible line).
 pub fn code_span(text: &str) -> String {
-    let text = escape::one_line(text);
+    let text = escape::visible_line(text);
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') || text.is_empty() {
@@ -92,12 +68,60 @@ pub fn code_span(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
+/// Fill a locale's `template` for Markdown: its own words escaped, each
+/// `{name}` replaced by `values`' already-safe Markdown.
+pub fn fill_md(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let found = after.find('}').and_then(|close| {
+            values
+                .iter()
+                .find(|(k, _)| *k == &after[..close])
+                .map(|(_, v)| (close, *v))
+        });
+        match found {
+            Some((close, value)) => {
+                out.push_str(&escape::markdown(&rest[..open]));
+                out.push_str(value);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push_str(&escape::markdown(&rest[..=open]));
+                rest = after;
+            }
+        }
+    }
+    out.push_str(&escape::markdown(rest));
+    out
+}
+
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-    env.add_filter("md", |s: String| escape::markdown(&s));
-    env.add_filter("code", |s: String| code_span(&s));
     env
+}
+
+fn rows_md(rows: &[GateRow], take: usize, locale: Locale) -> Vec<BTreeMap<&'static str, String>> {
+    rows.iter()
+        .take(take)
+        .map(|r| {
+            BTreeMap::from([
+                ("case", escape::markdown(&r.case)),
+                ("check", escape::markdown(&r.check)),
+                ("before", r.before.clone()),
+                ("after", r.after.clone()),
+                (
+                    "cause",
+                    r.cause
+                        .as_ref()
+                        .map(|c| escape::markdown(&c.sentence(locale)))
+                        .unwrap_or_default(),
+                ),
+            ])
+        })
+        .collect()
 }
 
 fn render_once(
@@ -106,54 +130,105 @@ fn render_once(
     marker: Option<&str>,
     rows: usize,
 ) -> String {
-    let take = |v: &[Row]| {
-        v.iter()
-            .take(rows)
-            .map(|r| {
-                BTreeMap::from([
-                    ("case".to_string(), r.case.clone()),
-                    ("check".to_string(), r.check.clone()),
-                    ("before".to_string(), r.before.clone()),
-                    ("after".to_string(), r.after.clone()),
-                ])
-            })
-            .collect::<Vec<_>>()
+    let l = data.locale;
+    let v = &data.view;
+    let more = |n: usize| {
+        if n > rows {
+            escape::markdown(&fill(
+                l.text("gate.more_rows"),
+                &[("count", &(n - rows).to_string())],
+            ))
+        } else {
+            String::new()
+        }
     };
-    let more = |n: usize| n.saturating_sub(rows);
-    let config: Vec<String> = data.config.iter().take(rows).cloned().collect();
+    let title = if data.tenant == data.suite {
+        fill_md(l.text("gate.title"), &[("suite", &code_span(&data.suite))])
+    } else {
+        fill_md(
+            l.text("gate.title_tenant"),
+            &[
+                ("suite", &code_span(&data.suite)),
+                ("tenant", &code_span(&data.tenant)),
+            ],
+        )
+    };
+    let rest = if v.no_baseline {
+        fill_md(
+            l.text("gate.no_baseline_path"),
+            &[("path", &code_span(&baseline_path_of(v)))],
+        )
+    } else {
+        escape::markdown(&v.rest)
+    };
+    let keys = match &data.baseline_key {
+        Some(b) => fill_md(
+            l.text("gate.keys"),
+            &[
+                ("run", &code_span(&data.run_key)),
+                ("baseline", &code_span(b)),
+            ],
+        ),
+        None => fill_md(
+            l.text("gate.keys_single"),
+            &[("run", &code_span(&data.run_key))],
+        ),
+    };
+    let counts = [v.counts.as_str(), v.measure_counts.as_str()]
+        .iter()
+        .filter(|t| !t.is_empty())
+        .map(|t| escape::markdown(t))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let config: Vec<String> = v
+        .config
+        .iter()
+        .take(rows)
+        .map(|c| escape::markdown(c))
+        .collect();
     let ctx = minijinja::context! {
         marker => marker,
-        suite => data.suite.clone(),
-        tenant => data.tenant.clone(),
-        answer => data.kind.answer(),
-        headline => data.headline.clone(),
-        no_baseline => data.no_baseline,
-        baseline_path => data.baseline_path.clone(),
-        promote => data.promote.clone(),
-        worse_title => data.worse_title.clone(),
-        worse => take(&data.worse),
-        worse_more => more(data.worse.len()),
-        unjudged => take(&data.unjudged),
-        unjudged_more => more(data.unjudged.len()),
+        title => title,
+        lead => escape::markdown(&v.lead),
+        rest => rest,
+        no_baseline => v.no_baseline,
+        promote_sentence => escape::markdown(l.text("gate.no_baseline_promote")),
+        promote => code_span(&data.promote),
+        worse_title => escape::markdown(&v.worse_title),
+        unjudged_title => escape::markdown(l.text("report.section_unjudged")),
+        config_title => escape::markdown(l.text("gate.section_config")),
+        col_case => escape::markdown(l.text("report.col_case")),
+        col_check => escape::markdown(l.text("report.col_check")),
+        col_before_after => escape::markdown(l.text("gate.col_before_after")),
+        col_cause => escape::markdown(l.text("gate.col_cause")),
+        worse => rows_md(&v.worse, rows, l),
+        worse_more => more(v.worse.len()),
+        unjudged => rows_md(&v.unjudged, rows, l),
+        unjudged_more => more(v.unjudged.len()),
         config => config,
-        config_more => more(data.config.len()),
-        counts => data.counts.clone(),
-        run_key => data.run_key.clone(),
-        baseline_key => data.baseline_key.clone(),
+        config_more => more(v.config.len()),
+        counts => counts,
+        cost => escape::markdown(&data.cost),
+        keys => keys,
         report => data.report.clone(),
         report_marker => REPORT_MARKER,
+        legend => escape::markdown(l.text("gate.legend")),
     };
     match env.render_str(TEMPLATE, ctx) {
         Ok(text) => text,
         // The template is compiled in and tested; should it ever fail, the
         // comment still says what happened.
         Err(_) => format!(
-            "{}\n{} {}\n",
+            "{}\n**{}**\n",
             marker.unwrap_or(""),
-            data.kind.answer(),
-            escape::markdown(&data.headline)
+            escape::markdown(&v.headline())
         ),
     }
+}
+
+/// The path a no-baseline view names (the `{path}` of its rest sentence).
+fn baseline_path_of(v: &GateView) -> String {
+    v.baseline_path.clone().unwrap_or_default()
 }
 
 /// Render the comment (with `marker`) or the job summary (without), under
@@ -171,19 +246,21 @@ pub fn render(data: &CommentData, marker: Option<&str>) -> String {
         if rows == 0 {
             let mut cut = data.clone();
             let keep = BUDGET / 8;
-            cut.headline = cut.headline.chars().take(keep).collect::<String>() + "…";
+            cut.view.lead = cut.view.lead.chars().take(keep).collect::<String>() + "…";
+            cut.view.rest = cut.view.rest.chars().take(keep).collect::<String>() + "…";
             return render_once(&env, &cut, marker, 0);
         }
         rows /= 2;
     }
 }
 
-/// Replace the report line of a rendered comment with `line` (safe Markdown).
+/// Replace the report line of a rendered comment (the line that ends with
+/// [`REPORT_MARKER`]) with `line` (safe Markdown).
 pub fn set_report_line(body: &str, line: &str) -> String {
     body.lines()
         .map(|l| {
-            if l.starts_with(REPORT_MARKER) {
-                format!("{REPORT_MARKER}{line}")
+            if l.ends_with(REPORT_MARKER) {
+                format!("{line} {REPORT_MARKER}")
             } else {
                 l.to_string()
             }
@@ -193,58 +270,90 @@ pub fn set_report_line(body: &str, line: &str) -> String {
         + if body.ends_with('\n') { "\n" } else { "" }
 }
 
-/// The report line for an `http(s)` URL: a link whose target cannot break
-/// out of the parentheses. `None` for anything else.
-pub fn report_link(url: &str) -> Option<String> {
+/// An `http(s)` URL made safe as a link target (it cannot break out of the
+/// parentheses); `None` for anything else.
+fn link_target(url: &str) -> Option<String> {
     let ok = (url.starts_with("https://") || url.starts_with("http://"))
         && url.len() < 2_000
         && url.chars().all(|c| c.is_ascii_graphic());
     if !ok {
         return None;
     }
-    let safe: String = url
-        .chars()
-        .map(|c| match c {
-            '(' => "%28".to_string(),
-            ')' => "%29".to_string(),
-            '<' => "%3C".to_string(),
-            '>' => "%3E".to_string(),
-            '"' => "%22".to_string(),
-            '`' => "%60".to_string(),
-            c => c.to_string(),
-        })
-        .collect();
-    Some(format!("The full report: [the report]({safe})."))
+    Some(
+        url.chars()
+            .map(|c| match c {
+                '(' => "%28".to_string(),
+                ')' => "%29".to_string(),
+                '<' => "%3C".to_string(),
+                '>' => "%3E".to_string(),
+                '"' => "%22".to_string(),
+                '`' => "%60".to_string(),
+                c => c.to_string(),
+            })
+            .collect(),
+    )
+}
+
+/// The report line for an `http(s)` URL, in `locale`: a link to the report
+/// (`artifacts`: the link is the job's artifacts page). `None` when `url`
+/// is not an `http(s)` address.
+pub fn report_link(url: &str, locale: Locale, artifacts: bool) -> Option<String> {
+    let target = link_target(url)?;
+    let text = locale.text(if artifacts {
+        "gate.artifacts_link_text"
+    } else {
+        "gate.report_link_text"
+    });
+    let link = format!("[{}]({target})", escape::markdown(text));
+    Some(fill_md(locale.text("gate.report_link"), &[("link", &link)]))
+}
+
+/// The report line when no link is known.
+pub fn report_in_artifacts(locale: Locale) -> String {
+    escape::markdown(locale.text("gate.report_in_artifacts"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn data(n: usize) -> CommentData {
-        CommentData {
-            kind: Kind::SomethingGotWorse,
-            headline: "1 check got worse compared with the reference.".into(),
-            suite: "support".into(),
-            tenant: "acme".into(),
-            run_key: "2026-01-01T00-00-00-abc".into(),
-            baseline_key: Some("2025-12-31T00-00-00-abc".into()),
+    fn view(n: usize) -> GateView {
+        GateView {
+            exit_code: crate::core::exit::ExitStatus::Worse,
+            lead: "1 check got worse compared with the reference.".into(),
+            rest: "Every case could be judged.".into(),
             no_baseline: false,
-            baseline_path: ".digline/acme/baselines/support.json".into(),
-            promote: "digline promote --suite suite.toml --run latest".into(),
+            baseline_path: None,
             worse_title: "What got worse".into(),
             worse: (0..n)
-                .map(|i| Row {
+                .map(|i| GateRow {
                     case: format!("case-{i:05}-with-a-rather-long-identifier-[x](y)"),
                     check: "contains_signature_of_the_support_team".into(),
                     before: "pass 1.000000".into(),
                     after: "fail 0.000000".into(),
+                    happened: String::new(),
+                    cause: None,
                 })
                 .collect(),
             unjudged: vec![],
             config: vec!["system · model stub-1 → stub-2".into()],
-            counts: "regressed 1".into(),
-            report: "The report is in the job's artifacts.".into(),
+            counts: "Cases: 1 got worse.".into(),
+            measure_counts: String::new(),
+            case_counts: BTreeMap::new(),
+        }
+    }
+
+    fn data(n: usize) -> CommentData {
+        CommentData {
+            locale: Locale::En,
+            view: view(n),
+            suite: "support".into(),
+            tenant: "acme".into(),
+            run_key: "2026-01-01T00-00-00-abc".into(),
+            baseline_key: Some("2025-12-31T00-00-00-abc".into()),
+            promote: "digline promote --suite suite.toml --run latest".into(),
+            report: report_in_artifacts(Locale::En),
+            cost: String::new(),
         }
     }
 
@@ -252,12 +361,15 @@ mod tests {
     fn a_small_comment_shows_every_row() {
         let text = render(&data(3), Some("<!-- m -->"));
         assert!(
-            text.starts_with("<!-- m -->\n### digline — `support` (tenant `acme`)\n"),
+            text.starts_with("<!-- m -->\n### digline — `support` \\(tenant `acme`\\)\n"),
             "{text}"
         );
         assert!(text.contains("| case\\-00002\\-with"), "{text}");
         assert!(!text.contains("more — see the report"));
-        assert!(text.contains("**Something got worse.** 1 check got worse"));
+        assert!(
+            text.contains("**1 check got worse compared with the reference\\.** Every case"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -266,13 +378,16 @@ mod tests {
         assert!(text.chars().count() <= GITHUB_LIMIT);
         assert!(text.starts_with("<!-- m -->\n"));
         assert!(text.contains("1 check got worse compared with the reference\\."));
-        assert!(text.contains("…and 4900 more — see the report."), "{text}");
+        assert!(
+            text.contains("…and 4900 more — see the report\\."),
+            "{text}"
+        );
     }
 
     #[test]
     fn rows_collapse_further_when_ids_are_long() {
         let mut d = data(3_000);
-        for row in &mut d.worse {
+        for row in &mut d.view.worse {
             row.case = "<".repeat(400);
         }
         let text = render(&d, Some("<!-- m -->"));
@@ -281,12 +396,28 @@ mod tests {
     }
 
     #[test]
-    fn the_report_line_is_replaced() {
+    fn the_report_line_is_replaced_and_never_starts_with_the_marker() {
         let body = render(&data(1), None);
-        let link = report_link("https://github.com/o/r/actions/runs/1/artifacts/2").unwrap();
+        assert!(!body.lines().any(|l| l.starts_with("<!--")), "{body}");
+        let link = report_link(
+            "https://github.com/o/r/actions/runs/1/artifacts/2",
+            Locale::En,
+            false,
+        )
+        .unwrap();
         let out = set_report_line(&body, &link);
-        assert!(out.contains("[the report](https://github.com/o/r/actions/runs/1/artifacts/2)"));
-        assert!(report_link("javascript:alert(1)").is_none());
+        assert!(out.contains(
+            "\nThe full report\\: [the report](https://github.com/o/r/actions/runs/1/artifacts/2)\\. <!-- digline-report -->\n"
+        ), "{out}");
+        assert!(report_link("javascript:alert(1)", Locale::En, false).is_none());
         assert_eq!(code_span("a`b"), "``a`b``");
+    }
+
+    #[test]
+    fn fill_md_escapes_the_words_and_keeps_the_values() {
+        assert_eq!(
+            fill_md("Run {run} (see #1) {other}.", &[("run", "`k`")]),
+            "Run `k` \\(see \\#\u{200D}1\\) \\{other\\}\\."
+        );
     }
 }

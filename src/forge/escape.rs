@@ -1,16 +1,57 @@
 //! Making user-supplied names inert: in Markdown (the comment, the job
-//! summary) and in GitHub workflow commands (annotations, `$GITHUB_OUTPUT`).
+//! summary), on a terminal, and in GitHub workflow commands (annotations,
+//! `$GITHUB_OUTPUT`).
 //!
 //! Case ids and check names come from the suite's authors — and, on a fork
 //! pull request, from a stranger. Nothing in them may become a link, an
-//! image, a mention, HTML, a table cell border, a closed comment marker or
-//! a workflow command.
+//! image, a mention (`@org/team`), an issue reference (`#1`,
+//! `owner/repo#1`), HTML, a table cell border, a closed comment marker, a
+//! workflow command or a terminal escape; bidi controls and zero-width
+//! characters are shown as `<U+202E>`, never obeyed.
+
+/// Characters that change how text around them is displayed without being
+/// seen: bidi controls, zero-width characters, the BOM, invisible tags, and
+/// every other Unicode format character. Shown as `<U+XXXX>`.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
+        | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}' | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// `<U+202E>`: how an invisible character is shown.
+pub fn shown(c: char) -> String {
+    format!("<U+{:04X}>", u32::from(c))
+}
+
+/// The zero-width joiner put after `@` and `#`, as dependency bots do: GitHub
+/// links mentions and references after rendering, so an entity or a
+/// backslash does not stop them; a joiner between the sign and the name does.
+pub const JOINER: char = '\u{200D}';
+
+/// Text for a terminal or a log line: line breaks kept, every other control
+/// character (ESC, BEL, CR…) U+FFFD, invisible characters shown.
+pub fn terminal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push('\n'),
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c if is_invisible(c) => out.push_str(&shown(c)),
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 /// Escape `text` for Markdown inline and table-cell context (GitHub and
 /// GitLab flavours): every ASCII punctuation character is backslash-escaped
-/// or written as an HTML entity (`& < > @`), line breaks become spaces and
-/// other control characters U+FFFD. The result renders as the same
-/// characters and never as markup.
+/// or written as an HTML entity (`& < >`), `@` and `#` are followed by a
+/// zero-width joiner, line breaks become spaces, other control characters
+/// U+FFFD, and invisible characters `<U+XXXX>`. The result renders as the
+/// same visible characters and never as markup, a mention or a reference.
 pub fn markdown(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
@@ -19,8 +60,13 @@ pub fn markdown(text: &str) -> String {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '@' => out.push_str("&#64;"),
+            '@' | '#' => {
+                out.push('\\');
+                out.push(c);
+                out.push(JOINER);
+            }
             c if c.is_control() => out.push('\u{FFFD}'),
+            c if is_invisible(c) => out.push_str(&markdown(&shown(c))),
             c if c.is_ascii_punctuation() => {
                 out.push('\\');
                 out.push(c);
@@ -35,15 +81,30 @@ pub fn markdown(text: &str) -> String {
 /// `%` → `%25`, CR → `%0D`, LF → `%0A`. A value so escaped stays on its
 /// command's one line, so a `::` inside it can never start a command.
 pub fn command_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if c.is_control() => out.push('\u{FFFD}'),
+            c if is_invisible(c) => out.push_str(&shown(c)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Escape a workflow-command property value (e.g. `title=`): as
 /// [`command_data`], plus `:` → `%3A` and `,` → `%2C`.
 pub fn command_property(text: &str) -> String {
     command_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// One visible line: CR, LF and tab become spaces, other control characters
+/// U+FFFD, invisible characters `<U+XXXX>` (code spans, plain lines).
+pub fn visible_line(text: &str) -> String {
+    terminal(&one_line(text).replace('\t', " "))
 }
 
 /// One line of text: CR and LF become spaces (for `$GITHUB_OUTPUT` values
@@ -68,6 +129,16 @@ mod tests {
             assert!(!got.contains(bad), "{bad} in {got}");
         }
         assert_eq!(markdown("plain-id_1"), "plain\\-id\\_1");
+        assert_eq!(
+            markdown("@org/team #1 o/r#2"),
+            "\\@\u{200D}org\\/team \\#\u{200D}1 o\\/r\\#\u{200D}2"
+        );
+        assert_eq!(markdown("a\u{202E}b"), "a&lt;U\\+202E&gt;b");
+        assert_eq!(
+            terminal("a\u{1b}[31m\u{7}\u{200B}\nb"),
+            "a\u{FFFD}[31m\u{FFFD}<U+200B>\nb"
+        );
+        assert_eq!(visible_line("a\nb\u{2066}"), "a b<U+2066>");
     }
 
     #[test]

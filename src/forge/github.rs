@@ -155,7 +155,7 @@ where
                             422 => PublishError::Rejected(status, source.message.clone()),
                             _ => PublishError::Other(format!(
                                 "GitHub answered {status}: {}",
-                                one_line(&source.message)
+                                masked_line(target, &source.message)
                             )),
                         })
                     }
@@ -165,11 +165,20 @@ where
                 return Err(PublishError::Other(format!(
                     "could not reach GitHub at {}: {}",
                     target.api_url,
-                    one_line(&e.to_string())
+                    masked_line(target, &e.to_string())
                 )))
             }
         }
     }
+}
+
+/// `text`'s first line, the token masked first, then cut (a cut never
+/// leaves part of the token behind).
+fn masked_line(target: &GithubTarget, text: &str) -> String {
+    one_line(&crate::target::mask::mask_text(
+        text,
+        &[target.token.expose().to_string()],
+    ))
 }
 
 fn one_line(text: &str) -> String {

@@ -59,8 +59,12 @@ pub fn upsert_note(
     marker: &str,
     body: &str,
 ) -> Result<Posted, PublishError> {
+    // No redirect is followed: `PRIVATE-TOKEN` would go wherever the
+    // `Location` points (ureq strips only `Authorization`). A 3xx is an
+    // answer like any other non-2xx.
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
+        .max_redirects(0)
         .timeout_global(Some(Duration::from_secs(60)))
         .build()
         .into();

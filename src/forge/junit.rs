@@ -1,46 +1,76 @@
 //! `junit.xml` for GitLab's test widget and any CI (quick-junit).
 //!
-//! One `<testsuite>` per suite, one `<testcase>` per (case, check): a fail
-//! is a `<failure>`, an error an `<error>`, a suspended case one
-//! `<skipped>` testcase; run-level measures are testcases of classname
-//! `run`. Score, threshold, tolerance and the outcome against the baseline
-//! ride as properties. No payload: messages are composed from statuses and
-//! scores, never from a verdict's reason, an output, vars or metadata.
+//! One `<testsuite>` per suite, one `<testcase>` per (case, check), in suite
+//! order. The test's name carries the case and the check (`case · check`),
+//! since GitLab's widget shows names, not classnames. A fail is a
+//! `<failure>`, an error an `<error>`, a suspended case one `<skipped>`
+//! testcase; run-level measures are testcases named after the whole run.
+//! GitLab ignores `message`, so the element's body says what happened: the
+//! sentence, the cause category of an error with its measured facts, and
+//! before → after. No `<properties>` inside a testcase (Jenkins-style
+//! schemas forbid them); the suite's properties name tenant, environment
+//! and configuration hash.
+//!
+//! Bounded: past [`PASS_LIMIT`] passing checks, the rest of the passes are
+//! collapsed into one testcase that counts them; every failure, error and
+//! suspension is kept. No payload: bodies are composed from statuses,
+//! scores and causes (a category and facts), never from a verdict's reason,
+//! an output, vars or metadata. Names are made visible (controls and
+//! invisible characters replaced) before they reach the XML.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::core::compare::{Comparison, Outcome, PairKey, Scope};
+use crate::core::compare::{Comparison, Delta, Outcome, PairKey, Scope};
 use crate::core::document::RunDocument;
 use crate::core::verdict::{Status, Verdict};
-use crate::report::text::fmt_score;
+use crate::report::cause::classify;
+use crate::report::gate::side_text;
+use crate::report::locale::Locale;
+use crate::report::text::{check_line, coincides_text, fill, fmt_score, Strings};
+
+use super::escape;
+
+/// Passing checks written one testcase each; the rest are counted in one.
+pub const PASS_LIMIT: usize = 5_000;
 
 /// Render the run (and, when there was a baseline, each check's outcome
-/// against it) as JUnit XML.
-pub fn render(run: &RunDocument, comparison: Option<&Comparison>) -> String {
-    let outcomes: BTreeMap<&PairKey, Outcome> = comparison
-        .map(|c| c.deltas.iter().map(|d| (&d.key, d.outcome)).collect())
+/// against it) as JUnit XML, its sentences in `locale`.
+pub fn render(run: &RunDocument, comparison: Option<&Comparison>, locale: Locale) -> String {
+    let s = Strings::of(locale);
+    let deltas: HashMap<&PairKey, &Delta> = comparison
+        .map(|c| c.deltas.iter().map(|d| (&d.key, d)).collect())
         .unwrap_or_default();
-    let vs_baseline = |key: &PairKey| -> String {
-        match (comparison, outcomes.get(key)) {
-            (None, _) => "no baseline".to_string(),
-            (Some(_), Some(o)) => o.as_str().to_string(),
-            (Some(_), None) => "new".to_string(),
-        }
-    };
+    let coincides = comparison.map(|c| coincides_text(c, s)).unwrap_or_default();
     let mut suite = TestSuite::new(clean(&run.suite));
     suite.add_property(Property::new("tenant", clean(&run.tenant)));
     suite.add_property(Property::new("environment", clean(&run.environment)));
     suite.add_property(Property::new("config_hash", clean(&run.config_hash)));
+    let mut passes = 0usize;
+    let mut collapsed = 0usize;
+    let mut add = |suite: &mut TestSuite, case: &str, key: PairKey, v: &Verdict| {
+        let delta = deltas.get(&key).copied();
+        let regressed = delta.is_some_and(|d| d.outcome == Outcome::Regressed);
+        if v.status == Status::Pass && !regressed {
+            passes += 1;
+            if passes > PASS_LIMIT {
+                collapsed += 1;
+                return;
+            }
+        }
+        let mut tc = testcase(case, v, delta, comparison.is_some(), &coincides, locale);
+        tc.set_classname(clean(&run.suite));
+        suite.add_test_case(tc);
+    };
     for case in &run.results {
         if case.suspended {
-            let mut tc = TestCase::new("suspended", TestCaseStatus::skipped());
-            tc.set_classname(clean(&case.case_id));
+            let mut tc = TestCase::new(clean(&case.case_id), TestCaseStatus::skipped());
+            tc.set_classname(clean(&run.suite));
             suite.add_test_case(tc);
             continue;
         }
-        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut seen: HashMap<&str, usize> = HashMap::new();
         for v in &case.verdicts {
             let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
             let key = PairKey {
@@ -50,10 +80,10 @@ pub fn render(run: &RunDocument, comparison: Option<&Comparison>) -> String {
                 occurrence: *n,
             };
             *n += 1;
-            suite.add_test_case(testcase(&case.case_id, v, &vs_baseline(&key)));
+            add(&mut suite, &case.case_id, key, v);
         }
     }
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
     for v in &run.aggregate {
         let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
         let key = PairKey {
@@ -63,7 +93,18 @@ pub fn render(run: &RunDocument, comparison: Option<&Comparison>) -> String {
             occurrence: *n,
         };
         *n += 1;
-        suite.add_test_case(testcase("run", v, &vs_baseline(&key)));
+        add(&mut suite, s.scope_run, key, v);
+    }
+    if collapsed > 0 {
+        let mut tc = TestCase::new(
+            clean(&fill(
+                locale.text("junit.collapsed"),
+                &[("count", &collapsed.to_string())],
+            )),
+            TestCaseStatus::success(),
+        );
+        tc.set_classname(clean(&run.suite));
+        suite.add_test_case(tc);
     }
     let mut report = Report::new("digline");
     report.add_test_suite(suite);
@@ -72,52 +113,66 @@ pub fn render(run: &RunDocument, comparison: Option<&Comparison>) -> String {
         .unwrap_or_else(|_| "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites/>\n".into())
 }
 
-fn testcase(classname: &str, v: &Verdict, vs_baseline: &str) -> TestCase {
-    let score = v.score.map(fmt_score);
-    let threshold = fmt_score(v.threshold.get());
+fn testcase(
+    case: &str,
+    v: &Verdict,
+    delta: Option<&Delta>,
+    compared: bool,
+    coincides: &str,
+    locale: Locale,
+) -> TestCase {
+    let s = Strings::of(locale);
+    let before = delta
+        .and_then(|d| d.before.as_ref())
+        .map_or_else(|| "—".to_string(), |b| side_text(b.status, b.score));
+    let after = side_text(v.status, v.score);
+    let vs = fill(
+        locale.text("junit.before_after"),
+        &[("before", &before), ("after", &after)],
+    );
+    let regressed = delta.is_some_and(|d| d.outcome == Outcome::Regressed);
     let status = match v.status {
-        Status::Pass => TestCaseStatus::success(),
-        Status::Fail => {
-            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            s.set_message(format!(
-                "score {} is below the threshold {threshold}; against the baseline: {vs_baseline}",
-                score.as_deref().unwrap_or("none")
-            ));
-            s.set_type("fail");
-            s
+        Status::Pass if !regressed => TestCaseStatus::success(),
+        Status::Pass | Status::Fail => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let happened = match delta {
+                Some(d) if compared => check_line(d, coincides, s),
+                _ => fill(
+                    locale.text("report.single_scored"),
+                    &[
+                        ("score", &v.score.map(fmt_score).unwrap_or_default()),
+                        ("threshold", &fmt_score(*v.threshold)),
+                    ],
+                ),
+            };
+            let outcome = delta.map_or("no_baseline", |d| d.outcome.as_str());
+            st.set_message(clean(&happened));
+            st.set_type(outcome);
+            st.set_description(escape::terminal(&format!("{happened}\n{vs}")));
+            st
         }
         Status::Error => {
-            let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-            s.set_message(format!(
-                "the check could not judge this case; against the baseline: {vs_baseline}"
-            ));
-            s.set_type("error");
-            s
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
+            let cause = classify(&v.reason);
+            let sentence = format!("{} {}", s.detail_errored, cause.sentence(locale));
+            st.set_message(clean(&sentence));
+            st.set_type(cause.label());
+            st.set_description(escape::terminal(&format!(
+                "{sentence}\n{}\n{vs}",
+                fill(
+                    locale.text("junit.category"),
+                    &[("category", cause.category.as_str())]
+                )
+            )));
+            st
         }
     };
-    let mut tc = TestCase::new(clean(&v.assertion), status);
-    tc.set_classname(clean(classname));
-    tc.add_property(Property::new("status", v.status.as_str()));
-    if let Some(score) = score {
-        tc.add_property(Property::new("score", score));
-    }
-    tc.add_property(Property::new("threshold", threshold));
-    tc.add_property(Property::new("tolerance", fmt_score(v.tolerance.get())));
-    tc.add_property(Property::new("vs_baseline", vs_baseline));
-    tc
+    TestCase::new(clean(&format!("{case} · {}", v.assertion)), status)
 }
 
-/// XML 1.0 cannot carry most control characters: replace them.
+/// Names made visible, and nothing XML 1.0 cannot carry.
 fn clean(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && !matches!(c, '\t' | '\n' | '\r') {
-                '\u{FFFD}'
-            } else {
-                c
-            }
-        })
-        .collect()
+    escape::visible_line(text)
 }
 
 #[cfg(test)]
@@ -125,7 +180,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn control_characters_never_reach_the_xml() {
-        assert_eq!(clean("a\u{1}b\tc"), "a\u{FFFD}b\tc");
+    fn control_and_invisible_characters_never_reach_the_xml() {
+        assert_eq!(clean("a\u{1}b\tc\u{202E}"), "a\u{FFFD}b c<U+202E>");
     }
 }

@@ -168,8 +168,22 @@ fn sentence(forge: &str, err: &PublishError) -> String {
 /// Publish `req` in the CI environment `env`: the comment (when the exit
 /// code is not 0, or `comment_on_success`), then on GitHub Actions the job
 /// summary, the outputs and the annotation. Never fails: every problem is
-/// a warning line in the result.
+/// a warning line in the result, with the forges' tokens masked (a forge's
+/// error body may quote the token it received).
 pub fn publish(req: &Request<'_>, env: &CiEnv) -> Published {
+    let mut out = publish_unmasked(req, env);
+    let tokens: Vec<String> = [env.github.token.as_ref(), env.gitlab.token.as_ref()]
+        .into_iter()
+        .flatten()
+        .map(|t| t.expose().to_string())
+        .collect();
+    for line in out.stdout.iter_mut().chain(out.stderr.iter_mut()) {
+        *line = crate::target::mask::mask_text(line, &tokens);
+    }
+    out
+}
+
+fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
     let mut out = Published::default();
     if req.mode == Mode::None {
         return out;

@@ -14,7 +14,11 @@
 //! | `headline` | string | the headline sentence (do not parse) |
 //! | `tenant`, `suite`, `suite_path`, `root` | string | which suite |
 //! | `run_key`, `baseline_key`, `baseline_path` | string or null | the two documents |
-//! | `counts` | object | outcome (or, with no baseline, status) → int |
+//! | `counts` | object | outcome (or, with no baseline, status) → int, in checks |
+//! | `cases` | object | how the cases fared, in the headline's words (`got_worse`, `could_not_be_judged`, `stayed_the_same`, `set_aside`, …; with no baseline `fell_short`, `met_every_bar`, …) → int |
+//! | `causes` | object | why checks could not be judged: cause category (`http_status`, `timeout`, …) → int |
+//! | `spent_usd` | object | `target` and `reference_target`: the target's spend in USD as the runs recorded it (`null` when not recorded) |
+//! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
 
@@ -69,23 +73,6 @@ impl Kind {
         }
     }
 
-    /// The comment's answer line (Markdown).
-    pub fn answer(self) -> &'static str {
-        match self {
-            Kind::NothingGotWorse => "Nothing got worse.",
-            Kind::SomethingGotWorse => "**Something got worse.**",
-            Kind::CouldNotBeJudged => {
-                "**The run could not be judged**, so nothing downstream of it is meaningful."
-            }
-            Kind::Refused => {
-                "**digline refused the request** (exit `64`). This is not a verdict on the suite."
-            }
-            Kind::InternalError => {
-                "**digline failed in a way nobody anticipated** (exit `70`). This is not a verdict on the suite."
-            }
-        }
-    }
-
     /// `::notice` for 0, `::error` otherwise.
     pub fn is_error(self) -> bool {
         self != Kind::NothingGotWorse
@@ -136,10 +123,27 @@ pub struct Outcome {
     pub baseline_path: Option<String>,
     /// Tallies: the six comparison outcomes, or with no baseline pass/fail/error/suspended.
     pub counts: BTreeMap<String, usize>,
+    /// How the cases fared, in the headline's words.
+    #[serde(default)]
+    pub cases: BTreeMap<String, usize>,
+    /// Checks that could not be judged, by cause category.
+    #[serde(default)]
+    pub causes: BTreeMap<String, usize>,
+    /// What the target spent, in USD, in this run and in the reference
+    /// (`null` when a run did not record it).
+    #[serde(default)]
+    pub spent_usd: BTreeMap<String, Option<f64>>,
+    /// The language of the comment, summary and report (`en`, `it`, …).
+    #[serde(default = "english")]
+    pub locale: String,
     /// The hidden marker of this (root, tenant, suite)'s comment.
     pub marker: String,
     /// The files written.
     pub paths: Paths,
+}
+
+fn english() -> String {
+    "en".to_string()
 }
 
 impl Outcome {
@@ -156,6 +160,27 @@ impl Outcome {
     /// The parser's sentence when the text is not an outcome file.
     pub fn from_json(text: &str) -> Result<Outcome, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// Check the recorded `marker` against the one digline computes for
+    /// the recorded root, tenant and suite ([`super::marker`]): the
+    /// comment found (and overwritten) by an empty or foreign marker
+    /// could be anyone's.
+    ///
+    /// # Errors
+    /// A sentence naming what the marker should have been computed from.
+    pub fn check_marker(&self) -> Result<(), String> {
+        let expected = super::marker(&self.root, &self.tenant, &self.suite);
+        if self.marker == expected {
+            Ok(())
+        } else {
+            Err(format!(
+                "its marker is not the one digline computes for root '{}', tenant '{}' and \
+                 suite '{}', and a marker that does not match could find and overwrite another \
+                 comment, so nothing was published",
+                self.root, self.tenant, self.suite
+            ))
+        }
     }
 }
 

@@ -313,6 +313,12 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
         ": a suspension nobody can justify is a case quietly dropped. Give the reason",
     )?;
     let group = optional_text("group", ", and a group needs a name")?;
+    if let Some(why) = group
+        .as_deref()
+        .and_then(|g| super::visible::refusal("group", g))
+    {
+        return Err(invalid("group", format!("case '{id}': {why}")));
+    }
     let label = match fields.get("label") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if s == "positive" || s == "negative" => Some(s.clone()),

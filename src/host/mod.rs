@@ -8,7 +8,9 @@
 
 pub mod artifacts;
 pub mod cases;
+pub mod ci_tokens;
 pub mod clock;
+pub mod crlf;
 pub mod env;
 pub mod git;
 pub mod load_errors;
@@ -19,3 +21,4 @@ pub mod provider_suite;
 pub mod runner;
 pub mod signals;
 pub mod suite;
+pub mod visible;

@@ -53,6 +53,7 @@ const SUITE_KEYS: &[&str] = &[
 
 /// Parameters of `[target] type = "http"` in digline 0.10.0.
 const HTTP_KEYS: &[&str] = &[
+    "allow_ci_tokens",
     "body",
     "config_path",
     "cost_path",
@@ -164,6 +165,9 @@ fn load_named(suite_path: &Path, root: &Path) -> Result<LoadedSuite, LoadError> 
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| root.clone());
     let text = decode_utf8(&bytes, SUITE_FILE)?;
+    // CR LF read as LF, as 0.10.0's reader does (multi-line strings included).
+    let folded = super::crlf::fold_crlf(text);
+    let text: &str = &folded;
     let table = parse_toml(text)?;
     let mut loaded = from_table(&table, text, &suite_dir, &root)?;
     loaded.suite_path = suite_path.to_path_buf();
@@ -187,8 +191,8 @@ pub(super) fn err(
     LoadError::new(kind, SUITE_FILE, locator, key, sentence)
 }
 
-/// Decode and parse the suite file's bytes (BOM and CRLF tolerated); a
-/// syntax error is placed at its line and column.
+/// Parse the suite file's text (BOM dropped, CR LF folded); a syntax
+/// error is placed at its line and column.
 fn parse_toml(text: &str) -> Result<toml::Table, LoadError> {
     text.parse::<toml::Table>().map_err(|e| {
         let refusal = err(
@@ -995,6 +999,9 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
         })?;
         params.insert(key.clone(), json);
     }
+    if let Some((key, why)) = super::visible::check_params(&params) {
+        return Err(err(LoadErrorKind::Invalid, Some(locator), Some(&key), &why));
+    }
     if is_aggregate(&token) {
         let aggregate = build_aggregate(&token, &params).map_err(|e| build_error(&e, locator))?;
         return Ok(Entry::Aggregate(aggregate));
@@ -1318,6 +1325,7 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
     };
     check_body_references(&body)
         .map_err(|why| err(LoadErrorKind::Invalid, AT, Some("body"), &why))?;
+    let allowed = allowed_ci_tokens(table)?;
     let headers = match table.get("headers") {
         None => Vec::new(),
         Some(toml::Value::Table(h)) => {
@@ -1363,6 +1371,17 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
                         &format!("`{name}`: {why}"),
                     )
                 })?;
+                if let Some(why) = vars
+                    .iter()
+                    .find_map(|var| super::ci_tokens::refused(name, var, &allowed))
+                {
+                    return Err(err(
+                        LoadErrorKind::Credential,
+                        Some("[target.headers]"),
+                        Some(name),
+                        &why,
+                    ));
+                }
                 if carries_credential(name) && vars.is_empty() {
                     let example = if name.to_ascii_lowercase().contains("authorization") {
                         "Bearer ${SUPPORT_TOKEN}"
@@ -1426,6 +1445,37 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
         headers,
         timeout_s,
     })
+}
+
+/// `[target] allow_ci_tokens`: the CI token names the suite lets its
+/// headers read (see `host::ci_tokens`); empty when absent.
+fn allowed_ci_tokens(table: &toml::Table) -> Result<Vec<String>, LoadError> {
+    let key = super::ci_tokens::ALLOW_KEY;
+    let refuse = |why: String| err(LoadErrorKind::Invalid, Some("[target]"), Some(key), &why);
+    match table.get(key) {
+        None => Ok(Vec::new()),
+        Some(toml::Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                toml::Value::String(name) if super::ci_tokens::is_ci_token(name) => {
+                    Ok(name.clone())
+                }
+                toml::Value::String(name) => Err(refuse(format!(
+                    "`{key}` names {name}, which is not one of the CI's own tokens; only those \
+                     need allowing"
+                ))),
+                other => Err(refuse(format!(
+                    "`{key}` holds {}, and it is a list of environment variable names",
+                    toml_type(other)
+                ))),
+            })
+            .collect(),
+        Some(other) => Err(refuse(format!(
+            "`{key}` is {}, and it is a list of environment variable names, e.g. \
+             {key} = [\"GITHUB_TOKEN\"]",
+            toml_type(other)
+        ))),
+    }
 }
 
 /// Every case that will be asked must have what `[target.body]` reads
@@ -1607,17 +1657,23 @@ pub fn expand_headers(
     Ok(out)
 }
 
-/// The values of the `${NAME}` variables the headers use (set and
-/// non-empty ones), so the target can mask them wherever a server echoes
-/// them back.
+/// The values of the `${NAME}` variables the headers use that are secrets
+/// (`target::mask`): those of a credential header, or whose NAME names a
+/// credential, and that can be secrets (8 characters or more, not an
+/// ordinary word). The target masks them in what is kept or shown.
 pub fn header_secrets(spec: &HttpTargetSpec, env: impl Fn(&str) -> Option<String>) -> Vec<String> {
-    spec.headers
+    use crate::target::mask;
+    let values = spec
+        .headers
         .iter()
-        .filter_map(|(_, value)| header_variables(value).ok())
-        .flatten()
-        .filter_map(|var| env(&var))
-        .filter(|v| !v.is_empty())
-        .collect()
+        .filter_map(|(name, value)| Some((name, header_variables(value).ok()?)))
+        .flat_map(|(name, vars)| {
+            vars.into_iter()
+                .filter(|var| mask::is_credential_header(name) || mask::names_a_credential(var))
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|var| env(&var));
+    mask::secrets(values)
 }
 
 #[cfg(test)]

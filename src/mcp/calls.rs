@@ -277,7 +277,8 @@ fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> 
         )));
     };
     warn_if_ahead([&stored.doc, &baseline]);
-    let comparison = compare_runs(&stored.doc, &baseline)?;
+    let mut comparison = compare_runs(&stored.doc, &baseline)?;
+    crate::report::redact::withhold_perimeter_values(&mut comparison);
     let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
     Ok(full_json(&comparison, &sentence))
 }

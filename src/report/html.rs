@@ -17,7 +17,7 @@
 //! redacted and `redacted` was not asked for.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -36,8 +36,11 @@ use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
 use crate::core::verdict::{Status, Verdict};
 
+use super::cause::{voice, Cause};
 use super::escape;
+use super::gate;
 use super::locale::Locale;
+use super::order::SuiteOrder;
 use super::redact::redact;
 use super::text::{
     artifact_detail, artifact_fact, check_line, fill, fmt_score, fmt_value, headline_sentence,
@@ -89,6 +92,9 @@ pub fn render(
         )),
         (None, _) => None,
     };
+    // Causes are categories and facts, never payload: read from the
+    // complete run, so a redacted report still says why.
+    let causes = gate::causes(run);
     let (run, baseline) = if redacted {
         (
             Cow::Owned(redact(run)),
@@ -102,8 +108,8 @@ pub fn render(
         _ => c,
     });
     let view = match (&baseline, &comparison) {
-        (Some(b), Some(c)) => compared_view(&run, b, c, locale, redacted),
-        _ => single_view(&run, locale, redacted),
+        (Some(b), Some(c)) => compared_view(&run, b, c, locale, redacted, &causes),
+        _ => single_view(&run, locale, redacted, &causes),
     };
     let env = environment().map_err(|e| ReportError(e.clone()))?;
     let template = env
@@ -287,7 +293,16 @@ struct Section {
     short: bool,
     headers: Vec<&'static str>,
     rows: Vec<Row>,
+    /// How many rows the section has, listed or not.
+    count: usize,
+    /// The sentence saying how many rows were not listed (collapsed), or empty.
+    more: String,
 }
+
+/// Rows listed in a section of what passed or stayed the same; the rest are
+/// counted, not listed (what got worse and what could not be judged are
+/// always listed in full).
+pub const LISTED_LIMIT: usize = 1_000;
 
 #[derive(Serialize)]
 struct Row {
@@ -403,6 +418,23 @@ fn finish_meta(meta: &mut Vec<MetaRow>, run: &RunDocument, locale: Locale, omitt
     }
 }
 
+/// What the run spent, next to the reference, when the runs recorded it.
+fn cost_meta(
+    meta: &mut Vec<MetaRow>,
+    run: &RunDocument,
+    baseline: Option<&RunDocument>,
+    locale: Locale,
+) {
+    let sentence = super::cost::sentence(run, baseline, locale);
+    if !sentence.is_empty() {
+        meta.push(MetaRow {
+            label: tr(locale, "meta_cost"),
+            value: sentence,
+            code: false,
+        });
+    }
+}
+
 fn notice(locale: Locale, redacted: bool, reasons_available: bool) -> String {
     if redacted {
         tr(locale, "redacted_notice").to_string()
@@ -419,6 +451,7 @@ fn compared_view(
     c: &Comparison,
     locale: Locale,
     redacted: bool,
+    causes: &gate::Causes,
 ) -> View {
     let s = Strings::of(locale);
     let reasons = c.reasons_available && !redacted && !run.redacted && !baseline.redacted;
@@ -450,6 +483,7 @@ fn compared_view(
     });
     view.meta.splice(at..at, reference);
     finish_meta(&mut view.meta, run, locale, !reasons);
+    cost_meta(&mut view.meta, run, Some(baseline), locale);
     view.notice = notice(locale, redacted, reasons);
 
     let head = c.headline();
@@ -528,6 +562,23 @@ fn compared_view(
         .collect::<Vec<_>>()
         .join(", ");
     let row = |d: &Delta| {
+        if d.errored_now() {
+            let cause = causes
+                .get(&(
+                    d.key.scope,
+                    d.key.case_id.clone(),
+                    d.key.assertion_id.clone(),
+                    d.key.occurrence,
+                ))
+                .cloned()
+                .unwrap_or_else(Cause::unknown);
+            return Row {
+                case: case_label(&d.key, s),
+                check: d.assertion.clone(),
+                happened: check_line(d, &coincides, s),
+                why: cause.sentence(locale),
+            };
+        }
         let verdict = now
             .get(&d.key.as_ref())
             .or_else(|| before.get(&d.key.as_ref()));
@@ -535,14 +586,16 @@ fn compared_view(
             case: case_label(&d.key, s),
             check: d.assertion.clone(),
             happened: check_line(d, &coincides, s),
-            why: why.text(verdict.map(|v| v.reason.as_str())),
+            why: why.text(verdict.map(|v| voice(&v.reason)).as_deref()),
         }
     };
+    let order = SuiteOrder::new(run, Some(baseline));
+    let sorted = order.sort(&c.deltas);
     let pick = |wanted: &[Outcome]| -> Vec<Row> {
-        c.deltas
+        sorted
             .iter()
             .filter(|d| wanted.contains(&d.outcome))
-            .map(row)
+            .map(|d| row(d))
             .collect()
     };
     let full = full_headers(locale);
@@ -593,13 +646,14 @@ fn compared_view(
     view
 }
 
-fn single_view(run: &RunDocument, locale: Locale, redacted: bool) -> View {
+fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate::Causes) -> View {
     let s = Strings::of(locale);
     let reasons = !redacted && !run.redacted;
     let why = Why::of(locale, reasons);
     let mut view = base_view(run, locale);
     view.meta = run_meta(run, locale);
     finish_meta(&mut view.meta, run, locale, !reasons);
+    cost_meta(&mut view.meta, run, None, locale);
     view.notice = notice(locale, redacted, reasons);
 
     let checks: usize = run.results.iter().map(|c| c.verdicts.len()).sum();
@@ -637,12 +691,30 @@ fn single_view(run: &RunDocument, locale: Locale, redacted: bool) -> View {
             .flat_map(|case| {
                 case.verdicts
                     .iter()
-                    .filter(move |v| v.status == status)
-                    .map(move |v| Row {
+                    .scan(HashMap::<&str, usize>::new(), move |seen, v| {
+                        let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
+                        let key = (
+                            Scope::Case,
+                            case.case_id.clone(),
+                            v.assertion_id.clone(),
+                            *n,
+                        );
+                        *n += 1;
+                        Some((v, key))
+                    })
+                    .filter(move |(v, _)| v.status == status)
+                    .map(move |(v, key)| Row {
                         case: case.case_id.clone(),
                         check: v.assertion.clone(),
                         happened: single_happened(v, locale, s),
-                        why: why.text(Some(&v.reason)),
+                        why: match v.status {
+                            Status::Error => causes
+                                .get(&key)
+                                .cloned()
+                                .unwrap_or_else(Cause::unknown)
+                                .sentence(locale),
+                            _ => why.text(Some(&voice(&v.reason))),
+                        },
                     })
             })
             .collect()
@@ -707,6 +779,16 @@ fn section(
     rows: Vec<Row>,
     locale: Locale,
 ) -> Section {
+    let count = rows.len();
+    let mut rows = rows;
+    let mut more = String::new();
+    if matches!(kind, "same" | "better" | "changed") && count > LISTED_LIMIT {
+        rows.truncate(LISTED_LIMIT);
+        more = fill(
+            tr(locale, "section_more"),
+            &[("count", &(count - LISTED_LIMIT).to_string())],
+        );
+    }
     Section {
         kind,
         title: tr(locale, title),
@@ -714,27 +796,32 @@ fn section(
         short: false,
         headers: headers.to_vec(),
         rows,
+        count,
+        more,
     }
 }
 
 fn suspended_section(run: &RunDocument, locale: Locale, why: &Why) -> Section {
+    let rows: Vec<Row> = run
+        .results
+        .iter()
+        .filter(|c| c.suspended)
+        .map(|c| Row {
+            case: c.case_id.clone(),
+            check: String::new(),
+            happened: String::new(),
+            why: why.text(c.suspended_reason.as_deref()),
+        })
+        .collect();
     Section {
+        count: rows.len(),
+        more: String::new(),
         kind: "suspended",
         title: tr(locale, "section_suspended"),
         open: true,
         short: true,
         headers: vec![tr(locale, "col_case"), tr(locale, "col_why")],
-        rows: run
-            .results
-            .iter()
-            .filter(|c| c.suspended)
-            .map(|c| Row {
-                case: c.case_id.clone(),
-                check: String::new(),
-                happened: String::new(),
-                why: why.text(c.suspended_reason.as_deref()),
-            })
-            .collect(),
+        rows,
     }
 }
 

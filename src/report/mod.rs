@@ -5,9 +5,13 @@
 //! Every sentence comes from the strings files in `templates/locales/`
 //! ([`locale`]); the HTML comes from the templates in `templates/`.
 
+pub mod cause;
+pub mod cost;
 pub mod diff;
 pub mod escape;
+pub mod gate;
 pub mod html;
 pub mod locale;
+pub mod order;
 pub mod redact;
 pub mod text;

@@ -57,6 +57,30 @@ fn strip_verdict(v: &mut crate::core::verdict::Verdict) {
 }
 
 /// Moves the perimeter fields of one configuration side into `withheld`.
+/// The one rule for configuration values that name infrastructure (the
+/// perimeter fields, `base_url` and `fingerprint`): they are compared — a
+/// change still counts and is named — but their values stay in the run
+/// document and the full `digline report`. Every printed or published
+/// surface built from a comparison (the terminal text of `compare` and
+/// `gate`, `--json`, the comment, the job summary, the annotation, the
+/// Actions outputs, the gate's report, MCP) says `base_url changed (the
+/// value is not included)`. This blanks those values in `comparison`.
+pub fn withhold_perimeter_values(comparison: &mut crate::core::compare::Comparison) {
+    for delta in comparison
+        .target_config_deltas
+        .iter_mut()
+        .chain(comparison.judge_config_deltas.iter_mut())
+    {
+        if PERIMETER.contains(&delta.field.as_str())
+            && (!delta.before.is_null() || !delta.after.is_null())
+        {
+            delta.before = Value::Null;
+            delta.after = Value::Null;
+            delta.withheld = true;
+        }
+    }
+}
+
 fn withhold_perimeter(config: &mut Map<String, Value>) {
     let mut withheld: Vec<String> = config
         .get("withheld")

@@ -137,6 +137,8 @@ strings_table! {
     change_new_observed,
     /// `{field} {before}`, gone from the run (reported by the provider).
     change_missing_observed,
+    /// A perimeter field (`base_url`) changed; its values are not shown.
+    change_withheld,
     /// A judge `{judge}` joined.
     judge_added,
     /// A judge `{judge}` left.
@@ -257,6 +259,30 @@ pub fn render_compare(comparison: &Comparison, s: &Strings) -> CompareText {
 /// suspended, suite, artifacts, replay, target configuration, canary, judges.
 /// Clauses with nothing to say are left out.
 pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) -> String {
+    headline_clauses(comparison, head, s)
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where each clause sits in [`headline_clauses`]' array.
+pub mod clause {
+    /// Worse (or "nothing was compared").
+    pub const WORSE: usize = 0;
+    /// Within noise.
+    pub const NOISE: usize = 1;
+    /// Unjudged cases.
+    pub const UNJUDGED: usize = 2;
+    /// Uncomputed whole-run measures.
+    pub const UNCOMPUTED: usize = 3;
+    /// A moved canary.
+    pub const CANARY: usize = 9;
+}
+
+/// The headline's clauses in their fixed order (see [`headline_sentence`]);
+/// a clause with nothing to say is empty. Positions: [`clause`].
+pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -> [String; 11] {
     let regressed = head.counts.get(Outcome::Regressed);
     let worse = if head.nothing_compared {
         s.nothing_compared.to_string()
@@ -314,10 +340,6 @@ pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) 
         worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target, canary,
         judge,
     ]
-    .into_iter()
-    .filter(|part| !part.is_empty())
-    .collect::<Vec<_>>()
-    .join(" ")
 }
 
 /// One line per side whose configuration moved: `system · model a → b`,
@@ -413,6 +435,11 @@ pub fn summary_lines(comparison: &Comparison, s: &Strings, limit: Option<usize>)
         ));
     }
     lines
+}
+
+/// The moved target parameters (`model a → b`) a regression coincides with.
+pub fn coincides_text(comparison: &Comparison, s: &Strings) -> String {
+    change_list(comparison.config_changes(), s)
 }
 
 /// What happened to one check, in one sentence; `coincides` (the moved
@@ -579,6 +606,9 @@ fn change(delta: &ConfigDelta, s: &Strings) -> String {
             (s.judge_removed, &delta.before)
         };
         return fill(template, &[("judge", &fmt_value(label))]);
+    }
+    if delta.withheld && delta.before.is_null() && delta.after.is_null() {
+        return fill(s.change_withheld, &[("field", &delta.field)]);
     }
     let observed = OBSERVED_FIELDS.contains(&delta.field.as_str());
     let template = match (delta.outcome, observed) {

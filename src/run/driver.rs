@@ -47,6 +47,7 @@ use crate::core::verdict::{Status, Verdict};
 use crate::target::failure::Failure;
 use crate::target::http::{HttpTarget, Response};
 use crate::target::judge::{JudgeAnswer, Judges};
+use crate::target::mask::{mask_text, mask_value};
 use crate::target::provider::ProviderTarget;
 
 /// Something that answers a case: the HTTP target, a provider, or a fake.
@@ -71,6 +72,12 @@ pub trait Ask: Sync {
     /// A resumed run: hold later answers to the configuration (a
     /// `target_config`) the run's earlier answers reported.
     fn resume_config(&self, _target_config: &Map<String, Value>) {}
+
+    /// The secrets masked in what is kept of the answers (journal, run
+    /// document, reasons); the checks grade the answers unmasked.
+    fn secrets(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl Ask for HttpTarget {
@@ -87,6 +94,10 @@ impl Ask for HttpTarget {
             self.hold_first(values);
         }
     }
+
+    fn secrets(&self) -> Vec<String> {
+        HttpTarget::secrets(self).to_vec()
+    }
 }
 
 impl Ask for ProviderTarget {
@@ -96,6 +107,10 @@ impl Ask for ProviderTarget {
 
     fn target_config(&self) -> Map<String, Value> {
         ProviderTarget::target_config(self)
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        ProviderTarget::secrets(self)
     }
 }
 
@@ -110,6 +125,11 @@ pub trait Judge: Sync {
 
     /// The run's `judge_config` (`{}` without judges).
     fn judge_config(&self) -> Map<String, Value>;
+
+    /// The secrets masked in what is kept of the judges' replies.
+    fn secrets(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl Judge for Judges {
@@ -122,6 +142,10 @@ impl Judge for Judges {
 
     fn judge_config(&self) -> Map<String, Value> {
         self.config()
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        Judges::secrets(self)
     }
 }
 
@@ -205,6 +229,44 @@ struct Services<'a> {
     progress: Progress,
     prior: &'a Prior,
     recorder: &'a Recorder<'a>,
+    /// What is masked in everything kept: the target's and the judges'
+    /// secrets.
+    secrets: Vec<String>,
+}
+
+impl Services<'_> {
+    /// An answer as it is kept (journal, run document): every secret
+    /// masked (borrowed as it is when there is no secret to mask).
+    fn kept<'r>(&self, response: &'r Response) -> std::borrow::Cow<'r, Response> {
+        if self.secrets.is_empty() {
+            return std::borrow::Cow::Borrowed(response);
+        }
+        let mut kept = response.clone();
+        mask_value(&mut kept.output, &self.secrets);
+        kept.input = mask_text(&kept.input, &self.secrets);
+        std::borrow::Cow::Owned(kept)
+    }
+
+    /// A verdict as it is kept: its reason and metadata masked.
+    fn kept_verdict(&self, mut verdict: Verdict) -> Verdict {
+        verdict.reason = mask_text(&verdict.reason, &self.secrets);
+        let mut metadata = Value::Object(std::mem::take(&mut verdict.metadata));
+        mask_value(&mut metadata, &self.secrets);
+        if let Value::Object(map) = metadata {
+            verdict.metadata = map;
+        }
+        verdict
+    }
+
+    /// The target's configuration as it is kept.
+    fn kept_config(&self) -> Map<String, Value> {
+        let mut config = Value::Object(self.target.target_config());
+        mask_value(&mut config, &self.secrets);
+        match config {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
 }
 
 /// Run `suite` against `target`, grading judged checks with `judge`, and
@@ -245,6 +307,8 @@ pub fn execute_journaled(
     prior: &Prior,
     recorder: &Recorder,
 ) -> Result<RunDocument, RunError> {
+    // Pattern searches measure their time budget with this clock.
+    crate::core::checks::search::use_clock(std::time::Instant::now);
     if let Some(config) = prior.target_config() {
         target.resume_config(config);
         recorder.seen_config(config);
@@ -263,6 +327,11 @@ pub fn execute_journaled(
         progress: Progress::new(asked, ctx.display, ctx.notices.clone()),
         prior,
         recorder,
+        secrets: target
+            .secrets()
+            .into_iter()
+            .chain(judge.secrets())
+            .collect(),
     };
     let outcomes = run_all(suite, &services);
     services.progress.finish();
@@ -308,7 +377,7 @@ pub fn execute_journaled(
         results,
         schema_version: SCHEMA_VERSION,
         suite: suite.name.clone(),
-        target_config: target.target_config(),
+        target_config: services.kept_config(),
         tenant: suite.tenant.clone(),
         rejudged_from: None,
         promoted_at: None,
@@ -339,7 +408,7 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
         match retrying(&svc.retry, &svc.throttle, &case.id, || svc.target.ask(case)) {
             Ok(r) => {
                 tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered");
-                svc.recorder.answered(&case.id, sample, &r);
+                svc.recorder.answered(&case.id, sample, &svc.kept(&r));
                 done.push(r);
             }
             Err(cause) => {
@@ -359,12 +428,24 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
             let verdicts: Vec<Verdict> = suite
                 .checks
                 .iter()
-                .map(|c| grade(c, case, &responses, min_agreement, svc).at_storage_precision())
+                .map(|c| {
+                    let graded = grade(c, case, &responses, min_agreement, svc);
+                    svc.kept_verdict(graded.at_storage_precision())
+                })
                 .collect();
-            (verdicts, Some(responses))
+            // Graded as answered; kept masked from here on.
+            let kept: Vec<Response> = if svc.secrets.is_empty() {
+                responses
+            } else {
+                responses.iter().map(|r| svc.kept(r).into_owned()).collect()
+            };
+            (verdicts, Some(kept))
         }
         Err(cause) => {
-            let reason = format!("target raised ValueError: {}", clip(&cause));
+            let reason = mask_text(
+                &format!("target raised ValueError: {}", clip(&cause)),
+                &svc.secrets,
+            );
             let verdicts = suite
                 .checks
                 .iter()
@@ -374,8 +455,7 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
         }
     };
     if responses.is_some() {
-        svc.recorder
-            .graded(&case.id, &verdicts, svc.target.target_config());
+        svc.recorder.graded(&case.id, &verdicts, svc.kept_config());
     }
     let errored = verdicts.iter().any(|v: &Verdict| v.status == Status::Error);
     let cost: f64 = if svc.target.replayed() {
@@ -399,9 +479,18 @@ fn grade(
     svc: &Services,
 ) -> Verdict {
     let metadata = Map::new();
+    // A judge is a third party: it is shown the answer as it is kept
+    // (secrets masked); every other check grades the answer as given.
+    let judged = check.judge_coordinate().is_some();
     let samples: Vec<Verdict> = responses
         .iter()
-        .map(|response| {
+        .map(|given| {
+            let shown = if judged {
+                svc.kept(given)
+            } else {
+                std::borrow::Cow::Borrowed(given)
+            };
+            let response: &Response = &shown;
             let inputs = Inputs {
                 output: &response.output,
                 input: Some(&response.input),
@@ -416,7 +505,7 @@ fn grade(
         .collect();
     let mut verdict = sampling::fold(&samples, min_agreement)
         .unwrap_or_else(|| check.errored("the target gave no answer to judge".to_string()));
-    if check.judge_coordinate().is_some() {
+    if judged {
         verdict.judged = Some(true);
     }
     verdict

@@ -131,6 +131,26 @@ pub enum StoreError {
         /// The store directory.
         store: PathBuf,
     },
+    /// A write whose place resolves outside `.digline/` (a symlinked
+    /// directory or file): refused before anything is written.
+    #[error(
+        "{path} resolves outside the store {store}: digline writes only inside .digline/, so nothing was written; remove the symbolic link"
+    )]
+    WriteOutside {
+        /// The file or directory.
+        path: PathBuf,
+        /// The store directory.
+        store: PathBuf,
+    },
+    /// An output file whose directory is a symbolic link (or lies under
+    /// one, for a relative path): refused before anything is written.
+    #[error(
+        "{path} is a symbolic link: digline does not write its output through one (a link committed in a pull request could point anywhere), so nothing was written; remove the link or choose another place"
+    )]
+    OutputThroughLink {
+        /// The link.
+        path: PathBuf,
+    },
     /// A promotion condition failed; the sentence says which and what to do.
     #[error("{0}")]
     PromotionRefused(String),

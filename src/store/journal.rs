@@ -144,8 +144,8 @@ impl Store {
         header: &Value,
     ) -> Result<Leg, StoreError> {
         let dir = self.pending_dir(tenant, suite)?;
-        std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
         let path = dir.join(leg_name(key, leg)?);
+        self.place_inside(&path)?;
         // The header is written to a temporary file and linked into place
         // (never replacing one): a kill can leave no leg, or a leg that
         // starts with its header — never a leg without one.

@@ -172,6 +172,7 @@ impl Store {
         let path = self
             .runs_dir(&doc.tenant, &doc.suite)?
             .join(format!("{}.json", safe("run key", &key)?));
+        self.place_inside(&path)?;
         write_atomic_with(&path, 0o600, &mut |w| document::to_writer(doc, w))?;
         Ok(key)
     }
@@ -183,6 +184,7 @@ impl Store {
     pub fn write_baseline(&self, doc: &RunDocument) -> Result<PathBuf, StoreError> {
         self.ensure_layout()?;
         let path = self.baseline_path(&doc.tenant, &doc.suite)?;
+        self.place_inside(&path)?;
         write_atomic_with(&path, 0o600, &mut |w| document::to_writer(doc, w))?;
         Ok(path)
     }
@@ -501,8 +503,14 @@ impl Store {
     /// [`StoreError::NotWritable`] naming the directory and the cause.
     pub fn check_writable(&self, tenant: &str, suite: &str) -> Result<(), StoreError> {
         let dir = self.runs_dir(tenant, suite)?;
+        self.place_inside(&dir.join("probe")).map_err(|e| match e {
+            StoreError::Io { cause, .. } => StoreError::NotWritable {
+                path: dir.clone(),
+                cause,
+            },
+            other => other,
+        })?;
         let probe = || -> std::io::Result<()> {
-            std::fs::create_dir_all(&dir)?;
             tempfile::Builder::new()
                 .prefix(".probe-")
                 .tempfile_in(&dir)
@@ -513,6 +521,48 @@ impl Store {
             cause: e.to_string(),
         })?;
         self.ensure_layout()
+    }
+
+    /// Make ready to write `path` (a file under the store): every directory
+    /// from `.digline/` down is created, or must resolve inside the store,
+    /// and an existing `path` must too — checked before anything is
+    /// written, as reads are ([`StoreError::WriteOutside`]).
+    ///
+    /// # Errors
+    /// [`StoreError::WriteOutside`] for a symlink out of the store; an I/O error.
+    pub fn place_inside(&self, path: &Path) -> Result<(), StoreError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+        let store = self
+            .dir
+            .canonicalize()
+            .map_err(|e| StoreError::io(&self.dir, e))?;
+        let outside = |p: &Path| StoreError::WriteOutside {
+            path: p.to_path_buf(),
+            store: store.clone(),
+        };
+        let Ok(rel) = path.strip_prefix(&self.dir) else {
+            return Err(outside(path));
+        };
+        let mut at = self.dir.clone();
+        let parts: Vec<_> = rel.components().collect();
+        for (i, part) in parts.iter().enumerate() {
+            at.push(part);
+            let last = i + 1 == parts.len();
+            match std::fs::symlink_metadata(&at) {
+                Ok(_) => match at.canonicalize() {
+                    Ok(real) if real.starts_with(&store) => {}
+                    // Outside, or a link to nowhere.
+                    _ => return Err(outside(&at)),
+                },
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    if !last {
+                        std::fs::create_dir(&at).map_err(|e| StoreError::io(&at, e))?;
+                    }
+                }
+                Err(e) => return Err(StoreError::io(&at, e)),
+            }
+        }
+        Ok(())
     }
 
     fn check_inside(&self, path: &Path) -> Result<(), StoreError> {
@@ -710,6 +760,44 @@ mod tests {
     }
 
     #[cfg(unix)]
+    #[test]
+    fn a_write_through_a_link_out_of_the_store_is_refused_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let doc = golden_doc();
+        std::fs::create_dir_all(store.dir().join(&doc.tenant)).unwrap();
+        std::os::unix::fs::symlink(
+            elsewhere.path(),
+            store.dir().join(&doc.tenant).join("baselines"),
+        )
+        .unwrap();
+        let err = store.write_baseline(&doc).unwrap_err();
+        assert!(matches!(err, StoreError::WriteOutside { .. }), "{err}");
+        assert!(
+            err.to_string().ends_with(
+                "digline writes only inside .digline/, so nothing was written; remove the symbolic link"
+            ),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+        // The runs directory likewise, before any call (`check_writable`).
+        std::os::unix::fs::symlink(elsewhere.path(), store.dir().join(&doc.tenant).join("runs"))
+            .unwrap();
+        let err = store.check_writable(&doc.tenant, &doc.suite).unwrap_err();
+        assert!(matches!(err, StoreError::WriteOutside { .. }), "{err}");
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+        // A link at the file's own place is refused too.
+        std::fs::remove_file(store.dir().join(&doc.tenant).join("baselines")).unwrap();
+        let victim = elsewhere.path().join("victim.json");
+        std::fs::write(&victim, "keep").unwrap();
+        let path = store.baseline_path(&doc.tenant, &doc.suite).unwrap();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        assert!(store.write_baseline(&doc).is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    }
+
     #[test]
     fn a_link_out_of_the_store_is_refused() {
         let dir = tempfile::tempdir().unwrap();

@@ -42,7 +42,7 @@ pub use body::{check_body_references, render_body};
 pub use paths::{endpoint_host, CONFIG_KEYS};
 
 use super::failure::{retry_after, ureq_is_transient, Failure};
-use super::mask::{basic_credential, mask_text, mask_value};
+use super::mask::{self, basic_credential, mask_text, mask_then_cut};
 use crate::core::pyjson::dumps_request_body;
 use crate::core::pyrepr::repr_str;
 use crate::core::suite::Case;
@@ -169,7 +169,7 @@ impl HttpTarget {
         expanded_headers: Vec<(String, String)>,
     ) -> Result<HttpTarget, String> {
         let spoken = check_url(&spec.url)?;
-        let secrets = userinfo_secrets(&spec.url);
+        let secrets = mask::secrets(userinfo_secrets(&spec.url));
         let timeout = if spec.timeout_s.is_nan() || spec.timeout_s <= 0.0 {
             Some(Duration::ZERO)
         } else {
@@ -192,13 +192,19 @@ impl HttpTarget {
         })
     }
 
-    /// Also mask these values (the `${NAME}` variables' values of the
-    /// headers) wherever an answer or a message echoes them.
+    /// Also mask these values (the secret `${NAME}` values of the headers)
+    /// wherever a message, a stored answer or a reason echoes them; values
+    /// that cannot be secrets ([`mask::can_be_secret`]) are dropped.
     #[must_use]
     pub fn with_secrets(mut self, secrets: Vec<String>) -> HttpTarget {
-        self.secrets
-            .extend(secrets.into_iter().filter(|s| !s.is_empty()));
+        let all = std::mem::take(&mut self.secrets).into_iter().chain(secrets);
+        self.secrets = mask::secrets(all);
         self
+    }
+
+    /// The values masked in what is kept or shown of this target's answers.
+    pub fn secrets(&self) -> &[String] {
+        &self.secrets
     }
 
     /// The endpoint as every message names it: `host[:port]`.
@@ -282,15 +288,15 @@ impl HttpTarget {
                 utf8_said(e.as_bytes(), &e.utf8_error())
             )
         })?;
-        let mut payload: Value = serde_json::from_str(&text).map_err(|_| {
-            let head: String = mask_text(&text, &self.secrets).chars().take(120).collect();
+        // Graded as the server said it: masking is for what is kept or shown.
+        let payload: Value = serde_json::from_str(&text).map_err(|_| {
+            let head = mask_then_cut(&text, &self.secrets, 120);
             format!(
                 "{} answered something that is not JSON: {}",
                 self.spoken,
                 repr_str(&head)
             )
         })?;
-        mask_value(&mut payload, &self.secrets);
         let spec = &self.spec;
         let output = paths::as_output(paths::dig(&payload, &spec.output_path)?, &spec.output_path)?;
         let cost_usd = match &spec.cost_path {

@@ -60,6 +60,11 @@ pub struct JudgeAnswer {
 }
 
 impl JudgeClient {
+    /// The values masked in what is kept or shown of this judge's replies.
+    pub fn secrets(&self) -> Vec<String> {
+        self.client.secrets()
+    }
+
     /// A judge for `coordinate` reached at `endpoint`.
     ///
     /// # Errors
@@ -151,6 +156,14 @@ pub struct Judges {
 }
 
 impl Judges {
+    /// The values masked in what is kept or shown of every judge's replies.
+    pub fn secrets(&self) -> Vec<String> {
+        self.clients()
+            .iter()
+            .flat_map(JudgeClient::secrets)
+            .collect()
+    }
+
     /// One client per distinct coordinate; `endpoint` gives where each
     /// provider is reached (from `host`).
     ///

@@ -257,12 +257,22 @@ fn no_payload_crosses_any_surface() {
         1,
     );
     let full = read(root.join("full.html"));
-    for what in ["output", "judge reason", "suspension reason"] {
+    for what in ["judge reason", "suspension reason"] {
         assert!(
             full.contains(marker(what)),
             "the full report shows the {what}"
         );
     }
+    // An error's stored reason quotes what the system answered (`not JSON:
+    // '…'`): even the full report says the cause in digline's words instead.
+    assert!(
+        !full.contains(marker("output")),
+        "the full report quotes no answer"
+    );
+    assert!(
+        full.contains("answered something that is not JSON."),
+        "the full report says why delta could not be judged"
+    );
 
     // The gate, publishing to a fake GitHub, then `publish` again.
     let github = fake_github(Mode::Normal);
@@ -362,4 +372,314 @@ fn no_payload_crosses_any_surface() {
         }
     }
     assert!(leaks.is_empty(), "{}", leaks.join("\n"));
+}
+
+/// `gate --out` never writes through a symbolic link: a committed
+/// `digline-gate/comment.md -> ../victim.txt` is replaced, not followed,
+/// and an `--out` directory that is a link is refused (64, one sentence)
+/// before anything is written.
+#[test]
+fn gate_out_never_writes_through_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::gate::quickstart(root, true);
+    let server = stub(&root.join("answers.json"));
+    crate::util::set_port(&root.join("suite.toml"), server.port);
+    std::fs::write(root.join("victim.txt"), "keep me").unwrap();
+    std::fs::create_dir(root.join("digline-gate")).unwrap();
+    for name in [
+        "comment.md",
+        "summary.md",
+        "junit.xml",
+        "outcome.json",
+        "report.html",
+    ] {
+        std::os::unix::fs::symlink("../victim.txt", root.join("digline-gate").join(name)).unwrap();
+    }
+    let args = [
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "digline-gate",
+        "--publish",
+        "none",
+    ];
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(read(root.join("victim.txt")), "keep me");
+    let comment = std::fs::symlink_metadata(root.join("digline-gate/comment.md")).unwrap();
+    assert!(comment.file_type().is_file());
+    assert!(read(root.join("digline-gate/comment.md")).contains("digline-gate"));
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), root.join("linked")).unwrap();
+    let args = [
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "linked",
+        "--publish",
+        "none",
+    ];
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stderr.trim_end().lines().last().unwrap(),
+        "digline: linked is a symbolic link: digline does not write its output through one (a \
+         link committed in a pull request could point anywhere), so nothing was written; remove \
+         the link or choose another place"
+    );
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+
+    // `report --out` alike.
+    let ran = digline_env(
+        root,
+        &[
+            "report",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--out",
+            "linked/r.html",
+        ],
+        &[],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
+
+/// The store's inside-the-store rule holds for writes as for reads:
+/// `promote` into a `baselines` directory linked out of the store is
+/// refused before writing (64, one sentence).
+#[test]
+fn promote_refuses_a_baselines_link_out_of_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::gate::quickstart(root, false);
+    let server = stub(&root.join("answers.json"));
+    crate::util::set_port(&root.join("suite.toml"), server.port);
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), root.join(".digline/quickstart/baselines"))
+        .unwrap();
+    let ran = digline_env(
+        root,
+        &["promote", "--suite", "suite.toml", "--run", "latest"],
+        &[],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    let store = root.join(".digline").canonicalize().unwrap();
+    assert_eq!(
+        ran.stderr.trim_end(),
+        format!(
+            "digline: {}/.digline/quickstart/baselines resolves outside the store {}: digline writes \
+             only inside .digline/, so nothing was written; remove the symbolic link",
+            ".",
+            store.display()
+        )
+    );
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
+
+/// `publish` recomputes the marker from the outcome's root, tenant and
+/// suite: an empty or foreign marker (which would find and overwrite any
+/// comment) is refused, 64, and nothing is posted.
+#[test]
+fn publish_refuses_a_marker_it_did_not_compute() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::gate::quickstart(root, true);
+    let server = stub(&root.join("answers.json"));
+    crate::util::set_port(&root.join("suite.toml"), server.port);
+    let args = [
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "o",
+        "--publish",
+        "none",
+    ];
+    assert_eq!(digline_env(root, &args, &[]).code, 0);
+    let mut outcome: Value = serde_json::from_str(&read(root.join("o/outcome.json"))).unwrap();
+    let fake = fake_github(Mode::Normal);
+    let vars = actions_env(root, &fake);
+    for forged in ["", "<!-- digline-gate 0000000000000000 other/suite -->"] {
+        outcome["marker"] = json!(forged);
+        std::fs::write(root.join("o/outcome.json"), outcome.to_string()).unwrap();
+        let ran = digline_env(root, &["publish", "--outcome", "o/outcome.json"], &vars);
+        assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+        assert_eq!(
+            ran.stderr.lines().next().unwrap(),
+            "digline: o/outcome.json is not this gate's outcome: its marker is not the one \
+             digline computes for root '.', tenant 'quickstart' and suite 'support', and a \
+             marker that does not match could find and overwrite another comment, so nothing \
+             was published"
+        );
+        assert!(fake.comments().is_empty());
+    }
+}
+
+/// A `suite.toml` saved with CRLF line ends reads as 0.10.0 reads it:
+/// a triple-quoted needle holds `\n`, so an answer with that line break
+/// passes `contains`; the answer itself is never folded (an answer with
+/// `\r\n` does not hold the needle).
+#[test]
+fn a_crlf_suite_folds_its_line_ends_and_never_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("answers.json"),
+        json!({
+            "lf": {"answer": "line one\nline two"},
+            "crlf": {"answer": "line one\r\nline two"},
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let server = stub(&root.join("answers.json"));
+    let suite = format!(
+        "[suite]\ntenant = \"t\"\nenvironment = \"ci\"\nname = \"crlf\"\ncases = \"cases.json\"\n\n\
+         [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n\n\
+         [target.body]\nid = \"case.id\"\n\n\
+         [[assertions]]\ntype = \"contains\"\nneedle = \"\"\"\nline one\nline two\"\"\"\n",
+        server.port
+    );
+    std::fs::write(root.join("suite.toml"), suite.replace('\n', "\r\n")).unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "lf", "vars": {"question": "lf"}}, {"id": "crlf", "vars": {"question": "crlf"}}]"#,
+    )
+    .unwrap();
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let run: Value = serde_json::from_str(&read(run_file(root, ran.stdout.trim()))).unwrap();
+    let status = |i: usize| run["results"][i]["verdicts"][0]["status"].clone();
+    assert_eq!(status(0), json!("pass"), "{run}");
+    assert_eq!(status(1), json!("fail"), "{run}");
+}
+
+/// One rule for configuration values that name infrastructure: a
+/// `base_url` change is named on every printed or published surface
+/// (terminal, comment as posted and written, summary, annotation, Actions
+/// outputs, `--json`), never with its values; the run document keeps them.
+#[test]
+fn a_base_url_is_named_never_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let answer = |host: &str| {
+        json!({"*": {"raw": json!({
+            "data": {"answer": "Order 4821 ships Monday."},
+            "config": {"provider": "p", "model": "m", "base_url": format!("https://{host}/v1")},
+        }).to_string()}})
+        .to_string()
+    };
+    std::fs::write(
+        root.join("answers.json"),
+        answer("gw-a.internal.example:8443"),
+    )
+    .unwrap();
+    let server = stub(&root.join("answers.json"));
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"t\"\nenvironment = \"ci\"\nname = \"infra\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\nconfig_path = \"config\"\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"Monday\"\n",
+            server.port
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("cases.json"), r#"[{"id": "a"}]"#).unwrap();
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let ran = digline_env(
+        root,
+        &["promote", "--suite", "suite.toml", "--run", "latest"],
+        &[],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    std::fs::write(
+        root.join("answers.json"),
+        answer("gw-b.internal.example:9443"),
+    )
+    .unwrap();
+
+    let github = fake_github(Mode::Normal);
+    let vars = actions_env(root, &github);
+    let gate = digline_env(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--out",
+            "o",
+            "--comment-on-success",
+        ],
+        &vars,
+    );
+    assert_eq!(gate.code, 0, "{}{}", gate.stdout, gate.stderr);
+    let run_key = serde_json::from_str::<Value>(&read(root.join("o/outcome.json"))).unwrap()
+        ["run_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        read(run_file(root, &run_key)).contains("gw-b.internal.example:9443"),
+        "the run document keeps the value"
+    );
+    let compare = digline_env(
+        root,
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+        &[],
+    );
+    let json = digline_env(
+        root,
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+            "full",
+        ],
+        &[],
+    );
+    let comments: Vec<String> = github.comments().into_iter().map(|(_, b)| b).collect();
+    assert_eq!(comments.len(), 1);
+    let surfaces = [
+        ("gate stdout (annotation)", gate.stdout.clone()),
+        ("gate stderr", gate.stderr.clone()),
+        ("comment as posted", comments[0].clone()),
+        ("comment as written", read(root.join("o/comment.md"))),
+        ("summary", read(root.join("o/summary.md"))),
+        ("job summary", read(root.join("gh-summary"))),
+        ("outputs", read(root.join("gh-output"))),
+        ("outcome", read(root.join("o/outcome.json"))),
+        ("compare", compare.stdout.clone()),
+        ("compare --json", json.stdout.clone()),
+    ];
+    for (what, text) in &surfaces {
+        assert!(!text.contains("gw-a.internal"), "{what}: {text}");
+        assert!(!text.contains("gw-b.internal"), "{what}: {text}");
+    }
+    assert!(
+        compare
+            .stdout
+            .contains("base_url changed (the value is not included)"),
+        "{}",
+        compare.stdout
+    );
+    assert!(
+        comments[0].contains(r"base\_url changed \(the value is not included\)"),
+        "{}",
+        comments[0]
+    );
 }

@@ -203,3 +203,170 @@ fn retries_give_up_with_an_error_and_recover_from_a_blip() {
     assert_eq!(compared.code, 0, "{}{}", compared.stdout, compared.stderr);
     assert!(blip.calls().values().all(|n| *n == 3), "{:?}", blip.calls());
 }
+
+/// A suite whose answers come from the stub's table `answers` and whose
+/// one check is `check` (TOML), in a fresh directory.
+fn pattern_project(answers: &Value, check: &str) -> (tempfile::TempDir, crate::util::Stub) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("answers.json"), answers.to_string()).unwrap();
+    let server = crate::util::stub(&root.join("answers.json"));
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"t\"\nenvironment = \"ci\"\nname = \"patterns\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n\n\
+             [target.body]\nid = \"case.id\"\n\n{check}",
+            server.port
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("cases.json"), r#"[{"id": "a"}]"#).unwrap();
+    (dir, server)
+}
+
+/// A `json_schema` pattern the engine gives up on is an error, not a
+/// violation: the gate says 2 (could not judge), never 1 (worse).
+#[test]
+fn a_schema_pattern_that_gives_up_cannot_judge() {
+    let good = serde_json::json!({"*": {"answer": "{\"code\": \"abc\"}"}});
+    let check = "[[assertions]]\ntype = \"json_schema\"\nschema = { type = \"object\", properties = { code = { type = \"string\", pattern = '^(a|a)*(?=b)\\1c' } } }\n";
+    let (dir, _server) = pattern_project(&good, check);
+    let root = dir.path();
+    // The baseline: a short code, judged (it does not match: a violation).
+    let ran = digline(root, &["run", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        digline(
+            root,
+            &["promote", "--suite", "suite.toml", "--run", "latest"]
+        )
+        .code,
+        0
+    );
+    let hostile =
+        serde_json::json!({"*": {"answer": format!("{{\"code\": \"{}\"}}", "a".repeat(40))}});
+    std::fs::write(root.join("answers.json"), hostile.to_string()).unwrap();
+    let ran = digline(root, &["run", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let run = crate::util::run_file(root, ran.stdout.trim());
+    let run: Value = serde_json::from_slice(&std::fs::read(run).unwrap()).unwrap();
+    let verdict = &run["results"][0]["verdicts"][0];
+    assert_eq!(verdict["status"], "error", "{verdict}");
+    assert!(
+        verdict["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with(r"pattern '^(a|a)*(?=b)\\1c' could not be searched to the end: "),
+        "{verdict}"
+    );
+    let ran = digline(
+        root,
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+}
+
+/// `(?=.*x)y` over a 300,000-character answer: quadratic work with almost
+/// no backtracking. The search gives up at its time budget (5 s) with an
+/// error; the run ends in bounded time.
+#[test]
+fn a_regex_over_a_long_answer_is_bounded_in_time() {
+    let answers = serde_json::json!({"*": {"answer": "y".repeat(300_000)}});
+    let check = "[[assertions]]\ntype = \"regex\"\npattern = '(?=.*x)y'\n";
+    let (dir, _server) = pattern_project(&answers, check);
+    let root = dir.path();
+    let started = Instant::now();
+    let ran = digline(root, &["run", "--suite", "suite.toml"]);
+    let took = started.elapsed();
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(took < Duration::from_secs(60), "{took:?}");
+    let run = crate::util::run_file(root, ran.stdout.trim());
+    let run: Value = serde_json::from_slice(&std::fs::read(run).unwrap()).unwrap();
+    let verdict = &run["results"][0]["verdicts"][0];
+    assert_eq!(verdict["status"], "error", "{verdict}");
+    assert!(
+        verdict["reason"].as_str().unwrap().starts_with(
+            "pattern /(?=.*x)y/ could not be searched to the end: the search ran out of its 5 s budget at character "
+        ),
+        "{verdict}"
+    );
+}
+
+/// The cause categories the gate shows are derived from the reasons the
+/// real clients store: every fault above, classified.
+#[test]
+fn every_fault_the_http_client_meets_has_its_cause_category() {
+    use digline::report::cause::{classify, Category};
+    let gone = FaultServer::start(|_, _| Fault::Answer { delay_ms: 0 }, true);
+    let plain = always(Fault::Answer { delay_ms: 0 });
+    let table: Vec<(FaultServer, &str, &str, Category)> = vec![
+        (always(Fault::Hang), "http", "timed out", Category::Timeout),
+        (
+            always(Fault::ResetMidBody),
+            "http",
+            "could not be called",
+            Category::ConnectionFailed,
+        ),
+        (
+            always(Fault::TooMany(None)),
+            "http",
+            "HTTP Error 429",
+            Category::HttpStatus,
+        ),
+        (
+            always(Fault::Status(404)),
+            "http",
+            "HTTP Error 404",
+            Category::HttpStatus,
+        ),
+        (
+            always(Fault::InvalidJson),
+            "http",
+            "not JSON",
+            Category::NotJson,
+        ),
+        (
+            always(Fault::WrongType),
+            "http",
+            "not JSON",
+            Category::NotJson,
+        ),
+        (
+            always(Fault::Huge),
+            "http",
+            "larger than 16 MiB",
+            Category::TooLarge,
+        ),
+        (
+            gone,
+            "http",
+            "could not be called",
+            Category::ConnectionRefused,
+        ),
+        (
+            plain,
+            "https",
+            "the TLS handshake failed",
+            Category::ConnectionFailed,
+        ),
+    ];
+    for (server, scheme, cause, category) in &table {
+        let doc = errors_with(server, scheme, "0", cause);
+        for result in doc["results"].as_array().unwrap() {
+            for verdict in result["verdicts"].as_array().unwrap() {
+                let reason = verdict["reason"].as_str().unwrap();
+                let got = classify(reason);
+                assert_eq!(got.category, *category, "{reason}");
+                assert_eq!(
+                    got.endpoint.as_deref(),
+                    Some(format!("127.0.0.1:{}", server.port).as_str()),
+                    "{reason}"
+                );
+                if *category == Category::HttpStatus {
+                    assert!(got.status.is_some(), "{reason}");
+                }
+            }
+        }
+    }
+}

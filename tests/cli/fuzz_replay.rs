@@ -83,3 +83,46 @@ fn the_suite_corpus_loads_or_is_refused() {
         }
     }
 }
+
+/// The `pattern` target's inputs: every pattern is refused with a sentence
+/// or searched within its budget (generously: the budget plus 5 s), over
+/// its text repeated to 64 KiB, as the fuzz target does.
+#[test]
+fn the_pattern_corpus_is_searched_within_its_budget() {
+    use digline::core::checks::search::{find_all, use_clock, Budget, PATTERN_ATTEMPTS};
+    use std::time::{Duration, Instant};
+    use_clock(Instant::now);
+    let all = inputs("pattern");
+    assert!(all.len() >= 10, "{all:?}");
+    let budget = Budget {
+        time: Duration::from_millis(200),
+        attempts: PATTERN_ATTEMPTS,
+    };
+    let mut gave_up = 0;
+    for path in all {
+        let input = std::fs::read_to_string(&path).unwrap();
+        let (pattern, seed) = input.split_once('\n').unwrap_or((&input, "a"));
+        let compiled = match digline::core::checks::pattern::compile(pattern) {
+            Ok(c) => c,
+            Err(e) => {
+                assert!(!e.is_empty(), "{}", path.display());
+                continue;
+            }
+        };
+        let mut text = seed.to_string();
+        while !seed.is_empty() && text.len() < 64 * 1024 {
+            text.push_str(seed);
+        }
+        let started = Instant::now();
+        if find_all(&compiled, &text, budget).is_err() {
+            gave_up += 1;
+        }
+        let took = started.elapsed();
+        assert!(
+            took < budget.time + Duration::from_secs(5),
+            "{}: {took:?}",
+            path.display()
+        );
+    }
+    assert!(gave_up >= 1, "some seeds are hostile enough to give up");
+}

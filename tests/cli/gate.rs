@@ -87,7 +87,7 @@ fn break_return_answer(root: &Path) {
 /// Validate a JUnit file against `tests/schemas/junit.xsd` (the shape
 /// GitLab and other CI servers read) with `xmllint`. `.ci/run` installs it;
 /// elsewhere a missing `xmllint` skips loudly, and under `CI=true` fails.
-fn validate_junit(path: &Path) {
+pub(crate) fn validate_junit(path: &Path) {
     let schema = repo().join("tests/schemas/junit.xsd");
     match Command::new("xmllint")
         .arg("--noout")
@@ -154,7 +154,10 @@ fn gate_exits_0_then_1_then_2_on_the_quickstart() {
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let comment = read(root.join("out/comment.md"));
     assert!(comment.starts_with("<!-- digline-gate "), "{comment}");
-    assert!(comment.contains("**Something got worse.**"), "{comment}");
+    assert!(
+        comment.contains("**1 check got worse compared with the reference\\.**"),
+        "{comment}"
+    );
     assert!(
         comment.contains("| how\\-do\\-i\\-return | contains | pass 1.000000 → fail 0.000000 |"),
         "{comment}"
@@ -176,7 +179,21 @@ fn gate_exits_0_then_1_then_2_on_the_quickstart() {
     std::fs::write(root.join("answers.json"), answers.to_string()).unwrap();
     let ran = digline_env(root, &args, &[]);
     assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
-    assert!(read(root.join("out/comment.md")).contains("#### Could not be judged"));
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("#### What could not be judged"),
+        "{comment}"
+    );
+    assert!(
+        comment.contains("The target at 127\\.0\\.0\\.1\\:"),
+        "the cause names the endpoint: {comment}"
+    );
+    assert!(
+        ran.stdout
+            .starts_with("1 case could not be judged, so this run has no verdict."),
+        "exit 2 never reads green: {}",
+        ran.stdout
+    );
     assert!(read(root.join("out/junit.xml")).contains("<error"));
     validate_junit(&root.join("out/junit.xml"));
 }
@@ -206,7 +223,7 @@ fn no_baseline_renders_the_run_and_exits_64() {
     let comments = fake.comments();
     assert_eq!(comments.len(), 1);
     assert!(
-        comments[0].1.contains("No baseline was found at"),
+        comments[0].1.contains("**There is no baseline to compare with\\, so there is no verdict\\.** digline looked for it at `"),
         "{}",
         comments[0].1
     );
@@ -280,7 +297,8 @@ fn the_comment_is_found_across_pages_and_edited_in_place() {
         assert!(outputs.contains(&format!("{name}<<")), "{name}: {outputs}");
     }
     assert!(outputs.contains("https://github.com/o/r/pull/7#issuecomment-"));
-    assert!(read(root.join("gh-summary")).contains("**Something got worse.**"));
+    assert!(read(root.join("gh-summary"))
+        .contains("**1 check got worse compared with the reference\\.**"));
     assert_eq!(
         ran.stdout.matches("::error title=").count(),
         1,

@@ -30,4 +30,5 @@ mod report;
 mod sampled;
 mod secrets;
 mod slice;
+mod surfaces;
 mod util;

@@ -496,3 +496,404 @@ fn no_secret_shows_anywhere() {
         leaks.join("\n")
     );
 }
+
+/// An HTTP target answering each case (by its `id` in the body) with the
+/// text `answers` gives it; what it received is kept.
+fn answering(answers: HashMap<&'static str, String>) -> Target {
+    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    let port = server.server_addr().to_ip().unwrap().port();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let (srv, received2) = (server.clone(), received.clone());
+    std::thread::spawn(move || {
+        for mut request in srv.incoming_requests() {
+            let mut body = String::new();
+            let _ = request.as_reader().read_to_string(&mut body);
+            let id = serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|v| v["id"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            received2
+                .lock()
+                .unwrap()
+                .push((request.url().to_string(), HashMap::new(), body));
+            let answer = answers.get(id.as_str()).cloned().unwrap_or_default();
+            let text = json!({"data": {"answer": answer}}).to_string();
+            let _ = request.respond(tiny_http::Response::from_string(text));
+        }
+    });
+    Target {
+        port,
+        hostile: Arc::new(AtomicBool::new(false)),
+        received,
+        server,
+    }
+}
+
+/// The verdicts of case `id` in a stored run: (assertion, status).
+fn statuses(run: &Value, id: &str) -> Vec<(String, String)> {
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["case_id"] == id)
+        .unwrap()["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["assertion"].as_str().unwrap().to_string(),
+                v["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Masking happens where answers are kept, never before the checks: a
+/// header value such as `en` or `example.com` cannot change a verdict, and
+/// a credential the answer echoes is graded as said but stored as `***`.
+#[test]
+fn masking_never_changes_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let token = "svc-TOKEN-4e1f9a";
+    let sut = answering(HashMap::from([
+        ("open", "Please open the door.".to_string()),
+        (
+            "mail",
+            "Write to bob@example.com to open a ticket.".to_string(),
+        ),
+        ("echo", format!("I open with {token}.")),
+    ]));
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"mask\"\ncases = \"cases.json\"\nrecord_responses = true\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n\n\
+             [target.headers]\nAccept-Language = \"${{UI_LANG}}\"\nX-Tenant = \"${{TENANT_DOMAIN}}\"\nAuthorization = \"Bearer ${{SVC_TOKEN}}\"\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"open\"\n\n\
+             [[assertions]]\ntype = \"pii_absent\"\n",
+            sut.port
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "open"}, {"id": "mail"}, {"id": "echo"}]"#,
+    )
+    .unwrap();
+    let ran = crate::util::digline_env(
+        root,
+        &["run", "--suite", "suite.toml"],
+        &[
+            ("UI_LANG", "en"),
+            ("TENANT_DOMAIN", "example.com"),
+            ("SVC_TOKEN", token),
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let key = ran.stdout.trim();
+    let text = std::fs::read_to_string(crate::util::run_file(root, key)).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    let both = |contains: &str, pii: &str| {
+        vec![
+            ("contains".to_string(), contains.to_string()),
+            ("pii_absent".to_string(), pii.to_string()),
+        ]
+    };
+    assert_eq!(statuses(&run, "open"), both("pass", "pass"));
+    assert_eq!(statuses(&run, "mail"), both("pass", "fail"));
+    assert_eq!(statuses(&run, "echo"), both("pass", "pass"));
+    // Kept: the ordinary values as they were, the credential masked.
+    assert!(text.contains("Please open the door."), "{text}");
+    assert!(text.contains("bob@example.com"), "{text}");
+    assert!(text.contains("I open with ***."), "{text}");
+    assert!(!text.contains(token), "{text}");
+}
+
+/// A dummy key for a local OpenAI-compatible server (`n`) is no secret:
+/// it is not masked inside the reply, so the reply is read and graded.
+#[test]
+fn a_dummy_key_is_not_masked_inside_the_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let fake = fake_llm::start(Box::new(|seen: &Seen, _| {
+        ok(seen, "Hello, signed and done", 5, 5)
+    }));
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    std::fs::write(
+        root.join("suite.toml"),
+        "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"local\"\ncases = \"cases.json\"\nrecord_responses = true\n\n\
+         [target]\ntype = \"provider\"\nprovider = \"openai/gpt-4o-mini\"\nprompt_file = \"prompt.txt\"\nmax_tokens = 50\n\n\
+         [[assertions]]\ntype = \"contains\"\nneedle = \"signed and done\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "a", "vars": {"question": "q"}}, {"id": "b", "vars": {"question": "r"}}]"#,
+    )
+    .unwrap();
+    let ran = crate::util::digline_env(
+        root,
+        &["run", "--suite", "suite.toml"],
+        &[
+            ("OPENAI_BASE_URL", &format!("{}/v1", fake.base())),
+            ("OPENAI_API_KEY", "n"),
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let text = std::fs::read_to_string(crate::util::run_file(root, ran.stdout.trim())).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    for id in ["a", "b"] {
+        assert_eq!(
+            statuses(&run, id),
+            vec![("contains".to_string(), "pass".to_string())],
+            "{text}"
+        );
+    }
+}
+
+/// A provider answering 200 with a body that is not JSON, quoting the key
+/// just before the 120-character cut: the key is masked first, then the
+/// head is cut, so no part of the key is kept in the reason.
+#[test]
+fn a_quoted_head_is_masked_before_it_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let fake = fake_llm::start(Box::new(|_: &Seen, _| {
+        let body = format!("<html>{} key {OPENAI} rejected</html>", "x".repeat(100));
+        fake_llm::Reply::Http(200, Vec::new(), body)
+    }));
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    std::fs::write(
+        root.join("suite.toml"),
+        "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"cut\"\ncases = \"cases.json\"\n\n\
+         [target]\ntype = \"provider\"\nprovider = \"openai/gpt-4o-mini\"\nprompt_file = \"prompt.txt\"\nmax_tokens = 50\n\n\
+         [[assertions]]\ntype = \"contains\"\nneedle = \"x\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "a", "vars": {"question": "q"}}]"#,
+    )
+    .unwrap();
+    let ran = crate::util::digline_env(
+        root,
+        &["run", "--suite", "suite.toml"],
+        &[
+            ("OPENAI_BASE_URL", &format!("{}/v1", fake.base())),
+            ("OPENAI_API_KEY", OPENAI),
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let text = std::fs::read_to_string(crate::util::run_file(root, ran.stdout.trim())).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    let reason = run["results"][0]["verdicts"][0]["reason"].as_str().unwrap();
+    assert_eq!(
+        reason,
+        format!(
+            "target raised ValueError: 127.0.0.1:{} answered something that is not JSON: \"<html>{} key *** rejec\"",
+            fake.port,
+            "x".repeat(100)
+        )
+    );
+    assert!(!text.contains("sk-proj"), "{text}");
+}
+
+/// A loopback server answering every request with `status`, `headers` and
+/// `body`; what it received (URL and lower-cased headers) is kept.
+fn answering_raw(
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+) -> (u16, Arc<Mutex<Vec<Received>>>, Arc<tiny_http::Server>) {
+    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    let port = server.server_addr().to_ip().unwrap().port();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let (srv, received2) = (server.clone(), received.clone());
+    std::thread::spawn(move || {
+        for request in srv.incoming_requests() {
+            let seen: HashMap<String, String> = request
+                .headers()
+                .iter()
+                .map(|h| {
+                    (
+                        h.field.as_str().as_str().to_ascii_lowercase(),
+                        h.value.as_str().to_string(),
+                    )
+                })
+                .collect();
+            received2
+                .lock()
+                .unwrap()
+                .push((request.url().to_string(), seen, String::new()));
+            let mut response =
+                tiny_http::Response::from_string(body.clone()).with_status_code(status);
+            for (k, v) in &headers {
+                response = response.with_header(
+                    tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap(),
+                );
+            }
+            let _ = request.respond(response);
+        }
+    });
+    (port, received, server)
+}
+
+/// A gate's outcome (exit 1) in `root`'s `o/`, ready to publish.
+fn gated(root: &Path) {
+    crate::gate::quickstart(root, true);
+    let answers = root.join("answers.json");
+    let text = std::fs::read_to_string(&answers).unwrap();
+    let mut value: Value = serde_json::from_str(&text).unwrap();
+    // Break every answer so the gate says "worse" and a comment is due.
+    if let Some(map) = value.as_object_mut() {
+        for (_, v) in map.iter_mut() {
+            v["answer"] = json!("nothing useful");
+        }
+    }
+    std::fs::write(&answers, value.to_string()).unwrap();
+    let server = crate::util::stub(&answers);
+    crate::util::set_port(&root.join("suite.toml"), server.port);
+    let ran = digline_env(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--out",
+            "o",
+            "--publish",
+            "none",
+        ],
+        &[],
+    );
+    assert!(
+        ran.code == 1 || ran.code == 2,
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+}
+
+/// A forge's error body that quotes the token is printed and annotated
+/// with the token masked.
+#[test]
+fn forge_error_bodies_are_printed_masked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gated(root);
+    let (port, _seen, server) = answering_raw(
+        500,
+        vec![("content-type".into(), "application/json".into())],
+        json!({"message": format!("internal error for token {GH_TOKEN}")}).to_string(),
+    );
+    let api = format!("http://127.0.0.1:{port}");
+    let fake = fake_github(Mode::Normal);
+    let mut vars = actions_env(root, &fake);
+    vars.retain(|(k, _)| *k != "GITHUB_API_URL");
+    vars.push(("GITHUB_API_URL", api));
+    let ran = digline_env(root, &["publish", "--outcome", "o/outcome.json"], &vars);
+    server.unblock();
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let all = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(!all.contains("SECRET_token"), "{all}");
+    assert!(
+        all.contains("GitHub answered 500: internal error for token ***"),
+        "{all}"
+    );
+}
+
+/// GitLab follows no redirect: `PRIVATE-TOKEN` never reaches the place a
+/// `Location` names, and the note is reported not posted.
+#[test]
+fn the_gitlab_token_never_follows_a_redirect() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    gated(root);
+    let (thief, stolen, thief_server) = answering_raw(200, Vec::new(), "[]".into());
+    let (port, _seen, server) = answering_raw(
+        302,
+        vec![("location".into(), format!("http://127.0.0.1:{thief}/steal"))],
+        String::new(),
+    );
+    let vars = vec![
+        ("GITLAB_CI", "true".to_string()),
+        ("CI_API_V4_URL", format!("http://127.0.0.1:{port}/api/v4")),
+        ("CI_PROJECT_ID", "group/proj".into()),
+        ("CI_MERGE_REQUEST_IID", "5".into()),
+        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
+    ];
+    let ran = digline_env(
+        root,
+        &[
+            "publish",
+            "--outcome",
+            "o/outcome.json",
+            "--publish",
+            "gitlab",
+        ],
+        &vars,
+    );
+    server.unblock();
+    thief_server.unblock();
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        stolen.lock().unwrap().is_empty(),
+        "the redirect was followed: {:?}",
+        stolen.lock().unwrap()
+    );
+    assert!(
+        ran.stderr.contains("GitLab answered 302"),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+}
+
+/// A suite's `${NAME}` cannot read the CI's own tokens: refused at load
+/// (64, one located sentence, nothing sent) unless the suite allows the
+/// name in `[target] allow_ci_tokens`.
+#[test]
+fn a_suite_cannot_read_the_ci_tokens_unless_it_allows_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let sut = answering(HashMap::from([("a", "fine".to_string())]));
+    let suite = |allow: &str| {
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"ci\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n{allow}\n\
+             [target.headers]\nAuthorization = \"Bearer ${{GITHUB_TOKEN}}\"\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"fine\"\n",
+            sut.port
+        )
+    };
+    std::fs::write(root.join("cases.json"), r#"[{"id": "a"}]"#).unwrap();
+    std::fs::write(root.join("suite.toml"), suite("")).unwrap();
+    let vars = [("GITHUB_TOKEN", GH_TOKEN.to_string())];
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "`Authorization` takes ${GITHUB_TOKEN}, one of the CI's own tokens, and a suite \
+             changed in a pull request could send it to any URL it names, so digline does not \
+             read it. Send the target a credential of its own; if it really needs this one, \
+             allow the name with allow_ci_tokens = [\"GITHUB_TOKEN\"] in [target]. Nothing was \
+             sent"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.stderr.contains("[target.headers]"), "{}", ran.stderr);
+    assert!(sut.received.lock().unwrap().is_empty(), "nothing was sent");
+
+    std::fs::write(
+        root.join("suite.toml"),
+        suite("allow_ci_tokens = [\"GITHUB_TOKEN\"]\n"),
+    )
+    .unwrap();
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}

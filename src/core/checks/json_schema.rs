@@ -26,6 +26,13 @@
 //!   cannot hold those values;
 //! - `items = false` after `prefixItems` reads in the Rust validator's words
 //!   (0.10.0: `Expected at most N items but found M extra: …`).
+//!
+//! `pattern` is Python's `re.search`, as in 0.10.0 (whose `jsonschema`
+//! runs Python's `re`): the pattern is translated by [`super::pattern`] and
+//! searched within the time budget of [`super::search`]. A search that runs
+//! out of its budget — or a `patternProperties` pattern the engine gives
+//! up on — is an **error** (`pattern '…' could not be searched to the
+//! end: …`), never a violation: nobody knows whether the output conforms.
 
 use std::sync::Arc;
 
@@ -36,6 +43,7 @@ use serde_json::{Map, Value};
 use super::is_json::too_deep;
 use super::outcome::Outcome;
 use super::pydecode::{self, Failure};
+use super::search::{self, Budget};
 use crate::core::pyrepr::repr_value;
 
 /// A schema and its compiled validator.
@@ -68,6 +76,7 @@ impl CompiledSchema {
         let validator = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(false)
+            .with_keyword("pattern", bounded_pattern)
             .build(schema)
             .map_err(|e| {
                 let at = e.instance_path().as_str();
@@ -106,17 +115,20 @@ pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
         },
         other => other,
     };
-    let mut errors: Vec<(Vec<String>, String)> = compiled
-        .validator
-        .iter_errors(instance)
+    let all: Vec<ValidationError<'_>> = compiled.validator.iter_errors(instance).collect();
+    if let Some(gave_up) = all.iter().find_map(gave_up) {
+        return Outcome::Errored(gave_up);
+    }
+    let mut errors: Vec<(Vec<String>, String)> = all
+        .iter()
         .map(|e| {
             let mut path: Vec<String> = e.instance_path().iter().map(|s| s.to_string()).collect();
-            if false_property(&e) {
+            if false_property(e) {
                 // Python's `jsonschema` reports a `false` property schema at
                 // the object, not at the property.
                 path.pop();
             }
-            (path, message(&compiled.schema, &e))
+            (path, message(&compiled.schema, e))
         })
         .collect();
     if errors.is_empty() {
@@ -134,6 +146,85 @@ pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
         reason: format!("{} violation(s), first at {at}: {first}", errors.len()),
         metadata: Map::new(),
     }
+}
+
+/// What a `pattern` error says when its search gave up (never a violation).
+const GAVE_UP: &str = "\u{0}gave up:";
+
+/// The sentence of an error that means "could not be judged": a bounded
+/// `pattern` search that ran out of budget, or the engine giving up on a
+/// `patternProperties` pattern.
+fn gave_up(error: &ValidationError<'_>) -> Option<String> {
+    match error.kind() {
+        ValidationErrorKind::Custom { message, .. } => {
+            message.strip_prefix(GAVE_UP).map(str::to_string)
+        }
+        ValidationErrorKind::BacktrackLimitExceeded { error: e } => Some(format!(
+            "a patternProperties pattern could not be searched to the end: {e}"
+        )),
+        ValidationErrorKind::RegexEngineFailure { message } => Some(format!(
+            "a pattern could not be searched to the end: {message}"
+        )),
+        _ => None,
+    }
+}
+
+/// The `pattern` keyword: Python's `re.search`, bounded in time.
+struct BoundedPattern {
+    pattern: String,
+    compiled: fancy_regex::Regex,
+}
+
+impl BoundedPattern {
+    fn check(&self, text: &str) -> Result<(), String> {
+        match search::is_match(&self.compiled, text, Budget::default()) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(format!(
+                "{} does not match {}",
+                repr_value(&Value::String(text.to_string())),
+                repr_value(&Value::String(self.pattern.clone()))
+            )),
+            Err(e) => Err(format!(
+                "{GAVE_UP}pattern {} could not be searched to the end: {e}",
+                repr_value(&Value::String(self.pattern.clone()))
+            )),
+        }
+    }
+}
+
+impl<'i> jsonschema::Keyword<'i> for BoundedPattern {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        match instance {
+            Value::String(text) => self.check(text).map_err(ValidationError::custom),
+            _ => Ok(()),
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        match instance {
+            Value::String(text) => self.check(text).is_ok(),
+            _ => true,
+        }
+    }
+}
+
+/// Build a [`BoundedPattern`] from a schema's `pattern` value.
+fn bounded_pattern<'a>(
+    _parent: &'a Map<String, Value>,
+    value: &'a Value,
+    _path: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, ValidationError<'a>> {
+    let Value::String(pattern) = value else {
+        return Err(ValidationError::custom(
+            "pattern is a string (a regular expression)",
+        ));
+    };
+    let compiled = super::pattern::compile(pattern)
+        .map_err(|why| ValidationError::custom(format!("pattern {}: {why}", repr_value(value))))?;
+    Ok(Box::new(BoundedPattern {
+        pattern: pattern.clone(),
+        compiled,
+    }))
 }
 
 /// A `false` schema reached as a property's schema (`properties.x = false`).
@@ -323,6 +414,35 @@ mod tests {
                 "{output}"
             );
         }
+    }
+
+    #[test]
+    fn a_pattern_search_that_gives_up_is_an_error_not_a_violation() {
+        crate::core::checks::search::use_clock(std::time::Instant::now);
+        let schema =
+            json!({"type": "object", "properties": {"code": {"pattern": r"^(a|a)*(?=b)\1c"}}});
+        let output = json!({"code": "a".repeat(40)});
+        assert_eq!(
+            reason(&schema, &output),
+            (
+                None,
+                r"pattern '^(a|a)*(?=b)\\1c' could not be searched to the end: the search gave up at character 0: Error executing regex: Max limit for backtracking count exceeded"
+                    .to_string()
+            )
+        );
+        // Python's `re.search`: unanchored, and a miss is still a violation.
+        let schema = json!({"properties": {"code": {"pattern": r"\d{3}(?=!)"}}});
+        assert_eq!(
+            reason(&schema, &json!({"code": "id 482!"})),
+            (Some(1.0), "conforms to the schema".into())
+        );
+        assert_eq!(
+            reason(&schema, &json!({"code": "id 482"})),
+            (
+                Some(0.0),
+                "1 violation(s), first at code: 'id 482' does not match '\\\\d{3}(?=!)'".into()
+            )
+        );
     }
 
     #[test]

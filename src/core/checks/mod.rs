@@ -31,6 +31,7 @@ pub mod pattern;
 pub mod pii;
 pub mod pydecode;
 mod regex;
+pub mod search;
 mod text;
 mod tools;
 

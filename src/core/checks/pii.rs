@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 
 use super::outcome::Outcome;
 use super::pattern;
+use super::search::{self, Budget};
 
 /// A checksum that separates a real identifier from a coincidence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,14 +100,17 @@ pub(super) fn judge(text: &str) -> Outcome {
             return Outcome::Errored(format!("the {} pattern does not compile", spec.name));
         };
         let mut count = 0;
-        for m in regex.find_iter(text) {
-            let Ok(m) = m else {
+        let found_here = match search::find_all(regex, text, Budget::default()) {
+            Ok(found) => found,
+            Err(e) => {
                 return Outcome::Errored(format!(
-                    "the {} pattern gave up on this output (too much backtracking)",
+                    "the {} pattern gave up on this output: {e}",
                     spec.name
-                ));
-            };
-            if spec.verify.is_none_or(|v| verify(v, m.as_str())) {
+                ))
+            }
+        };
+        for (start, end) in found_here {
+            if spec.verify.is_none_or(|v| verify(v, &text[start..end])) {
                 count += 1;
             }
         }

@@ -4,14 +4,16 @@
 //! [`super::pattern::compile`], so this is Python's `re.search`: an
 //! unanchored search. Reasons quote the declared pattern between slashes
 //! (`pattern /\d{3}/ matched`, `pattern /\d{3}/ did not match`), never the
-//! text. A search the engine gives up on (backtrack limit) is an `error`.
+//! text. A search that runs out of its budget (time, or the engine's
+//! backtrack limit; see [`super::search`]) is an `error`, never a miss.
 
 use super::outcome::Outcome;
+use super::search::{self, Budget};
 
 /// Search `text` for `compiled` (declared as `pattern`). Score 1.0 on a
 /// match, 0.0 without one.
 pub(super) fn search(pattern: &str, compiled: &fancy_regex::Regex, text: &str) -> Outcome {
-    match compiled.is_match(text) {
+    match search::is_match(compiled, text, Budget::default()) {
         Ok(true) => Outcome::binary(true, format!("pattern /{pattern}/ matched")),
         Ok(false) => Outcome::binary(false, format!("pattern /{pattern}/ did not match")),
         Err(e) => Outcome::Errored(format!(
@@ -73,6 +75,32 @@ mod tests {
                 );
                 assert!(!reason.contains("aaaa"), "the text is never quoted");
             }
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    /// `(?=.*x)y` over 200,000 characters: seconds per thousand start
+    /// positions, with almost no backtracking. The search gives up at its
+    /// time budget with an error, where it used to run on and call it a miss.
+    #[test]
+    fn a_search_is_bounded_in_time_and_gives_up_as_an_error() {
+        crate::core::checks::search::use_clock(std::time::Instant::now);
+        let pattern = r"(?=.*x)y";
+        let compiled = compile(pattern).unwrap_or_else(|e| panic!("{e}"));
+        let text = "y".repeat(200_000);
+        let started = std::time::Instant::now();
+        let outcome = search(pattern, &compiled, &text);
+        let took = started.elapsed();
+        let budget = crate::core::checks::search::PATTERN_TIME;
+        assert!(took < budget * 2, "{took:?}");
+        match outcome {
+            Outcome::Errored(reason) => assert!(
+                reason.starts_with(
+                    "pattern /(?=.*x)y/ could not be searched to the end: the search ran out of \
+                     its 5 s budget at character "
+                ),
+                "{reason}"
+            ),
             other => panic!("expected an error, got {other:?}"),
         }
     }

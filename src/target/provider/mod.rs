@@ -27,7 +27,7 @@ pub use target::{ProviderSpec, ProviderTarget, TokenParam};
 
 use super::failure::{retry_after, ureq_is_transient, Failure};
 use super::http::endpoint_host;
-use super::mask::mask_value;
+use super::mask::{self, mask_text};
 use super::pricing::Usage;
 
 /// The providers digline speaks.
@@ -298,11 +298,8 @@ impl Client {
             .limit(MAX_REPLY_BYTES)
             .read_to_vec()
             .map_err(|e| self.failed(&e))?;
-        let mut payload: Option<Value> = serde_json::from_slice(&raw).ok();
-        // A reply (an answer, a judge's reason) that quotes the key keeps `***`.
-        if let (Some(payload), Some(key)) = (payload.as_mut(), &self.key) {
-            mask_value(payload, &[key.expose().to_string()]);
-        }
+        // Read as the provider said it: the driver masks what is kept.
+        let payload: Option<Value> = serde_json::from_slice(&raw).ok();
         if !(200..300).contains(&status) {
             let reason = ureq::http::StatusCode::from_u16(status)
                 .ok()
@@ -319,11 +316,15 @@ impl Client {
             return Err(Failure::from_status(status, cause, wait));
         }
         let Some(payload) = payload else {
-            let head: String = String::from_utf8_lossy(&raw).chars().take(120).collect();
+            // Masked first, then cut: a cut never leaves part of the key.
+            let head: String = self
+                .scrub(&String::from_utf8_lossy(&raw))
+                .chars()
+                .take(120)
+                .collect();
             return Err(Failure::permanent(format!(
                 "{} answered something that is not JSON: {:?}",
-                self.spoken,
-                self.scrub(&head)
+                self.spoken, head
             )));
         };
         let read = match self.kind {
@@ -361,14 +362,17 @@ impl Client {
         }
     }
 
-    /// Remove the key and the base URL from a message (a server may echo either).
+    /// The values masked in what is kept or shown of this client's replies:
+    /// the key, when it can be a secret ([`mask::can_be_secret`]; a dummy
+    /// key such as `n` for a local server is not).
+    pub fn secrets(&self) -> Vec<String> {
+        mask::secrets(self.key.iter().map(|k| k.expose().to_string()))
+    }
+
+    /// Remove the key and the base URL from a message (a server may echo
+    /// either), then make it one line of at most 200 characters.
     fn scrub(&self, text: &str) -> String {
-        let mut out = text.replace(&self.base_url, &self.spoken);
-        if let Some(key) = &self.key {
-            if !key.expose().is_empty() {
-                out = out.replace(key.expose(), "***");
-            }
-        }
+        let out = mask_text(&text.replace(&self.base_url, &self.spoken), &self.secrets());
         let one_line: String = out.split_whitespace().collect::<Vec<_>>().join(" ");
         if one_line.chars().count() > 200 {
             let mut s: String = one_line.chars().take(200).collect();

@@ -92,6 +92,12 @@ impl fmt::Debug for ProviderTarget {
 }
 
 impl ProviderTarget {
+    /// The values masked in what is kept or shown of this target's answers
+    /// (the API key, when it can be a secret).
+    pub fn secrets(&self) -> Vec<String> {
+        self.client.secrets()
+    }
+
     /// Build the target. `endpoint` comes from `host`: the suite's
     /// `base_url` if declared, else `ANTHROPIC_BASE_URL`/`OPENAI_BASE_URL`,
     /// else the official endpoint; the key from the provider's variable.

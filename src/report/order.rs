@@ -1,0 +1,97 @@
+//! Suite order: what a reader sees is listed as the suite lists it — cases
+//! in `cases.json` order (the order a run stores its results in), checks in
+//! declaration order within a case, whole-run measures after every case in
+//! the order they are declared. Cases and checks only the reference has
+//! follow, in the reference's order.
+//!
+//! A comparison pairs its deltas by key (case id, then the check's identity
+//! hash), which is no order a person wrote; the gate's terminal text, the
+//! comment, the job summary, JUnit and the HTML report sort through
+//! [`SuiteOrder`]. `compare` and `diff` keep digline 0.10.0's bytes, order
+//! included (their goldens say so).
+//!
+//! Pure.
+
+use std::collections::HashMap;
+
+use crate::core::compare::{Delta, PairKey, Scope};
+use crate::core::document::RunDocument;
+
+/// The position of every (case, check) of a run and its reference.
+/// Borrows its names from the documents (no copy per case).
+#[derive(Clone, Debug, Default)]
+pub struct SuiteOrder<'a> {
+    cases: HashMap<&'a str, usize>,
+    checks: HashMap<(&'a str, &'a str, usize), usize>,
+    measures: HashMap<(&'a str, usize), usize>,
+}
+
+impl<'a> SuiteOrder<'a> {
+    /// The order of `run`, then of what only `baseline` has.
+    pub fn new(run: &'a RunDocument, baseline: Option<&'a RunDocument>) -> SuiteOrder<'a> {
+        let mut order = SuiteOrder::default();
+        for doc in std::iter::once(run).chain(baseline) {
+            for case in &doc.results {
+                let next = order.cases.len();
+                order.cases.entry(case.case_id.as_str()).or_insert(next);
+                let mut seen: HashMap<&str, usize> = HashMap::new();
+                for (i, v) in case.verdicts.iter().enumerate() {
+                    let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
+                    order
+                        .checks
+                        .entry((case.case_id.as_str(), v.assertion_id.as_str(), *n))
+                        .or_insert(i);
+                    *n += 1;
+                }
+            }
+            let mut seen: HashMap<&str, usize> = HashMap::new();
+            for v in &doc.aggregate {
+                let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
+                let next = order.measures.len();
+                order
+                    .measures
+                    .entry((v.assertion_id.as_str(), *n))
+                    .or_insert(next);
+                *n += 1;
+            }
+        }
+        order
+    }
+
+    /// The sort key of one pairing key: cases first (file order, then
+    /// check order), then whole-run measures.
+    pub fn key(&self, key: &PairKey) -> (u8, usize, usize) {
+        match key.scope {
+            Scope::Case => (
+                0,
+                self.cases
+                    .get(key.case_id.as_str())
+                    .copied()
+                    .unwrap_or(usize::MAX),
+                self.checks
+                    .get(&(
+                        key.case_id.as_str(),
+                        key.assertion_id.as_str(),
+                        key.occurrence,
+                    ))
+                    .copied()
+                    .unwrap_or(usize::MAX),
+            ),
+            Scope::Run => (
+                1,
+                0,
+                self.measures
+                    .get(&(key.assertion_id.as_str(), key.occurrence))
+                    .copied()
+                    .unwrap_or(usize::MAX),
+            ),
+        }
+    }
+
+    /// `deltas` sorted into suite order (stable: ties keep their order).
+    pub fn sort<'d>(&self, deltas: impl IntoIterator<Item = &'d Delta>) -> Vec<&'d Delta> {
+        let mut out: Vec<&Delta> = deltas.into_iter().collect();
+        out.sort_by_cached_key(|d| self.key(&d.key));
+        out
+    }
+}
