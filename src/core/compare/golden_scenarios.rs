@@ -26,6 +26,7 @@ pub(crate) const SCENARIOS: [&str; 19] = [
     "18-everything-at-once-same-config",
 ];
 
+#[cfg(test)]
 #[test]
 fn the_list_is_every_scenario_folder() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/goldens/headlines");
