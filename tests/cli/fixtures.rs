@@ -93,21 +93,6 @@ fn every_refusal_golden_is_a_command_line_fixture_with_digline_s_exact_stderr_an
     report(problems);
 }
 
-/// The commands, as `digline --help` lists them (`help` aside).
-fn commands(top: &str) -> Vec<String> {
-    top.split("Commands:")
-        .nth(1)
-        .expect("a Commands: section")
-        .split("\n\n")
-        .next()
-        .unwrap()
-        .lines()
-        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
-        .filter(|name| name != "help")
-        .collect()
-}
-
 #[test]
 fn the_help_of_digline_and_of_every_command_is_kept_whole() {
     let dir = tempfile::tempdir().unwrap();
@@ -126,9 +111,7 @@ fn the_help_of_digline_and_of_every_command_is_kept_whole() {
     if let Err(why) = expect_file(&snapshots.join("digline.txt"), &top) {
         problems.push(why);
     }
-    let listed = commands(&top);
-    assert!(listed.len() >= 13, "{listed:?}");
-    for command in listed {
+    for command in crate::help::commands() {
         let file = format!("{command}.txt");
         if let Err(why) = expect_file(&snapshots.join(&file), &help(&[&command, "--help"])) {
             problems.push(why);
