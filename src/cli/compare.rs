@@ -69,6 +69,11 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
             )),
         ));
     };
+    let run_file = store
+        .runs_dir(&suite.tenant, &suite.name)?
+        .join(format!("{}.json", run.key));
+    crate::host::run_trust::refuse_untrusted_latest(&args.run, &run.key, &run.doc, &run_file)
+        .map_err(CliError::Refused)?;
     warn_if_ahead([&run.doc, &baseline]);
     let mut comparison =
         compare(&run.doc, &baseline).map_err(|e| CliError::Refused(e.to_string()))?;
@@ -87,7 +92,9 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
         None => {
             let text = render_compare(&comparison, strings);
             out(&super::fence::fenced(&text.stdout))?;
-            err(&text.stderr);
+            if !super::output::quiet() {
+                err(&text.stderr);
+            }
         }
     }
     super::leave_to_exit((run, baseline, comparison));

@@ -17,13 +17,15 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use crate::core::compare::{compare, Comparison, Outcome};
+use crate::core::compare::{compare, Comparison, Delta, Outcome, Scope, Side};
 use crate::core::document::{run_key, RunDocument};
-use crate::forge::comment::{self, CommentData};
+use crate::forge::comment::{self, CommentData, Section, SectionRow};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
 use crate::forge::{self, actions, escape, junit, Mode};
+use crate::host::base_ref::{self, BaseBaseline};
 use crate::host::{self, env::CiEnv};
 use crate::report::cost;
+use crate::report::coverage::{self as integrity_text, IntegrityStrings};
 use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
 use crate::store::Store;
@@ -110,6 +112,12 @@ pub struct GateArgs {
     /// Let the HTML report carry judge and suspension reasons (widens the boundary).
     #[arg(long)]
     pub report_payload: bool,
+    /// The pull request's base revision, read from git objects to see whether
+    /// the pull request replaces the approved baseline (default: on GitHub
+    /// Actions the merge commit's first parent, on GitLab
+    /// CI_MERGE_REQUEST_DIFF_BASE_SHA).
+    #[arg(long, value_name = "REV")]
+    pub base_ref: Option<String>,
     /// Publishing.
     #[command(flatten)]
     pub publishing: PublishArgs,
@@ -169,9 +177,25 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
+    // The base ref is read before anything is spent: a base named with
+    // --base-ref that cannot be read refuses (64) before the suite runs.
+    let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
+    let (base_baseline, base_warning) = read_base(&args, &env, &baseline_path)?;
     let (key, doc) = match &args.run {
         Some(which) => {
             let stored = store.read_run(&suite.tenant, &suite.name, which)?;
+            let run_file = store
+                .runs_dir(&suite.tenant, &suite.name)?
+                .join(format!("{}.json", stored.key));
+            host::run_trust::refuse_untrusted_latest(which, &stored.key, &stored.doc, &run_file)
+                .map_err(CliError::Refused)?;
+            if let Some(warning) =
+                host::run_trust::commit_warning(&stored.key, &stored.doc, &args.suite.root)
+            {
+                if !quiet {
+                    super::output::errln(&warning);
+                }
+            }
             (stored.key, stored.doc)
         }
         None => {
@@ -195,7 +219,6 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
             (key, doc)
         }
     };
-    let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
     let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
     let comparison = match &baseline {
         Some(b) => {
@@ -206,6 +229,8 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         }
         None => None,
     };
+    let replaced = Replaced::judge(&doc, base_baseline);
+    let integrity = IntegrityStrings::of(locale);
     let promote = format!(
         "digline promote --suite {} --root {} --run {key}",
         args.suite.suite.display(),
@@ -215,7 +240,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
     let report_line = report_line(&args.publishing, &env, &out_dir, locale);
 
-    let (code, view, counts) = match (&comparison, &baseline) {
+    let (code, mut view, counts) = match (&comparison, &baseline) {
         (Some(c), Some(b)) => {
             let view = gate_view::compared(&doc, b, c, locale);
             let counts: BTreeMap<String, usize> = Outcome::ALL
@@ -244,7 +269,42 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
             (ExitStatus::Refused, view, counts)
         }
     };
+    // A replaced reference is said first, everywhere the headline goes.
+    if let Some(r) = &replaced {
+        view.lead = format!("{} {}", r.sentence(integrity), view.lead);
+    }
     let headline = view.headline();
+    let mut sections = Vec::new();
+    let mut integrity_text_blocks = String::new();
+    if let Some(r) = &replaced {
+        let rows = r.worse_rows();
+        if !rows.is_empty() {
+            integrity_text_blocks.push_str(&format!("\n{}:\n", integrity.title_replaced_worse));
+            for row in &rows {
+                integrity_text_blocks
+                    .push_str(&format!("{} · {} · {}\n", row.case, row.check, row.detail));
+            }
+            sections.push(Section::rows(integrity.title_replaced_worse, rows));
+        }
+    }
+    if let Some(c) = &comparison {
+        sections.extend(coverage_sections(c, integrity));
+        integrity_text_blocks.push_str(&integrity_text::terminal_blocks(
+            c,
+            crate::report::text::Strings::of(locale).scope_run,
+            crate::report::text::Strings::of(locale).summary_truncated,
+            integrity,
+        ));
+    }
+    let mut integrity_stderr = String::new();
+    if !quiet {
+        if let Some(c) = &comparison {
+            integrity_stderr.push_str(&integrity_text::uncovered_hint(c, integrity));
+        }
+        if let Some(w) = &base_warning {
+            integrity_stderr.push_str(&format!("digline: warning: {w}\n"));
+        }
+    }
     let kind = Kind::of(code);
     let mut causes: BTreeMap<String, usize> = BTreeMap::new();
     for row in &view.unjudged {
@@ -267,8 +327,9 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         promote: promote.clone(),
         report: report_line,
         cost,
+        sections,
     };
-    let comment_md = comment::render(&data, Some(&marker));
+    let comment_md = comment::render(&data, Some(&order_marker(&marker, &doc.created_at)));
     let summary_md = comment::render(&data, None);
     let junit_xml = junit::render(&doc, comparison.as_ref(), locale);
     let html = render_html_report(
@@ -313,6 +374,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         ]),
         locale: locale.code().to_string(),
         marker,
+        baseline_changed: replaced.is_some(),
         paths: Paths {
             outcome: path("outcome.json"),
             comment: path("comment.md"),
@@ -337,7 +399,8 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     // The terminal text quotes case ids and check names: made visible
     // (no escape sequence, no bidi control), and on GitHub Actions printed
     // with workflow commands paused, so none of them can start one.
-    let stdout_text = escape::terminal(&view.terminal(locale));
+    let stdout_text =
+        escape::terminal(&format!("{}{integrity_text_blocks}", view.terminal(locale)));
     let stderr_text = if view.no_baseline {
         let sentence = format!(
             "suite '{}' has no baseline for tenant '{}' yet ({} was not found), so there is nothing to compare with and no verdict (exit 64)",
@@ -349,7 +412,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         escape::terminal(&format!("{}\n", error::render(&sentence, &[&hint], quiet)))
     } else {
         String::new()
-    };
+    } + &escape::terminal(&integrity_stderr);
     out(&stdout_text)?;
     err(&stderr_text);
     if let Some(t) = &token {
@@ -439,4 +502,143 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
         }
         other => CliError::Store(other),
     })
+}
+
+/// Reads the base ref's baseline (when there is a base): what the gate says
+/// about a replaced reference, and a warning when a base found by default
+/// could not be read.
+///
+/// # Errors
+/// [`CliError::Refused`] when `--base-ref` was given and cannot be read.
+fn read_base(
+    args: &GateArgs,
+    env: &CiEnv,
+    baseline_path: &Path,
+) -> Result<(Option<BaseBaseline>, Option<String>), CliError> {
+    let Some(base) = base_ref::choose(args.base_ref.as_deref(), env) else {
+        return Ok((None, None));
+    };
+    match base_ref::read(&base, baseline_path) {
+        Ok(found) => Ok((Some(found), None)),
+        Err(p) if p.refuses => Err(CliError::Refused(p.sentence)),
+        Err(p) => Ok((None, Some(p.sentence))),
+    }
+}
+
+/// A pull request that replaces the baseline file, and the run compared
+/// with the base's reference (when the base had one).
+struct Replaced {
+    against_old: Option<Comparison>,
+}
+
+impl Replaced {
+    fn judge(run: &RunDocument, base: Option<BaseBaseline>) -> Option<Replaced> {
+        match base? {
+            BaseBaseline::Same => None,
+            BaseBaseline::Replaced(old) => Some(Replaced {
+                // Another tenant's document at the base cannot be compared:
+                // the replacement is still said, without the comparison.
+                against_old: old.and_then(|o| compare(run, &o).ok()),
+            }),
+        }
+    }
+
+    /// "This pull request replaces the approved reference. Against …, N checks got worse."
+    fn sentence(&self, s: &IntegrityStrings) -> String {
+        let Some(old) = &self.against_old else {
+            return s.replaced.to_string();
+        };
+        let worse = old
+            .deltas
+            .iter()
+            .filter(|d| d.outcome == Outcome::Regressed)
+            .count();
+        let then = match worse {
+            0 => s.replaced_worse_none.to_string(),
+            1 => s.replaced_worse_one.to_string(),
+            n => s.replaced_worse_many.replace("{count}", &n.to_string()),
+        };
+        format!("{} {then}", s.replaced)
+    }
+
+    /// What got worse against the base's reference.
+    fn worse_rows(&self) -> Vec<SectionRow> {
+        self.against_old
+            .as_ref()
+            .map(|old| {
+                old.deltas
+                    .iter()
+                    .filter(|d| d.outcome == Outcome::Regressed)
+                    .map(|d| SectionRow {
+                        case: case_field(d),
+                        check: d.assertion.clone(),
+                        detail: format!("{} → {}", side(&d.before), side(&d.after)),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The case field of a row (`run` for a run-level measure).
+fn case_field(d: &Delta) -> String {
+    match d.key.scope {
+        Scope::Case => d.key.case_id.clone(),
+        Scope::Run => "run".to_string(),
+    }
+}
+
+/// One side of a delta as the tables show it: `pass 1.000000`, `error`, `—`.
+fn side(side: &Option<Side>) -> String {
+    side.as_ref().map_or_else(
+        || "—".to_string(),
+        |s| gate_view::side_text(s.status, s.score),
+    )
+}
+
+/// The comment's sections for rule changes and coverage of the reference.
+fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
+    let mut out = Vec::new();
+    let rules: Vec<String> = c
+        .rule_changes
+        .iter()
+        .map(|r| integrity_text::rule_line(r, s))
+        .collect();
+    if !rules.is_empty() {
+        out.push(Section::lines(s.title_rules, rules));
+    }
+    let listed = |deltas: Vec<&Delta>, what: &str, side_of: fn(&Delta) -> &Option<Side>| {
+        deltas
+            .into_iter()
+            .map(|d| SectionRow {
+                case: case_field(d),
+                check: d.assertion.clone(),
+                detail: format!("{what} ({})", side(side_of(d))),
+            })
+            .collect::<Vec<_>>()
+    };
+    let gone = listed(integrity_text::not_in_run(c), s.detail_not_in_run, |d| {
+        &d.before
+    });
+    if !gone.is_empty() {
+        out.push(Section::rows(s.title_not_in_run, gone));
+    }
+    let came = listed(integrity_text::new_in_run(c), s.detail_new_in_run, |d| {
+        &d.after
+    });
+    if !came.is_empty() {
+        out.push(Section::rows(s.title_new_in_run, came));
+    }
+    out
+}
+
+/// The comment's marker, then the ordering guard: the run's creation time,
+/// so an older run never overwrites a comment that reports a newer one.
+fn order_marker(marker: &str, created_at: &str) -> String {
+    let safe: String = created_at
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '.' | '+' | '-'))
+        .take(64)
+        .collect();
+    format!("{marker}\n{}", forge::order_line(&safe))
 }

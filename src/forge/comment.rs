@@ -53,6 +53,53 @@ pub struct CommentData {
     pub report: String,
     /// What the run spent, one sentence (plain text; empty when unknown).
     pub cost: String,
+    /// Further sections after the configuration changes: a replaced
+    /// reference, rule changes, verdicts not in the run or new in it.
+    pub sections: Vec<Section>,
+}
+
+/// One row of a [`Section`]: case · check · what happened (plain text,
+/// escaped when rendered; `detail` is composed from words and scores).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SectionRow {
+    /// The case id (`run` for a run-level measure).
+    pub case: String,
+    /// The check's name.
+    pub check: String,
+    /// What happened, e.g. `in the reference, not in this run (pass 1.000000)`.
+    pub detail: String,
+}
+
+/// A titled section of the comment: a table of rows, or a list of lines
+/// (plain text, escaped when rendered).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    /// The heading.
+    pub title: String,
+    /// Table rows (case · check · what happened).
+    pub rows: Vec<SectionRow>,
+    /// List lines.
+    pub lines: Vec<String>,
+}
+
+impl Section {
+    /// A section holding a table.
+    pub fn rows(title: &str, rows: Vec<SectionRow>) -> Section {
+        Section {
+            title: title.to_string(),
+            rows,
+            lines: Vec::new(),
+        }
+    }
+
+    /// A section holding a list.
+    pub fn lines(title: &str, lines: Vec<String>) -> Section {
+        Section {
+            title: title.to_string(),
+            rows: Vec::new(),
+            lines,
+        }
+    }
 }
 
 /// A Markdown code span holding `text` verbatim (one visible line).
@@ -213,6 +260,22 @@ fn render_once(
         report => data.report.clone(),
         report_marker => REPORT_MARKER,
         legend => escape::markdown(l.text("gate.legend")),
+        col_happened => escape::markdown(l.text("report.col_happened")),
+        sections => data.sections.iter().map(|sec| {
+            minijinja::context! {
+                title => escape::markdown(&sec.title),
+                rows => sec.rows.iter().take(rows).map(|r| {
+                    BTreeMap::from([
+                        ("case", escape::markdown(&r.case)),
+                        ("check", escape::markdown(&r.check)),
+                        ("detail", escape::markdown(&r.detail)),
+                    ])
+                }).collect::<Vec<_>>(),
+                rows_more => more(sec.rows.len()),
+                lines => sec.lines.iter().take(rows).map(|t| escape::markdown(t)).collect::<Vec<_>>(),
+                lines_more => more(sec.lines.len()),
+            }
+        }).collect::<Vec<_>>(),
     };
     match env.render_str(TEMPLATE, ctx) {
         Ok(text) => text,
@@ -354,6 +417,7 @@ mod tests {
             promote: "digline promote --suite suite.toml --run latest".into(),
             report: report_in_artifacts(Locale::En),
             cost: String::new(),
+            sections: vec![],
         }
     }
 

@@ -1,9 +1,10 @@
 //! The pull-request comment on GitHub, through octocrab.
 //!
 //! Lists the pull request's comments across every page (100 a page,
-//! following `Link: rel="next"`), edits the newest one that starts with the
-//! marker (octocrab sends `POST /repos/{o}/{r}/issues/comments/{id}`, which
-//! GitHub accepts in place of `PATCH`), or creates one. Rate limits are
+//! following `Link: rel="next"`), edits the oldest one that starts with the
+//! marker and was written by the token's own identity (octocrab sends `POST
+//! /repos/{o}/{r}/issues/comments/{id}`, which GitHub accepts in place of
+//! `PATCH`), or creates one. Rate limits are
 //! honoured here rather than in octocrab: a 403/429 with `retry-after`, or
 //! with `x-ratelimit-remaining: 0` and `x-ratelimit-reset`, waits that long
 //! (at most [`GithubTarget::max_wait`] per wait, three times) and retries.
@@ -39,7 +40,19 @@ pub struct GithubTarget {
     pub now: fn() -> u64,
 }
 
+/// The login an Actions installation token writes as: such a token cannot
+/// call `GET /user`, so its comments are recognised by this author.
+pub const ACTIONS_BOT: &str = "github-actions[bot]";
+
 /// Create or edit this marker's comment. One call, one runtime.
+///
+/// Only comments written by the token's own identity count (`GET /user`;
+/// an installation token, which cannot call it, is the Actions bot):
+/// someone else's comment that starts with the marker is left alone. The
+/// oldest of ours is edited — unless it reports a newer run (the ordering
+/// guard, [`super::may_overwrite`]) — and any duplicate of ours (two jobs
+/// that raced) is deleted, so the pull request converges on one comment.
+/// With none of ours, a comment is created only when `create` is true.
 ///
 /// # Errors
 /// A [`PublishError`]: permission (403/404), rejected body (422),
@@ -49,7 +62,8 @@ pub fn upsert_comment(
     target: &GithubTarget,
     marker: &str,
     body: &str,
-) -> Result<Posted, PublishError> {
+    create: bool,
+) -> Result<Option<Posted>, PublishError> {
     let (owner, repo) = target
         .repository
         .split_once('/')
@@ -76,53 +90,100 @@ pub fn upsert_comment(
             .set_read_timeout(Some(Duration::from_secs(60)))
             .build()
             .map_err(|e| PublishError::Other(format!("cannot build the GitHub client: {e}")))?;
+        let me = match crab.current().user().await {
+            Ok(author) => author.login,
+            Err(_) => ACTIONS_BOT.to_string(),
+        };
         let issues = crab.issues(owner, repo);
-        let mut page = with_rate_limits(target, || {
-            issues
-                .list_comments(target.pull_request)
-                .per_page(100u8)
-                .send()
-        })
-        .await?;
-        let mut found: Option<Comment> = None;
-        let mut pages = 0;
-        loop {
-            for c in page.take_items() {
-                if c.body
-                    .as_deref()
-                    .is_some_and(|b| b.trim_start().starts_with(marker))
-                {
-                    found = Some(c);
+        let ours = list_ours(target, &crab, &issues, marker, &me).await?;
+        if let Some((oldest, duplicates)) = ours.split_first() {
+            for dup in duplicates {
+                with_rate_limits(target, || issues.delete_comment(dup.id)).await?;
+            }
+            let old_body = oldest.body.as_deref().unwrap_or("");
+            if !super::may_overwrite(old_body, body) {
+                return Ok(Some(Posted {
+                    url: Some(oldest.html_url.to_string()),
+                    updated: false,
+                }));
+            }
+            let id: CommentId = oldest.id;
+            let c = with_rate_limits(target, || issues.update_comment(id, body)).await?;
+            return Ok(Some(Posted {
+                url: Some(c.html_url.to_string()),
+                updated: true,
+            }));
+        }
+        if !create {
+            return Ok(None);
+        }
+        let created =
+            with_rate_limits(target, || issues.create_comment(target.pull_request, body)).await?;
+        // Another job of the same suite may have created one at the same
+        // time: the oldest of ours stays, the others go.
+        let ours = list_ours(target, &crab, &issues, marker, &me).await?;
+        match ours.first() {
+            Some(first) if first.id != created.id => {
+                let mut url = first.html_url.to_string();
+                if super::may_overwrite(first.body.as_deref().unwrap_or(""), body) {
+                    let c =
+                        with_rate_limits(target, || issues.update_comment(first.id, body)).await?;
+                    url = c.html_url.to_string();
                 }
+                with_rate_limits(target, || issues.delete_comment(created.id)).await?;
+                Ok(Some(Posted {
+                    url: Some(url),
+                    updated: true,
+                }))
             }
-            pages += 1;
-            if page.next.is_none() || pages >= 1_000 {
-                break;
-            }
-            let next = page.next.clone();
-            match with_rate_limits(target, || crab.get_page::<Comment>(&next)).await? {
-                Some(p) => page = p,
-                None => break,
+            _ => Ok(Some(Posted {
+                url: Some(created.html_url.to_string()),
+                updated: false,
+            })),
+        }
+    })
+}
+
+/// Every comment of the pull request, across all pages, that starts with
+/// `marker` and was written by `me`, oldest first.
+async fn list_ours(
+    target: &GithubTarget,
+    crab: &Octocrab,
+    issues: &octocrab::issues::IssueHandler<'_>,
+    marker: &str,
+    me: &str,
+) -> Result<Vec<Comment>, PublishError> {
+    let mut page = with_rate_limits(target, || {
+        issues
+            .list_comments(target.pull_request)
+            .per_page(100u8)
+            .send()
+    })
+    .await?;
+    let mut ours: Vec<Comment> = Vec::new();
+    let mut pages = 0;
+    loop {
+        for c in page.take_items() {
+            let marked = c
+                .body
+                .as_deref()
+                .is_some_and(|b| b.trim_start().starts_with(marker));
+            if marked && c.user.login == me {
+                ours.push(c);
             }
         }
-        let (comment, updated) = match found {
-            Some(old) => {
-                let id: CommentId = old.id;
-                let c = with_rate_limits(target, || issues.update_comment(id, body)).await?;
-                (c, true)
-            }
-            None => {
-                let c =
-                    with_rate_limits(target, || issues.create_comment(target.pull_request, body))
-                        .await?;
-                (c, false)
-            }
-        };
-        Ok(Posted {
-            url: Some(comment.html_url.to_string()),
-            updated,
-        })
-    })
+        pages += 1;
+        if page.next.is_none() || pages >= 1_000 {
+            break;
+        }
+        let next = page.next.clone();
+        match with_rate_limits(target, || crab.get_page::<Comment>(&next)).await? {
+            Some(p) => page = p,
+            None => break,
+        }
+    }
+    ours.sort_by_key(|c| c.id);
+    Ok(ours)
 }
 
 async fn with_rate_limits<T, F, Fut>(target: &GithubTarget, mut call: F) -> Result<T, PublishError>

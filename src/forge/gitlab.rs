@@ -1,9 +1,10 @@
 //! The merge-request note on GitLab, through its REST API with ureq.
 //!
-//! `GET /projects/:id/merge_requests/:iid/notes` (paged with
-//! `page`/`per_page`, following `X-Next-Page`), then `PUT
-//! .../notes/:note_id` on the newest note starting with the marker, else
-//! `POST .../notes`; header `PRIVATE-TOKEN`. A 429 with `Retry-After` waits
+//! `GET /user` (whose notes are ours), `GET
+//! /projects/:id/merge_requests/:iid/notes` (paged with `page`/`per_page`,
+//! following `X-Next-Page`), then `PUT .../notes/:note_id` on the oldest of
+//! our notes starting with the marker, else `POST .../notes`; `DELETE` for a
+//! duplicate of ours; header `PRIVATE-TOKEN`. A 429 with `Retry-After` waits
 //! (at most [`GitlabTarget::max_wait`], three times).
 
 use std::time::Duration;
@@ -35,6 +36,13 @@ struct Note {
     id: u64,
     #[serde(default)]
     body: Option<String>,
+    #[serde(default)]
+    author: Option<User>,
+}
+
+#[derive(Deserialize)]
+struct User {
+    id: u64,
 }
 
 /// What stays as written in a path segment: RFC 3986's unreserved
@@ -52,13 +60,20 @@ fn encode(segment: &str) -> String {
 
 /// Create or edit this marker's note.
 ///
+/// Only notes written by the token's own user (`GET /user`) count: someone
+/// else's note that starts with the marker is left alone. The oldest of
+/// ours is edited unless it reports a newer run ([`super::may_overwrite`]);
+/// duplicates of ours (two jobs that raced) are deleted. With none of ours,
+/// a note is created only when `create` is true.
+///
 /// # Errors
 /// A [`PublishError`] naming what GitLab or the network said.
 pub fn upsert_note(
     target: &GitlabTarget,
     marker: &str,
     body: &str,
-) -> Result<Posted, PublishError> {
+    create: bool,
+) -> Result<Option<Posted>, PublishError> {
     // No redirect is followed: `PRIVATE-TOKEN` would go wherever the
     // `Location` points (ureq strips only `Authorization`). A 3xx is an
     // answer like any other non-2xx.
@@ -66,77 +81,132 @@ pub fn upsert_note(
         .http_status_as_error(false)
         .max_redirects(0)
         .timeout_global(Some(Duration::from_secs(60)))
+        .tls_config(crate::target::tls::config())
         .build()
         .into();
+    let api = target.api_url.trim_end_matches('/');
     let notes = format!(
-        "{}/projects/{}/merge_requests/{}/notes",
-        target.api_url.trim_end_matches('/'),
+        "{api}/projects/{}/merge_requests/{}/notes",
         encode(&target.project_id),
         target.merge_request_iid
     );
-    let mut found: Option<u64> = None;
-    let mut page = "1".to_string();
-    for _ in 0..1_000 {
-        let url = format!("{notes}?per_page=100&page={page}&sort=asc&order_by=created_at");
-        let (text, next) = call(target, || {
-            agent
-                .get(&url)
-                .header("PRIVATE-TOKEN", target.token.expose())
-                .call()
-        })?;
-        let list: Vec<Note> = serde_json::from_str(&text).map_err(|_| {
-            PublishError::Other("GitLab's list of notes is not a JSON array".into())
-        })?;
-        for note in list {
-            if note
-                .body
-                .as_deref()
-                .is_some_and(|b| b.trim_start().starts_with(marker))
-            {
-                found = Some(note.id);
+    let user_url = format!("{api}/user");
+    let (text, _) = call(target, || {
+        agent
+            .get(&user_url)
+            .header("PRIVATE-TOKEN", target.token.expose())
+            .call()
+    })?;
+    let me = serde_json::from_str::<User>(&text)
+        .map_err(|_| PublishError::Other("GitLab's /user answer names no user id".into()))?
+        .id;
+    let list_ours = || -> Result<Vec<(u64, String)>, PublishError> {
+        let mut ours = Vec::new();
+        let mut page = "1".to_string();
+        for _ in 0..1_000 {
+            let url = format!("{notes}?per_page=100&page={page}&sort=asc&order_by=created_at");
+            let (text, next) = call(target, || {
+                agent
+                    .get(&url)
+                    .header("PRIVATE-TOKEN", target.token.expose())
+                    .call()
+            })?;
+            let list: Vec<Note> = serde_json::from_str(&text).map_err(|_| {
+                PublishError::Other("GitLab's list of notes is not a JSON array".into())
+            })?;
+            for note in list {
+                let mine = note.author.as_ref().is_some_and(|a| a.id == me);
+                match note.body {
+                    Some(b) if mine && b.trim_start().starts_with(marker) => {
+                        ours.push((note.id, b))
+                    }
+                    _ => {}
+                }
+            }
+            match next {
+                Some(n) => page = n,
+                None => break,
             }
         }
-        match next {
-            Some(n) => page = n,
-            None => break,
-        }
-    }
+        ours.sort_by_key(|(id, _)| *id);
+        Ok(ours)
+    };
     let payload = serde_json::json!({ "body": body }).to_string();
-    let (text, _) = match found {
-        Some(id) => {
-            let url = format!("{notes}/{id}");
-            call(target, || {
-                agent
-                    .put(&url)
-                    .header("PRIVATE-TOKEN", target.token.expose())
-                    .content_type("application/json")
-                    .send(payload.as_str())
-            })?
-        }
-        None => call(target, || {
+    let put = |id: u64| {
+        let url = format!("{notes}/{id}");
+        call(target, || {
             agent
-                .post(&notes)
+                .put(&url)
                 .header("PRIVATE-TOKEN", target.token.expose())
                 .content_type("application/json")
                 .send(payload.as_str())
-        })?,
+        })
     };
-    let id = serde_json::from_str::<Note>(&text)
-        .map(|n| n.id)
-        .ok()
-        .or(found);
-    let url = match (&target.project_url, id) {
-        (Some(p), Some(id)) => Some(format!(
-            "{}/-/merge_requests/{}#note_{id}",
-            p.trim_end_matches('/'),
-            target.merge_request_iid
-        )),
-        _ => None,
+    let delete = |id: u64| {
+        let url = format!("{notes}/{id}");
+        call(target, || {
+            agent
+                .delete(&url)
+                .header("PRIVATE-TOKEN", target.token.expose())
+                .call()
+        })
     };
-    Ok(Posted {
-        url,
-        updated: found.is_some(),
-    })
+    let link = |id: u64| {
+        target.project_url.as_ref().map(|p| {
+            format!(
+                "{}/-/merge_requests/{}#note_{id}",
+                p.trim_end_matches('/'),
+                target.merge_request_iid
+            )
+        })
+    };
+    let ours = list_ours()?;
+    if let Some(((oldest, old_body), duplicates)) = ours.split_first() {
+        for (dup, _) in duplicates {
+            delete(*dup)?;
+        }
+        if !super::may_overwrite(old_body, body) {
+            return Ok(Some(Posted {
+                url: link(*oldest),
+                updated: false,
+            }));
+        }
+        put(*oldest)?;
+        return Ok(Some(Posted {
+            url: link(*oldest),
+            updated: true,
+        }));
+    }
+    if !create {
+        return Ok(None);
+    }
+    let (text, _) = call(target, || {
+        agent
+            .post(&notes)
+            .header("PRIVATE-TOKEN", target.token.expose())
+            .content_type("application/json")
+            .send(payload.as_str())
+    })?;
+    let created = serde_json::from_str::<Note>(&text).map(|n| n.id).ok();
+    // Another job of the same suite may have created one at the same time:
+    // the oldest of ours stays, the others go.
+    let ours = list_ours()?;
+    match (ours.first(), created) {
+        (Some((first, first_body)), Some(created)) if *first != created => {
+            if super::may_overwrite(first_body, body) {
+                put(*first)?;
+            }
+            delete(created)?;
+            Ok(Some(Posted {
+                url: link(*first),
+                updated: true,
+            }))
+        }
+        _ => Ok(Some(Posted {
+            url: created.and_then(link),
+            updated: false,
+        })),
+    }
 }
 
 /// One request, honouring 429 + `Retry-After`; the body and `X-Next-Page`.

@@ -88,6 +88,33 @@ pub fn marker(root: &str, tenant: &str, suite: &str) -> String {
     )
 }
 
+/// The ordering guard's line, right after the marker: the creation time of
+/// the run the comment reports (ISO 8601, UTC).
+pub fn order_line(created_at: &str) -> String {
+    format!("<!-- digline-order {created_at} -->")
+}
+
+/// The run time a comment body reports, from its ordering line.
+pub fn order_of(body: &str) -> Option<&str> {
+    body.lines().take(3).find_map(|line| {
+        line.trim()
+            .strip_prefix("<!-- digline-order ")?
+            .strip_suffix("-->")
+            .map(str::trim)
+    })
+}
+
+/// The ordering guard: may `new_body` replace `old_body`? Not when the old
+/// one reports a newer run. Both times are the runs' `created_at` in UTC,
+/// which sort as text; a body without the line (an older digline) may
+/// always be replaced.
+pub fn may_overwrite(old_body: &str, new_body: &str) -> bool {
+    match (order_of(old_body), order_of(new_body)) {
+        (Some(old), Some(new)) => new >= old,
+        _ => true,
+    }
+}
+
 /// What to publish, and how.
 #[derive(Clone, Debug)]
 pub struct Request<'a> {
@@ -190,7 +217,13 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
     }
     let gh = &env.github;
     let on_actions = gh.actions;
-    let wants_comment = req.write_comment && (req.outcome.exit_code != 0 || req.comment_on_success);
+    // An existing gate comment is always brought up to date (a stale verdict
+    // is a wrong one); a *new* comment is created when something is wrong,
+    // on success with --comment-on-success, or when the pull request
+    // replaces the approved baseline (a person should see that).
+    let wants_comment = req.write_comment;
+    let create =
+        req.outcome.exit_code != 0 || req.comment_on_success || req.outcome.baseline_changed;
     let repository = req.repository.clone().or_else(|| gh.repository.clone());
     let github_pr = req.pull_request.or(gh.pull_request);
     let github_ready = repository.is_some() && github_pr.is_some() && gh.token.is_some();
@@ -218,8 +251,9 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
                         max_wait: req.max_wait,
                         now: req.now,
                     };
-                    match github::upsert_comment(&target, &req.outcome.marker, req.comment) {
-                        Ok(p) => out.comment_url = p.url,
+                    match github::upsert_comment(&target, &req.outcome.marker, req.comment, create)
+                    {
+                        Ok(p) => out.comment_url = p.and_then(|p| p.url),
                         Err(e) => out.warn(on_actions, sentence("GitHub", &e)),
                     }
                 }
@@ -250,8 +284,8 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
                         project_url: gl.project_url.clone(),
                         max_wait: req.max_wait,
                     };
-                    match gitlab::upsert_note(&target, &req.outcome.marker, req.comment) {
-                        Ok(p) => out.comment_url = p.url,
+                    match gitlab::upsert_note(&target, &req.outcome.marker, req.comment, create) {
+                        Ok(p) => out.comment_url = p.and_then(|p| p.url),
                         Err(e) => out.warn(false, sentence("GitLab", &e)),
                     }
                 }
@@ -289,6 +323,7 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
                         .unwrap_or_else(|| o.paths.summary.clone()),
                 ),
                 ("comment-url", out.comment_url.clone().unwrap_or_default()),
+                ("baseline-changed", o.baseline_changed.to_string()),
             ];
             if let Err(e) = actions::write_outputs(path, &outputs) {
                 out.stdout.push(actions::warning(
@@ -318,5 +353,17 @@ mod tests {
         assert_eq!(marker("./eval/", "t", "s"), marker("eval", "t", "s"));
         assert!(marker("-->x", "t", "s").starts_with("<!-- digline-gate "));
         assert_eq!(marker("-->x", "t", "s").matches("-->").count(), 1);
+    }
+
+    #[test]
+    fn an_older_run_never_overwrites_a_newer_one() {
+        let body = |t: &str| format!("<!-- m -->\n{}\nbody", order_line(t));
+        let newer = body("2026-12-01T10:00:00.5+00:00");
+        let older = body("2026-12-01T10:00:00+00:00");
+        assert_eq!(order_of(&newer), Some("2026-12-01T10:00:00.5+00:00"));
+        assert!(!may_overwrite(&newer, &older));
+        assert!(may_overwrite(&older, &newer));
+        assert!(may_overwrite(&newer, &newer));
+        assert!(may_overwrite("<!-- m -->\nno order line", &older));
     }
 }

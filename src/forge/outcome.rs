@@ -20,6 +20,7 @@
 //! | `spent_usd` | object | `target` and `reference_target`: the target's spend in USD as the runs recorded it (`null` when not recorded) |
 //! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
+//! | `baseline_changed` | bool | the pull request replaces the baseline file (known from the base ref) |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
 
 use std::collections::BTreeMap;
@@ -138,6 +139,9 @@ pub struct Outcome {
     pub locale: String,
     /// The hidden marker of this (root, tenant, suite)'s comment.
     pub marker: String,
+    /// The pull request replaces the baseline file (known from the base ref).
+    #[serde(default)]
+    pub baseline_changed: bool,
     /// The files written.
     pub paths: Paths,
 }

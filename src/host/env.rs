@@ -73,6 +73,8 @@ pub struct GitlabEnv {
     pub job_url: Option<String>,
     /// `CI_PROJECT_URL`: the project's page (for a note's link).
     pub project_url: Option<String>,
+    /// `CI_MERGE_REQUEST_DIFF_BASE_SHA`: the merge request's base commit.
+    pub diff_base_sha: Option<String>,
 }
 
 /// The CI environment the gate runs in.
@@ -133,6 +135,7 @@ impl CiEnv {
             job_token_present: get("CI_JOB_TOKEN").is_some(),
             job_url: get("CI_JOB_URL"),
             project_url: get("CI_PROJECT_URL"),
+            diff_base_sha: get("CI_MERGE_REQUEST_DIFF_BASE_SHA"),
         };
         CiEnv {
             github,

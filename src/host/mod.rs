@@ -7,17 +7,20 @@
 //! `wire`, `store`, `core`; never the front ends.
 
 pub mod artifacts;
+pub mod base_ref;
 pub mod cases;
 pub mod ci_tokens;
 pub mod clock;
 pub mod crlf;
 pub mod env;
 pub mod git;
+pub mod git_objects;
 pub mod load_errors;
 pub mod located;
 pub mod logging;
 pub mod near_miss;
 pub mod provider_suite;
+pub mod run_trust;
 pub mod runner;
 pub mod signals;
 pub mod suite;

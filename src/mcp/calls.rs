@@ -276,6 +276,11 @@ fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> 
             stored.key
         )));
     };
+    let run_file = store
+        .runs_dir(&s.tenant, &s.name)?
+        .join(format!("{}.json", stored.key));
+    crate::host::run_trust::refuse_untrusted_latest(run, &stored.key, &stored.doc, &run_file)
+        .map_err(Refusal::new)?;
     warn_if_ahead([&stored.doc, &baseline]);
     let mut comparison = compare_runs(&stored.doc, &baseline)?;
     crate::report::redact::withhold_perimeter_values(&mut comparison);

@@ -253,6 +253,11 @@ pub fn compared(
         ExitStatus::Unjudged if head.nothing_compared => {
             (clauses[clause::WORSE].clone(), vec![clause::WORSE])
         }
+        // A passing reference check missing from the run decides exit 2
+        // when no case errored: said first.
+        ExitStatus::Unjudged if head.unjudged == 0 && head.uncovered_passes > 0 => {
+            (clauses[clause::UNCOVERED].clone(), vec![clause::UNCOVERED])
+        }
         ExitStatus::Unjudged if head.unjudged > 0 => (
             plural(
                 head.unjudged,

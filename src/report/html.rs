@@ -620,7 +620,8 @@ fn compared_view(
         section(
             "changed",
             "section_added_removed",
-            false,
+            // Open when the reference was not covered: that decides the exit code.
+            c.uncovered_passes > 0,
             &full,
             pick(&[Outcome::New, Outcome::Missing]),
             locale,
@@ -642,6 +643,34 @@ fn compared_view(
             locale,
         ),
     ];
+    if !c.rule_changes.is_empty() {
+        let rules = crate::report::coverage::IntegrityStrings::of(locale);
+        let rows: Vec<Row> = c
+            .rule_changes
+            .iter()
+            .map(|r| Row {
+                case: "—".to_string(),
+                check: r.check.clone(),
+                happened: crate::report::coverage::rule_detail(r, rules),
+                why: String::new(),
+            })
+            .collect();
+        // Right after what got worse and what could not be judged.
+        let at = view.sections.len().min(2);
+        view.sections.insert(
+            at,
+            Section {
+                kind: "rules",
+                title: rules.title_rules,
+                open: true,
+                short: false,
+                headers: full.clone(),
+                count: rows.len(),
+                more: String::new(),
+                rows,
+            },
+        );
+    }
     view.footer = footer(code, locale);
     view
 }

@@ -7,6 +7,7 @@
 
 pub mod cause;
 pub mod cost;
+pub mod coverage;
 pub mod diff;
 pub mod escape;
 pub mod gate;

@@ -31,6 +31,7 @@ use crate::core::compare::{
 };
 use crate::core::verdict::Status;
 
+use super::coverage::{self, IntegrityStrings};
 use super::locale::Locale;
 
 /// How many summary lines the terminal shows before saying how many it left out.
@@ -248,10 +249,28 @@ pub fn render_compare(comparison: &Comparison, s: &Strings) -> CompareText {
             out.push('\n');
         }
     }
+    let integrity = IntegrityStrings::of(locale_of(s));
+    out.push_str(&coverage::terminal_blocks(
+        comparison,
+        s.scope_run,
+        s.summary_truncated,
+        integrity,
+    ));
     CompareText {
         stdout: out,
-        stderr: String::new(),
+        stderr: coverage::uncovered_hint(comparison, integrity),
     }
+}
+
+/// The locale a strings table was built for (English when none matches).
+pub fn locale_of(s: &Strings) -> Locale {
+    Locale::ALL
+        .into_iter()
+        .find(|l| {
+            let t = Strings::of(*l);
+            t.worse_none == s.worse_none && t.config_unchanged == s.config_unchanged
+        })
+        .unwrap_or(Locale::En)
 }
 
 /// The headline sentence: its clauses in fixed order — worse (or "nothing
@@ -259,7 +278,14 @@ pub fn render_compare(comparison: &Comparison, s: &Strings) -> CompareText {
 /// suspended, suite, artifacts, replay, target configuration, canary, judges.
 /// Clauses with nothing to say are left out.
 pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) -> String {
-    headline_clauses(comparison, head, s)
+    let mut clauses: Vec<String> = headline_clauses(comparison, head, s).into();
+    // The reference not covered decides the exit code (2) unless something
+    // got worse (1) or nothing was compared at all: then it comes right
+    // after that clause, else first.
+    let uncovered = clauses.remove(clause::UNCOVERED);
+    let at = usize::from(head.worse || head.canary_moved || head.nothing_compared);
+    clauses.insert(at, uncovered);
+    clauses
         .into_iter()
         .filter(|part| !part.is_empty())
         .collect::<Vec<_>>()
@@ -278,11 +304,14 @@ pub mod clause {
     pub const UNCOMPUTED: usize = 3;
     /// A moved canary.
     pub const CANARY: usize = 9;
+    /// Passing reference checks not in the run (this product's strictness;
+    /// [`super::headline_sentence`] puts it first when it decides the exit code).
+    pub const UNCOVERED: usize = 11;
 }
 
 /// The headline's clauses in their fixed order (see [`headline_sentence`]);
 /// a clause with nothing to say is empty. Positions: [`clause`].
-pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -> [String; 11] {
+pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -> [String; 12] {
     let regressed = head.counts.get(Outcome::Regressed);
     let worse = if head.nothing_compared {
         s.nothing_compared.to_string()
@@ -316,12 +345,15 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
         s.suspended_one,
         s.suspended_many,
     );
+    let integrity = IntegrityStrings::of(locale_of(s));
     let config = if head.config_changed {
-        s.config_changed
+        s.config_changed.to_string()
+    } else if head.coverage_changed {
+        // Never "unchanged" when the set of cases or checks differs.
+        coverage::differs_clause(comparison, integrity)
     } else {
-        s.config_unchanged
-    }
-    .to_string();
+        s.config_unchanged.to_string()
+    };
     let artifacts = artifact_fact(&comparison.artifact_deltas, s);
     let rejudged = if head.rejudged {
         s.rejudged.to_string()
@@ -336,9 +368,10 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
     } else {
         fill(s.judge_changed, &[("changes", &judge_changes)])
     };
+    let uncovered = coverage::uncovered_clause(head.uncovered_passes, integrity);
     [
         worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target, canary,
-        judge,
+        judge, uncovered,
     ]
 }
 

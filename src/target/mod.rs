@@ -16,3 +16,4 @@ pub mod mask;
 pub mod pricing;
 pub mod provider;
 pub mod template;
+pub mod tls;

@@ -24,6 +24,10 @@
 //! | `exit_code` | int | [`crate::core::compare::exit_code`] |
 //! | `uncomputed_measures` | array of strings | **added here**: run-level measures that errored in the run |
 //! | `nothing_compared` | bool | **added here**: run and baseline share no pairable verdict |
+//! | `uncovered_passes` | int | **added here**: reference verdicts that passed and are not in the run (exit 2) |
+//! | `coverage_changed` | bool | **added here**: the set of case · check verdicts differs from the reference |
+//! | `not_in_run` | array | **added here**: `{scope, case_id, assertion, assertion_id, before}` (`before`: the reference's status) per reference verdict absent from the run |
+//! | `rule_changes` | array | **added here**: `{check, field, before, after, direction, pairs}`; `field` is `threshold`, `tolerance` or `parameters`, `direction` `loosened`, `tightened` or null |
 //!
 //! `full` adds `deltas[]` (`case_id, scope, assertion, outcome, before,
 //! after, delta, within_noise, noise_min, noise_max, noise_samples, canary`)
@@ -34,20 +38,66 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::core::compare::{headline_exit_code, Comparison, ConfigDelta, Delta, Headline, Outcome};
+use crate::core::compare::{
+    headline_exit_code, Comparison, ConfigDelta, Delta, Headline, Outcome, RuleChange,
+};
 
 /// The version of every `compare --json` shape. It moves only on a rename,
 /// removal or type change — never for an added key.
 pub const OUTPUT_VERSION: u32 = 1;
 
 /// The keys this product prints beyond digline 0.10.0's `compare --json`.
-pub const ADDED_KEYS: [&str; 2] = ["nothing_compared", "uncomputed_measures"];
+pub const ADDED_KEYS: [&str; 6] = [
+    "coverage_changed",
+    "not_in_run",
+    "nothing_compared",
+    "rule_changes",
+    "uncomputed_measures",
+    "uncovered_passes",
+];
 
 /// The `--json` (headline) object for `comparison`, carrying `sentence` (the
 /// headline sentence the text renderer produced for the same comparison).
 pub fn headline_json(comparison: &Comparison, sentence: &str) -> Value {
     let head = comparison.headline();
-    Value::Object(headline_map(&head, sentence))
+    let mut map = headline_map(&head, sentence);
+    add_integrity(&mut map, comparison);
+    Value::Object(map)
+}
+
+/// The coverage and rule-change keys (added here, spec `40-compare.md`).
+fn add_integrity(map: &mut Map<String, Value>, comparison: &Comparison) {
+    let not_in_run: Vec<Value> = comparison
+        .deltas
+        .iter()
+        .filter(|d| d.outcome == Outcome::Missing)
+        .map(|d| {
+            json!({
+                "scope": d.key.scope.as_str(),
+                "case_id": d.key.case_id,
+                "assertion": d.assertion,
+                "assertion_id": d.key.assertion_id,
+                "before": d.before.as_ref().map(|b| b.status.as_str()),
+            })
+        })
+        .collect();
+    map.insert("not_in_run".into(), Value::Array(not_in_run));
+    map.insert(
+        "rule_changes".into(),
+        Value::Array(comparison.rule_changes.iter().map(rule_json).collect()),
+    );
+}
+
+/// One itemized rule change.
+pub fn rule_json(change: &RuleChange) -> Value {
+    json!({
+        "check": change.check,
+        "field": change.field.as_str(),
+        "before": change.before,
+        "after": change.after,
+        "direction": change.direction.map(|d| d.as_str()),
+        "pairs": change.pairs,
+    })
 }
 
 /// The `--json full` object: the headline plus `deltas`,
@@ -55,6 +105,7 @@ pub fn headline_json(comparison: &Comparison, sentence: &str) -> Value {
 pub fn full_json(comparison: &Comparison, sentence: &str) -> Value {
     let head = comparison.headline();
     let mut map = headline_map(&head, sentence);
+    add_integrity(&mut map, comparison);
     map.insert(
         "deltas".into(),
         Value::Array(comparison.deltas.iter().map(delta_json).collect()),
@@ -105,6 +156,8 @@ fn headline_map(head: &Headline, sentence: &str) -> Map<String, Value> {
         "exit_code": headline_exit_code(head).code(),
         "uncomputed_measures": head.uncomputed_measures,
         "nothing_compared": head.nothing_compared,
+        "uncovered_passes": head.uncovered_passes,
+        "coverage_changed": head.coverage_changed,
     });
     match value {
         Value::Object(map) => map,

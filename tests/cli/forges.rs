@@ -6,7 +6,14 @@
 //! `/repos/{o}/{r}/issues/comments/{id}` to edit. GitLab: `GET/POST
 //! /projects/:id/merge_requests/:iid/notes` (paged, `X-Next-Page`), `PUT
 //! .../notes/:note_id`, header `PRIVATE-TOKEN`.
+//!
+//! Identity: GitHub's `GET /user` answers 403 to the installation token (as
+//! GitHub does), so the gate recognises its comments by the Actions bot;
+//! GitLab's `GET /user` names user 1 (`bot`). Comments written by the gate
+//! are the token's; [`Fake::add_by`] writes someone else's. Both fakes
+//! accept `DELETE` of a comment (a duplicate of the gate's own).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
@@ -37,6 +44,8 @@ pub enum Mode {
 #[derive(Default)]
 pub struct State {
     pub comments: Vec<(u64, String)>,
+    /// Who wrote each comment (absent: the token's own identity).
+    pub authors: HashMap<u64, String>,
     pub seen: Vec<Seen>,
     pub next_id: u64,
     pub limited: bool,
@@ -72,7 +81,20 @@ impl Fake {
             s.next_id += 1;
             let id = s.next_id;
             s.comments.push((id, format!("unrelated comment {i}")));
+            s.authors.insert(id, "someone".into());
         }
+    }
+    /// Add a comment written by `author` (`None`: by the token's identity);
+    /// returns its id.
+    pub fn add_by(&self, author: Option<&str>, body: &str) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        s.next_id += 1;
+        let id = s.next_id;
+        s.comments.push((id, body.to_string()));
+        if let Some(a) = author {
+            s.authors.insert(id, a.to_string());
+        }
+        id
     }
 }
 
@@ -133,10 +155,10 @@ fn start(handler: Handler, mode: Mode) -> Fake {
     }
 }
 
-fn user() -> Value {
-    let u = "https://api.github.com/users/github-actions[bot]";
+fn user(login: &str) -> Value {
+    let u = format!("https://api.github.com/users/{login}");
     json!({
-        "login": "github-actions[bot]", "id": 41898282, "node_id": "MDM6Qm90NDE4OTgyODI=",
+        "login": login, "id": 41898282, "node_id": "MDM6Qm90NDE4OTgyODI=",
         "avatar_url": "https://avatars.githubusercontent.com/in/15368?v=4", "gravatar_id": "",
         "url": u, "html_url": "https://github.com/apps/github-actions",
         "followers_url": format!("{u}/followers"), "following_url": format!("{u}/following"),
@@ -147,13 +169,14 @@ fn user() -> Value {
     })
 }
 
-fn comment_json(port: u16, id: u64, body: &str) -> Value {
+fn comment_json(port: u16, id: u64, body: &str, author: Option<&String>) -> Value {
+    let login = author.map_or("github-actions[bot]", String::as_str);
     json!({
         "id": id, "node_id": format!("IC_{id}"),
         "url": format!("http://127.0.0.1:{port}/repos/o/r/issues/comments/{id}"),
         "html_url": format!("https://github.com/o/r/pull/7#issuecomment-{id}"),
         "issue_url": format!("http://127.0.0.1:{port}/repos/o/r/issues/7"),
-        "body": body, "user": user(), "author_association": "NONE",
+        "body": body, "user": user(login), "author_association": "NONE",
         "created_at": "2026-11-30T04:16:02Z", "updated_at": "2026-11-30T04:16:02Z"
     })
 }
@@ -211,7 +234,7 @@ fn github(s: &mut State, r: &Seen, mode: Mode, port: u16) -> Reply {
                 .iter()
                 .skip((page - 1) * PAGE)
                 .take(PAGE)
-                .map(|(id, b)| comment_json(port, *id, b))
+                .map(|(id, b)| comment_json(port, *id, b, s.authors.get(id)))
                 .collect();
             let mut headers = vec![];
             if page * PAGE < s.comments.len() {
@@ -238,7 +261,7 @@ fn github(s: &mut State, r: &Seen, mode: Mode, port: u16) -> Reply {
             s.next_id += 1;
             let id = s.next_id;
             s.comments.push((id, body.clone()));
-            (201, vec![], comment_json(port, id, &body).to_string())
+            (201, vec![], comment_json(port, id, &body, None).to_string())
         }
         ("POST" | "PATCH", p) if p.starts_with("/repos/o/r/issues/comments/") => {
             let id: u64 = p.rsplit('/').next().unwrap().parse().unwrap();
@@ -248,14 +271,31 @@ fn github(s: &mut State, r: &Seen, mode: Mode, port: u16) -> Reply {
             if mode == Mode::Unprocessable || body.chars().count() > 65_536 {
                 return err(422, "Validation Failed");
             }
+            if s.authors.contains_key(&id) {
+                return err(403, "Resource not accessible by integration");
+            }
             match s.comments.iter_mut().find(|(i, _)| *i == id) {
                 Some(c) => {
                     c.1 = body.clone();
-                    (200, vec![], comment_json(port, id, &body).to_string())
+                    (200, vec![], comment_json(port, id, &body, None).to_string())
                 }
                 None => err(404, "Not Found"),
             }
         }
+        ("DELETE", p) if p.starts_with("/repos/o/r/issues/comments/") => {
+            let id: u64 = p.rsplit('/').next().unwrap().parse().unwrap();
+            if s.authors.contains_key(&id) {
+                return err(403, "Resource not accessible by integration");
+            }
+            let before = s.comments.len();
+            s.comments.retain(|(i, _)| *i != id);
+            if s.comments.len() == before {
+                return err(404, "Not Found");
+            }
+            (204, vec![], String::new())
+        }
+        // An installation token cannot read the authenticated user.
+        ("GET", "/user") => err(403, "Resource not accessible by integration"),
         _ => err(404, "Not Found"),
     }
 }
@@ -275,7 +315,14 @@ fn gitlab(s: &mut State, r: &Seen, mode: Mode, _port: u16) -> Reply {
     }
     let path = r.url.split('?').next().unwrap_or("").to_string();
     let notes = "/api/v4/projects/group%2Fproj/merge_requests/5/notes";
-    let note = |id: u64, body: &str| json!({"id": id, "body": body, "system": false, "noteable_iid": 5, "author": {"id": 1, "username": "bot"}});
+    let note = |id: u64, body: &str, author: Option<&String>| match author {
+        None => {
+            json!({"id": id, "body": body, "system": false, "noteable_iid": 5, "author": {"id": 1, "username": "bot"}})
+        }
+        Some(name) => {
+            json!({"id": id, "body": body, "system": false, "noteable_iid": 5, "author": {"id": 2, "username": name}})
+        }
+    };
     let body_of = |r: &Seen| -> Option<String> {
         let v: Value = serde_json::from_str(&r.body).ok()?;
         v.get("body")?.as_str().map(str::to_string)
@@ -290,7 +337,7 @@ fn gitlab(s: &mut State, r: &Seen, mode: Mode, _port: u16) -> Reply {
                 .iter()
                 .skip((page - 1) * PAGE)
                 .take(PAGE)
-                .map(|(i, b)| note(*i, b))
+                .map(|(i, b)| note(*i, b, s.authors.get(i)))
                 .collect();
             let next = if page * PAGE < s.comments.len() {
                 (page + 1).to_string()
@@ -310,21 +357,33 @@ fn gitlab(s: &mut State, r: &Seen, mode: Mode, _port: u16) -> Reply {
             s.next_id += 1;
             let id = s.next_id;
             s.comments.push((id, body.clone()));
-            (201, vec![], note(id, &body).to_string())
+            (201, vec![], note(id, &body, None).to_string())
         }
         ("PUT", p) if p.starts_with(&format!("{notes}/")) => {
             let id: u64 = p.rsplit('/').next().unwrap().parse().unwrap();
             let Some(body) = body_of(r) else {
                 return err(400, "body is missing");
             };
+            if s.authors.contains_key(&id) {
+                return err(403, "403 Forbidden");
+            }
             match s.comments.iter_mut().find(|(i, _)| *i == id) {
                 Some(c) => {
                     c.1 = body.clone();
-                    (200, vec![], note(id, &body).to_string())
+                    (200, vec![], note(id, &body, None).to_string())
                 }
                 None => err(404, "404 Not found"),
             }
         }
+        ("DELETE", p) if p.starts_with(&format!("{notes}/")) => {
+            let id: u64 = p.rsplit('/').next().unwrap().parse().unwrap();
+            if s.authors.contains_key(&id) {
+                return err(403, "403 Forbidden");
+            }
+            s.comments.retain(|(i, _)| *i != id);
+            (204, vec![], String::new())
+        }
+        ("GET", "/api/v4/user") => (200, vec![], json!({"id": 1, "username": "bot"}).to_string()),
         _ => err(404, "404 Not found"),
     }
 }

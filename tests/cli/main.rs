@@ -5,6 +5,7 @@
 
 mod boundary;
 mod checks;
+mod delivery;
 mod docs;
 mod documents;
 mod examples;
@@ -17,6 +18,7 @@ mod forges;
 mod fuzz_replay;
 mod gate;
 mod help;
+mod integrity;
 mod interop;
 mod layering;
 mod lifecycle;

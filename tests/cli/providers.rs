@@ -94,7 +94,11 @@ fn anthropic_target_and_judge_end_to_end() {
     assert_eq!(
         doc["target_config"],
         json!({"values": {"provider": "anthropic", "model": "claude-haiku-4-5", "max_tokens": 200,
-                          "temperature": 0, "resolved_model": "claude-haiku-4-5-20251001"}})
+                          "temperature": 0, "resolved_model": "claude-haiku-4-5-20251001",
+                          // The endpoint from ANTHROPIC_BASE_URL and the inline
+                          // system prompt's digest are configuration too.
+                          "base_url": format!("127.0.0.1:{}", fake.port),
+                          "system_sha": digline::core::identity::sha16("You are terse.")}})
     );
     assert_eq!(
         doc["judge_config"],

@@ -15,6 +15,7 @@
 //! input), only scores, statuses, thresholds and names.
 
 mod config;
+mod coverage;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -23,6 +24,7 @@ pub use config::{
     artifact_deltas, config_deltas, ArtifactDelta, ArtifactOutcome, ConfigDelta, ConfigOutcome,
     IDENTITY_FIELD,
 };
+pub use coverage::{is_uncovered_pass, Direction, RuleChange, RuleField};
 
 use super::document::RunDocument;
 use super::exit::ExitStatus;
@@ -289,6 +291,14 @@ pub struct Comparison {
     pub uncomputed_measures: Vec<String>,
     /// How many keys have a verdict on both sides.
     pub paired: usize,
+    /// Verdicts that passed in the reference and are absent from the run
+    /// (outside cases the run suspended): the run did not cover what was
+    /// approved, so it could not be judged (spec `40-compare.md`).
+    pub uncovered_passes: usize,
+    /// Cases the run suspended (their verdicts are missing on purpose).
+    pub suspended_in_run: BTreeSet<String>,
+    /// Every threshold, tolerance and parameter change, itemized.
+    pub rule_changes: Vec<RuleChange>,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -323,6 +333,15 @@ pub struct Headline {
     pub uncomputed_measures: Vec<String>,
     /// Nothing was paired: no verdict shared by run and baseline (strictness).
     pub nothing_compared: bool,
+    /// Verdicts that passed in the reference and are not in the run
+    /// (strictness: the reference was not judged in full).
+    pub uncovered_passes: usize,
+    /// The set of case · check verdicts differs from the reference (some
+    /// `new`, or `missing` outside a case the run suspended): the headline
+    /// never says "unchanged" then.
+    pub coverage_changed: bool,
+    /// How many rule changes are itemized.
+    pub rules_changed: usize,
 }
 
 impl Comparison {
@@ -333,6 +352,12 @@ impl Comparison {
             counts.0[d.outcome.index()] += 1;
         }
         counts
+    }
+
+    /// True when `d` belongs to a case the run suspended (its verdicts are
+    /// missing on purpose).
+    pub fn suspended_here(&self, d: &Delta) -> bool {
+        d.key.scope == Scope::Case && self.suspended_in_run.contains(&d.key.case_id)
     }
 
     /// The canary deltas that regressed or improved, in delta order.
@@ -373,14 +398,20 @@ impl Comparison {
             within_noise: self.deltas.iter().filter(|d| d.within_noise).count(),
             uncomputed_measures: self.uncomputed_measures.clone(),
             nothing_compared: self.paired == 0,
+            uncovered_passes: self.uncovered_passes,
+            coverage_changed: self.deltas.iter().any(|d| {
+                d.outcome == Outcome::New
+                    || (d.outcome == Outcome::Missing && !self.suspended_here(d))
+            }),
+            rules_changed: self.rule_changes.len(),
         }
     }
 }
 
 /// The exit status of `compare` (and the `exit_code` JSON field):
 /// 1 when something got worse or a canary moved; else 2 when a case could not
-/// be judged, a run-level measure could not be computed, or nothing was
-/// paired; else 0.
+/// be judged, a run-level measure could not be computed, nothing was paired,
+/// or a verdict that passed in the reference is not in the run; else 0.
 pub fn exit_code(comparison: &Comparison) -> ExitStatus {
     headline_exit_code(&comparison.headline())
 }
@@ -389,7 +420,11 @@ pub fn exit_code(comparison: &Comparison) -> ExitStatus {
 pub fn headline_exit_code(head: &Headline) -> ExitStatus {
     if head.worse || head.canary_moved {
         ExitStatus::Worse
-    } else if head.unjudged > 0 || !head.uncomputed_measures.is_empty() || head.nothing_compared {
+    } else if head.unjudged > 0
+        || !head.uncomputed_measures.is_empty()
+        || head.nothing_compared
+        || head.uncovered_passes > 0
+    {
         ExitStatus::Unjudged
     } else {
         ExitStatus::Proceed
@@ -559,6 +594,15 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
             deltas.push(delta);
         }
     }
+    let suspended_in_run: BTreeSet<String> = run
+        .results
+        .iter()
+        .filter(|c| c.suspended)
+        .map(|c| c.case_id.clone())
+        .collect();
+    let suspended_ids: BTreeSet<&str> = suspended_in_run.iter().map(String::as_str).collect();
+    let uncovered_passes = coverage::uncovered_passes(&deltas, &suspended_ids);
+    let rule_changes = coverage::rule_changes(&deltas);
     Ok(Comparison {
         tenant: run.tenant.clone(),
         suite: run.suite.clone(),
@@ -579,6 +623,9 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
             .map(|v| v.assertion.clone())
             .collect(),
         paired,
+        uncovered_passes,
+        suspended_in_run,
+        rule_changes,
     })
 }
 

@@ -262,7 +262,10 @@ fn new_missing_and_key_order() {
             (Scope::Run, String::new(), Outcome::New),
         ]
     );
-    assert_eq!(exit_code(&c), ExitStatus::Proceed);
+    // Case c passed in the reference and is not in the run: the reference
+    // was not judged in full (0.10.0 exited 0 here; spec 40-compare.md).
+    assert_eq!(c.uncovered_passes, 1);
+    assert_eq!(exit_code(&c), ExitStatus::Unjudged);
 }
 
 #[test]
@@ -432,4 +435,143 @@ fn noise_is_attached_only_without_a_flip() {
         })
     );
     assert_eq!(c.deltas[0].delta, Some(-0.08));
+}
+
+#[test]
+fn a_passing_reference_verdict_missing_from_the_run_could_not_be_judged() {
+    let baseline = doc(
+        "t",
+        vec![
+            ("a", vec![pass("aaaaaaaaaaaaaaaa", 1.0)]),
+            ("b", vec![pass("aaaaaaaaaaaaaaaa", 1.0)]),
+        ],
+        vec![],
+    );
+    let run = doc(
+        "t",
+        vec![("a", vec![pass("aaaaaaaaaaaaaaaa", 1.0)])],
+        vec![],
+    );
+    let c = compare(&run, &baseline).unwrap();
+    assert_eq!(c.uncovered_passes, 1);
+    let head = c.headline();
+    assert!(head.coverage_changed);
+    assert_eq!(exit_code(&c), ExitStatus::Unjudged);
+
+    // A failing reference verdict that went missing is listed, not exit 2.
+    let baseline = doc(
+        "t",
+        vec![
+            ("a", vec![pass("aaaaaaaaaaaaaaaa", 1.0)]),
+            ("b", vec![fail("aaaaaaaaaaaaaaaa", 0.0)]),
+        ],
+        vec![],
+    );
+    let c = compare(&run, &baseline).unwrap();
+    assert_eq!(c.uncovered_passes, 0);
+    assert!(c.headline().coverage_changed);
+    assert_eq!(exit_code(&c), ExitStatus::Proceed);
+
+    // A case the run suspends is expected to be missing.
+    let mut run = doc(
+        "t",
+        vec![("a", vec![pass("aaaaaaaaaaaaaaaa", 1.0)]), ("b", vec![])],
+        vec![],
+    );
+    run.results[1].suspended = true;
+    let baseline = doc(
+        "t",
+        vec![
+            ("a", vec![pass("aaaaaaaaaaaaaaaa", 1.0)]),
+            ("b", vec![pass("aaaaaaaaaaaaaaaa", 1.0)]),
+        ],
+        vec![],
+    );
+    let c = compare(&run, &baseline).unwrap();
+    assert_eq!(c.uncovered_passes, 0);
+    assert_eq!(exit_code(&c), ExitStatus::Proceed);
+}
+
+#[test]
+fn rule_changes_are_itemized_with_their_direction() {
+    let with = |v: Value, threshold: f64, tolerance: f64| {
+        let mut v = v;
+        v["threshold"] = json!(threshold);
+        v["tolerance"] = json!(tolerance);
+        v
+    };
+    let baseline = doc(
+        "t",
+        vec![
+            (
+                "a",
+                vec![
+                    with(pass("aaaaaaaaaaaaaaaa", 0.9), 0.8, 0.05),
+                    verdict("length", "1111111111111111", "pass", Some(1.0), 0.0, &[]),
+                ],
+            ),
+            ("b", vec![with(pass("aaaaaaaaaaaaaaaa", 0.9), 0.8, 0.05)]),
+        ],
+        vec![],
+    );
+    let run = doc(
+        "t",
+        vec![
+            (
+                "a",
+                vec![
+                    with(pass("aaaaaaaaaaaaaaaa", 0.9), 0.5, 0.01),
+                    verdict("length", "2222222222222222", "pass", Some(1.0), 0.0, &[]),
+                ],
+            ),
+            ("b", vec![with(pass("aaaaaaaaaaaaaaaa", 0.9), 0.5, 0.01)]),
+        ],
+        vec![],
+    );
+    let c = compare(&run, &baseline).unwrap();
+    let got: Vec<(String, RuleField, String, String, Option<Direction>, usize)> = c
+        .rule_changes
+        .iter()
+        .map(|r| {
+            (
+                r.check.clone(),
+                r.field,
+                r.before.clone(),
+                r.after.clone(),
+                r.direction,
+                r.pairs,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "contains".into(),
+                RuleField::Threshold,
+                "0.800000".into(),
+                "0.500000".into(),
+                Some(Direction::Loosened),
+                2
+            ),
+            (
+                "contains".into(),
+                RuleField::Tolerance,
+                "0.050000".into(),
+                "0.010000".into(),
+                Some(Direction::Tightened),
+                2
+            ),
+            (
+                "length".into(),
+                RuleField::Parameters,
+                "1111111111111111".into(),
+                "2222222222222222".into(),
+                None,
+                1
+            ),
+        ]
+    );
+    assert_eq!(c.uncovered_passes, 1, "the edited check's old verdict");
+    assert_eq!(exit_code(&c), ExitStatus::Unjudged);
 }

@@ -230,6 +230,7 @@ impl Client {
             .http_status_as_error(false)
             .proxy(None)
             .timeout_global(Some(timeout))
+            .tls_config(crate::target::tls::config())
             .build()
             .new_agent();
         Ok(Client {

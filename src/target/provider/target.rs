@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Number, Value};
 
 use super::{ChatRequest, Client, Endpoint, ProviderKind};
+use crate::core::identity::sha16;
 use crate::core::suite::Case;
 use crate::target::failure::Failure;
 use crate::target::http::{endpoint_host, Response};
@@ -241,8 +242,24 @@ impl ProviderTarget {
         if let Some(t) = &spec.temperature {
             values.insert("temperature".into(), Value::Number(t.clone()));
         }
-        if let Some(host) = spec.base_url.as_deref().and_then(endpoint_host) {
+        // The endpoint counts as configuration also when it came from the
+        // environment (OPENAI_BASE_URL / ANTHROPIC_BASE_URL): host:port only.
+        let endpoint = spec
+            .base_url
+            .as_deref()
+            .or(self.endpoint_is_custom.then(|| self.client.endpoint()));
+        if let Some(host) = endpoint.and_then(endpoint_host) {
             values.insert("base_url".into(), Value::String(host));
+        }
+        // An inline system prompt and a prefill are what the system under
+        // test is: recorded as a digest (the text is payload), so a change
+        // shows as a configuration change. A system prompt from a file is
+        // an artifact instead.
+        if let Some(system) = spec.system.as_ref().filter(|t| t.origin.is_none()) {
+            values.insert("system_sha".into(), Value::String(sha16(&system.text)));
+        }
+        if let Some(prefill) = &spec.prefill {
+            values.insert("prefill_sha".into(), Value::String(sha16(prefill)));
         }
         if let Some(kind) = spec
             .response_format
@@ -361,7 +378,8 @@ mod tests {
             Value::Object(t.target_config()),
             json!({"values": {
                 "provider": "openai", "model": "gpt-4o-mini", "max_tokens": 100,
-                "temperature": 0.2, "base_url": "llm.internal:8000", "response_format": "json_object"
+                "temperature": 0.2, "base_url": "llm.internal:8000", "response_format": "json_object",
+                "system_sha": sha16("You answer in {lang}.")
             }})
         );
         let r = t

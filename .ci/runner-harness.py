@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""Run action.yml's steps as a GitHub runner would, for a two-suite matrix.
+
+    .ci/runner-harness.py --image REF --stub PATH [--action action.yml]
+
+What the runner does, done here: each `run:` step through
+`bash --noprofile --norc -e -o pipefail FILE` with the step's `env:`, a
+fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY file per step (read back as the
+step's outputs), GITHUB_EVENT_PATH naming a pull_request event, RUNNER_TEMP,
+`${{ }}` expressions and `if:` conditions evaluated by a small evaluator
+that refuses any expression it does not know (so a new one in action.yml
+fails here rather than passing unseen), `docker` provided by podman
+(.ci/lib/docker), and `actions/upload-artifact` stubbed with its
+documented behaviour: an artifact name already used in the workflow run
+is refused with 409 Conflict unless `overwrite` is true.
+
+Against a fake GitHub (loopback, standalone here): two matrix jobs of two
+suites (a/ nothing got worse, b/ something got worse) sharing one
+RUNNER_TEMP and one workflow run. Checks two artifacts with their own
+files, two comments, the Action's outputs, and that the job ends with
+digline's exit code (0 and 1). Then job a again (a new push): its comment
+is edited in place. Exits non-zero with a sentence on any failure.
+"""
+
+import argparse
+import http.server
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+import yaml
+
+TOKEN = "ghs_harness_token_0123456789"
+REPO = "o/r"
+PR = 7
+BOT = "github-actions[bot]"
+
+
+def fail(msg):
+    print(f"runner-harness: FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+# --- the fake GitHub -------------------------------------------------------
+
+class FakeGitHub:
+    """Issue comments of one pull request, paged 100 at a time."""
+
+    def __init__(self):
+        self.comments = []  # [id, body]
+        self.next_id = 1000
+        self.lock = threading.Lock()
+        self.requests = []
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def reply(self, status, value, headers=()):
+                data = json.dumps(value).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def handle_any(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length).decode() if length else ""
+                url = urllib.parse.urlsplit(self.path)
+                with fake.lock:
+                    fake.requests.append((self.command, url.path))
+                    if self.headers.get("authorization") != f"Bearer {TOKEN}":
+                        return self.reply(401, {"message": "Bad credentials"})
+                    return fake.route(self, self.command, url, body)
+
+            do_GET = do_POST = do_PATCH = handle_any
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def user(self):
+        u = f"https://api.github.com/users/{urllib.parse.quote(BOT)}"
+        return {
+            "login": BOT, "id": 41898282, "node_id": "MDM6Qm90NDE4OTgyODI=",
+            "avatar_url": "https://avatars.githubusercontent.com/in/15368?v=4",
+            "gravatar_id": "", "url": u, "html_url": "https://github.com/apps/github-actions",
+            "followers_url": u + "/followers", "following_url": u + "/following{/other_user}",
+            "gists_url": u + "/gists{/gist_id}", "starred_url": u + "/starred{/owner}{/repo}",
+            "subscriptions_url": u + "/subscriptions", "organizations_url": u + "/orgs",
+            "repos_url": u + "/repos", "events_url": u + "/events{/privacy}",
+            "received_events_url": u + "/received_events", "type": "Bot", "site_admin": False,
+        }
+
+    def comment(self, cid, body):
+        return {
+            "id": cid, "node_id": f"IC_{cid}",
+            "url": f"{self.url()}/repos/{REPO}/issues/comments/{cid}",
+            "html_url": f"https://github.com/{REPO}/pull/{PR}#issuecomment-{cid}",
+            "issue_url": f"{self.url()}/repos/{REPO}/issues/{PR}",
+            "body": body, "user": self.user(), "author_association": "NONE",
+            "created_at": "2026-12-01T10:00:00Z", "updated_at": "2026-12-01T10:00:00Z",
+        }
+
+    def route(self, h, method, url, body):
+        path = url.path
+        query = urllib.parse.parse_qs(url.query)
+        if method == "GET" and path == "/user":
+            return h.reply(200, self.user())
+        listing = f"/repos/{REPO}/issues/{PR}/comments"
+        if method == "GET" and path == listing:
+            per = int(query.get("per_page", ["30"])[0])
+            page = int(query.get("page", ["1"])[0])
+            items = self.comments[(page - 1) * per: page * per]
+            headers = []
+            if page * per < len(self.comments):
+                headers.append(("link", f'<{self.url()}{listing}?per_page={per}&page={page + 1}>; rel="next"'))
+            return h.reply(200, [self.comment(c, b) for c, b in items], headers)
+        if method == "POST" and path == listing:
+            text = json.loads(body).get("body", "")
+            self.next_id += 1
+            self.comments.append([self.next_id, text])
+            return h.reply(201, self.comment(self.next_id, text))
+        m = re.fullmatch(rf"/repos/{REPO}/issues/comments/(\d+)", path)
+        if m and method in ("POST", "PATCH"):
+            cid = int(m.group(1))
+            for c in self.comments:
+                if c[0] == cid:
+                    c[1] = json.loads(body).get("body", "")
+                    return h.reply(200, self.comment(cid, c[1]))
+        return h.reply(404, {"message": "Not Found"})
+
+
+# --- the runner --------------------------------------------------------------
+
+EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+class Job:
+    """One job using the action once: the runner's side of it."""
+
+    def __init__(self, action, workspace, runner_temp, artifacts, env, inputs):
+        self.action = action
+        self.workspace = workspace
+        self.temp = runner_temp
+        self.artifacts = artifacts
+        self.base_env = env
+        self.inputs = {}
+        for name, spec in action["inputs"].items():
+            default = str(spec.get("default", ""))
+            if name in inputs:
+                self.inputs[name] = str(inputs[name])
+            elif spec.get("required"):
+                fail(f"input {name} is required")
+            else:
+                self.inputs[name] = self.expand(default) if "${{" in default else default
+        self.steps = {}
+        self.failed = False
+        self.summary = ""
+
+    def value(self, ref):
+        ref = ref.strip()
+        if ref in ("runner.temp",):
+            return self.temp
+        if ref == "github.token":
+            return TOKEN
+        m = re.fullmatch(r"inputs\.([A-Za-z0-9_-]+)", ref)
+        if m:
+            return self.inputs[m.group(1)]
+        m = re.fullmatch(r"steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)", ref)
+        if m:
+            return self.steps.get(m.group(1), {}).get("outputs", {}).get(m.group(2), "")
+        m = re.fullmatch(r"'([^']*)'", ref)
+        if m:
+            return m.group(1)
+        fail(f"the harness does not know the expression `{ref}` (teach it, then trust it)")
+
+    def expand(self, text):
+        return EXPR.sub(lambda m: self.value(m.group(1)), str(text))
+
+    def condition(self, cond):
+        if cond is None:
+            return not self.failed
+        cond = EXPR.sub(lambda m: m.group(1), str(cond)).strip()
+        result = True
+        for term in (t.strip() for t in cond.split("&&")):
+            if term == "always()":
+                continue
+            if term == "success()":
+                result = result and not self.failed
+                continue
+            if term == "failure()":
+                result = result and self.failed
+                continue
+            m = re.fullmatch(r"(.+?)\s*(==|!=)\s*(.+)", term)
+            if not m:
+                fail(f"the harness does not know the condition `{term}`")
+            a, b = self.value(m.group(1)), self.value(m.group(3))
+            result = result and ((a == b) if m.group(2) == "==" else (a != b))
+        if "always()" not in cond and "failure()" not in cond:
+            result = result and not self.failed
+        return result
+
+    def run(self):
+        """Runs the steps; returns the exit code of the last step run."""
+        last = 0
+        for i, step in enumerate(self.action["runs"]["steps"]):
+            sid = step.get("id", f"__{i}")
+            if not self.condition(step.get("if")):
+                self.steps[sid] = {"outputs": {}, "outcome": "skipped"}
+                continue
+            if "uses" in step:
+                outputs, code = self.uses(step)
+            else:
+                outputs, code = self.shell(step, sid)
+            self.steps[sid] = {"outputs": outputs, "outcome": "success" if code == 0 else "failure"}
+            if code != 0:
+                self.failed = True
+            last = code
+        return last
+
+    def uses(self, step):
+        action = step["uses"].split("@")[0]
+        if action != "actions/upload-artifact":
+            fail(f"the harness has no stub for {step['uses']}")
+        if not re.fullmatch(r"[^@]+@[0-9a-f]{40}", step["uses"].split(" ")[0]):
+            fail(f"{step['uses']} is not pinned to a commit")
+        w = {k: self.expand(v) for k, v in step.get("with", {}).items()}
+        name, path = w.get("name", "artifact"), w["path"]
+        # upload-artifact v4+: names are unique within a workflow run.
+        bad = set('":<>|*?\r\n\\/')
+        if not name or bad & set(name):
+            print(f"::error::Artifact name is not valid: {name}", file=sys.stderr)
+            return {}, 1
+        dest = os.path.join(self.artifacts, name)
+        if os.path.exists(dest) and w.get("overwrite", "false") != "true":
+            print("::error::Failed to CreateArtifact: Received non-retryable error: "
+                  "Failed request: (409) Conflict: an artifact with this name already "
+                  "exists on the workflow run", file=sys.stderr)
+            return {}, 1
+        if not os.path.isdir(path) or not os.listdir(path):
+            if w.get("if-no-files-found", "warn") == "error":
+                return {}, 1
+            print(f"::warning::No files were found with the provided path: {path}.")
+            return {}, 0
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(path, dest)
+        aid = str(len(os.listdir(self.artifacts)))
+        return {"artifact-id": aid,
+                "artifact-url": f"https://github.com/{REPO}/actions/runs/1/artifacts/{aid}"}, 0
+
+    def shell(self, step, sid):
+        if step.get("shell") != "bash":
+            fail(f"step {sid}: the harness runs shell: bash only")
+        files = os.path.join(self.temp, "_runner_file_commands")
+        os.makedirs(files, exist_ok=True)
+        out = tempfile.NamedTemporaryFile("w", dir=files, prefix="set_output_", delete=False).name
+        summary = tempfile.NamedTemporaryFile("w", dir=files, prefix="step_summary_", delete=False).name
+        script = tempfile.NamedTemporaryFile("w", dir=self.temp, suffix=".sh", delete=False)
+        script.write(step["run"])
+        script.close()
+        env = dict(self.base_env)
+        env.update({k: self.expand(v) for k, v in step.get("env", {}).items()})
+        env["GITHUB_OUTPUT"] = out
+        env["GITHUB_STEP_SUMMARY"] = summary
+        proc = subprocess.run(["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", script.name],
+                              env=env, cwd=self.workspace)
+        with open(summary) as f:
+            self.summary += f.read()
+        return parse_outputs(out), proc.returncode
+
+    def outputs(self):
+        return {k: self.expand(v["value"]) for k, v in self.action.get("outputs", {}).items()}
+
+
+def parse_outputs(path):
+    """GITHUB_OUTPUT's two forms: key=value and key<<DELIMITER … DELIMITER."""
+    outputs = {}
+    with open(path) as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            key, delim = line.split("<<", 1)
+            j = lines.index(delim, i + 1)
+            outputs[key] = "\n".join(lines[i + 1: j])
+            i = j + 1
+            continue
+        if "=" in line:
+            key, val = line.split("=", 1)
+            outputs[key] = val
+        i += 1
+    return outputs
+
+
+# --- the scenario ------------------------------------------------------------
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_stub(stub, answers, port):
+    log = tempfile.NamedTemporaryFile("w+", delete=False)
+    proc = subprocess.Popen([stub, "--answers", answers, "--port", str(port)], stdout=log, stderr=log)
+    for _ in range(200):
+        with open(log.name) as f:
+            if "listening" in f.read():
+                return proc
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    fail(f"the stub did not start: {open(log.name).read()}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--image", required=True)
+    ap.add_argument("--stub", required=True)
+    ap.add_argument("--action", default="action.yml")
+    args = ap.parse_args()
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(args.action) as f:
+        action = yaml.safe_load(f)
+
+    top = tempfile.mkdtemp(prefix="digline-harness-")
+    procs = []
+    try:
+        workspace = os.path.join(top, "workspace")
+        runner_temp = os.path.join(top, "_temp")
+        artifacts = os.path.join(top, "artifacts")
+        for d in (runner_temp, artifacts):
+            os.makedirs(d)
+        quick = os.path.join(repo, "examples", "quickstart")
+        ports = {"a": free_port(), "b": free_port()}
+        for name in ("a", "b"):
+            dest = os.path.join(workspace, name)
+            shutil.copytree(quick, dest, ignore=shutil.ignore_patterns("runs", "*.rs", "gate.sh"))
+            suite = os.path.join(dest, "suite.toml")
+            with open(suite) as f:
+                text = f.read()
+            text = text.replace("http://127.0.0.1:8731/", f"http://127.0.0.1:{ports[name]}/")
+            with open(suite, "w") as f:
+                f.write(text)
+        # b's system got worse: one answer lost its signature.
+        answers_b = os.path.join(workspace, "b", "answers.json")
+        with open(answers_b) as f:
+            table = json.load(f)
+        table["opening-hours"]["answer"] = "We open at 9 on Saturdays."
+        with open(answers_b, "w") as f:
+            json.dump(table, f)
+        for name in ("a", "b"):
+            procs.append(start_stub(args.stub, os.path.join(workspace, name, "answers.json"), ports[name]))
+
+        fake = FakeGitHub()
+        event = os.path.join(runner_temp, "_github_workflow", "event.json")
+        os.makedirs(os.path.dirname(event))
+        with open(event, "w") as f:
+            json.dump({"action": "synchronize", "number": PR,
+                       "pull_request": {"number": PR, "head": {"sha": "0" * 40}}}, f)
+        bin_dir = os.path.join(repo, ".ci", "lib")
+        env = {
+            "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": os.environ.get("HOME", "/root"),
+            "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": workspace,
+            "GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": event,
+            "GITHUB_API_URL": fake.url(), "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_RUN_ID": "1", "GITHUB_SHA": "1" * 40, "RUNNER_TEMP": runner_temp,
+            "RUNNER_OS": "Linux",
+        }
+        if "XDG_RUNTIME_DIR" in os.environ:
+            env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
+
+        results = {}
+        for name, expected in (("a", 0), ("b", 1)):
+            job = Job(action, workspace, runner_temp, artifacts, env, {
+                "suite": f"{name}/suite.toml", "root": name, "image": args.image,
+                "comment-on-success": "true", "forward-env": "",
+            })
+            code = job.run()
+            results[name] = (job, code)
+            out = job.outputs()
+            print(f"job {name}: exit {code}, outputs {json.dumps(out, sort_keys=True)}")
+            if code != expected:
+                fail(f"job {name} ended with {code}, digline's code is {expected}")
+            if job.steps["upload"]["outcome"] != "success":
+                fail(f"job {name}: the upload step failed")
+            if out["exit-code"] != str(expected):
+                fail(f"job {name}: output exit-code is {out['exit-code']!r}, expected {expected}")
+            for key in ("headline", "run-key", "report", "artifact-name", "out", "comment-url"):
+                if not out.get(key):
+                    fail(f"job {name}: output {key} is empty")
+            if not os.path.isfile(out["report"]) or not out["report"].startswith(out["out"] + "/"):
+                fail(f"job {name}: report {out['report']} is not a file in {out['out']}")
+            if not job.summary.strip():
+                fail(f"job {name}: nothing was written to the job summary")
+
+        names = [results[n][0].outputs()["artifact-name"] for n in ("a", "b")]
+        if names[0] == names[1]:
+            fail(f"both suites use the artifact name {names[0]}")
+        if sorted(os.listdir(artifacts)) != sorted(names):
+            fail(f"artifacts {sorted(os.listdir(artifacts))}, expected {sorted(names)}")
+        for (name, expected), art in zip((("a", 0), ("b", 1)), names):
+            with open(os.path.join(artifacts, art, "outcome.json")) as f:
+                outcome = json.load(f)
+            if outcome["exit_code"] != expected:
+                fail(f"artifact {art} holds exit code {outcome['exit_code']}, expected {expected}")
+            files = sorted(os.listdir(os.path.join(artifacts, art)))
+            for wanted in ("comment.md", "junit.xml", "outcome.json", "report.html", "summary.md"):
+                if wanted not in files:
+                    fail(f"artifact {art} lacks {wanted}: {files}")
+        if len(fake.comments) != 2:
+            fail(f"{len(fake.comments)} comments on the pull request, expected 2")
+        markers = {c[1].split("\n", 1)[0] for c in fake.comments}
+        if len(markers) != 2:
+            fail(f"the two comments share a marker: {markers}")
+
+        # A new push: job a again edits its comment in place.
+        job = Job(action, workspace, runner_temp, artifacts, env, {
+            "suite": "a/suite.toml", "root": "a", "image": args.image,
+            "comment-on-success": "true", "forward-env": "",
+            "artifact-name": names[0] + "-rerun",
+        })
+        code = job.run()
+        if code != 0 or len(fake.comments) != 2:
+            fail(f"the re-run ended with {code} and left {len(fake.comments)} comments (expected 0 and 2)")
+        print(f"runner-harness: ok — artifacts {names}, {len(fake.comments)} comments, exits 0 and 1")
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+//! Coverage of the reference and rule changes: what a comparison must say
+//! beyond its outcomes so that a pull request cannot quietly loosen its own
+//! verdict (spec `40-compare.md`, "decided after the first release").
+//!
+//! - A verdict that **passed** in the reference and is absent from the run
+//!   (its case not suspended in the run) means the run did not cover what
+//!   was approved: [`uncovered_passes`] counts them, and the comparison
+//!   could not be judged (exit 2).
+//! - [`rule_changes`] itemizes every check whose threshold or tolerance
+//!   differs between the two sides of a pair, and every check whose
+//!   parameters changed its identity (a `missing` and a `new` verdict of the
+//!   same case with the same check name, paired in order), labelled
+//!   *loosened* or *tightened* where the direction is defined.
+//!
+//! Pure: names, ids and numbers only — never an output or a reason.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Delta, Outcome, Scope};
+use crate::core::verdict::Status;
+
+/// Which rule of a check moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RuleField {
+    /// The bar a score must meet.
+    Threshold,
+    /// How far a score may move before it counts.
+    Tolerance,
+    /// The declared parameters (the check's identity changed).
+    Parameters,
+}
+
+impl RuleField {
+    /// The word printed in JSON (`threshold`, `tolerance`, `parameters`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleField::Threshold => "threshold",
+            RuleField::Tolerance => "tolerance",
+            RuleField::Parameters => "parameters",
+        }
+    }
+}
+
+/// Whether a rule change makes the check easier or harder to pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    /// Easier to pass: threshold down, tolerance up.
+    Loosened,
+    /// Harder to pass: threshold up, tolerance down.
+    Tightened,
+}
+
+impl Direction {
+    /// The word printed in JSON (`loosened`, `tightened`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Loosened => "loosened",
+            Direction::Tightened => "tightened",
+        }
+    }
+}
+
+/// One itemized rule change: a check, what moved, before → after.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleChange {
+    /// The check's reported name.
+    pub check: String,
+    /// What moved.
+    pub field: RuleField,
+    /// The reference's value: a 6-decimal number, or the old assertion id.
+    pub before: String,
+    /// The run's value: a 6-decimal number, or the new assertion id.
+    pub after: String,
+    /// Loosened or tightened; `None` where the direction is not defined
+    /// (a parameter edit, which the documents do not spell out).
+    pub direction: Option<Direction>,
+    /// How many case · check pairs the change touches.
+    pub pairs: usize,
+}
+
+/// Counts the verdicts that passed in the reference and are absent from the
+/// run, for cases the run did not suspend.
+pub fn uncovered_passes(deltas: &[Delta], suspended_in_run: &BTreeSet<&str>) -> usize {
+    deltas
+        .iter()
+        .filter(|d| is_uncovered_pass(d, suspended_in_run))
+        .count()
+}
+
+/// True for a `missing` delta whose reference verdict passed, outside a
+/// case the run suspended.
+pub fn is_uncovered_pass(d: &Delta, suspended_in_run: &BTreeSet<&str>) -> bool {
+    d.outcome == Outcome::Missing
+        && d.before.as_ref().is_some_and(|b| b.status == Status::Pass)
+        && !(d.key.scope == Scope::Case && suspended_in_run.contains(d.key.case_id.as_str()))
+}
+
+/// Every rule change, deduplicated per (check, field, before, after), in
+/// the order first met in `deltas`.
+pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
+    let mut out: Vec<RuleChange> = Vec::new();
+    let mut add = |change: RuleChange| match out.iter_mut().find(|c| {
+        c.check == change.check
+            && c.field == change.field
+            && c.before == change.before
+            && c.after == change.after
+    }) {
+        Some(seen) => seen.pairs += 1,
+        None => out.push(change),
+    };
+    for d in deltas {
+        let (Some(b), Some(a)) = (&d.before, &d.after) else {
+            continue;
+        };
+        if fmt6(b.threshold) != fmt6(a.threshold) {
+            add(RuleChange {
+                check: d.assertion.clone(),
+                field: RuleField::Threshold,
+                before: fmt6(b.threshold),
+                after: fmt6(a.threshold),
+                direction: Some(if a.threshold < b.threshold {
+                    Direction::Loosened
+                } else {
+                    Direction::Tightened
+                }),
+                pairs: 1,
+            });
+        }
+        if fmt6(b.tolerance) != fmt6(a.tolerance) {
+            add(RuleChange {
+                check: d.assertion.clone(),
+                field: RuleField::Tolerance,
+                before: fmt6(b.tolerance),
+                after: fmt6(a.tolerance),
+                direction: Some(if a.tolerance > b.tolerance {
+                    Direction::Loosened
+                } else {
+                    Direction::Tightened
+                }),
+                pairs: 1,
+            });
+        }
+    }
+    // A parameter edit changes the check's id: its verdicts become missing
+    // on one side and new on the other. Pair them per (scope, case, name),
+    // in order, so the edit is named instead of two unrelated lists.
+    type Slot<'a> = (Scope, &'a str, &'a str);
+    let mut missing: BTreeMap<Slot<'_>, Vec<&Delta>> = BTreeMap::new();
+    let mut new: BTreeMap<Slot<'_>, Vec<&Delta>> = BTreeMap::new();
+    for d in deltas {
+        let slot = (d.key.scope, d.key.case_id.as_str(), d.assertion.as_str());
+        match d.outcome {
+            Outcome::Missing => missing.entry(slot).or_default().push(d),
+            Outcome::New => new.entry(slot).or_default().push(d),
+            _ => {}
+        }
+    }
+    for d in deltas.iter().filter(|d| d.outcome == Outcome::Missing) {
+        let slot = (d.key.scope, d.key.case_id.as_str(), d.assertion.as_str());
+        let (Some(gone), Some(came)) = (missing.get(&slot), new.get(&slot)) else {
+            continue;
+        };
+        let Some(i) = gone.iter().position(|g| std::ptr::eq(*g, d)) else {
+            continue;
+        };
+        let Some(replacement) = came.get(i) else {
+            continue;
+        };
+        if replacement.key.assertion_id == d.key.assertion_id {
+            continue;
+        }
+        add(RuleChange {
+            check: d.assertion.clone(),
+            field: RuleField::Parameters,
+            before: d.key.assertion_id.clone(),
+            after: replacement.key.assertion_id.clone(),
+            direction: None,
+            pairs: 1,
+        });
+    }
+    out
+}
+
+fn fmt6(value: f64) -> String {
+    format!("{value:.6}")
+}

@@ -1,0 +1,132 @@
+//! git, read as objects with `gix` (no `git` binary: the image has none):
+//! a file as it was at another revision (the base ref's baseline), the
+//! commit `HEAD` names, and whether a path is tracked by the index.
+//!
+//! Every answer is about the repository that holds the given directory. A
+//! revision is anything `git rev-parse` accepts (`HEAD^1`, a sha, a branch).
+
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be read at a revision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AtRevError {
+    /// The directory is not inside a git repository (or it has no work tree).
+    NoRepository(String),
+    /// The revision does not resolve to a commit present in this clone (a
+    /// shallow clone without the base, a sha never fetched).
+    Absent(String),
+}
+
+/// The repository holding `dir`, and `path` relative to its work tree.
+fn locate(dir: &Path, path: &Path) -> Result<(gix::Repository, PathBuf), AtRevError> {
+    let repo = gix::discover(dir).map_err(|e| AtRevError::NoRepository(one_line(&e)))?;
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| AtRevError::NoRepository("the repository has no work tree".into()))?;
+    let workdir = workdir
+        .canonicalize()
+        .map_err(|e| AtRevError::NoRepository(e.to_string()))?;
+    let absolute = absolute(dir, path);
+    let relative = absolute
+        .strip_prefix(&workdir)
+        .map_err(|_| {
+            AtRevError::NoRepository(format!(
+                "{} is outside the repository at {}",
+                absolute.display(),
+                workdir.display()
+            ))
+        })?
+        .to_path_buf();
+    Ok((repo, relative))
+}
+
+/// `path` made absolute against `dir` and canonical as far as it exists
+/// (the file itself may be absent: its directory is canonicalized).
+fn absolute(dir: &Path, path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        dir.join(path)
+    };
+    if let Ok(real) = joined.canonicalize() {
+        return real;
+    }
+    // Canonicalize the longest existing ancestor, then append the rest.
+    let mut rest = Vec::new();
+    let mut cur = joined.as_path();
+    while let Some(parent) = cur.parent() {
+        if let Some(name) = cur.file_name() {
+            rest.push(name.to_os_string());
+        }
+        if let Ok(real) = parent.canonicalize() {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        cur = parent;
+    }
+    joined
+}
+
+/// The bytes of `path` (relative to `dir`, or absolute) at revision `rev`;
+/// `Ok(None)` when the file does not exist at that revision.
+///
+/// # Errors
+/// [`AtRevError`]: not a repository, or the revision is not in this clone.
+pub fn file_at(dir: &Path, rev: &str, path: &Path) -> Result<Option<Vec<u8>>, AtRevError> {
+    let (repo, relative) = locate(dir, path)?;
+    let id = repo
+        .rev_parse_single(rev)
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let commit = id
+        .object()
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?
+        .peel_to_commit()
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let tree = commit
+        .tree()
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let Some(entry) = tree
+        .lookup_entry_by_path(&relative)
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?
+    else {
+        return Ok(None);
+    };
+    let object = entry
+        .object()
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    if !object.kind.is_blob() {
+        return Ok(None);
+    }
+    Ok(Some(object.data.clone()))
+}
+
+/// The commit `HEAD` names, as 40 hex; `None` outside git or on an unborn branch.
+pub fn head_commit(dir: &Path) -> Option<String> {
+    let repo = gix::discover(dir).ok()?;
+    let id = repo.head_id().ok()?;
+    Some(id.to_string())
+}
+
+/// True when `path` (relative to `dir`, or absolute) is tracked by the index
+/// of the repository holding `dir` (it was `git add`ed, forced or not).
+/// False outside git.
+pub fn is_tracked(dir: &Path, path: &Path) -> bool {
+    let Ok((repo, relative)) = locate(dir, path) else {
+        return false;
+    };
+    let Ok(index) = repo.index_or_empty() else {
+        return false;
+    };
+    let Some(text) = relative.to_str() else {
+        return false;
+    };
+    let key = text.replace(std::path::MAIN_SEPARATOR, "/");
+    index.entry_by_path(key.as_str().into()).is_some()
+}
+
+fn one_line(e: &impl std::fmt::Display) -> String {
+    e.to_string().lines().next().unwrap_or("").to_string()
+}

@@ -1,0 +1,753 @@
+//! A verdict nobody can quietly loosen (issue 15): a deleted case, a
+//! parameter edit, a loosened threshold, a replaced baseline, a forged or
+//! committed run, someone else's marker comment and a stale comment — each
+//! driven through `digline gate` as a hostile pull request would.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::forges::{fake_github, fake_gitlab, Mode};
+use crate::gate::{actions_env, digline_env, quickstart, read, GL_TOKEN};
+use crate::util::{repo, set_port, stub};
+
+const GATE: [&str; 7] = [
+    "gate",
+    "--suite",
+    "suite.toml",
+    "--out",
+    "out",
+    "--publish",
+    "none",
+];
+
+/// A quickstart copy with its baseline, its stub started and the port set.
+fn project(root: &Path) -> crate::util::Stub {
+    quickstart(root, true);
+    let server = stub(&root.join("answers.json"));
+    set_port(&root.join("suite.toml"), server.port);
+    server
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = read(path);
+    assert!(text.contains(from), "{from:?} in {}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// Drop one case from `cases.json`.
+fn delete_case(root: &Path, id: &str) {
+    let mut cases: serde_json::Value =
+        serde_json::from_str(&read(root.join("cases.json"))).unwrap();
+    cases
+        .as_array_mut()
+        .unwrap()
+        .retain(|c| c["id"].as_str() != Some(id));
+    std::fs::write(root.join("cases.json"), cases.to_string()).unwrap();
+}
+
+fn break_return_answer(root: &Path) {
+    edit(
+        &root.join("answers.json"),
+        "drop it at any post office. — Northwind Support",
+        "drop it at any post office.",
+    );
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git runs (the tests create repositories with it)");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn outcome(root: &Path) -> serde_json::Value {
+    serde_json::from_str(&read(root.join("out/outcome.json"))).unwrap()
+}
+
+#[test]
+fn a_deleted_case_is_named_and_could_not_be_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    delete_case(root, "opening-hours");
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let first = ran.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with(
+            "6 checks that passed in the reference are not in this run, so the reference could not be judged in full. Nothing got worse compared with the reference."
+        ),
+        "{first}"
+    );
+    assert!(
+        first.contains("The cases or checks differ from the reference (6 missing, 0 new)."),
+        "{first}"
+    );
+    assert!(!first.contains("unchanged from the reference"), "{first}");
+    assert!(
+        ran.stdout.contains("\n\nNot in this run:\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("\nopening-hours · contains · in the reference, not in this run\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stderr.contains("(hint: an intended suite change is accepted by promoting a new baseline in the same pull request; a case paused on purpose is marked suspended with a reason)"),
+        "{}",
+        ran.stderr
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(comment.contains("#### Not in this run"), "{comment}");
+    assert!(
+        comment.contains(
+            "| opening\\-hours | contains | in the reference\\, not in this run \\(pass 1\\.000000\\) |"
+        ),
+        "{comment}"
+    );
+    assert_eq!(outcome(root)["exit_code"], 2);
+
+    // --json names them too.
+    let ran = digline_env(
+        root,
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    let json: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(json["uncovered_passes"], 6);
+    assert_eq!(json["coverage_changed"], true);
+    assert_eq!(json["exit_code"], 2);
+    assert_eq!(json["not_in_run"].as_array().unwrap().len(), 6);
+    assert_eq!(json["not_in_run"][0]["case_id"], "opening-hours");
+    assert_eq!(json["not_in_run"][0]["before"], "pass");
+
+    // The way out a person takes: the case suspended with a reason.
+    let mut cases: serde_json::Value =
+        serde_json::from_str(&read(repo().join("examples/quickstart/cases.json"))).unwrap();
+    for case in cases.as_array_mut().unwrap() {
+        if case["id"] == "opening-hours" {
+            case["suspended"] = serde_json::json!("the hours change next month");
+        }
+    }
+    std::fs::write(root.join("cases.json"), cases.to_string()).unwrap();
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(" 2 cases are suspended. "),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn a_parameter_edit_without_a_new_baseline_is_itemized_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    edit(&root.join("suite.toml"), "maximum = 40", "maximum = 50");
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.starts_with(
+            "3 checks that passed in the reference are not in this run, so the reference could not be judged in full."
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(
+            "\nRules changed in this pull request:\n  length · parameters changed (check id c2d7c80333b6c0ad → "
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("where-is-my-order · length · in this run, not in the reference\n"),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("#### Rules changed in this pull request\n\n- length · parameters changed \\(check id c2d7c80333b6c0ad → "),
+        "{comment}"
+    );
+    assert!(comment.contains("#### New in this run"), "{comment}");
+}
+
+#[test]
+fn a_loosened_threshold_with_a_score_drop_is_listed_as_loosened() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    quickstart(root, true);
+    edit(
+        &root.join("suite.toml"),
+        "max_usd = 0.01\n",
+        "max_usd = 0.01\nthreshold = 0.3\n",
+    );
+    edit(
+        &root.join("answers.json"),
+        "\"cost_usd\": 0.0004",
+        "\"cost_usd\": 0.008",
+    );
+    let server = stub(&root.join("answers.json"));
+    set_port(&root.join("suite.toml"), server.port);
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "\nRules changed in this pull request:\n  cost_budget · threshold 0.500000 → 0.300000 · loosened\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("- cost\\_budget · threshold 0\\.500000 → 0\\.300000 · loosened"),
+        "{comment}"
+    );
+    let ran = digline_env(
+        root,
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+            "full",
+        ],
+        &[],
+    );
+    let json: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(
+        json["rule_changes"],
+        serde_json::json!([{"check": "cost_budget", "field": "threshold", "before": "0.500000",
+            "after": "0.300000", "direction": "loosened", "pairs": 3}])
+    );
+}
+
+/// A repository whose base commit holds the quickstart and its approved
+/// baseline, and whose HEAD (the pull request) breaks an answer and
+/// re-promotes a baseline that contains the regression. Returns the base sha.
+fn replaced_baseline_repo(root: &Path) -> (String, crate::util::Stub) {
+    let server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    let base = git(root, &["rev-parse", "HEAD"]);
+    break_return_answer(root);
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let ran = digline_env(
+        root,
+        &["promote", "--suite", "suite.toml", "--run", "latest"],
+        &[],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "the pull request"]);
+    (base, server)
+}
+
+const REPLACED: &str = "This pull request replaces the approved reference. Against the approved reference it replaces, 1 check got worse.";
+
+#[test]
+fn a_replaced_baseline_is_said_first_with_what_it_gives_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (base, _server) = replaced_baseline_repo(root);
+    let fake = fake_github(Mode::Normal);
+    let vars = actions_env(root, &fake);
+    let mut args = GATE.to_vec();
+    args.pop();
+    args.pop();
+    // Explicit: --base-ref names the base.
+    let mut explicit = args.clone();
+    explicit.extend(["--base-ref", base.as_str(), "--publish", "none"]);
+    let ran = digline_env(root, &explicit, &[]);
+    assert_eq!(
+        ran.code, 0,
+        "exit by the PR's own baseline: {}{}",
+        ran.stdout, ran.stderr
+    );
+    assert!(
+        ran.stdout
+            .starts_with(&format!("{REPLACED} Nothing got worse")),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(
+            "\nWorse than the approved reference this pull request replaces:\nhow-do-i-return · contains · pass 1.000000 → fail 0.000000\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let o = outcome(root);
+    assert_eq!(o["baseline_changed"], true);
+    assert!(o["headline"].as_str().unwrap().starts_with(REPLACED));
+    // By default on GitHub Actions: the first parent of HEAD, published.
+    let ran = digline_env(root, &args, &vars);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains(&format!("\n{REPLACED} Nothing got worse")),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        read(root.join("gh-output")).contains("baseline-changed<<DIGLINE_EOF\ntrue\n"),
+        "{}",
+        read(root.join("gh-output"))
+    );
+    // Exit 0, yet a replaced reference is worth a comment of its own.
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    assert!(
+        comments[0]
+            .1
+            .contains("This pull request replaces the approved reference\\."),
+        "{}",
+        comments[0].1
+    );
+}
+
+#[test]
+fn an_unchanged_baseline_says_nothing_of_a_replacement() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    std::fs::write(root.join("README"), "a change that is not the baseline").unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "pr"]);
+    let mut args = GATE.to_vec();
+    args.extend(["--base-ref", "HEAD^1"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.starts_with("Nothing got worse"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(outcome(root)["baseline_changed"], false);
+}
+
+#[test]
+fn a_shallow_clone_without_the_base_says_what_to_fetch() {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin");
+    std::fs::create_dir_all(&origin).unwrap();
+    let (_base, server) = replaced_baseline_repo(&origin);
+    let clone = dir.path().join("clone");
+    git(
+        dir.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &format!("file://{}", origin.display()),
+            "clone",
+        ],
+    );
+    set_port(&clone.join("suite.toml"), server.port);
+    let sentence = "the base commit HEAD^1 is not in this clone, so the approved reference it holds could not be read: fetch it (on GitHub, actions/checkout with `fetch-depth: 2`; on GitLab, a `GIT_DEPTH` that reaches the merge request's base)";
+    let mut args = GATE.to_vec();
+    args.extend(["--base-ref", "HEAD^1"]);
+    let ran = digline_env(&clone, &args, &[]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stderr.contains(sentence), "{}", ran.stderr);
+    assert!(
+        !clone.join(".digline/quickstart/runs").exists(),
+        "refused before anything was spent"
+    );
+    // Found by default (GitHub Actions): a warning, and the verdict stands.
+    let fake = fake_github(Mode::Normal);
+    let mut vars = actions_env(&clone, &fake);
+    vars.retain(|(k, _)| *k != "GITHUB_TOKEN");
+    let ran = digline_env(&clone, &GATE, &vars);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains(&format!("digline: warning: {sentence}\n")),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+}
+
+#[test]
+fn the_base_ref_is_read_without_a_git_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin");
+    std::fs::create_dir_all(&origin).unwrap();
+    let (_base, _server) = replaced_baseline_repo(&origin);
+    let clone = dir.path().join("clone");
+    git(
+        dir.path(),
+        &[
+            "clone",
+            "-q",
+            &format!("file://{}", origin.display()),
+            "clone",
+        ],
+    );
+    // Runs stay out of git: bring the stored runs along by hand.
+    let runs = origin.join(".digline/quickstart/runs/support");
+    let into = clone.join(".digline/quickstart/runs/support");
+    std::fs::create_dir_all(&into).unwrap();
+    crate::util::copy_files(&runs, &into);
+    let ran = {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_digline"));
+        cmd.args([
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--base-ref",
+            "HEAD^1",
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ])
+        .current_dir(&clone)
+        .env_clear()
+        .env("PATH", "");
+        crate::util::Ran::from(cmd.output().unwrap())
+    };
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .starts_with(&format!("{REPLACED} Nothing got worse")),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(outcome(&clone)["baseline_changed"], true);
+}
+
+#[test]
+fn a_future_dated_or_committed_run_is_not_gated_as_latest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let runs = root.join(".digline/quickstart/runs/support");
+    let real = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut doc: serde_json::Value = serde_json::from_str(&read(&real)).unwrap();
+    let hash = doc["config_hash"].as_str().unwrap().to_string();
+
+    // A run from the future, forged and committed with `git add -f`.
+    doc["created_at"] = serde_json::json!("2099-01-01T00:00:00.000001+00:00");
+    let forged = runs.join(format!("2099-01-01T00-00-00-000001-00-00-{hash}.json"));
+    std::fs::write(&forged, serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
+    git(root, &["add", "-f", forged.to_str().unwrap()]);
+    let mut args = GATE.to_vec();
+    args.extend(["--run", "latest"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "the newest run 2099-01-01T00-00-00-000001-00-00-{hash} is dated 2099-01-01T00:00:00.000001+00:00, after now ("
+        )),
+        "{}",
+        ran.stderr
+    );
+    let ran = digline_env(
+        root,
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+        &[],
+    );
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("is not gated as latest"),
+        "{}",
+        ran.stderr
+    );
+
+    // Dated now, but committed: refused too.
+    git(root, &["rm", "-q", "--cached", forged.to_str().unwrap()]);
+    std::fs::remove_file(&forged).unwrap();
+    let created = doc_created(&real);
+    let later = bump_seconds(&created);
+    doc["created_at"] = serde_json::json!(later);
+    let key = format!(
+        "{}-{hash}",
+        later
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("-")
+    );
+    let committed = runs.join(format!("{key}.json"));
+    std::fs::write(
+        &committed,
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    git(root, &["add", "-f", committed.to_str().unwrap()]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains(&format!("the newest run {key} is tracked by git (")),
+        "{}",
+        ran.stderr
+    );
+    // Named by its key, the real run is a person's choice, and gated.
+    let real_key = real.file_stem().unwrap().to_str().unwrap().to_string();
+    let mut named = GATE.to_vec();
+    named.extend(["--run", real_key.as_str()]);
+    let ran = digline_env(root, &named, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}
+
+fn doc_created(path: &Path) -> String {
+    let doc: serde_json::Value = serde_json::from_str(&read(path)).unwrap();
+    doc["created_at"].as_str().unwrap().to_string()
+}
+
+/// `created_at` a little later within the same second (the microseconds
+/// set to 999999; a real run's are below that).
+fn bump_seconds(created: &str) -> String {
+    let (head, tail) = created
+        .split_once('.')
+        .expect("a run's time has microseconds");
+    let offset = &tail[6..];
+    format!("{head}.999999{offset}")
+}
+
+#[test]
+fn the_gate_warns_when_the_run_was_made_at_another_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let mut args = GATE.to_vec();
+    args.extend(["--run", "latest"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(!ran.stderr.contains("was made at commit"), "{}", ran.stderr);
+    std::fs::write(root.join("README"), "next").unwrap();
+    git(root, &["add", "README"]);
+    git(root, &["commit", "-q", "-m", "next"]);
+    let head = git(root, &["rev-parse", "HEAD"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "but the checkout is at {head}: it may not be the run of this change"
+        )),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn someone_elses_marker_comment_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    break_return_answer(root);
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 1);
+    let marker = outcome(root)["marker"].as_str().unwrap().to_string();
+    let theirs = format!("{marker}\nLooks fine to me, merge it.");
+
+    let fake = fake_github(Mode::Normal);
+    let planted = fake.add_by(Some("mallory"), &theirs);
+    let vars = actions_env(root, &fake);
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 2, "{comments:?}");
+    assert_eq!(comments[0], (planted, theirs.clone()));
+    assert!(
+        comments[1]
+            .1
+            .contains("**1 check got worse compared with the reference\\.**"),
+        "{}",
+        comments[1].1
+    );
+
+    let lab = fake_gitlab(Mode::Normal);
+    let planted = lab.add_by(Some("mallory"), &theirs);
+    let vars = [
+        ("GITLAB_CI", "true".to_string()),
+        ("CI_API_V4_URL", format!("{}/api/v4", lab.url())),
+        ("CI_PROJECT_ID", "group/proj".into()),
+        ("CI_MERGE_REQUEST_IID", "5".into()),
+        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
+    ];
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stderr.contains("warning"), "{}", ran.stderr);
+    let notes = lab.comments();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert_eq!(notes[0], (planted, theirs));
+    assert!(
+        notes[1]
+            .1
+            .contains("**1 check got worse compared with the reference\\.**"),
+        "{}",
+        notes[1].1
+    );
+}
+
+#[test]
+fn a_red_comment_turns_green_on_the_next_passing_push() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    let fake = fake_github(Mode::Normal);
+    let vars = actions_env(root, &fake);
+    let good = read(root.join("answers.json"));
+    break_return_answer(root);
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(fake.comments().len(), 1);
+    std::fs::write(root.join("answers.json"), good).unwrap();
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    assert!(
+        comments[0]
+            .1
+            .contains("\n**Nothing got worse compared with the reference\\.**"),
+        "{}",
+        comments[0].1
+    );
+    // And with nothing of ours there, a passing push still creates nothing.
+    let quiet = fake_github(Mode::Normal);
+    let vars = actions_env(root, &quiet);
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 0);
+    assert!(quiet.comments().is_empty());
+}
+
+#[test]
+fn an_older_run_does_not_overwrite_a_newer_one_and_duplicates_converge() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let older = std::fs::read_dir(root.join(".digline/quickstart/runs/support"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let older_key = older.file_stem().unwrap().to_str().unwrap().to_string();
+    break_return_answer(root);
+    let fake = fake_github(Mode::Normal);
+    let vars = actions_env(root, &fake);
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let newer = fake.comments();
+    assert_eq!(newer.len(), 1);
+    // A slower job gating the older run finishes last: the comment stays.
+    let ran = digline_env(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &older_key,
+            "--comment-on-success",
+        ],
+        &vars,
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(fake.comments(), newer);
+
+    // Two jobs raced and each created one: the next run leaves one.
+    let copy = fake.add_by(None, &newer[0].1);
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 1);
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    assert_ne!(comments[0].0, copy, "the oldest stays");
+}
+
+#[test]
+fn mcp_compare_refuses_a_future_dated_latest_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let runs = root.join(".digline/quickstart/runs/support");
+    let real = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut doc: serde_json::Value = serde_json::from_str(&read(&real)).unwrap();
+    let hash = doc["config_hash"].as_str().unwrap().to_string();
+    doc["created_at"] = serde_json::json!("2099-01-01T00:00:00.000001+00:00");
+    let key = format!("2099-01-01T00-00-00-000001-00-00-{hash}");
+    std::fs::write(
+        runs.join(format!("{key}.json")),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    )
+    .unwrap();
+    let mut session = crate::mcp::Session::start(root, &[]);
+    let refused = session.refused("compare", serde_json::json!({"suite": "suite.toml"}));
+    assert!(
+        refused.starts_with(&format!(
+            "the newest run {key} is dated 2099-01-01T00:00:00.000001+00:00, after now ("
+        )),
+        "{refused}"
+    );
+    // Named by its key, the real run is compared.
+    let real_key = real.file_stem().unwrap().to_str().unwrap();
+    let compared = session.ok(
+        "compare",
+        serde_json::json!({"suite": "suite.toml", "run": real_key}),
+    );
+    assert_eq!(compared["exit_code"], 0, "{compared}");
+}
