@@ -24,6 +24,7 @@ mod layering;
 mod lifecycle;
 mod mcp;
 mod nothing_lost;
+mod pacing;
 mod providers;
 mod quickstart;
 mod refusals;
