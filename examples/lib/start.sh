@@ -1,16 +1,27 @@
 # Shared by the examples' gate.sh scripts (sourced, not run). Expects `$repo`
-# (the repository root); sets `$digline` and `$examples` to the release
-# builds (under $CARGO_TARGET_DIR when set). `build ARGS…` builds them;
-# `start NAME ARGS…` starts a helper binary from the built examples, waits
-# until it says it is listening, and stops it when the script exits.
+# (the repository root); sets `$digline` and `$examples` to the builds
+# (under $CARGO_TARGET_DIR when set). `build ARGS…` builds them; `start NAME
+# ARGS…` starts a helper binary from the built examples, waits until it says
+# it is listening, and stops it when the script exits.
+#
+# The profile is Cargo's `dev` profile unless DIGLINE_PROFILE names another
+# (`DIGLINE_PROFILE=release` builds the size-tuned binary that ships): a
+# first run then compiles the dependencies once for both of the README's
+# commands (`cargo test` reuses them) and skips the release profile's fat
+# LTO. The times: docs/performance.md, "The first run".
 #
 # When the example cannot give a verdict for a reason outside digline — the
 # build fails, a helper cannot start (its port is taken) — the script says
 # so in one sentence and exits 64 (refused), never 70, which means a bug in
 # digline. Otherwise it exits with digline's own code.
 target="${CARGO_TARGET_DIR:-$repo/target}"
-digline="$target/release/digline"
-examples="$target/release/examples"
+profile="${DIGLINE_PROFILE:-dev}"
+case "$profile" in
+  dev) profile_dir=debug ;;
+  *) profile_dir="$profile" ;;
+esac
+digline="$target/$profile_dir/digline"
+examples="$target/$profile_dir/examples"
 pids=()
 logs=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -f "${logs[@]}"' EXIT
@@ -19,8 +30,8 @@ refuse() {
   exit 64
 }
 build() {
-  cargo build --quiet --release "$@" ||
-    refuse "the build failed (cargo build --release $* exited $?), so there is no verdict: fix the build and run this again"
+  cargo build --quiet --profile "$profile" "$@" ||
+    refuse "the build failed (cargo build --profile $profile $* exited $?), so there is no verdict: fix the build and run this again"
 }
 start() {
   local name="$1" log port="" previous="" arg

@@ -1,5 +1,5 @@
 //! The stub's server: an answers table served on loopback. Shared by the
-//! `quickstart-stub` example and the integration tests (`tests/cli.rs`).
+//! `quickstart-stub` example and the integration tests (`tests/cli/`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -46,17 +46,17 @@ struct User {
     id: u64,
 }
 
+/// What stays as written in a path segment: RFC 3986's unreserved
+/// characters (`A–Z a–z 0–9 - _ . ~`); every other byte is `%XX`.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// One path segment (a project path such as `group/app`), percent-encoded.
 fn encode(segment: &str) -> String {
-    segment
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
+    percent_encoding::utf8_percent_encode(segment, SEGMENT).to_string()
 }
 
 /// Create or edit this marker's note.
@@ -252,5 +252,20 @@ fn call(
             400 | 413 | 422 => Err(PublishError::Rejected(status, String::new())),
             _ => Err(PublishError::Other(format!("GitLab answered {status}"))),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encode;
+
+    #[test]
+    fn a_project_path_is_one_percent_encoded_segment() {
+        assert_eq!(encode("group/proj"), "group%2Fproj");
+        assert_eq!(
+            encode("Group_1/sub.app-x~ é%"),
+            "Group_1%2Fsub.app-x~%20%C3%A9%25"
+        );
+        assert_eq!(encode("42"), "42");
     }
 }

@@ -92,14 +92,20 @@ pub fn parse_json(text: &str, file: &str) -> Result<Value, LoadError> {
                 "line {line}, column {column} holds NaN or Infinity, which JSON does not \
                  have. Write a number, or leave the value out"
             ),
-        ),
-        StrictJsonError::Syntax { message, .. } => LoadError::new(
+        )
+        .at((line, column)),
+        StrictJsonError::Syntax {
+            message,
+            line,
+            column,
+        } => LoadError::new(
             LoadErrorKind::Syntax,
             file,
             None,
             None,
             &format!("this is not valid JSON: {message}"),
-        ),
+        )
+        .at((line, column)),
     })
 }
 

@@ -3,8 +3,12 @@
 //! Every refusal while loading names the file (`suite.toml`, `cases.json`,
 //! by name only), the entry (`[suite]`, `[target]`, `[[assertions]] #2`,
 //! `#4` of the cases file, 1-based), the key when one is to blame, and the
-//! near miss when there is one. A load error always means exit 64, before
-//! any call to the target. Spec `10-suite.md` "Errors are the feature".
+//! near miss when there is one, and the place in the file as
+//! `file:line:column` ([`super::located`]). A suite with several independent
+//! problems gets them all in one [`LoadError`]: the first (in digline
+//! 0.10.0's order, so the same one 0.10.0 named) and the `further` ones,
+//! one per line. A load error always means exit 64, before any call to the
+//! target. Spec `10-suite.md` "Errors are the feature".
 
 use std::fmt;
 
@@ -52,8 +56,20 @@ pub struct LoadError {
     pub locator: Option<String>,
     /// The key, field or parameter to blame, when there is one.
     pub key: Option<String>,
-    /// The full located sentence (`suite.toml, [[assertions]] #2: …`).
+    /// The full located sentence (`suite.toml:12:1, [[assertions]] #2: …`).
     pub message: String,
+    /// The place and the further problems, when there are any (boxed: an
+    /// error stays small on the happy path's `Result`).
+    extra: Option<Box<Extra>>,
+}
+
+/// What a [`LoadError`] knows beyond its sentence.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Extra {
+    /// Where in the file (1-based line and column).
+    line_column: Option<(usize, usize)>,
+    /// The other independent problems of the same files, in load order.
+    further: Vec<LoadError>,
 }
 
 impl LoadError {
@@ -77,7 +93,63 @@ impl LoadError {
             locator: locator.map(str::to_string),
             key: key.map(str::to_string),
             message: format!("{place}: {sentence}"),
+            extra: None,
         }
+    }
+
+    /// Where in its file the problem is (1-based line and column), once placed.
+    pub fn line_column(&self) -> Option<(usize, usize)> {
+        self.extra.as_ref().and_then(|e| e.line_column)
+    }
+
+    /// The other independent problems reported with this one, in load order.
+    pub fn further(&self) -> &[LoadError] {
+        self.extra.as_ref().map_or(&[], |e| e.further.as_slice())
+    }
+
+    /// Take the further problems out (to place or rename each one).
+    pub(crate) fn take_further(&mut self) -> Vec<LoadError> {
+        self.extra
+            .as_mut()
+            .map(|e| std::mem::take(&mut e.further))
+            .unwrap_or_default()
+    }
+
+    /// Set the further problems.
+    pub(crate) fn set_further(&mut self, further: Vec<LoadError>) {
+        if !further.is_empty() || self.extra.is_some() {
+            self.extra.get_or_insert_with(Box::default).further = further;
+        }
+    }
+
+    /// The same error placed at `line:column` of its file: the message
+    /// starts `file:line:column` (`suite.toml:12:3, [[assertions]] #2: …`).
+    pub fn at(mut self, (line, column): (usize, usize)) -> LoadError {
+        if self.line_column().is_none() {
+            if let Some(rest) = self.message.strip_prefix(self.file.as_str()) {
+                self.message = format!("{}:{line}:{column}{rest}", self.file);
+            }
+            self.extra.get_or_insert_with(Box::default).line_column = Some((line, column));
+        }
+        self
+    }
+
+    /// The first of `problems` carrying the others as `further`; `None`
+    /// when there is no problem.
+    pub fn all(mut problems: Vec<LoadError>) -> Option<LoadError> {
+        if problems.is_empty() {
+            return None;
+        }
+        let mut first = problems.remove(0);
+        let mut further = first.take_further();
+        further.extend(problems);
+        first.set_further(further);
+        Some(first)
+    }
+
+    /// This error and its further ones, in order.
+    pub fn problems(&self) -> impl Iterator<Item = &LoadError> {
+        std::iter::once(self).chain(self.further().iter())
     }
 }
 
@@ -86,6 +158,13 @@ impl LoadError {
     /// (the loader locates errors in `suite.toml`; the user's file may be
     /// called `support-suite.toml`).
     pub fn in_file(mut self, name: &str) -> LoadError {
+        let from = self.file.clone();
+        let further = self
+            .take_further()
+            .into_iter()
+            .map(|e| if e.file == from { e.in_file(name) } else { e })
+            .collect();
+        self.set_further(further);
         if self.file != name {
             if let Some(rest) = self.message.strip_prefix(self.file.as_str()) {
                 self.message = format!("{name}{rest}");
@@ -96,9 +175,14 @@ impl LoadError {
     }
 }
 
+/// The first problem's sentence, then each further one on a line of its own.
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.message)?;
+        for further in self.further() {
+            write!(f, "\n{}", further.message)?;
+        }
+        Ok(())
     }
 }
 
@@ -122,6 +206,31 @@ mod tests {
         assert_eq!(err.file, "support.toml");
         let same = LoadError::new(LoadErrorKind::Invalid, "cases.json", None, None, "bad");
         assert_eq!(same.clone().in_file("cases.json"), same);
+    }
+
+    #[test]
+    fn several_problems_print_one_per_line_each_at_its_place() {
+        let one = LoadError::new(
+            LoadErrorKind::Unknown,
+            "suite.toml",
+            Some("[suite]"),
+            None,
+            "a",
+        )
+        .at((7, 1));
+        let two = LoadError::new(LoadErrorKind::Invalid, "suite.toml", Some("#2"), None, "b");
+        let three =
+            LoadError::new(LoadErrorKind::Invalid, "cases.json", Some("#2"), None, "c").at((3, 4));
+        let all = LoadError::all(vec![one, two.at((12, 3)), three])
+            .unwrap()
+            .in_file("support.toml");
+        assert_eq!(
+            all.to_string(),
+            "support.toml:7:1, [suite]: a\nsupport.toml:12:3 #2: b\ncases.json:3:4 #2: c"
+        );
+        assert_eq!(all.problems().count(), 3);
+        assert_eq!(all.line_column(), Some((7, 1)));
+        assert!(LoadError::all(Vec::new()).is_none());
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod env;
 pub mod git;
 pub mod git_objects;
 pub mod load_errors;
+pub mod located;
 pub mod logging;
 pub mod near_miss;
 pub mod provider_suite;

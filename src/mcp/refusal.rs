@@ -67,8 +67,9 @@ impl From<crate::host::runner::RunRefusal> for Refusal {
 }
 
 impl From<LoadError> for Refusal {
+    /// Every problem of the files, one per line, as the CLI prints them.
     fn from(e: LoadError) -> Refusal {
-        Refusal::new(e.message)
+        Refusal::new(e.to_string())
     }
 }
 

@@ -377,7 +377,7 @@ fn an_examples_gate_refuses_with_64_when_the_build_fails() {
         assert_eq!(ran.status.code(), Some(64), "{example}");
         assert_eq!(
             String::from_utf8_lossy(&ran.stderr),
-            format!("{example}/gate.sh: the build failed (cargo build --release {builds} exited 101), so there is no verdict: fix the build and run this again\n"),
+            format!("{example}/gate.sh: the build failed (cargo build --profile dev {builds} exited 101), so there is no verdict: fix the build and run this again\n"),
         );
     }
 }
@@ -386,7 +386,7 @@ fn an_examples_gate_refuses_with_64_when_the_build_fails() {
 fn an_examples_gate_refuses_with_64_when_its_port_is_taken() {
     let shim = cargo_shim(0);
     let target = tempfile::tempdir().unwrap();
-    let helpers = target.path().join("release/examples");
+    let helpers = target.path().join("debug/examples");
     std::fs::create_dir_all(&helpers).unwrap();
     for helper in ["quickstart-stub", "spring-stub", "rag-mock-judge"] {
         let path = helpers.join(helper);

@@ -4,8 +4,8 @@
 
 use crate::util::digline;
 
-/// The commands, as `digline --help` lists them.
-fn commands() -> Vec<String> {
+/// The commands, as `digline --help` lists them (`help` aside).
+pub fn commands() -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let help = digline(dir.path(), &["--help"]);
     assert_eq!(help.code, 0, "{}", help.stderr);

@@ -98,7 +98,7 @@ fn a_bad_suite_is_refused_with_a_located_sentence() {
             "a control character in a case id",
             GOOD_SUITE.to_string(),
             Some(r#"[{"id": "a\nNothing got worse."}]"#),
-            &["cases.json #1", "control character"],
+            &["cases.json:1:3 #1:", "control character"],
         ),
         (
             "a body reference a case cannot fill",
@@ -110,7 +110,7 @@ fn a_bad_suite_is_refused_with_a_located_sentence() {
                 r#"[{"id": "a", "vars": {"question": "q"}}, {"id": "b", "vars": {"question": "q"}}]"#,
             ),
             &[
-                "cases.json #1",
+                "cases.json:1:2 #1:",
                 "questoin",
                 "1 more case(s) too: #2",
                 "nothing was sent",
@@ -358,7 +358,7 @@ fn errors_name_the_suite_file_as_it_is_called() {
     assert_eq!(ran.code, 64);
     assert!(
         ran.stderr
-            .starts_with("digline: support.toml, [[assertions]] #1"),
+            .starts_with("digline: support.toml:17:1, [[assertions]] #1"),
         "{}",
         ran.stderr
     );
@@ -384,4 +384,61 @@ fn header_secrets_must_be_set_and_single_line() {
         assert!(ran.stderr.contains(want), "{}", ran.stderr);
         assert!(!ran.stderr.contains("X-Evil"), "the value was printed");
     }
+}
+
+/// Three independent mistakes in three sections: three located refusals in
+/// one run (the first is the one 0.10.0 named), exit 64, nothing written.
+#[test]
+fn a_suite_with_three_independent_mistakes_gets_three_located_refusals_in_one_run() {
+    let suite = r#"[suite]
+tenant = "t"
+name = "s"
+cases = "cases.json"
+samples = 1
+# a typo: the one 0.10.0 names, and not also "no `environment`"
+enviroment = "local"
+
+[[assertions]]
+type = "contains"
+needle = "Northwind"
+
+[[assertions]]
+type = "contains"
+needle = ""
+
+[target]
+type = "http"
+url = "http://127.0.0.1:9/answer"
+output_pth = "data.answer"
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), suite, Some(GOOD_CASES));
+    let ran = digline(dir.path(), &["run", "--suite", "suite.toml"]);
+    assert_eq!(
+        ran.stderr,
+        "digline: suite.toml:15:1, [[assertions]] #2, `contains`: `needle` is empty, and searching for nothing always passes\n\
+         suite.toml:7:1, [suite]: no such key `enviroment`. Did you mean `environment`?\n\
+         suite.toml:20:1, [target]: `http` has no parameter `output_pth`. Did you mean `output_path`?\n"
+    );
+    assert_eq!(ran.code, 64);
+    assert!(ran.stdout.is_empty());
+    assert!(!dir.path().join(".digline").exists());
+}
+
+/// A problem in the cases file is placed at its entry and key, beside a
+/// problem of the suite file.
+#[test]
+fn a_case_problem_is_placed_at_its_entry_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        GOOD_SUITE,
+        Some("[\n  {\"id\": \"a\"},\n  {\"id\": \"b\",\n   \"expectd\": \"x\"}\n]\n"),
+    );
+    let ran = digline(dir.path(), &["run", "--suite", "suite.toml"]);
+    assert_eq!(
+        ran.stderr,
+        "digline: cases.json:4:4 #2: no such field `expectd`. Did you mean `expected`?\n"
+    );
+    assert_eq!(ran.code, 64);
 }

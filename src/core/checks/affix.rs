@@ -6,7 +6,7 @@
 //! keeps digline 0.10.0's grammar (`the output does not starts with 'x'`);
 //! the output is never quoted.
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 use super::text::casefold;
 
 /// Judge `text`: does it start (`at_end == false`) or end with `affix`?

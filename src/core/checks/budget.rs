@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 use crate::core::pyjson::{float_repr, round6};
 use crate::core::verdict::within;
 

@@ -11,8 +11,8 @@
 
 use serde_json::Value;
 
-use super::eval::Outcome;
-use super::{output_kind, OutputKind};
+use super::kinds::{output_kind, OutputKind};
+use super::outcome::Outcome;
 use crate::core::pyvalue::python_eq;
 
 /// Judge `output` (of the accepted `kind`) against `expected`. The reasons

@@ -9,41 +9,15 @@
 //! this module turns it into a [`Verdict`] with the declared threshold and
 //! tolerance.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::outcome::Outcome;
 use super::{
     affix, budget, equals, is_json, json_schema, length, levenshtein, output_kind, pii, regex,
     text, tools, Check, DeclaredCheck, Inputs, OutputKind,
 };
 use crate::core::sampling;
 use crate::core::verdict::Verdict;
-
-/// What one check decided about one answer, before it becomes a verdict.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Outcome {
-    /// The check judged: a 0–1 score, why, and measured facts.
-    Scored {
-        /// 0–1 (rounded to 6 decimals when the verdict is built).
-        score: f64,
-        /// Why; may quote declared parameters, never the answer.
-        reason: String,
-        /// Measured facts (lengths, costs); never the answer.
-        metadata: Map<String, Value>,
-    },
-    /// The check could not judge, for this one-line reason.
-    Errored(String),
-}
-
-impl Outcome {
-    /// A binary outcome: score 1.0 when `passed`, else 0.0, no metadata.
-    pub(super) fn binary(passed: bool, reason: String) -> Outcome {
-        Outcome::Scored {
-            score: if passed { 1.0 } else { 0.0 },
-            reason,
-            metadata: Map::new(),
-        }
-    }
-}
 
 /// Judge one answer with one declared check. Never panics.
 pub(super) fn evaluate(check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
@@ -222,7 +196,7 @@ fn accepted(check: &DeclaredCheck, output: &Value) -> Result<OutputKind, String>
 mod tests {
     use super::*;
     use crate::core::checks::{pattern, LengthUnit, OutputKind};
-    use serde_json::{json, Number};
+    use serde_json::{json, Map, Number};
 
     const GOLDENS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/goldens");
 

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 use super::pydecode::{self, Failure};
 
 /// What the top level must be.

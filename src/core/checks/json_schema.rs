@@ -40,8 +40,8 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::ValidationError;
 use serde_json::{Map, Value};
 
-use super::eval::Outcome;
 use super::is_json::too_deep;
+use super::outcome::Outcome;
 use super::pydecode::{self, Failure};
 use super::search::{self, Budget};
 use crate::core::pyrepr::repr_value;

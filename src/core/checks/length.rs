@@ -9,8 +9,8 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::eval::Outcome;
-use super::LengthUnit;
+use super::kinds::LengthUnit;
+use super::outcome::Outcome;
 use crate::core::pyjson::float_repr;
 
 /// True for the 29 code points Python's `str.isspace()` accepts: U+0009–U+000D,

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 
 /// Judge `text` against `expected`. The reasons say `levenshtein` whatever
 /// the check's declared name, as 0.10.0's do.

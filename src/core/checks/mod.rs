@@ -23,8 +23,10 @@ mod eval;
 pub mod is_json;
 pub mod json_schema;
 pub mod judged;
+mod kinds;
 mod length;
 mod levenshtein;
+mod outcome;
 pub mod pattern;
 pub mod pii;
 pub mod pydecode;
@@ -34,37 +36,7 @@ mod text;
 mod tools;
 
 pub use build::{build, BuildError, BuildErrorKind};
-
-/// The kind of an answer, by its JSON shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum OutputKind {
-    /// A string.
-    Text,
-    /// A JSON object.
-    Structured,
-    /// A list of messages.
-    Conversation,
-}
-
-impl OutputKind {
-    /// The word used in `accepts` and in reasons (`text`, `structured`, `conversation`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutputKind::Text => "text",
-            OutputKind::Structured => "structured",
-            OutputKind::Conversation => "conversation",
-        }
-    }
-}
-
-/// `length`'s unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LengthUnit {
-    /// Unicode code points.
-    Characters,
-    /// Runs separated by whitespace, as Python's `str.split()` counts them.
-    Words,
-}
+pub use kinds::{output_kind, LengthUnit, OutputKind};
 
 /// A check's parameters, one variant per check type.
 ///
@@ -212,16 +184,6 @@ pub struct Inputs<'a> {
     pub latency_ms: Option<f64>,
     /// What the target reported beside the answer (`tools`, `tool_calls`).
     pub response_metadata: &'a Map<String, Value>,
-}
-
-/// The kind of an output value, or `None` for a shape that is no valid output.
-pub fn output_kind(output: &Value) -> Option<OutputKind> {
-    match output {
-        Value::String(_) => Some(OutputKind::Text),
-        Value::Object(_) => Some(OutputKind::Structured),
-        Value::Array(items) if items.iter().all(Value::is_object) => Some(OutputKind::Conversation),
-        _ => None,
-    }
 }
 
 impl DeclaredCheck {

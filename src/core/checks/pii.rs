@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 use super::pattern;
 use super::search::{self, Budget};
 

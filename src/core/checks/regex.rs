@@ -7,7 +7,7 @@
 //! text. A search that runs out of its budget (time, or the engine's
 //! backtrack limit; see [`super::search`]) is an `error`, never a miss.
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 use super::search::{self, Budget};
 
 /// Search `text` for `compiled` (declared as `pattern`). Score 1.0 on a

@@ -11,7 +11,7 @@
 //! exactly as declared (digline 0.10.0 does not escape it); the answer is
 //! never quoted.
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 
 /// Unicode full case folding of `s`, as Python's `str.casefold()`.
 pub(super) fn casefold(s: &str) -> String {

@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use super::eval::Outcome;
+use super::outcome::Outcome;
 use crate::core::pyrepr::{repr_str, str_value, type_name};
 
 /// Judge the reported calls in `response` against `expected`.

@@ -699,4 +699,6 @@ fn pair(
 }
 
 #[cfg(test)]
+pub(crate) mod golden_scenarios;
+#[cfg(test)]
 mod tests;

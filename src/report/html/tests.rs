@@ -8,28 +8,7 @@ use serde_json::json;
 
 use super::*;
 use crate::core::compare::compare;
-
-const SCENARIOS: [&str; 19] = [
-    "01-nothing-changed",
-    "02-one-flip",
-    "03-two-flips-one-improvement",
-    "04-score-drop-within-tolerance",
-    "05-score-drop-beyond-tolerance",
-    "06-drop-within-noise",
-    "07-drop-beyond-noise",
-    "08-case-errored-in-run",
-    "09-case-errored-in-baseline-only",
-    "10-new-case",
-    "11-missing-case",
-    "12-suspended-in-run",
-    "13-config-change",
-    "14-target-config-change",
-    "15-canary-moved",
-    "16-aggregate-moved",
-    "16b-aggregate-improved-by-a-flip",
-    "17-everything-at-once",
-    "18-everything-at-once-same-config",
-];
+use crate::core::compare::golden_scenarios::SCENARIOS;
 
 fn document(scenario: &str, file: &str) -> RunDocument {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -6,30 +6,9 @@ use std::path::PathBuf;
 use serde_json::{json, Map, Value};
 
 use super::*;
+use crate::core::compare::golden_scenarios::SCENARIOS;
 use crate::core::compare::{compare, exit_code};
 use crate::core::document::RunDocument;
-
-const SCENARIOS: [&str; 19] = [
-    "01-nothing-changed",
-    "02-one-flip",
-    "03-two-flips-one-improvement",
-    "04-score-drop-within-tolerance",
-    "05-score-drop-beyond-tolerance",
-    "06-drop-within-noise",
-    "07-drop-beyond-noise",
-    "08-case-errored-in-run",
-    "09-case-errored-in-baseline-only",
-    "10-new-case",
-    "11-missing-case",
-    "12-suspended-in-run",
-    "13-config-change",
-    "14-target-config-change",
-    "15-canary-moved",
-    "16-aggregate-moved",
-    "16b-aggregate-improved-by-a-flip",
-    "17-everything-at-once",
-    "18-everything-at-once-same-config",
-];
 
 fn read(scenario: &str, file: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
