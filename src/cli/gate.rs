@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use crate::core::compare::{compare, Comparison, Delta, Outcome, Scope, Side};
+use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
 use crate::core::document::{run_key, RunDocument};
 use crate::forge::comment::{self, CommentData, Section, SectionRow};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
@@ -28,6 +28,7 @@ use crate::report::cost;
 use crate::report::coverage::{self as integrity_text, IntegrityStrings};
 use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
+use crate::report::order::compare_in_suite_order;
 use crate::store::Store;
 
 use super::output::{err, errln, out, outln};
@@ -222,7 +223,8 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
     let comparison = match &baseline {
         Some(b) => {
-            let mut c = compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
+            let mut c =
+                compare_in_suite_order(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
             // Infrastructure values (`base_url`) are named, never published.
             crate::report::redact::withhold_perimeter_values(&mut c);
             Some(c)
@@ -538,7 +540,7 @@ impl Replaced {
             BaseBaseline::Replaced(old) => Some(Replaced {
                 // Another tenant's document at the base cannot be compared:
                 // the replacement is still said, without the comparison.
-                against_old: old.and_then(|o| compare(run, &o).ok()),
+                against_old: old.and_then(|o| compare_in_suite_order(run, &o).ok()),
             }),
         }
     }
@@ -566,8 +568,7 @@ impl Replaced {
         self.against_old
             .as_ref()
             .map(|old| {
-                old.deltas
-                    .iter()
+                old.listed()
                     .filter(|d| d.outcome == Outcome::Regressed)
                     .map(|d| SectionRow {
                         case: case_field(d),

@@ -117,20 +117,18 @@ fn case_field<'a>(d: &'a Delta, scope_run: &'a str) -> &'a str {
     }
 }
 
-/// The reference verdicts absent from the run, in delta order.
+/// The reference verdicts absent from the run, in listing order.
 pub fn not_in_run(comparison: &Comparison) -> Vec<&Delta> {
     comparison
-        .deltas
-        .iter()
+        .listed()
         .filter(|d| d.outcome == Outcome::Missing)
         .collect()
 }
 
-/// The verdicts new in the run, in delta order.
+/// The verdicts new in the run, in listing order.
 pub fn new_in_run(comparison: &Comparison) -> Vec<&Delta> {
     comparison
-        .deltas
-        .iter()
+        .listed()
         .filter(|d| d.outcome == Outcome::New)
         .collect()
 }

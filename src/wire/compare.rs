@@ -68,8 +68,7 @@ pub fn headline_json(comparison: &Comparison, sentence: &str) -> Value {
 /// The coverage and rule-change keys (added here, spec `40-compare.md`).
 fn add_integrity(map: &mut Map<String, Value>, comparison: &Comparison) {
     let not_in_run: Vec<Value> = comparison
-        .deltas
-        .iter()
+        .listed()
         .filter(|d| d.outcome == Outcome::Missing)
         .map(|d| {
             json!({

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Delta, Outcome, Scope};
+use super::{Delta, Outcome, PairKey, Scope};
 use crate::core::verdict::Status;
 
 /// Which rule of a check moved.
@@ -76,6 +76,9 @@ pub struct RuleChange {
     pub direction: Option<Direction>,
     /// How many case · check pairs the change touches.
     pub pairs: usize,
+    /// The first pair the change was met on (for a parameter edit, the
+    /// reference's verdict): where the change sorts in suite order.
+    pub key: PairKey,
 }
 
 /// Counts the verdicts that passed in the reference and are absent from the
@@ -124,6 +127,7 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
                     Direction::Tightened
                 }),
                 pairs: 1,
+                key: d.key.clone(),
             });
         }
         if fmt6(b.tolerance) != fmt6(a.tolerance) {
@@ -138,6 +142,7 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
                     Direction::Tightened
                 }),
                 pairs: 1,
+                key: d.key.clone(),
             });
         }
     }
@@ -176,6 +181,7 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
             after: replacement.key.assertion_id.clone(),
             direction: None,
             pairs: 1,
+            key: d.key.clone(),
         });
     }
     out
