@@ -227,6 +227,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
                 compare_in_suite_order(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
             // Infrastructure values (`base_url`) are named, never published.
             crate::report::redact::withhold_perimeter_values(&mut c);
+            spell_parameter_edits(&mut c, &args, &env, base_baseline.is_some());
             Some(c)
         }
         None => None,
@@ -524,6 +525,27 @@ fn read_base(
         Ok(found) => Ok((Some(found), None)),
         Err(p) if p.refuses => Err(CliError::Refused(p.sentence)),
         Err(p) => Ok((None, Some(p.sentence))),
+    }
+}
+
+/// With a readable base ref, each parameter edit (check id a → b) is shown
+/// as the base's `suite.toml` and this one spell it: `maximum 40 → 50`,
+/// loosened or tightened where defined. Without one, the ids stay.
+fn spell_parameter_edits(c: &mut Comparison, args: &GateArgs, env: &CiEnv, base_read: bool) {
+    if !base_read
+        || !c
+            .rule_changes
+            .iter()
+            .any(|r| r.field == crate::core::compare::RuleField::Parameters)
+    {
+        return;
+    }
+    let Some(base) = base_ref::choose(args.base_ref.as_deref(), env) else {
+        return;
+    };
+    if let Some((before, after)) = base_ref::declared_checks(&base, &args.suite.suite) {
+        let changes = std::mem::take(&mut c.rule_changes);
+        c.rule_changes = crate::core::compare::spell_parameters(changes, &before, &after);
     }
 }
 

@@ -149,10 +149,15 @@ pub fn rule_detail(change: &RuleChange, s: &IntegrityStrings) -> String {
         RuleField::Tolerance => s.rule_tolerance,
         RuleField::Parameters => s.rule_parameters,
     };
-    let mut what = fill(
-        template,
-        &[("before", &change.before), ("after", &change.after)],
-    );
+    let mut what = match &change.parameter {
+        // A parameter spelled out from the base's suite file: its key is
+        // the suite's own word, the same in every locale.
+        Some(key) => format!("{key} {} → {}", change.before, change.after),
+        None => fill(
+            template,
+            &[("before", &change.before), ("after", &change.after)],
+        ),
+    };
     if let Some(direction) = change.direction {
         what.push_str(SUMMARY_SEPARATOR);
         what.push_str(direction_word(direction, s));

@@ -865,3 +865,43 @@ fn not_in_run_order() -> Vec<(String, String)> {
     }
     out
 }
+
+#[test]
+fn a_parameter_edit_is_spelled_from_the_base_suite_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    edit(&root.join("suite.toml"), "maximum = 40", "maximum = 50");
+    edit(&root.join("suite.toml"), "max_ms = 1500", "max_ms = 1000");
+    git(root, &["commit", "-q", "-am", "the pull request"]);
+    let mut args = GATE.to_vec();
+    args.extend(["--base-ref", "HEAD^1"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "\nRules changed in this pull request:\n  length · maximum 40 → 50 · loosened\n  latency_budget · max_ms 1500 → 1000 · tightened\n\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("- length · maximum 40 → 50 · loosened\n"),
+        "{comment}"
+    );
+
+    // Without a base ref, the edit is named by its check ids.
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "\nRules changed in this pull request:\n  length · parameters changed (check id c2d7c80333b6c0ad → "
+        ),
+        "{}",
+        ran.stdout
+    );
+}

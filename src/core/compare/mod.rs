@@ -24,7 +24,10 @@ pub use config::{
     artifact_deltas, config_deltas, ArtifactDelta, ArtifactOutcome, ConfigDelta, ConfigOutcome,
     IDENTITY_FIELD,
 };
-pub use coverage::{is_uncovered_pass, Direction, RuleChange, RuleField};
+pub use coverage::{
+    is_uncovered_pass, parameter_direction, spell_parameters, DeclaredCheck, Direction, RuleChange,
+    RuleField, PARAMETER_VALUE_LIMIT,
+};
 
 use super::document::RunDocument;
 use super::exit::ExitStatus;
