@@ -43,6 +43,8 @@ mod lifecycle;
 mod mcp;
 #[path = "cli/nothing_lost.rs"]
 mod nothing_lost;
+#[path = "cli/pacing.rs"]
+mod pacing;
 #[path = "cli/providers.rs"]
 mod providers;
 #[path = "cli/quickstart.rs"]

@@ -32,7 +32,7 @@ use crate::report::order::compare_in_suite_order;
 use crate::store::Store;
 
 use super::output::{err, errln, out, outln};
-use super::run::{run_and_store, RunArgs};
+use super::run::{run_and_count, RunArgs};
 use super::{error, load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// `--publish`: where the verdict goes.
@@ -81,7 +81,7 @@ pub struct PublishArgs {
     /// A link to the report (e.g. the uploaded artifact) for the comment.
     #[arg(long, value_name = "URL")]
     pub report_url: Option<String>,
-    /// The longest rate-limit wait honoured, in seconds.
+    /// The longest wait for a server (the target, the judges, the forge), in seconds: asked for longer, the call fails at once.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     pub max_wait: u64,
 }
@@ -110,6 +110,9 @@ pub struct GateArgs {
     /// Refuse to start when the plan needs more calls than this.
     #[arg(long, value_name = "N")]
     pub max_calls: Option<usize>,
+    /// Pace the calls to a quota: requests per minute (600 or 600rpm), tokens per minute (90000tpm), or both (600rpm,90000tpm).
+    #[arg(long, value_name = "RATE", value_parser = crate::run::quota::Quota::parse)]
+    pub rate: Option<crate::run::quota::Quota>,
     /// Let the HTML report carry judge and suspension reasons (widens the boundary).
     #[arg(long)]
     pub report_payload: bool,
@@ -178,10 +181,14 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
-    // The base ref is read before anything is spent: a base named with
-    // --base-ref that cannot be read refuses (64) before the suite runs.
+    // Everything that can refuse without the run is read first: the base
+    // ref (a base named with --base-ref that cannot be read refuses), and
+    // the baseline (a corrupt one refuses before the first call is paid for).
     let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
     let (base_baseline, base_warning) = read_base(&args, &env, &baseline_path)?;
+    let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
+    let retried = crate::run::retry::Retried::default();
+    let ran = args.run.is_none();
     let (key, doc) = match &args.run {
         Some(which) => {
             let stored = store.read_run(&suite.tenant, &suite.name, which)?;
@@ -213,14 +220,15 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
                 target: None,
                 concurrency: args.concurrency,
                 max_retries: args.max_retries,
+                max_wait: args.publishing.max_wait,
+                rate: args.rate,
                 max_calls: args.max_calls,
                 resume: None,
             };
-            let (key, doc, _plan) = run_and_store(&run_args, quiet)?;
+            let (key, doc, _plan) = run_and_count(&run_args, quiet, &retried)?;
             (key, doc)
         }
     };
-    let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
     let comparison = match &baseline {
         Some(b) => {
             let mut c =
@@ -385,6 +393,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
             junit: path("junit.xml"),
             report: html.as_ref().map(|_| path("report.html")),
         },
+        retries: ran.then(|| crate::forge::outcome::retry_counts(&retried.counts())),
     };
     let mut files: Vec<(&str, String)> = vec![
         ("comment.md", comment_md.clone()),

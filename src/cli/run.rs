@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 use crate::core::document::RunDocument;
 use crate::core::pyjson::dumps_request_body;
 use crate::host::runner::{display, Prepared, RunOptions};
+use crate::run::retry::Retried;
 use crate::run::{Notifier, Plan};
 use crate::store::layout::LATEST;
 
@@ -51,6 +52,12 @@ pub struct RunArgs {
     /// Retries of a call that failed with 429, 5xx, a reset or a timeout (0 = none).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub max_retries: u32,
+    /// The longest wait for a server, in seconds: a 429 asking for longer fails that call at once; no wait is longer.
+    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+    pub max_wait: u64,
+    /// Pace the calls to a quota: requests per minute (600 or 600rpm), tokens per minute (90000tpm), or both (600rpm,90000tpm).
+    #[arg(long, value_name = "RATE", value_parser = crate::run::quota::Quota::parse)]
+    pub rate: Option<crate::run::quota::Quota>,
     /// Refuse the run if it plans more calls than this (target and judges together).
     #[arg(long, value_name = "N")]
     pub max_calls: Option<usize>,
@@ -92,6 +99,19 @@ pub(super) fn metadata(pairs: &[String]) -> Result<Map<String, Value>, CliError>
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
 pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument, Plan), CliError> {
+    run_and_count(args, quiet, &Retried::default())
+}
+
+/// [`run_and_store`], counting the retries into `retried`; prints the
+/// counts on stderr (unless `quiet`) when any call was tried again.
+///
+/// # Errors
+/// As [`run_and_store`].
+pub fn run_and_count(
+    args: &RunArgs,
+    quiet: bool,
+    retried: &Retried,
+) -> Result<(String, RunDocument, Plan), CliError> {
     if args.target.is_some() {
         return Err(CliError::usage(
             format!(
@@ -115,6 +135,9 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
         metadata,
         concurrency: args.concurrency as usize,
         max_retries: args.max_retries,
+        max_wait: std::time::Duration::from_secs(args.max_wait),
+        quota: args.rate.unwrap_or_default(),
+        retried: retried.clone(),
         resume: args.resume.clone(),
         display: display(quiet),
         announce: !quiet,
@@ -124,7 +147,13 @@ pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument
             args.suite.suite.display()
         )),
     };
-    Ok(prepared.execute(&options)?)
+    let stored = prepared.execute(&options)?;
+    if let Some(line) = retried.counts().sentence() {
+        if !quiet {
+            super::output::errln(&format!("digline: {line}"));
+        }
+    }
+    Ok(stored)
 }
 
 /// Execute `digline run`.

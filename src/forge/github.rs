@@ -11,14 +11,15 @@
 //! octocrab is async: a current-thread tokio runtime lives for one call.
 
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, UNIX_EPOCH};
 
 use octocrab::models::issues::Comment;
 use octocrab::models::CommentId;
 use octocrab::Octocrab;
 
-use super::{Posted, PublishError};
+use super::{rate_limit, Posted, PublishError};
 use crate::host::env::Secret;
+use crate::target::rate_limits::RateLimits;
 
 /// `https://api.github.com`.
 pub const DEFAULT_API: &str = "https://api.github.com";
@@ -199,15 +200,10 @@ where
                 let status = source.status_code.as_u16();
                 let wait = rate_limit_wait(&source, (target.now)());
                 match wait {
-                    Some(w) if waits < 3 && w <= target.max_wait => {
+                    Some(w) => {
+                        rate_limit::may_wait("GitHub", w, waits, target.max_wait)?;
                         waits += 1;
                         tokio::time::sleep(w).await;
-                    }
-                    Some(w) => {
-                        return Err(PublishError::RateLimited(format!(
-                            "GitHub's rate limit asks for a wait of {}s",
-                            w.as_secs()
-                        )))
                     }
                     None => {
                         return Err(match status {
@@ -251,9 +247,9 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
-/// How long a 403/429 asks us to wait, if it is a rate limit at all:
-/// `retry-after`; else `x-ratelimit-remaining: 0` until `x-ratelimit-reset`;
-/// else a 429, or a 403 whose message names a secondary rate limit, one minute.
+/// How long a 403/429 asks us to wait, if it is a rate limit at all
+/// (`super::rate_limit`): a 429, or a 403 whose message names a secondary
+/// rate limit, or whose headers say the quota is used up.
 fn rate_limit_wait(err: &octocrab::GitHubError, now: u64) -> Option<Duration> {
     let status = err.status_code.as_u16();
     if status != 403 && status != 429 {
@@ -264,17 +260,9 @@ fn rate_limit_wait(err: &octocrab::GitHubError, now: u64) -> Option<Duration> {
             .as_ref()
             .and_then(|h| h.get(name))
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(str::to_string)
     };
-    if let Some(secs) = header("retry-after") {
-        return Some(Duration::from_secs(secs));
-    }
-    if header("x-ratelimit-remaining") == Some(0) {
-        let reset = header("x-ratelimit-reset").unwrap_or(now + 60);
-        return Some(Duration::from_secs(reset.saturating_sub(now).max(1)));
-    }
-    if status == 429 || err.message.to_ascii_lowercase().contains("rate limit") {
-        return Some(Duration::from_secs(60));
-    }
-    None
+    let limits = RateLimits::read(&header, UNIX_EPOCH + Duration::from_secs(now));
+    let throttled = status == 429 || err.message.to_ascii_lowercase().contains("rate limit");
+    rate_limit::wait(&limits, throttled)
 }

@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{Posted, PublishError};
+use super::{rate_limit, Posted, PublishError};
 use crate::host::env::Secret;
+use crate::target::rate_limits::RateLimits;
 
 /// Where the note goes.
 #[derive(Clone, Debug)]
@@ -229,20 +230,13 @@ fn call(
                 .filter(|v| !v.is_empty())
         };
         if status == 429 {
-            let wait = Duration::from_secs(
-                header("retry-after")
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(60),
-            );
-            if waits < 3 && wait <= target.max_wait {
+            let limits = RateLimits::read(&header, std::time::SystemTime::now());
+            if let Some(wait) = rate_limit::wait(&limits, true) {
+                rate_limit::may_wait("GitLab", wait, waits, target.max_wait)?;
                 waits += 1;
                 std::thread::sleep(wait);
                 continue;
             }
-            return Err(PublishError::RateLimited(format!(
-                "GitLab's rate limit asks for a wait of {}s",
-                wait.as_secs()
-            )));
         }
         let next = header("x-next-page");
         let text = response

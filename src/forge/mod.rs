@@ -14,6 +14,7 @@ pub mod github;
 pub mod gitlab;
 pub mod junit;
 pub mod outcome;
+pub mod rate_limit;
 
 use std::time::Duration;
 
@@ -183,9 +184,9 @@ fn sentence(forge: &str, err: &PublishError) -> String {
             "the comment was not posted: {forge} refused the body ({s}{}); the verdict is unchanged",
             if msg.is_empty() { String::new() } else { format!(": {}", escape::one_line(msg)) }
         ),
-        PublishError::RateLimited(what) => format!(
-            "the comment was not posted: {what}, longer than digline waits; the verdict is unchanged"
-        ),
+        PublishError::RateLimited(what) => {
+            format!("the comment was not posted: {what}; the verdict is unchanged")
+        }
         PublishError::Other(what) => {
             format!("the comment was not posted: {what}; the verdict is unchanged")
         }

@@ -22,6 +22,7 @@
 //! | `marker` | string | the hidden marker that finds the comment again |
 //! | `baseline_changed` | bool | the pull request replaces the baseline file (known from the base ref) |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
+//! | `retries` | object, absent with `--run` | when the gate ran the suite: `calls` (calls tried more than once), retries by reason (`rate_limited`, `server_error`, `connection`) and `waits_refused` (calls failed at once: the asked wait was over `--max-wait`); counts only |
 
 use std::collections::BTreeMap;
 
@@ -144,6 +145,26 @@ pub struct Outcome {
     pub baseline_changed: bool,
     /// The files written.
     pub paths: Paths,
+    /// Retry counts of the run the gate made (absent when it gated a stored run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<BTreeMap<String, u64>>,
+}
+
+/// The `retries` object: every key present, zeros included.
+pub fn retry_counts(counts: &crate::run::retry::RetryCounts) -> BTreeMap<String, u64> {
+    use crate::target::failure::RetryReason;
+    let mut out = BTreeMap::new();
+    out.insert("calls".to_string(), counts.calls);
+    for reason in [
+        RetryReason::RateLimited,
+        RetryReason::ServerError,
+        RetryReason::Connection,
+    ] {
+        let n = counts.retries.get(&reason).copied().unwrap_or(0);
+        out.insert(reason.as_str().to_string(), n);
+    }
+    out.insert("waits_refused".to_string(), counts.waits_refused);
+    out
 }
 
 fn english() -> String {

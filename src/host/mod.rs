@@ -12,6 +12,7 @@ pub mod cases;
 pub mod ci_tokens;
 pub mod clock;
 pub mod crlf;
+pub mod endpoints;
 pub mod env;
 pub mod git;
 pub mod git_objects;

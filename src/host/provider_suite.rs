@@ -4,8 +4,9 @@
 //! Keys (python-input.md §4.2): `provider` (`anthropic/<model>`,
 //! `openai/<model>`), `prompt_file`, `max_tokens` (≥ 1) mandatory;
 //! `system` or `system_file` (not both), `temperature`, `timeout`
-//! (seconds, default 60; an extension) and `[target.pricing]` for both;
-//! Anthropic also `prefill`; OpenAI also `base_url`, `response_format`,
+//! (seconds, default 60; an extension), `base_url` (an extension for
+//! Anthropic; `host::endpoints`) and `[target.pricing]` for both;
+//! Anthropic also `prefill`; OpenAI also `response_format`,
 //! `token_param` (`auto`, `max_tokens`, `max_completion_tokens`) and
 //! `extra_body`. Template files are read (UTF-8) at load, relative to the
 //! suite file and inside the root. No key is read at load: a suite loads
@@ -27,6 +28,7 @@ const AT: Option<&str> = Some("[target]");
 
 /// Keys every provider takes.
 const COMMON_KEYS: &[&str] = &[
+    "base_url",
     "max_tokens",
     "pricing",
     "prompt_file",
@@ -42,9 +44,7 @@ fn keys_of(kind: Option<ProviderKind>) -> Vec<&'static str> {
     let mut keys: Vec<&str> = COMMON_KEYS.to_vec();
     match kind {
         Some(ProviderKind::Anthropic) => keys.push("prefill"),
-        Some(ProviderKind::OpenAi) => {
-            keys.extend(["base_url", "extra_body", "response_format", "token_param"])
-        }
+        Some(ProviderKind::OpenAi) => keys.extend(["extra_body", "response_format", "token_param"]),
         None => {}
     }
     keys.sort_unstable();
@@ -146,6 +146,7 @@ fn pricing(table: &toml::Table) -> Result<Option<Price>, LoadError> {
     };
     const KEYS: &[&str] = &[
         "cache_read_per_mtok",
+        "cache_write_1h_per_mtok",
         "cache_write_per_mtok",
         "input_per_mtok",
         "output_per_mtok",
@@ -195,6 +196,7 @@ fn pricing(table: &toml::Table) -> Result<Option<Price>, LoadError> {
         output_per_mtok: rate("output_per_mtok", true)?.unwrap_or(0.0),
         cache_read_per_mtok: rate("cache_read_per_mtok", false)?,
         cache_write_per_mtok: rate("cache_write_per_mtok", false)?,
+        cache_write_1h_per_mtok: rate("cache_write_1h_per_mtok", false)?,
     }))
 }
 
@@ -295,27 +297,7 @@ pub fn provider_target(
         };
     let base_url = string(table, "base_url")?;
     if let Some(url) = &base_url {
-        let ok = url
-            .split_once("://")
-            .is_some_and(|(s, _)| s == "http" || s == "https")
-            && crate::target::http::endpoint_host(url).is_some();
-        if !ok {
-            return Err(invalid(
-                "base_url",
-                "`base_url` has to be an http:// or https:// address with a host (the value is \
-                 not repeated here)"
-                    .to_string(),
-            ));
-        }
-        if url.contains('@') {
-            return Err(err(
-                LoadErrorKind::Credential,
-                AT,
-                Some("base_url"),
-                "`base_url` carries userinfo, a credential, and a suite file gets committed. The \
-                 key comes from OPENAI_API_KEY",
-            ));
-        }
+        super::endpoints::check_base_url(AT, url, kind)?;
     }
     let response_format = json_table(table, "response_format")?.map(Value::Object);
     let token_param = match string(table, "token_param")?.as_deref() {
@@ -433,9 +415,9 @@ mod tests {
                 "there is no provider 'antropic'",
             ),
             (
-                "provider = \"anthropic/m\"\nbase_url = \"http://x\"",
-                LoadErrorKind::Unknown,
-                "`anthropic` has no parameter `base_url`",
+                "provider = \"anthropic/m\"\nbase_url = \"http://u:k@x\"",
+                LoadErrorKind::Credential,
+                "The key comes from ANTHROPIC_API_KEY",
             ),
             (
                 "provider = \"openai/m\"\nprefil = \"{\"",

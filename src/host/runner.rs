@@ -69,6 +69,12 @@ pub struct RunOptions {
     pub concurrency: usize,
     /// Retries of a transient failure (0 = none).
     pub max_retries: u32,
+    /// `--max-wait`: the longest wait for a server (longer asked: the call fails at once).
+    pub max_wait: Duration,
+    /// `--rate`: the quota the calls are paced to (already this shard's share).
+    pub quota: crate::run::quota::Quota,
+    /// Where the retries are counted; the caller keeps a clone to read them.
+    pub retried: crate::run::retry::Retried,
     /// `--resume [KEY]`: finish an unfinished run (`latest` or a key).
     pub resume: Option<String>,
     /// How progress is shown.
@@ -84,6 +90,10 @@ pub struct RunOptions {
 
 /// The target, built: HTTP (headers expanded) or a provider (endpoint and
 /// key from the environment).
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one value per run, never moved in a loop"
+)]
 enum Built {
     Http(HttpTarget),
     Provider(ProviderTarget),
@@ -134,7 +144,7 @@ pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>)
         .filter_map(|c| c.judge_coordinate())
         .collect();
     let judges = Judges::new(coordinates, |kind| {
-        provider_suite::endpoint(kind, None, &env)
+        host::endpoints::judge_endpoint(kind, &env)
     })
     .map_err(RunRefusal::Refused)?;
     let problems = judges
@@ -245,12 +255,17 @@ impl Prepared {
             concurrency: options.concurrency,
             retry: RetryPolicy {
                 max_retries: options.max_retries,
+                max_wait: options.max_wait,
                 ..RetryPolicy::default()
             },
             display: options.display,
             notices: options.notices.clone(),
             seed: host::clock::seed(),
+            quota: options.quota,
+            retried: options.retried.clone(),
         };
+        // One run, one writer: the journal's lock is held to the end.
+        let mut held_lock = None;
         let (ctx, prior, key, leg) = match &options.resume {
             None => {
                 let key = run_key(&fresh.created_at, &loaded.suite.config_hash());
@@ -273,6 +288,9 @@ impl Prepared {
                         value: key,
                     }
                     .into());
+                }
+                if store.pending_keys(tenant, suite_name)?.contains(&key) {
+                    held_lock = Some(store.lock_run(tenant, suite_name, &key)?);
                 }
                 let stored = store
                     .runs_dir(tenant, suite_name)?
@@ -351,6 +369,12 @@ impl Prepared {
         };
         let header = journal::header(&loaded.suite, &ctx, leg);
         let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
+        // A fresh run's key is new: nobody can resume it before its first
+        // leg exists, so its lock is taken right after.
+        let held_lock = match held_lock {
+            Some(lock) => lock,
+            None => store.lock_run(tenant, suite_name, &key)?,
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let finishing = Arc::new(AtomicBool::new(false));
         if let Some(hint) = &options.resume_hint_on_signal {
@@ -397,6 +421,7 @@ impl Prepared {
         }
         let key = store.write_run(&doc)?;
         store.remove_journal(tenant, suite_name, &key)?;
+        drop(held_lock);
         Ok((key, doc, plan))
     }
 }

@@ -355,6 +355,9 @@ fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Valu
         metadata: Map::new(),
         concurrency: CONCURRENCY,
         max_retries: RetryPolicy::default().max_retries,
+        max_wait: RetryPolicy::default().max_wait,
+        quota: crate::run::quota::Quota::default(),
+        retried: crate::run::retry::Retried::default(),
         resume: None,
         // stdout is the protocol and nobody reads stderr: no progress, no plan lines.
         display: Display::Quiet,

@@ -35,7 +35,8 @@ use serde_json::{json, Map, Value};
 use super::journal::{Prior, Recorder};
 use super::notice::Notifier;
 use super::progress::{Display, Progress};
-use super::retry::{retrying, RetryPolicy, Throttle};
+use super::quota::{Pacer, Quota};
+use super::retry::{retrying, Retried, RetryPolicy, Throttle};
 use crate::core::aggregate::{self, CaseOutcome};
 use crate::core::checks::judged::JudgeRequest;
 use crate::core::checks::{output_kind, Check, DeclaredCheck, Inputs};
@@ -49,6 +50,7 @@ use crate::target::http::{HttpTarget, Response};
 use crate::target::judge::{JudgeAnswer, Judges};
 use crate::target::mask::{mask_text, mask_value};
 use crate::target::provider::ProviderTarget;
+use crate::target::rate_limits::Meter;
 
 /// Something that answers a case: the HTTP target, a provider, or a fake.
 pub trait Ask: Sync {
@@ -72,6 +74,12 @@ pub trait Ask: Sync {
     /// A resumed run: hold later answers to the configuration (a
     /// `target_config`) the run's earlier answers reported.
     fn resume_config(&self, _target_config: &Map<String, Value>) {}
+
+    /// What the target's calls report to the pacer (tokens, exhausted
+    /// quotas), when it is a provider.
+    fn meter(&self) -> Option<std::sync::Arc<Meter>> {
+        None
+    }
 
     /// The secrets masked in what is kept of the answers (journal, run
     /// document, reasons); the checks grade the answers unmasked.
@@ -109,6 +117,10 @@ impl Ask for ProviderTarget {
         ProviderTarget::target_config(self)
     }
 
+    fn meter(&self) -> Option<std::sync::Arc<Meter>> {
+        Some(std::sync::Arc::clone(self.meter()))
+    }
+
     fn secrets(&self) -> Vec<String> {
         ProviderTarget::secrets(self)
     }
@@ -126,6 +138,11 @@ pub trait Judge: Sync {
     /// The run's `judge_config` (`{}` without judges).
     fn judge_config(&self) -> Map<String, Value>;
 
+    /// What the judges' calls report to the pacer.
+    fn meters(&self) -> Vec<std::sync::Arc<Meter>> {
+        Vec::new()
+    }
+
     /// The secrets masked in what is kept of the judges' replies.
     fn secrets(&self) -> Vec<String> {
         Vec::new()
@@ -142,6 +159,13 @@ impl Judge for Judges {
 
     fn judge_config(&self) -> Map<String, Value> {
         self.config()
+    }
+
+    fn meters(&self) -> Vec<std::sync::Arc<Meter>> {
+        self.clients()
+            .iter()
+            .map(|c| std::sync::Arc::clone(c.meter()))
+            .collect()
     }
 
     fn secrets(&self) -> Vec<String> {
@@ -189,6 +213,10 @@ pub struct RunContext {
     pub notices: Notifier,
     /// Seeds the retry jitter (any value; the caller may use the clock).
     pub seed: u64,
+    /// `--rate`: the quota the calls are paced to (unlimited by default).
+    pub quota: Quota,
+    /// Where the retries are counted (a handle the caller may keep).
+    pub retried: Retried,
 }
 
 /// Why a run could not be executed at all.
@@ -323,7 +351,12 @@ pub fn execute_journaled(
         target,
         judge,
         retry: ctx.retry,
-        throttle: Throttle::new(ctx.concurrency, ctx.seed),
+        throttle: Throttle::new(ctx.concurrency, ctx.seed)
+            .with_retried(ctx.retried.clone())
+            .with_pacer(Pacer::new(
+                ctx.quota,
+                target.meter().into_iter().chain(judge.meters()).collect(),
+            )),
         progress: Progress::new(asked, ctx.display, ctx.notices.clone()),
         prior,
         recorder,
@@ -617,7 +650,11 @@ fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
     }
     let to_ask = |c: &Case| c.suspended.is_none() && svc.prior.graded(&c.id, samples).is_none();
     if let Some(first) = suite.cases.iter().position(to_ask) {
+        // The first case holds a place in the pool too: a throttled retry
+        // gives its place back while it waits (`retry::retrying`).
+        svc.throttle.enter();
         let outcome = run_case(suite, &suite.cases[first], svc);
+        svc.throttle.leave();
         if let Ok(mut slot) = slots[first].lock() {
             *slot = outcome;
         }

@@ -14,6 +14,7 @@ pub mod notice;
 pub mod plan;
 pub mod preflight;
 pub mod progress;
+pub mod quota;
 pub mod rejudge;
 pub mod retry;
 

@@ -2,24 +2,36 @@
 //!
 //! A transient failure (429, 5xx, a reset, a timeout) is tried again up to
 //! `--max-retries` times (default 4; 0 = never). Before attempt *n* + 1 the
-//! worker waits the server's `Retry-After` when it gave one, else a capped
-//! exponential backoff with jitter: a random time in [d/2, d] with
-//! d = min(cap, base · 2ⁿ). A permanent failure is not retried. An
-//! exhausted retry is the last cause with how many attempts were made —
-//! recorded as an `error` verdict, never a fail.
+//! worker waits the server's asked wait when it gave one (`Retry-After` and
+//! its relatives, read by `target::rate_limits`), else a capped exponential
+//! backoff with jitter: a random time in [d/2, d] with d = min(cap, base ·
+//! 2ⁿ). An asked wait shorter than the first backoff step (`Retry-After:
+//! 0` above all) is no hint: the backoff applies. An asked wait longer than
+//! `--max-wait` fails that call at once, with a sentence naming both; no
+//! wait is ever longer than `--max-wait`. A 429 with a named wait that
+//! comes while other calls of the pool are being answered (since this call
+//! was last refused) uses up no retry: the quota is in use, not broken, and
+//! the call lost a race for it — so behind a per-minute limit every case
+//! finishes; with nothing answered, the retries run out as usual. A
+//! permanent failure is not retried. An exhausted retry is the last cause — recorded as an `error`
+//! verdict, never a fail. Every retry is counted by its reason
+//! ([`Retried`]): counts only, never a cause or a payload.
 //!
 //! The [`Throttle`] is shared by the pool. A 429 (or 529) sets a pool-wide
 //! pause (every worker waits it out before its next attempt) and halves the
-//! number of cases in flight, at most once per pause; every run of
+//! number of cases in flight, at most once per pause — retries included:
+//! a throttled call leaves the pool while it waits and re-enters after; every run of
 //! successes as long as the current limit raises it by one again, up to
 //! `--concurrency`. So repeated 429s slow the pool down and it recovers
 //! when they stop.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::target::failure::Failure;
+use super::quota::Pacer;
+use crate::target::failure::{Failure, RetryReason};
 
 /// How failed attempts are retried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,16 +42,125 @@ pub struct RetryPolicy {
     pub base: Duration,
     /// The longest backoff.
     pub cap: Duration,
+    /// The longest wait (`--max-wait`): a server asking for more fails the
+    /// call at once.
+    pub max_wait: Duration,
 }
 
+/// `--max-wait`'s default: 120 s.
+pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(120);
+
 impl Default for RetryPolicy {
-    /// 4 retries, 0.5 s doubling to at most 30 s.
+    /// 4 retries, 0.5 s doubling to at most 30 s, waits of at most 120 s.
     fn default() -> RetryPolicy {
         RetryPolicy {
             max_retries: 4,
             base: Duration::from_millis(500),
             cap: Duration::from_secs(30),
+            max_wait: DEFAULT_MAX_WAIT,
         }
+    }
+}
+
+/// A duration as the sentences print it: `86400 s`, `0.25 s`.
+pub fn seconds_text(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        let text = format!("{:.3}", d.as_secs_f64());
+        format!("{} s", text.trim_end_matches('0'))
+    }
+}
+
+/// The sentence for an asked wait over the limit, after `who`'s cause
+/// (`h:1 could not be called: HTTP Error 429: Too Many Requests`, `GitHub's
+/// rate limit`).
+pub fn wait_too_long(who: &str, asked: Duration, limit: Duration) -> String {
+    format!(
+        "{who} asked for a wait of {}, longer than the longest wait allowed (--max-wait {}), so digline did not wait",
+        seconds_text(asked),
+        seconds_text(limit)
+    )
+}
+
+/// How many calls were tried again, and why: counts only. Cheap to clone
+/// (the clones share the counts), so the caller can keep one and read it
+/// after the run.
+#[derive(Clone, Debug, Default)]
+pub struct Retried {
+    counts: Arc<Mutex<RetryCounts>>,
+}
+
+/// The counts a [`Retried`] holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RetryCounts {
+    /// Calls tried more than once.
+    pub calls: u64,
+    /// Retries by reason.
+    pub retries: BTreeMap<RetryReason, u64>,
+    /// Calls failed at once because the server asked for a wait longer than `--max-wait`.
+    pub waits_refused: u64,
+}
+
+impl Retried {
+    /// The counts so far.
+    pub fn counts(&self) -> RetryCounts {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn note(&self, first_retry: bool, reason: RetryReason) {
+        let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        if first_retry {
+            c.calls += 1;
+        }
+        *c.retries.entry(reason).or_insert(0) += 1;
+    }
+
+    fn refused_wait(&self) {
+        self.counts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .waits_refused += 1;
+    }
+}
+
+impl RetryCounts {
+    /// Retries of every reason.
+    pub fn total(&self) -> u64 {
+        self.retries.values().sum()
+    }
+
+    /// One line for stderr, or `None` when nothing was retried or refused:
+    /// `12 call(s) were tried again (15 retries: rate_limited 14, server_error 1); 1 call(s) failed at once: the asked wait was over --max-wait`.
+    pub fn sentence(&self) -> Option<String> {
+        if self.calls == 0 && self.waits_refused == 0 {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if self.calls > 0 {
+            let why = self
+                .retries
+                .iter()
+                .map(|(r, n)| format!("{} {n}", r.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            parts.push(format!(
+                "{} call(s) were tried again ({} retries: {why})",
+                self.calls,
+                self.total()
+            ));
+        }
+        if self.waits_refused > 0 {
+            parts.push(format!(
+                "{} call(s) failed at once: the asked wait was over --max-wait",
+                self.waits_refused
+            ));
+        }
+        Some(parts.join("; "))
     }
 }
 
@@ -59,6 +180,8 @@ pub struct Throttle {
     state: Mutex<Pace>,
     wake: Condvar,
     seed: AtomicU64,
+    pacer: Option<Pacer>,
+    retried: Retried,
 }
 
 #[derive(Debug)]
@@ -66,6 +189,7 @@ struct Pace {
     limit: usize,
     active: usize,
     streak: usize,
+    answered: u64,
     paused_until: Option<Instant>,
     throttled_total: u64,
 }
@@ -80,12 +204,32 @@ impl Throttle {
                 limit: max,
                 active: 0,
                 streak: 0,
+                answered: 0,
                 paused_until: None,
                 throttled_total: 0,
             }),
             wake: Condvar::new(),
             seed: AtomicU64::new(seed | 1),
+            pacer: None,
+            retried: Retried::default(),
         }
+    }
+
+    /// Pace every attempt with `pacer` (`--rate`, the servers' reported limits).
+    pub fn with_pacer(mut self, pacer: Pacer) -> Throttle {
+        self.pacer = Some(pacer);
+        self
+    }
+
+    /// Count retries into `retried` (a handle the caller keeps).
+    pub fn with_retried(mut self, retried: Retried) -> Throttle {
+        self.retried = retried;
+        self
+    }
+
+    /// The retry counts so far.
+    pub fn retried(&self) -> RetryCounts {
+        self.retried.counts()
     }
 
     fn pace(&self) -> std::sync::MutexGuard<'_, Pace> {
@@ -95,6 +239,11 @@ impl Throttle {
     /// The current limit on cases in flight.
     pub fn limit(&self) -> usize {
         self.pace().limit
+    }
+
+    /// How many calls the pool has had answered so far.
+    pub fn answered(&self) -> u64 {
+        self.pace().answered
     }
 
     /// How many throttled answers (429/529) the pool has seen.
@@ -124,7 +273,7 @@ impl Throttle {
         self.wake.notify_all();
     }
 
-    /// Wait out a pool-wide pause, if one is set.
+    /// Wait out a pool-wide pause, if one is set, then the pacer's turn.
     pub fn wait_turn(&self) {
         let until = self.pace().paused_until;
         if let Some(until) = until {
@@ -132,6 +281,9 @@ impl Throttle {
             if until > now {
                 std::thread::sleep(until - now);
             }
+        }
+        if let Some(pacer) = &self.pacer {
+            pacer.take_turn();
         }
     }
 
@@ -162,6 +314,7 @@ impl Throttle {
     fn succeeded(&self) {
         let mut pace = self.pace();
         pace.streak += 1;
+        pace.answered += 1;
         if pace.limit < self.max && pace.streak >= pace.limit {
             pace.limit += 1;
             pace.streak = 0;
@@ -189,7 +342,8 @@ impl Throttle {
 /// # Errors
 /// The cause of the last failure, word for word (so a recorded reason reads
 /// as digline 0.10.0's for the same failure); how many attempts were made
-/// is logged at info level.
+/// is logged at info level. A server asking for a wait over
+/// `policy.max_wait`: the cause and [`wait_too_long`]'s sentence.
 pub fn retrying<T>(
     policy: &RetryPolicy,
     throttle: &Throttle,
@@ -197,6 +351,8 @@ pub fn retrying<T>(
     mut attempt: impl FnMut() -> Result<T, Failure>,
 ) -> Result<T, String> {
     let mut retry = 0u32;
+    let mut again = 0u32;
+    let mut mark = throttle.answered();
     loop {
         throttle.wait_turn();
         match attempt() {
@@ -208,30 +364,62 @@ pub fn retrying<T>(
                 let Some(transient) = failure.transient else {
                     return Err(failure.cause);
                 };
-                if retry >= policy.max_retries {
+                // Below the first step (`Retry-After: 0`) is no hint.
+                let asked = transient.retry_after.filter(|d| *d >= policy.base);
+                // Refused with a named wait while other calls were answered
+                // since this one was last refused: the quota is in use, not
+                // broken, so this refusal uses up no retry. (Every free
+                // retry needs another call answered, so this ends.)
+                let answered = throttle.answered();
+                let free = transient.throttled && asked.is_some() && answered > mark;
+                mark = answered;
+                if !free && retry >= policy.max_retries {
                     if retry > 0 {
                         tracing::info!(
                             call = what,
-                            attempts = retry + 1,
+                            attempts = again + 1,
                             "gave up: the retries ran out"
                         );
                     }
                     return Err(failure.cause);
                 }
+                if let Some(asked) = asked.filter(|d| *d > policy.max_wait) {
+                    throttle.retried.refused_wait();
+                    return Err(format!(
+                        "{}; {}",
+                        failure.cause,
+                        wait_too_long("the server", asked, policy.max_wait)
+                    ));
+                }
                 let backoff = policy.backoff(retry);
                 let jittered = backoff.mul_f64(0.5 + 0.5 * throttle.jitter());
-                let wait = transient.retry_after.unwrap_or(jittered);
+                let wait = asked.unwrap_or(jittered).min(policy.max_wait);
+                throttle.retried.note(again == 0, transient.reason());
                 if transient.throttled {
                     throttle.throttle(wait);
                 }
+                // A throttled call gives its place in the pool back while it
+                // waits and takes one again after, so the halved limit bounds
+                // the retries too: after a pause, not every waiting call
+                // comes back at once.
+                let regate = transient.throttled;
+                if regate {
+                    throttle.leave();
+                }
                 tracing::debug!(
                     call = what,
-                    retry = retry + 1,
+                    retry = again + 1,
                     wait_ms = wait.as_millis() as u64,
                     "retrying after a transient failure"
                 );
                 std::thread::sleep(wait);
-                retry += 1;
+                if regate {
+                    throttle.enter();
+                }
+                again += 1;
+                if !free {
+                    retry += 1;
+                }
             }
         }
     }
@@ -247,6 +435,7 @@ mod tests {
             max_retries,
             base: Duration::from_millis(1),
             cap: Duration::from_millis(4),
+            max_wait: Duration::from_secs(1),
         }
     }
 
@@ -306,6 +495,157 @@ mod tests {
         assert!(got.is_ok());
         assert!(started.elapsed() >= Duration::from_millis(120));
         assert_eq!(throttle.throttled(), 1);
+    }
+
+    /// A 429 asking for a day fails at once, naming the wait and the limit
+    /// (0.10.0 and the first Rust releases clamped it to 120 s and retried).
+    #[test]
+    fn a_wait_over_the_limit_fails_at_once() {
+        let throttle = Throttle::new(4, 1);
+        let n = Cell::new(0);
+        let started = Instant::now();
+        let policy = RetryPolicy {
+            max_wait: Duration::from_secs(120),
+            ..quick(4)
+        };
+        let got = retrying(&policy, &throttle, "c", || {
+            n.set(n.get() + 1);
+            Err::<(), _>(Failure::from_status(
+                429,
+                "h:1 could not be called: HTTP Error 429: Too Many Requests".into(),
+                Some(Duration::from_secs(86400)),
+            ))
+        });
+        assert_eq!(
+            got.unwrap_err(),
+            "h:1 could not be called: HTTP Error 429: Too Many Requests; the server asked for a wait of 86400 s, longer than the longest wait allowed (--max-wait 120 s), so digline did not wait"
+        );
+        assert_eq!(n.get(), 1);
+        assert!(started.elapsed() < Duration::from_secs(1));
+        let counts = throttle.retried();
+        assert_eq!((counts.calls, counts.waits_refused), (0, 1));
+    }
+
+    /// `Retry-After: 0` (or anything below the first step) is no hint: the
+    /// retries back off as without one.
+    #[test]
+    fn a_zero_wait_is_no_hint() {
+        let policy = RetryPolicy {
+            max_retries: 3,
+            base: Duration::from_millis(40),
+            cap: Duration::from_secs(1),
+            max_wait: Duration::from_secs(120),
+        };
+        for asked in [Duration::ZERO, Duration::from_millis(10)] {
+            let throttle = Throttle::new(4, 1);
+            let n = Cell::new(0);
+            let started = Instant::now();
+            let got = retrying(&policy, &throttle, "c", || {
+                n.set(n.get() + 1);
+                if n.get() <= 3 {
+                    Err(Failure::from_status(429, "429".into(), Some(asked)))
+                } else {
+                    Ok(())
+                }
+            });
+            assert!(got.is_ok());
+            // jittered backoffs of at least 20 + 40 + 80 ms
+            assert!(
+                started.elapsed() >= Duration::from_millis(140),
+                "{asked:?}: {:?}",
+                started.elapsed()
+            );
+        }
+    }
+
+    /// No wait is longer than `--max-wait`, the backoff's included.
+    #[test]
+    fn max_wait_bounds_the_backoff() {
+        let policy = RetryPolicy {
+            max_retries: 2,
+            base: Duration::from_secs(10),
+            cap: Duration::from_secs(30),
+            max_wait: Duration::from_millis(20),
+        };
+        let throttle = Throttle::new(4, 1);
+        let started = Instant::now();
+        let got = retrying(&policy, &throttle, "c", || {
+            Err::<(), _>(Failure::transient("reset", None, false))
+        });
+        assert_eq!(got.unwrap_err(), "reset");
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn retries_are_counted_by_reason() {
+        let throttle = Throttle::new(4, 1);
+        let fails = [
+            Failure::from_status(429, "a".into(), None),
+            Failure::from_status(503, "b".into(), None),
+            Failure::transient("c", None, false),
+        ];
+        let n = Cell::new(0usize);
+        let got = retrying(&quick(4), &throttle, "c", || {
+            let i = n.get();
+            n.set(i + 1);
+            fails.get(i).cloned().map_or(Ok(()), Err)
+        });
+        assert!(got.is_ok());
+        let n = Cell::new(0usize);
+        let _ = retrying(&quick(4), &throttle, "d", || {
+            n.set(n.get() + 1);
+            if n.get() == 1 {
+                Err(Failure::from_status(429, "a".into(), None))
+            } else {
+                Ok(())
+            }
+        });
+        let counts = throttle.retried();
+        assert_eq!(counts.calls, 2);
+        assert_eq!(counts.total(), 4);
+        assert_eq!(
+            counts.sentence().unwrap(),
+            "2 call(s) were tried again (4 retries: rate_limited 2, server_error 1, connection 1)"
+        );
+        assert_eq!(RetryCounts::default().sentence(), None);
+        assert_eq!(seconds_text(Duration::from_millis(250)), "0.25 s");
+        assert_eq!(seconds_text(Duration::from_secs(60)), "60 s");
+    }
+
+    /// A named wait refused while the pool gets answers uses up no retry;
+    /// refused with nothing answered, the retries run out as before.
+    #[test]
+    fn refusals_while_others_are_answered_use_up_no_retry() {
+        let throttle = Throttle::new(4, 1);
+        let n = Cell::new(0);
+        let got = retrying(&quick(1), &throttle, "c", || {
+            n.set(n.get() + 1);
+            if n.get() <= 6 {
+                // another call of the pool was answered meanwhile
+                throttle.succeeded();
+                Err(Failure::from_status(
+                    429,
+                    "429".into(),
+                    Some(Duration::from_millis(2)),
+                ))
+            } else {
+                Ok(())
+            }
+        });
+        assert!(got.is_ok());
+        assert_eq!(n.get(), 7);
+        let throttle = Throttle::new(4, 1);
+        let n = Cell::new(0);
+        let got = retrying(&quick(1), &throttle, "c", || {
+            n.set(n.get() + 1);
+            Err::<(), _>(Failure::from_status(
+                429,
+                "429".into(),
+                Some(Duration::from_millis(2)),
+            ))
+        });
+        assert_eq!(got.unwrap_err(), "429");
+        assert_eq!(n.get(), 2);
     }
 
     #[test]

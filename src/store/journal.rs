@@ -14,6 +14,14 @@
 //! never appended to again. When the run document is written, every leg
 //! goes and `.pending/` too if it is empty.
 //!
+//! One run, one writer: the process that writes a run's journal holds an
+//! advisory lock on `.pending/<key>.lock` (which holds its process id) for
+//! as long as it runs ([`Store::lock_run`]); a second process — a `run
+//! --resume` while the run is still going — is refused in one sentence
+//! naming the live process, instead of asking the unanswered cases again
+//! in parallel. The operating system drops the lock when the process ends
+//! however it ends, so a killed run never leaves a lock that blocks a resume.
+//!
 //! This module knows files and lines; what the records mean is
 //! `run::journal`'s business.
 
@@ -122,7 +130,55 @@ pub struct Records {
     pub torn: u32,
 }
 
+/// The lock of a run being written: held until dropped (or the process ends).
+#[derive(Debug)]
+pub struct RunLock {
+    _file: File,
+}
+
 impl Store {
+    /// Take the lock of run `key` (see the module doc), creating
+    /// `.pending/` if needed, and write this process's id into it.
+    ///
+    /// # Errors
+    /// [`StoreError::Journal`] when another process holds it, naming that
+    /// process; [`StoreError::Io`] when the lock file cannot be opened or locked.
+    pub fn lock_run(&self, tenant: &str, suite: &str, key: &str) -> Result<RunLock, StoreError> {
+        let dir = self.pending_dir(tenant, suite)?;
+        std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+        let path = dir.join(lock_name(key)?);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| StoreError::io(&path, e))?;
+        match fs4::FileExt::try_lock(&file) {
+            Ok(()) => {
+                // The id only names the holder in a refusal: a disk too full
+                // to take it costs the name ("another process"), not the lock.
+                let _ = file
+                    .set_len(0)
+                    .and_then(|()| writeln!(file, "{}", std::process::id()));
+                Ok(RunLock { _file: file })
+            }
+            Err(fs4::TryLockError::WouldBlock) => {
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut file, &mut text);
+                let holder = match text.trim().parse::<u32>() {
+                    Ok(pid) => format!("process {pid}"),
+                    Err(_) => "another process".to_string(),
+                };
+                Err(StoreError::Journal(format!(
+                    "run {key} is still going: {holder} is writing its journal ({}), and a second writer would ask its cases again; wait for that process to end, or stop it, then resume",
+                    path.display()
+                )))
+            }
+            Err(fs4::TryLockError::Error(e)) => Err(StoreError::io(&path, e)),
+        }
+    }
+
     /// `<tenant>/runs/<suite>/.pending/`.
     ///
     /// # Errors
@@ -269,7 +325,7 @@ impl Store {
             .filter_map(Result::ok)
             .filter_map(|e| e.file_name().into_string().ok())
         {
-            if split_leg(&name).is_some_and(|(k, _)| k == key) {
+            if split_leg(&name).is_some_and(|(k, _)| k == key) || name == lock_name(key)? {
                 let path = dir.join(&name);
                 std::fs::remove_file(&path).map_err(|e| StoreError::io(&path, e))?;
             }
@@ -284,6 +340,18 @@ impl Store {
 fn leg_name(key: &str, leg: u32) -> Result<String, StoreError> {
     if is_safe_name(key) {
         Ok(format!("{key}.{leg}.jsonl"))
+    } else {
+        Err(StoreError::UnsafeName {
+            kind: "run key",
+            value: key.to_string(),
+        })
+    }
+}
+
+/// `<key>.lock`, the key checked.
+fn lock_name(key: &str) -> Result<String, StoreError> {
+    if is_safe_name(key) {
+        Ok(format!("{key}.lock"))
     } else {
         Err(StoreError::UnsafeName {
             kind: "run key",

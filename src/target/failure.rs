@@ -12,10 +12,49 @@ use std::time::Duration;
 /// Why a transient failure is worth another attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transient {
-    /// The server's `Retry-After` (or `retry-after-ms`), if it gave one.
+    /// The wait the server asked for, if it gave one (read by
+    /// [`super::rate_limits::RateLimits::read`]; never clamped here).
     pub retry_after: Option<Duration>,
     /// True for HTTP 429 (and Anthropic's 529 "overloaded"): the pool slows down.
     pub throttled: bool,
+    /// The HTTP status, when the server answered (`None`: a reset, a
+    /// refused connection, a timeout).
+    pub status: Option<u16>,
+}
+
+/// Why a call was tried again: what the retry counts are kept by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RetryReason {
+    /// HTTP 429, or Anthropic's 529 "overloaded".
+    RateLimited,
+    /// HTTP 5xx or 408.
+    ServerError,
+    /// A reset, a refused connection, a timeout, an answer cut short.
+    Connection,
+}
+
+impl RetryReason {
+    /// The reason's name in counts (`outcome.json`, the stderr line).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RetryReason::RateLimited => "rate_limited",
+            RetryReason::ServerError => "server_error",
+            RetryReason::Connection => "connection",
+        }
+    }
+}
+
+impl Transient {
+    /// Why another attempt is made.
+    pub fn reason(&self) -> RetryReason {
+        if self.throttled {
+            RetryReason::RateLimited
+        } else if self.status.is_some() {
+            RetryReason::ServerError
+        } else {
+            RetryReason::Connection
+        }
+    }
 }
 
 /// One failed attempt.
@@ -48,6 +87,7 @@ impl Failure {
             transient: Some(Transient {
                 retry_after,
                 throttled,
+                status: None,
             }),
         }
     }
@@ -55,33 +95,16 @@ impl Failure {
     /// The failure an HTTP status is: 429 and 529 throttle, other 5xx and
     /// 408 are transient, everything else is permanent.
     pub fn from_status(status: u16, cause: String, retry_after: Option<Duration>) -> Failure {
-        match status {
+        let mut failure = match status {
             429 | 529 => Failure::transient(cause, retry_after, true),
             408 | 500..=599 => Failure::transient(cause, retry_after, false),
             _ => Failure::permanent(cause),
+        };
+        if let Some(t) = failure.transient.as_mut() {
+            t.status = Some(status);
         }
+        failure
     }
-}
-
-/// The longest `Retry-After` honoured (a server asking for more is waited
-/// for this long, then asked again): 120 s.
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
-
-/// Read `retry-after-ms` (milliseconds, as OpenAI sends it) or `Retry-After`
-/// (seconds, integer or decimal). The HTTP-date form is not read (`None`:
-/// the driver's own backoff applies). Capped at [`MAX_RETRY_AFTER`].
-pub fn retry_after(retry_after_ms: Option<&str>, retry_after: Option<&str>) -> Option<Duration> {
-    let parse = |s: &str, scale: f64| {
-        let x: f64 = s.trim().parse().ok()?;
-        if !x.is_finite() || x < 0.0 {
-            return None;
-        }
-        Duration::try_from_secs_f64(x * scale).ok()
-    };
-    retry_after_ms
-        .and_then(|s| parse(s, 0.001))
-        .or_else(|| retry_after.and_then(|s| parse(s, 1.0)))
-        .map(|d| d.min(MAX_RETRY_AFTER))
 }
 
 /// Whether an I/O failure during a call is worth another attempt: a reset,
@@ -132,25 +155,6 @@ mod tests {
         for (status, want) in rows {
             let f = Failure::from_status(*status, "x".into(), None);
             assert_eq!(f.transient.map(|t| t.throttled), *want, "{status}");
-        }
-    }
-
-    #[test]
-    fn retry_after_headers() {
-        let rows: &[(Option<&str>, Option<&str>, Option<u64>)] = &[
-            (None, None, None),
-            (None, Some("1"), Some(1000)),
-            (None, Some(" 2.5 "), Some(2500)),
-            (Some("150"), Some("9"), Some(150)),
-            (Some("junk"), Some("3"), Some(3000)),
-            (None, Some("Wed, 21 Oct 2015 07:28:00 GMT"), None),
-            (None, Some("-1"), None),
-            (None, Some("99999"), Some(120_000)),
-            (None, Some("NaN"), None),
-        ];
-        for (ms, s, want) in rows {
-            let got = retry_after(*ms, *s).map(|d| d.as_millis() as u64);
-            assert_eq!(got, *want, "{ms:?} {s:?}");
         }
     }
 }

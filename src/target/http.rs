@@ -41,8 +41,9 @@ use serde_json::{Map, Value};
 pub use body::{check_body_references, render_body};
 pub use paths::{endpoint_host, CONFIG_KEYS};
 
-use super::failure::{retry_after, ureq_is_transient, Failure};
+use super::failure::{ureq_is_transient, Failure};
 use super::mask::{self, basic_credential, mask_text, mask_then_cut};
+use super::rate_limits::RateLimits;
 use crate::core::pyjson::dumps_request_body;
 use crate::core::pyrepr::repr_str;
 use crate::core::suite::Case;
@@ -468,10 +469,7 @@ impl HttpTarget {
                             .and_then(|v| v.to_str().ok())
                             .map(str::to_string)
                     };
-                    let wait = retry_after(
-                        header("retry-after-ms").as_deref(),
-                        header("retry-after").as_deref(),
-                    );
+                    let wait = RateLimits::read(&header, std::time::SystemTime::now()).wait;
                     return Err(Failure::from_status(
                         code,
                         format!("HTTP Error {code}: {reason}"),

@@ -83,6 +83,11 @@ impl JudgeClient {
         })
     }
 
+    /// What this judge's calls report to the pacer.
+    pub fn meter(&self) -> &std::sync::Arc<crate::target::rate_limits::Meter> {
+        self.client.meter()
+    }
+
     /// `provider/model`.
     pub fn coordinate(&self) -> &str {
         &self.coordinate

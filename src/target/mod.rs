@@ -15,5 +15,6 @@ pub mod judge;
 pub mod mask;
 pub mod pricing;
 pub mod provider;
+pub mod rate_limits;
 pub mod template;
 pub mod tls;

@@ -1,7 +1,11 @@
 //! What a model call costs: dated price tables per provider, and the cost
 //! of one call from the token usage the provider reported.
 //!
-//! Prices are USD per million tokens (`*_per_mtok`). A model is looked up
+//! The tables are data: `prices.toml` next to this file, compiled in, with
+//! the day they were read and the pages they were read from (see its
+//! header for how to update it). Prices are USD per million tokens
+//! (`*_per_mtok`). Anthropic's 1-hour cache writes have their own rate
+//! (2 × input, against 1.25 × for 5-minute writes). A model is looked up
 //! by its exact name, then with a trailing date (`-20251001`,
 //! `-2024-08-06`) or `-latest` removed, so a pinned snapshot is priced as
 //! its family. A model that is not in the table has no price: the preflight
@@ -9,7 +13,9 @@
 //! A cached tier the table does not know (`None`) is never priced at zero:
 //! a call that reports such tokens has no cost, and says so.
 //!
-//! Cost = (input · in + output · out + cache_read · cr + cache_write · cw) / 1e6.
+//! Cost = (input · in + output · out + cache_read · cr + cache_write · cw +
+//! cache_write_1h · cw1h) / 1e6.
+//!
 //! `input_tokens` are the uncached input tokens: OpenAI's `prompt_tokens`
 //! include the cached ones, which the OpenAI client subtracts before
 //! pricing; Anthropic reports cache reads and writes outside `input_tokens`.
@@ -23,8 +29,12 @@ pub struct Usage {
     pub output_tokens: u64,
     /// Input tokens read from the provider's prompt cache.
     pub cache_read_tokens: u64,
-    /// Input tokens written to the provider's prompt cache.
+    /// Input tokens written to the provider's prompt cache for 5 minutes
+    /// (Anthropic's default; every write when the provider does not say).
     pub cache_write_tokens: u64,
+    /// Input tokens written to the provider's prompt cache for 1 hour
+    /// (Anthropic's `cache_creation.ephemeral_1h_input_tokens`).
+    pub cache_write_1h_tokens: u64,
 }
 
 impl Usage {
@@ -39,6 +49,9 @@ impl Usage {
             cache_write_tokens: self
                 .cache_write_tokens
                 .saturating_add(other.cache_write_tokens),
+            cache_write_1h_tokens: self
+                .cache_write_1h_tokens
+                .saturating_add(other.cache_write_1h_tokens),
         }
     }
 }
@@ -52,11 +65,14 @@ pub struct Price {
     pub output_per_mtok: f64,
     /// Cache reads; `None` = the tier is unknown (never zero by default).
     pub cache_read_per_mtok: Option<f64>,
-    /// Cache writes; `None` = the tier is unknown.
+    /// Cache writes (5-minute ones at Anthropic); `None` = the tier is unknown.
     pub cache_write_per_mtok: Option<f64>,
+    /// 1-hour cache writes; `None` = the tier is unknown.
+    pub cache_write_1h_per_mtok: Option<f64>,
 }
 
 impl Price {
+    #[cfg(test)]
     const fn new(
         input: f64,
         output: f64,
@@ -68,6 +84,7 @@ impl Price {
             output_per_mtok: output,
             cache_read_per_mtok: cache_read,
             cache_write_per_mtok: cache_write,
+            cache_write_1h_per_mtok: None,
         }
     }
 
@@ -97,93 +114,92 @@ impl Price {
                 usage.cache_write_tokens,
                 self.cache_write_per_mtok,
                 "cache-write",
+            )?
+            + tier(
+                usage.cache_write_1h_tokens,
+                self.cache_write_1h_per_mtok,
+                "1-hour cache-write",
             )?;
         Ok(total / 1e6)
     }
 }
 
 /// A provider's shipped price list and the day it was read.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct PriceTable {
     /// The provider (`anthropic`, `openai`).
-    pub provider: &'static str,
+    pub provider: String,
     /// When the prices were read from the provider's published list (ISO date).
-    pub read_on: &'static str,
+    pub read_on: String,
+    /// The pages they were read from.
+    pub sources: Vec<String>,
     /// Model name → price, sorted by name.
-    pub models: &'static [(&'static str, Price)],
+    pub models: Vec<(String, Price)>,
 }
 
-/// Anthropic's list prices (standard tier; cache writes at the 5-minute rate).
-pub const ANTHROPIC: PriceTable = PriceTable {
-    provider: "anthropic",
-    read_on: "2025-11-24",
-    models: &[
-        (
-            "claude-3-5-haiku",
-            Price::new(0.80, 4.0, Some(0.08), Some(1.0)),
-        ),
-        (
-            "claude-3-7-sonnet",
-            Price::new(3.0, 15.0, Some(0.30), Some(3.75)),
-        ),
-        (
-            "claude-3-haiku",
-            Price::new(0.25, 1.25, Some(0.03), Some(0.30)),
-        ),
-        (
-            "claude-haiku-4-5",
-            Price::new(1.0, 5.0, Some(0.10), Some(1.25)),
-        ),
-        (
-            "claude-opus-4",
-            Price::new(15.0, 75.0, Some(1.50), Some(18.75)),
-        ),
-        (
-            "claude-opus-4-1",
-            Price::new(15.0, 75.0, Some(1.50), Some(18.75)),
-        ),
-        (
-            "claude-opus-4-5",
-            Price::new(5.0, 25.0, Some(0.50), Some(6.25)),
-        ),
-        (
-            "claude-sonnet-4",
-            Price::new(3.0, 15.0, Some(0.30), Some(3.75)),
-        ),
-        (
-            "claude-sonnet-4-5",
-            Price::new(3.0, 15.0, Some(0.30), Some(3.75)),
-        ),
-    ],
-};
+/// The shipped price data (see the module doc).
+const PRICES: &str = include_str!("prices.toml");
 
-/// OpenAI's list prices (standard tier; OpenAI bills no cache writes, so
-/// that tier is unknown).
-pub const OPENAI: PriceTable = PriceTable {
-    provider: "openai",
-    read_on: "2025-08-07",
-    models: &[
-        ("gpt-4.1", Price::new(2.0, 8.0, Some(0.50), None)),
-        ("gpt-4.1-mini", Price::new(0.40, 1.60, Some(0.10), None)),
-        ("gpt-4.1-nano", Price::new(0.10, 0.40, Some(0.025), None)),
-        ("gpt-4o", Price::new(2.50, 10.0, Some(1.25), None)),
-        ("gpt-4o-mini", Price::new(0.15, 0.60, Some(0.075), None)),
-        ("gpt-5", Price::new(1.25, 10.0, Some(0.125), None)),
-        ("gpt-5-mini", Price::new(0.25, 2.0, Some(0.025), None)),
-        ("gpt-5-nano", Price::new(0.05, 0.40, Some(0.005), None)),
-        ("o3", Price::new(2.0, 8.0, Some(0.50), None)),
-        ("o3-mini", Price::new(1.10, 4.40, Some(0.55), None)),
-        ("o4-mini", Price::new(1.10, 4.40, Some(0.275), None)),
-    ],
-};
+/// One row of `prices.toml`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    input: f64,
+    output: f64,
+    cache_read: Option<f64>,
+    cache_write_5m: Option<f64>,
+    cache_write_1h: Option<f64>,
+}
+
+/// One provider of `prices.toml`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Listed {
+    read_on: String,
+    sources: Vec<String>,
+    models: std::collections::BTreeMap<String, Row>,
+}
+
+/// Read price data (`prices.toml`'s shape).
+///
+/// # Errors
+/// The TOML reader's sentence.
+fn parse_tables(text: &str) -> Result<Vec<PriceTable>, String> {
+    let listed: std::collections::BTreeMap<String, Listed> =
+        toml::from_str(text).map_err(|e| e.to_string())?;
+    Ok(listed
+        .into_iter()
+        .map(|(provider, l)| PriceTable {
+            provider,
+            read_on: l.read_on,
+            sources: l.sources,
+            models: l
+                .models
+                .into_iter()
+                .map(|(name, r)| {
+                    let price = Price {
+                        input_per_mtok: r.input,
+                        output_per_mtok: r.output,
+                        cache_read_per_mtok: r.cache_read,
+                        cache_write_per_mtok: r.cache_write_5m,
+                        cache_write_1h_per_mtok: r.cache_write_1h,
+                    };
+                    (name, price)
+                })
+                .collect(),
+        })
+        .collect())
+}
+
+/// Every shipped table (read once; the data is tested at build time).
+pub fn tables() -> &'static [PriceTable] {
+    static TABLES: std::sync::OnceLock<Vec<PriceTable>> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| parse_tables(PRICES).unwrap_or_default())
+}
 
 /// The shipped table of a provider, if digline ships one.
 pub fn table(provider: &str) -> Option<&'static PriceTable> {
-    match provider {
-        "anthropic" => Some(&ANTHROPIC),
-        "openai" => Some(&OPENAI),
-        _ => None,
-    }
+    tables().iter().find(|t| t.provider == provider)
 }
 
 /// `model` without a trailing release date or `-latest`.
@@ -218,18 +234,13 @@ fn family(model: &str) -> &str {
 impl PriceTable {
     /// The price of `model`: exact name, then its family (date removed).
     pub fn lookup(&self, model: &str) -> Option<Price> {
-        let find = |name: &str| {
-            self.models
-                .iter()
-                .find(|(m, _)| *m == name)
-                .map(|(_, p)| *p)
-        };
+        let find = |name: &str| self.models.iter().find(|(m, _)| m == name).map(|(_, p)| *p);
         find(model).or_else(|| find(family(model)))
     }
 
     /// The model names this table prices, sorted.
-    pub fn known(&self) -> Vec<&'static str> {
-        let mut names: Vec<&str> = self.models.iter().map(|(m, _)| *m).collect();
+    pub fn known(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.models.iter().map(|(m, _)| m.as_str()).collect();
         names.sort_unstable();
         names
     }
@@ -244,7 +255,7 @@ pub fn price_of(provider: &str, model: &str, declared: Option<Price>) -> Option<
 /// The preflight problem for an unpriced model: names the model, the known
 /// ones and the way out.
 pub fn unpriced(provider: &str, model: &str) -> String {
-    let known = table(provider).map(PriceTable::known).unwrap_or_default();
+    let known = table(provider).map(|t| t.known()).unwrap_or_default();
     let known = if known.is_empty() {
         "none".to_string()
     } else {
@@ -283,31 +294,110 @@ mod tests {
     }
 
     #[test]
-    fn tables_are_sorted_and_sane() {
-        for t in [&ANTHROPIC, &OPENAI] {
-            let names: Vec<&str> = t.models.iter().map(|(m, _)| *m).collect();
-            let mut sorted = names.clone();
-            sorted.sort_unstable();
-            assert_eq!(names, sorted, "{}", t.provider);
-            for (_, p) in t.models {
-                assert!(p.input_per_mtok > 0.0 && p.output_per_mtok >= p.input_per_mtok);
+    fn the_shipped_data_reads_and_is_sane() {
+        let tables = parse_tables(PRICES).unwrap();
+        let names: Vec<&str> = tables.iter().map(|t| t.provider.as_str()).collect();
+        assert_eq!(names, ["anthropic", "openai"]);
+        for t in &tables {
+            assert_eq!(t.read_on.len(), 10, "{}: an ISO date", t.provider);
+            assert!(
+                t.sources.iter().all(|s| s.starts_with("https://")),
+                "{}: sources",
+                t.provider
+            );
+            for (name, p) in &t.models {
+                assert!(
+                    p.input_per_mtok > 0.0 && p.output_per_mtok >= p.input_per_mtok,
+                    "{name}"
+                );
+                if let Some(read) = p.cache_read_per_mtok {
+                    assert!(read < p.input_per_mtok, "{name}: a cache hit costs less");
+                }
             }
         }
+        // Anthropic: every model has both cache-write rates, the 1-hour one
+        // at 2 x input, the 5-minute one between input and that (1.25 x,
+        // Claude Haiku 3's $0.30 aside).
+        for (name, p) in &table("anthropic").unwrap().models {
+            let (w5, w1h) = (
+                p.cache_write_per_mtok.unwrap(),
+                p.cache_write_1h_per_mtok.unwrap(),
+            );
+            assert!(p.input_per_mtok < w5 && w5 < w1h, "{name}");
+            assert!((w1h - 2.0 * p.input_per_mtok).abs() < 1e-9, "{name}");
+        }
+        // OpenAI bills no cache writes: unknown, never zero.
+        for (name, p) in &table("openai").unwrap().models {
+            assert_eq!(p.cache_write_per_mtok, None, "{name}");
+        }
+        assert!(parse_tables("[x]\nread_on = \"d\"\nsources = []\n[x.models.m]\ninput = 1\noutput = 1\ncache_hit = 1\n").is_err());
+    }
+
+    /// Current models are priced (0.11.0 could not price these).
+    #[test]
+    fn current_models_are_priced() {
+        let rows: &[(&str, &str, f64, f64)] = &[
+            ("anthropic", "claude-opus-4-6", 5.0, 25.0),
+            ("anthropic", "claude-sonnet-4-6", 3.0, 15.0),
+            ("openai", "gpt-5.5", 5.0, 30.0),
+            ("openai", "gpt-5.4", 2.5, 15.0),
+            ("openai", "gpt-5.4-mini", 0.75, 4.5),
+            ("openai", "gpt-5.4-nano-2026-03-17", 0.2, 1.25),
+        ];
+        for (provider, model, input, output) in rows {
+            let p = price_of(provider, model, None).unwrap();
+            assert_eq!(
+                (p.input_per_mtok, p.output_per_mtok),
+                (*input, *output),
+                "{model}"
+            );
+        }
+    }
+
+    /// A 1-hour cache write is priced at its own rate (0.11.0 priced it at
+    /// the 5-minute rate).
+    #[test]
+    fn one_hour_cache_writes_have_their_own_rate() {
+        let sonnet = price_of("anthropic", "claude-sonnet-4-5", None).unwrap();
+        let usage = Usage {
+            cache_write_tokens: 1_000_000,
+            cache_write_1h_tokens: 1_000_000,
+            ..Usage::default()
+        };
+        assert_eq!(sonnet.cost("claude-sonnet-4-5", usage).unwrap(), 3.75 + 6.0);
+        let declared = Price::new(1.0, 1.0, None, Some(1.25));
+        let err = declared
+            .cost(
+                "m",
+                Usage {
+                    cache_write_1h_tokens: 7,
+                    ..Usage::default()
+                },
+            )
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "the call reported 7 1-hour cache-write tokens, and model 'm' has no 1-hour cache-write price: the cost is unknown rather than zero"
+        );
     }
 
     #[test]
     fn costs() {
-        let haiku = ANTHROPIC.lookup("claude-haiku-4-5").unwrap();
+        let haiku = table("anthropic")
+            .unwrap()
+            .lookup("claude-haiku-4-5")
+            .unwrap();
         let usage = Usage {
             input_tokens: 1000,
             output_tokens: 200,
             cache_read_tokens: 500,
             cache_write_tokens: 100,
+            cache_write_1h_tokens: 0,
         };
         let got = haiku.cost("claude-haiku-4-5", usage).unwrap();
         let want = (1000.0 * 1.0 + 200.0 * 5.0 + 500.0 * 0.10 + 100.0 * 1.25) / 1e6;
         assert!((got - want).abs() < 1e-15, "{got} {want}");
-        let mini = OPENAI.lookup("gpt-4o-mini").unwrap();
+        let mini = table("openai").unwrap().lookup("gpt-4o-mini").unwrap();
         let err = mini.cost("gpt-4o-mini", usage).unwrap_err();
         assert!(err.contains("100 cache-write tokens"), "{err}");
         let plain = Usage {

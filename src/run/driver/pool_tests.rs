@@ -130,10 +130,13 @@ fn ctx(concurrency: usize, max_retries: u32) -> RunContext {
             max_retries,
             base: Duration::from_millis(1),
             cap: Duration::from_millis(2),
+            ..RetryPolicy::default()
         },
         display: Display::Quiet,
         notices: crate::run::Notifier::silent(),
         seed: 1,
+        quota: crate::run::quota::Quota::default(),
+        retried: crate::run::retry::Retried::default(),
     }
 }
 

@@ -83,6 +83,8 @@ fn context(concurrency: usize) -> RunContext {
         display: Display::Quiet,
         notices: crate::run::Notifier::silent(),
         seed: 1,
+        quota: crate::run::quota::Quota::default(),
+        retried: crate::run::retry::Retried::default(),
     }
 }
 

@@ -72,6 +72,8 @@ fn context(created_at: &str) -> RunContext {
         display: Display::Quiet,
         notices: crate::run::Notifier::silent(),
         seed: 1,
+        quota: crate::run::quota::Quota::default(),
+        retried: crate::run::retry::Retried::default(),
     }
 }
 

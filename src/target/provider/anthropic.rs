@@ -5,8 +5,9 @@
 //! `anthropic-version: 2023-06-01`. Reply: the `text` blocks of `content`
 //! joined (the prefill prepended), `usage.input_tokens`, `output_tokens`,
 //! `cache_read_input_tokens`, `cache_creation_input_tokens` (cache reads and
-//! writes are outside `input_tokens`, so priced as reported), `model`,
-//! `stop_reason`.
+//! writes are outside `input_tokens`, so priced as reported; of the writes,
+//! `cache_creation.ephemeral_1h_input_tokens` are 1-hour ones, priced at
+//! their own rate), `model`, `stop_reason`.
 
 use serde_json::{json, Map, Value};
 
@@ -74,11 +75,20 @@ pub fn read(payload: &Value, prefill: Option<&str>) -> Result<Completion, String
     if usage.is_none() {
         return Err("with no usage, so the call cannot be priced".to_string());
     }
+    // `cache_creation_input_tokens` counts every cache write; the
+    // `cache_creation` object, when sent, says how many were 1-hour ones.
+    let written = tokens(usage, "cache_creation_input_tokens")?;
+    let one_hour = tokens(
+        usage.and_then(|u| u.get("cache_creation")),
+        "ephemeral_1h_input_tokens",
+    )?
+    .min(written);
     let usage = Usage {
         input_tokens: tokens(usage, "input_tokens")?,
         output_tokens: tokens(usage, "output_tokens")?,
         cache_read_tokens: tokens(usage, "cache_read_input_tokens")?,
-        cache_write_tokens: tokens(usage, "cache_creation_input_tokens")?,
+        cache_write_tokens: written - one_hour,
+        cache_write_1h_tokens: one_hour,
     };
     let mut text = prefill.unwrap_or_default().to_string();
     text.push_str(&texts.concat());
@@ -154,9 +164,18 @@ mod tests {
                 input_tokens: 10,
                 output_tokens: 5,
                 cache_read_tokens: 3,
-                cache_write_tokens: 0
+                cache_write_tokens: 0,
+                cache_write_1h_tokens: 0
             }
         );
+        // 1-hour cache writes are told apart from 5-minute ones
+        let cached = json!({
+            "stop_reason": "end_turn", "content": [{"type": "text", "text": "x"}],
+            "usage": {"input_tokens": 1, "output_tokens": 1, "cache_creation_input_tokens": 300,
+                      "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 200}}
+        });
+        let u = read(&cached, None).unwrap().usage;
+        assert_eq!((u.cache_write_tokens, u.cache_write_1h_tokens), (100, 200));
         let rows = [
             (
                 json!({"content": [], "stop_reason": "refusal", "usage": {}}),

@@ -25,10 +25,11 @@ use serde_json::{Map, Number, Value};
 
 pub use target::{ProviderSpec, ProviderTarget, TokenParam};
 
-use super::failure::{retry_after, ureq_is_transient, Failure};
+use super::failure::{ureq_is_transient, Failure};
 use super::http::endpoint_host;
 use super::mask::{self, mask_text};
 use super::pricing::Usage;
+use super::rate_limits::{Meter, RateLimits};
 
 /// The providers digline speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -194,6 +195,7 @@ pub struct Client {
     spoken: String,
     key: Option<ApiKey>,
     agent: ureq::Agent,
+    meter: std::sync::Arc<Meter>,
 }
 
 impl fmt::Debug for Client {
@@ -239,7 +241,14 @@ impl Client {
             spoken,
             key: endpoint.key.clone(),
             agent,
+            meter: std::sync::Arc::default(),
         })
+    }
+
+    /// What this client's calls reported (tokens spent, an exhausted
+    /// quota), for the pacer.
+    pub fn meter(&self) -> &std::sync::Arc<Meter> {
+        &self.meter
     }
 
     /// The endpoint as messages name it: `host[:port]`.
@@ -289,10 +298,9 @@ impl Client {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string)
         };
-        let wait = retry_after(
-            header("retry-after-ms").as_deref(),
-            header("retry-after").as_deref(),
-        );
+        let limits = RateLimits::read(&header, std::time::SystemTime::now());
+        self.meter.saw(&limits, std::time::Instant::now());
+        let wait = limits.wait;
         let raw = response
             .into_body()
             .with_config()
@@ -332,7 +340,12 @@ impl Client {
             ProviderKind::Anthropic => anthropic::read(&payload, request.prefill.as_deref()),
             ProviderKind::OpenAi => openai::read(&payload),
         };
-        read.map_err(|why| Failure::permanent(format!("{} answered {why}", self.spoken)))
+        let completion =
+            read.map_err(|why| Failure::permanent(format!("{} answered {why}", self.spoken)))?;
+        let u = completion.usage;
+        self.meter
+            .spent(u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_write_tokens);
+        Ok(completion)
     }
 
     /// A transport failure as a [`Failure`], the key never in it.

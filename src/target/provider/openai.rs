@@ -99,6 +99,7 @@ pub fn read(payload: &Value) -> Result<Completion, String> {
             output_tokens: tokens(usage, "completion_tokens")?,
             cache_read_tokens: cached.min(prompt),
             cache_write_tokens: 0,
+            cache_write_1h_tokens: 0,
         },
         resolved_model: payload
             .get("model")
@@ -169,7 +170,8 @@ mod tests {
                 input_tokens: 60,
                 output_tokens: 7,
                 cache_read_tokens: 40,
-                cache_write_tokens: 0
+                cache_write_tokens: 0,
+                cache_write_1h_tokens: 0
             }
         );
         assert_eq!(c.stop_reason.as_deref(), Some("stop"));

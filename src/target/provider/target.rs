@@ -187,6 +187,11 @@ impl ProviderTarget {
         })
     }
 
+    /// What this target's calls report to the pacer.
+    pub fn meter(&self) -> &std::sync::Arc<crate::target::rate_limits::Meter> {
+        self.client.meter()
+    }
+
     /// One attempt at one case.
     ///
     /// # Errors
@@ -358,6 +363,7 @@ mod tests {
             output_per_mtok: 0.0,
             cache_read_per_mtok: None,
             cache_write_per_mtok: None,
+            cache_write_1h_per_mtok: None,
         });
         let t = ProviderTarget::new(priced, &custom).unwrap();
         assert!(t.preflight_problems(&cases[..1]).is_empty());
