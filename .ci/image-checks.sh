@@ -9,7 +9,9 @@
 # on the mount owned by the caller; then as an arbitrary uid (4242, no
 # passwd entry) HOME is writable; TLS to a loopback HTTPS server works with
 # the CA bundle at the image's path (and fails without the test CA in it);
-# the runtime image has no shell. Then the GitLab job: the documented
+# the runtime image has no shell; --base-ref HEAD^1 reads a replaced
+# baseline from git objects (outcome.json baseline_changed) and a --depth 1
+# clone refuses with what to fetch (64). Then the GitLab job: the documented
 # template's script: lines through `sh -c` in the -gitlab image as GitLab
 # Runner's docker executor runs them (the image's user, the project at
 # /builds/<group>/<project>, world-writable as the runner's umask 0000
@@ -156,6 +158,60 @@ code=0
   gate --suite tls.toml --root . --out tls-out --publish none >"$top/notls.log" 2>&1 || code=$?
 [ "$code" != 0 ] || fail "the gate trusted a server whose CA is not in the image's bundle"
 echo "ok: 0 with the test CA in /etc/ssl/certs/ca-certificates.crt; $code without it"
+
+echo "== --base-ref in the image (no git binary): a replaced reference, and a shallow clone"
+base_repo="$top/baseref"
+mkdir -p "$base_repo"
+cp -r examples/quickstart/. "$base_repo/"
+rm -rf "$base_repo/.digline/quickstart/runs" "$base_repo"/*.rs "$base_repo/gate.sh"
+sed -i "s|http://127.0.0.1:8731/|http://127.0.0.1:$port/|" "$base_repo/suite.toml"
+git_in() { # DIR ARGS…: git on the host, with an identity of its own
+  local dir="$1"; shift
+  git -C "$dir" -c user.name=image-checks -c user.email=image-checks@example.com "$@"
+}
+git_in "$base_repo" init -q -b main
+git_in "$base_repo" add -A
+git_in "$base_repo" commit -q -m base
+# The pull request: a worse run promoted and committed as the new baseline.
+python3 - "$ws/answers.json" <<'EOF'
+import json, sys
+table = json.load(open(sys.argv[1]))
+table["opening-hours"]["answer"] = "We open at 9 on Saturdays."
+json.dump(table, open(sys.argv[1], "w"))
+EOF
+in_repo() { # DIR ARGS…: digline in the container on DIR mounted at /work
+  local dir="$1"; shift
+  "$docker" run --rm --network host --user "$uid:$gid" --volume "$dir:/work" --workdir /work \
+    "$image" "$@"
+}
+in_repo "$base_repo" run --suite suite.toml --root . >"$top/baseref-run.log" 2>&1 \
+  || { cat "$top/baseref-run.log" >&2; fail "digline run in the base-ref repository failed"; }
+in_repo "$base_repo" promote --suite suite.toml --root . --run latest >"$top/baseref-promote.log" 2>&1 \
+  || { cat "$top/baseref-promote.log" >&2; fail "digline promote in the base-ref repository failed"; }
+rm -rf "$base_repo/.digline/quickstart/runs"
+git_in "$base_repo" add -A
+git_in "$base_repo" commit -q -m "the pull request replaces the baseline"
+[ -n "$(git_in "$base_repo" diff --name-only HEAD^1 HEAD -- .digline)" ] \
+  || fail "the pull request commit did not replace the baseline"
+code=0
+in_repo "$base_repo" gate --suite suite.toml --root . --out digline-gate --publish none --base-ref HEAD^1 \
+  >"$top/baseref.out" 2>"$top/baseref.err" || code=$?
+[ "$code" = 0 ] || { cat "$top/baseref.out" "$top/baseref.err" >&2; fail "the gate with --base-ref HEAD^1 exited $code, expected 0 (the pull request's own baseline)"; }
+head -n 1 "$top/baseref.out" | grep -q '^This pull request replaces the approved reference\.' \
+  || { cat "$top/baseref.out" >&2; fail "stdout does not start with \"This pull request replaces the approved reference.\""; }
+[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["baseline_changed"])' "$base_repo/digline-gate/outcome.json")" = True ] \
+  || fail "outcome.json does not say \"baseline_changed\": true"
+echo "ok: exit 0 — $(head -n 1 "$top/baseref.out" | cut -c1-100)"
+# A --depth 1 clone has no HEAD^1: one sentence says what to fetch, exit 64.
+git clone -q --depth 1 "file://$base_repo" "$top/shallow"
+code=0
+in_repo "$top/shallow" gate --suite suite.toml --root . --out digline-gate --publish none --base-ref HEAD^1 \
+  >"$top/shallow.log" 2>&1 || code=$?
+[ "$code" = 64 ] || { cat "$top/shallow.log" >&2; fail "the gate in a --depth 1 clone exited $code, expected 64"; }
+grep -qF 'the base commit HEAD^1 is not in this clone, so the approved reference it holds could not be read: fetch it (on GitHub, actions/checkout with `fetch-depth: 2`' "$top/shallow.log" \
+  || { cat "$top/shallow.log" >&2; fail "the shallow clone's refusal does not say what to fetch"; }
+cp "$top/answers.good.json" "$ws/answers.json"
+echo "ok: exit 64 in a --depth 1 clone — $(grep -m1 'base commit' "$top/shallow.log" | cut -c1-100)"
 
 echo "== the runtime image has no shell"
 if "$docker" run --rm --entrypoint /bin/sh "$image" -c true >/dev/null 2>&1; then

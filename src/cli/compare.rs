@@ -10,7 +10,7 @@
 
 use clap::{Args, ValueEnum};
 
-use crate::core::compare::{compare, exit_code};
+use crate::core::compare::exit_code;
 use crate::report::locale::Locale;
 use crate::report::text::{headline_sentence, render_compare, Strings};
 use crate::store::Store;
@@ -78,8 +78,8 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
     crate::host::run_trust::refuse_untrusted_latest(&args.run, &run.key, &run.doc, &run_file)
         .map_err(CliError::Refused)?;
     warn_if_ahead([&run.doc, &baseline]);
-    let mut comparison =
-        compare(&run.doc, &baseline).map_err(|e| CliError::Refused(e.to_string()))?;
+    let mut comparison = crate::report::order::compare_in_suite_order(&run.doc, &baseline)
+        .map_err(|e| CliError::Refused(e.to_string()))?;
     // Infrastructure values (`base_url`) are named, never printed.
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let code = exit_code(&comparison);

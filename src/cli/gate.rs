@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use crate::core::compare::{compare, Comparison, Delta, Outcome, Scope, Side};
+use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
 use crate::core::document::{run_key, RunDocument};
 use crate::forge::comment::{self, CommentData, Section, SectionRow};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
@@ -28,6 +28,7 @@ use crate::report::cost;
 use crate::report::coverage::{self as integrity_text, IntegrityStrings};
 use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
+use crate::report::order::compare_in_suite_order;
 use crate::report::text::fill;
 use crate::store::Store;
 
@@ -274,9 +275,11 @@ fn gate(
     };
     let comparison = match &baseline {
         Some(b) => {
-            let mut c = compare(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
+            let mut c =
+                compare_in_suite_order(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
             // Infrastructure values (`base_url`) are named, never published.
             crate::report::redact::withhold_perimeter_values(&mut c);
+            spell_parameter_edits(&mut c, &args, env, base_baseline.is_some());
             Some(c)
         }
         None => None,
@@ -630,6 +633,27 @@ fn read_base(
     }
 }
 
+/// With a readable base ref, each parameter edit (check id a → b) is shown
+/// as the base's `suite.toml` and this one spell it: `maximum 40 → 50`,
+/// loosened or tightened where defined. Without one, the ids stay.
+fn spell_parameter_edits(c: &mut Comparison, args: &GateArgs, env: &CiEnv, base_read: bool) {
+    if !base_read
+        || !c
+            .rule_changes
+            .iter()
+            .any(|r| r.field == crate::core::compare::RuleField::Parameters)
+    {
+        return;
+    }
+    let Some(base) = base_ref::choose(args.base_ref.as_deref(), env) else {
+        return;
+    };
+    if let Some((before, after)) = base_ref::declared_checks(&base, &args.suite.suite) {
+        let changes = std::mem::take(&mut c.rule_changes);
+        c.rule_changes = crate::core::compare::spell_parameters(changes, &before, &after);
+    }
+}
+
 /// A pull request that replaces the baseline file, and the run compared
 /// with the base's reference (when the base had one).
 struct Replaced {
@@ -643,7 +667,7 @@ impl Replaced {
             BaseBaseline::Replaced(old) => Some(Replaced {
                 // Another tenant's document at the base cannot be compared:
                 // the replacement is still said, without the comparison.
-                against_old: old.and_then(|o| compare(run, &o).ok()),
+                against_old: old.and_then(|o| compare_in_suite_order(run, &o).ok()),
             }),
         }
     }
@@ -671,8 +695,7 @@ impl Replaced {
         self.against_old
             .as_ref()
             .map(|old| {
-                old.deltas
-                    .iter()
+                old.listed()
                     .filter(|d| d.outcome == Outcome::Regressed)
                     .map(|d| SectionRow {
                         case: case_field(d),

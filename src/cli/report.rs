@@ -10,9 +10,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::core::compare::compare;
 use crate::report::html;
 use crate::report::locale::Locale;
+use crate::report::order::compare_in_suite_order;
 use crate::store::Store;
 
 use super::{load_suite, CliError, ExitStatus, SuiteArgs};
@@ -51,7 +51,7 @@ pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
     let (run, baseline) = store.read_run_and_baseline(&suite.tenant, &suite.name, &args.run)?;
     let comparison = baseline
         .as_ref()
-        .map(|b| compare(&run.doc, b))
+        .map(|b| compare_in_suite_order(&run.doc, b))
         .transpose()
         .map_err(|e| CliError::Refused(e.to_string()))?;
     let spends = crate::report::cost::Spends {

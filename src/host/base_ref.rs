@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::env::CiEnv;
 use super::git_objects::{self, AtRevError};
+use crate::core::compare::DeclaredCheck;
 use crate::core::document::RunDocument;
 
 /// Which revision is the base, and whether a person named it.
@@ -101,5 +102,72 @@ pub fn read(base: &BaseRev, baseline_path: &Path) -> Result<BaseBaseline, BasePr
                 })?;
             Ok(BaseBaseline::Replaced(Some(Box::new(doc))))
         }
+    }
+}
+
+/// The checks `suite_path` declares at `base.rev` (read from git objects)
+/// and in the working copy, for spelling out parameter edits; `None` when
+/// either side cannot be read or parsed (the edit is then shown by id).
+pub fn declared_checks(
+    base: &BaseRev,
+    suite_path: &Path,
+) -> Option<(Vec<DeclaredCheck>, Vec<DeclaredCheck>)> {
+    let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
+    let new = std::fs::read(suite_path).ok()?;
+    Some((checks_of(&old)?, checks_of(&new)?))
+}
+
+/// The `[[assertions]]` of a suite file's bytes: reported name (`name`,
+/// else `type`) and every other key as TOML writes its value.
+fn checks_of(bytes: &[u8]) -> Option<Vec<DeclaredCheck>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let table: toml::Table = text.parse().ok()?;
+    let Some(toml::Value::Array(list)) = table.get("assertions") else {
+        return Some(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in list {
+        let toml::Value::Table(check) = entry else {
+            continue;
+        };
+        let name = check
+            .get("name")
+            .or_else(|| check.get("type"))
+            .and_then(toml::Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let params = check
+            .iter()
+            .filter(|(k, _)| k.as_str() != "name" && k.as_str() != "type")
+            .map(|(k, v)| {
+                let shown = match v {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                (k.clone(), shown)
+            })
+            .collect();
+        out.push((name, params));
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_of_reads_names_and_parameters() {
+        let checks = checks_of(
+            b"[[assertions]]\ntype = \"length\"\nmaximum = 40\n\n[[assertions]]\nname = \"tone\"\ntype = \"regex\"\npattern = '^a'\n",
+        )
+        .unwrap();
+        assert_eq!(checks.len(), 2);
+        assert_eq!(checks[0].0, "length");
+        assert_eq!(checks[0].1.get("maximum").map(String::as_str), Some("40"));
+        assert_eq!(checks[1].0, "tone");
+        assert_eq!(checks[1].1.get("pattern").map(String::as_str), Some("^a"));
+        assert!(!checks[1].1.contains_key("type"));
+        assert!(checks_of(b"not = [toml").is_none());
     }
 }

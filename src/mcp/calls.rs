@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::core::compare::compare as compare_runs;
 use crate::core::diff::diff as diff_runs;
 use crate::core::document::{run_key, RunDocument};
 use crate::core::version::{ahead_note, INSTALLED};
@@ -18,6 +17,7 @@ use crate::host;
 use crate::host::runner::{Prepared, RunOptions};
 use crate::host::suite::LoadedSuite;
 use crate::report::diff::{run_labels, sentence as diff_sentence};
+use crate::report::order::compare_in_suite_order;
 use crate::report::text::{headline_sentence, EN};
 use crate::run::notice::Logged;
 use crate::run::{Display, Notifier, Plan, RetryPolicy};
@@ -282,7 +282,7 @@ fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> 
     crate::host::run_trust::refuse_untrusted_latest(run, &stored.key, &stored.doc, &run_file)
         .map_err(Refusal::new)?;
     warn_if_ahead([&stored.doc, &baseline]);
-    let mut comparison = compare_runs(&stored.doc, &baseline)?;
+    let mut comparison = compare_in_suite_order(&stored.doc, &baseline)?;
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
     Ok(full_json(&comparison, &sentence))

@@ -117,20 +117,18 @@ fn case_field<'a>(d: &'a Delta, scope_run: &'a str) -> &'a str {
     }
 }
 
-/// The reference verdicts absent from the run, in delta order.
+/// The reference verdicts absent from the run, in listing order.
 pub fn not_in_run(comparison: &Comparison) -> Vec<&Delta> {
     comparison
-        .deltas
-        .iter()
+        .listed()
         .filter(|d| d.outcome == Outcome::Missing)
         .collect()
 }
 
-/// The verdicts new in the run, in delta order.
+/// The verdicts new in the run, in listing order.
 pub fn new_in_run(comparison: &Comparison) -> Vec<&Delta> {
     comparison
-        .deltas
-        .iter()
+        .listed()
         .filter(|d| d.outcome == Outcome::New)
         .collect()
 }
@@ -151,10 +149,15 @@ pub fn rule_detail(change: &RuleChange, s: &IntegrityStrings) -> String {
         RuleField::Tolerance => s.rule_tolerance,
         RuleField::Parameters => s.rule_parameters,
     };
-    let mut what = fill(
-        template,
-        &[("before", &change.before), ("after", &change.after)],
-    );
+    let mut what = match &change.parameter {
+        // A parameter spelled out from the base's suite file: its key is
+        // the suite's own word, the same in every locale.
+        Some(key) => format!("{key} {} → {}", change.before, change.after),
+        None => fill(
+            template,
+            &[("before", &change.before), ("after", &change.after)],
+        ),
+    };
     if let Some(direction) = change.direction {
         what.push_str(SUMMARY_SEPARATOR);
         what.push_str(direction_word(direction, s));

@@ -29,8 +29,8 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::core::compare::{
-    compare, config_deltas, exit_code as comparison_exit_code, index_verdicts, Comparison,
-    ConfigDelta, ConfigOutcome, Delta, Outcome, PairKey, Scope,
+    config_deltas, exit_code as comparison_exit_code, index_verdicts, Comparison, ConfigDelta,
+    ConfigOutcome, Delta, Outcome, PairKey, Scope,
 };
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
@@ -113,7 +113,7 @@ pub fn render_with_spend(
     let comparison: Option<Cow<'_, Comparison>> = match (baseline, comparison) {
         (Some(_), Some(c)) => Some(Cow::Borrowed(c)),
         (Some(b), None) => Some(Cow::Owned(
-            compare(run, b).map_err(|e| ReportError(e.to_string()))?,
+            super::order::compare_in_suite_order(run, b).map_err(|e| ReportError(e.to_string()))?,
         )),
         (None, _) => None,
     };
@@ -672,9 +672,10 @@ fn compared_view(
     ];
     if !c.rule_changes.is_empty() {
         let rules = crate::report::coverage::IntegrityStrings::of(locale);
-        let rows: Vec<Row> = c
-            .rule_changes
-            .iter()
+        let mut changes: Vec<_> = c.rule_changes.iter().collect();
+        changes.sort_by_cached_key(|r| order.key(&r.key));
+        let rows: Vec<Row> = changes
+            .into_iter()
             .map(|r| Row {
                 case: "—".to_string(),
                 check: r.check.clone(),

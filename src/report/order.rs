@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use crate::core::compare::{Delta, PairKey, Scope};
+use crate::core::compare::{compare, CompareError, Comparison, Delta, PairKey, Scope};
 use crate::core::document::RunDocument;
 
 /// The position of every (case, check) of a run and its reference.
@@ -93,10 +93,27 @@ impl<'a> SuiteOrder<'a> {
         }
     }
 
+    /// Lists `comparison`'s deltas and rule changes in this order (what
+    /// the coverage lists, the rule changes and `--json` show).
+    pub fn arrange(&self, comparison: &mut Comparison) {
+        comparison.arrange_by(|k| self.key(k));
+    }
+
     /// `deltas` sorted into suite order (stable: ties keep their order).
     pub fn sort<'d>(&self, deltas: impl IntoIterator<Item = &'d Delta>) -> Vec<&'d Delta> {
         let mut out: Vec<&Delta> = deltas.into_iter().collect();
         out.sort_by_cached_key(|d| self.key(&d.key));
         out
     }
+}
+
+/// `compare(run, baseline)` with its lists in suite order: the comparison
+/// every surface (terminal, comment, summary, report, `--json`) shows.
+pub fn compare_in_suite_order(
+    run: &RunDocument,
+    baseline: &RunDocument,
+) -> Result<Comparison, CompareError> {
+    let mut comparison = compare(run, baseline)?;
+    SuiteOrder::new(run, Some(baseline)).arrange(&mut comparison);
+    Ok(comparison)
 }

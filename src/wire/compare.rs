@@ -27,7 +27,7 @@
 //! | `uncovered_passes` | int | **added here**: reference verdicts that passed and are not in the run (exit 2) |
 //! | `coverage_changed` | bool | **added here**: the set of case · check verdicts differs from the reference |
 //! | `not_in_run` | array | **added here**: `{scope, case_id, assertion, assertion_id, before}` (`before`: the reference's status) per reference verdict absent from the run |
-//! | `rule_changes` | array | **added here**: `{check, field, before, after, direction, pairs}`; `field` is `threshold`, `tolerance` or `parameters`, `direction` `loosened`, `tightened` or null |
+//! | `rule_changes` | array | **added here**: `{check, field, before, after, direction, pairs}` (plus `parameter`, the key, when a parameter edit is spelled out from the base's `suite.toml`); `field` is `threshold`, `tolerance` or `parameters`, `direction` `loosened`, `tightened` or null |
 //!
 //! `full` adds `deltas[]` (`case_id, scope, assertion, outcome, before,
 //! after, delta, within_noise, noise_min, noise_max, noise_samples, canary`)
@@ -68,8 +68,7 @@ pub fn headline_json(comparison: &Comparison, sentence: &str) -> Value {
 /// The coverage and rule-change keys (added here, spec `40-compare.md`).
 fn add_integrity(map: &mut Map<String, Value>, comparison: &Comparison) {
     let not_in_run: Vec<Value> = comparison
-        .deltas
-        .iter()
+        .listed()
         .filter(|d| d.outcome == Outcome::Missing)
         .map(|d| {
             json!({
@@ -90,14 +89,19 @@ fn add_integrity(map: &mut Map<String, Value>, comparison: &Comparison) {
 
 /// One itemized rule change.
 pub fn rule_json(change: &RuleChange) -> Value {
-    json!({
+    let mut value = json!({
         "check": change.check,
         "field": change.field.as_str(),
         "before": change.before,
         "after": change.after,
         "direction": change.direction.map(|d| d.as_str()),
         "pairs": change.pairs,
-    })
+    });
+    // Added only for a parameter spelled out from the base's suite file.
+    if let (Some(key), Value::Object(map)) = (&change.parameter, &mut value) {
+        map.insert("parameter".into(), Value::String(key.clone()));
+    }
+    value
 }
 
 /// The `--json full` object: the headline plus `deltas`,

@@ -751,3 +751,157 @@ fn mcp_compare_refuses_a_future_dated_latest_run() {
     );
     assert_eq!(compared["exit_code"], 0, "{compared}");
 }
+
+/// The six checks of every quickstart case, as `suite.toml` declares them.
+const QUICKSTART_CHECKS: [&str; 6] = [
+    "contains",
+    "not_contains",
+    "length",
+    "no_internal_ticket",
+    "cost_budget",
+    "latency_budget",
+];
+
+#[test]
+fn coverage_and_rule_lists_come_in_suite_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    // `where-is-my-order` comes first in cases.json, `opening-hours` third:
+    // sorted by id they would swap.
+    delete_case(root, "where-is-my-order");
+    delete_case(root, "opening-hours");
+    // Two parameter edits: the rules list follows declaration order.
+    edit(&root.join("suite.toml"), "maximum = 40", "maximum = 50");
+    edit(&root.join("suite.toml"), r"\bINT-\d+", r"\bINT-\d{3,}");
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+
+    // The run's cases in cases.json order, then the cases only the
+    // reference has, in the reference's order; checks as declared.
+    let expected = not_in_run_order();
+    let mut gone = String::from("\n\nNot in this run:\n");
+    for (case, check) in &expected {
+        gone.push_str(&format!(
+            "{case} · {check} · in the reference, not in this run\n"
+        ));
+    }
+    assert!(ran.stdout.contains(&gone), "{}", ran.stdout);
+    let mut came = String::from("\n\nNew in this run:\n");
+    for (case, check) in &expected[..2] {
+        came.push_str(&format!(
+            "{case} · {check} · in this run, not in the reference\n"
+        ));
+    }
+    assert!(ran.stdout.contains(&came), "{}", ran.stdout);
+    let rules = ran
+        .stdout
+        .split("\nRules changed in this pull request:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{}", ran.stdout));
+    let names: Vec<&str> = rules
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.trim_start().split(" · ").next().unwrap())
+        .collect();
+    assert_eq!(names, ["length", "no_internal_ticket"], "{}", ran.stdout);
+
+    let comment = read(root.join("out/comment.md"));
+    let first = comment.find("| where\\-is\\-my\\-order | contains |");
+    let third = comment.find("| opening\\-hours | contains |");
+    assert!(first.is_some() && first < third, "{comment}");
+    let length = comment.find("- length · parameters changed");
+    let ticket = comment.find("- no\\_internal\\_ticket · parameters changed");
+    assert!(length.is_some() && length < ticket, "{comment}");
+
+    let ran = digline_env(
+        root,
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+        ],
+        &[],
+    );
+    let json: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    let listed: Vec<(String, String)> = json["not_in_run"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["case_id"].as_str().unwrap().to_string(),
+                v["assertion"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(listed, expected);
+    let json_rules: Vec<&str> = json["rule_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(json_rules, ["length", "no_internal_ticket"]);
+}
+
+/// The missing verdicts of `coverage_and_rule_lists_come_in_suite_order`,
+/// in suite order.
+fn not_in_run_order() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    // `refund-window` is suspended in the quickstart: no verdicts.
+    for case in ["how-do-i-return"] {
+        for check in ["length", "no_internal_ticket"] {
+            out.push((case.to_string(), check.to_string()));
+        }
+    }
+    for case in ["where-is-my-order", "opening-hours"] {
+        for check in QUICKSTART_CHECKS {
+            out.push((case.to_string(), check.to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_parameter_edit_is_spelled_from_the_base_suite_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    edit(&root.join("suite.toml"), "maximum = 40", "maximum = 50");
+    edit(&root.join("suite.toml"), "max_ms = 1500", "max_ms = 1000");
+    git(root, &["commit", "-q", "-am", "the pull request"]);
+    let mut args = GATE.to_vec();
+    args.extend(["--base-ref", "HEAD^1"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "\nRules changed in this pull request:\n  length · maximum 40 → 50 · loosened\n  latency_budget · max_ms 1500 → 1000 · tightened\n\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("- length · maximum 40 → 50 · loosened\n"),
+        "{comment}"
+    );
+
+    // Without a base ref, the edit is named by its check ids.
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "\nRules changed in this pull request:\n  length · parameters changed (check id c2d7c80333b6c0ad → "
+        ),
+        "{}",
+        ran.stdout
+    );
+}

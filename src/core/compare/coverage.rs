@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Delta, Outcome, Scope};
+use super::{Delta, Outcome, PairKey, Scope};
 use crate::core::verdict::Status;
 
 /// Which rule of a check moved.
@@ -76,6 +76,12 @@ pub struct RuleChange {
     pub direction: Option<Direction>,
     /// How many case · check pairs the change touches.
     pub pairs: usize,
+    /// For a parameter edit spelled out from the base's `suite.toml`: the
+    /// parameter's key (`maximum`), with `before`/`after` its values.
+    pub parameter: Option<String>,
+    /// The first pair the change was met on (for a parameter edit, the
+    /// reference's verdict): where the change sorts in suite order.
+    pub key: PairKey,
 }
 
 /// Counts the verdicts that passed in the reference and are absent from the
@@ -124,6 +130,8 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
                     Direction::Tightened
                 }),
                 pairs: 1,
+                parameter: None,
+                key: d.key.clone(),
             });
         }
         if fmt6(b.tolerance) != fmt6(a.tolerance) {
@@ -138,6 +146,8 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
                     Direction::Tightened
                 }),
                 pairs: 1,
+                parameter: None,
+                key: d.key.clone(),
             });
         }
     }
@@ -176,8 +186,110 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
             after: replacement.key.assertion_id.clone(),
             direction: None,
             pairs: 1,
+            parameter: None,
+            key: d.key.clone(),
         });
     }
+    out
+}
+
+/// The longest parameter value shown; longer ones are cut with `…`.
+pub const PARAMETER_VALUE_LIMIT: usize = 60;
+
+/// One declared check of a suite file: its reported name and its
+/// parameters (key → value as TOML writes it), without `name` and `type`.
+pub type DeclaredCheck = (String, BTreeMap<String, String>);
+
+/// Replaces each parameter edit (check id a → b) whose check is declared
+/// once with that name on both sides by one change per parameter that
+/// differs: `maximum 40 → 50`, *loosened* where the direction is defined
+/// ([`parameter_direction`]). Edits that cannot be matched stay as they are.
+pub fn spell_parameters(
+    changes: Vec<RuleChange>,
+    before: &[DeclaredCheck],
+    after: &[DeclaredCheck],
+) -> Vec<RuleChange> {
+    let only = |checks: &'_ [DeclaredCheck], name: &str| -> Option<BTreeMap<String, String>> {
+        let mut found = checks.iter().filter(|(n, _)| n == name);
+        match (found.next(), found.next()) {
+            (Some((_, params)), None) => Some(params.clone()),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    for change in changes {
+        if change.field != RuleField::Parameters || change.parameter.is_some() {
+            out.push(change);
+            continue;
+        }
+        let (Some(old), Some(new)) = (only(before, &change.check), only(after, &change.check))
+        else {
+            out.push(change);
+            continue;
+        };
+        let keys: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+        let spelled: Vec<RuleChange> = keys
+            .into_iter()
+            .filter(|k| old.get(*k) != new.get(*k))
+            .map(|k| {
+                let was = old.get(k).map_or("—".to_string(), |v| cut(v));
+                let is = new.get(k).map_or("—".to_string(), |v| cut(v));
+                RuleChange {
+                    check: change.check.clone(),
+                    field: RuleField::Parameters,
+                    direction: parameter_direction(k, old.get(k), new.get(k)),
+                    before: was,
+                    after: is,
+                    pairs: change.pairs,
+                    parameter: Some(k.clone()),
+                    key: change.key.clone(),
+                }
+            })
+            .collect();
+        if spelled.is_empty() {
+            out.push(change);
+        } else {
+            out.extend(spelled);
+        }
+    }
+    out
+}
+
+/// Loosened or tightened for the parameters whose direction is defined:
+/// `maximum`/`max_*` up, `minimum`/`min_*` down, `threshold` down,
+/// `tolerance` up are loosened; `None` for any other key or a value that
+/// is not a number on both sides.
+pub fn parameter_direction(
+    key: &str,
+    before: Option<&String>,
+    after: Option<&String>,
+) -> Option<Direction> {
+    let before: f64 = before?.parse().ok()?;
+    let after: f64 = after?.parse().ok()?;
+    if before == after {
+        return None;
+    }
+    let up_loosens = if key == "maximum" || key.starts_with("max_") || key == "tolerance" {
+        true
+    } else if key == "minimum" || key.starts_with("min_") || key == "threshold" {
+        false
+    } else {
+        return None;
+    };
+    Some(if (after > before) == up_loosens {
+        Direction::Loosened
+    } else {
+        Direction::Tightened
+    })
+}
+
+/// `value` cut to [`PARAMETER_VALUE_LIMIT`] characters, `…` marking a cut.
+fn cut(value: &str) -> String {
+    if value.chars().count() <= PARAMETER_VALUE_LIMIT {
+        return value.to_string();
+    }
+    let mut out: String = value.chars().take(PARAMETER_VALUE_LIMIT).collect();
+    out.push('…');
     out
 }
 

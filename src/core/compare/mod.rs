@@ -24,7 +24,10 @@ pub use config::{
     artifact_deltas, config_deltas, ArtifactDelta, ArtifactOutcome, ConfigDelta, ConfigOutcome,
     IDENTITY_FIELD,
 };
-pub use coverage::{is_uncovered_pass, Direction, RuleChange, RuleField};
+pub use coverage::{
+    is_uncovered_pass, parameter_direction, spell_parameters, DeclaredCheck, Direction, RuleChange,
+    RuleField, PARAMETER_VALUE_LIMIT,
+};
 
 use super::document::RunDocument;
 use super::exit::ExitStatus;
@@ -297,8 +300,12 @@ pub struct Comparison {
     pub uncovered_passes: usize,
     /// Cases the run suspended (their verdicts are missing on purpose).
     pub suspended_in_run: BTreeSet<String>,
-    /// Every threshold, tolerance and parameter change, itemized.
+    /// Every threshold, tolerance and parameter change, itemized, in
+    /// listing order.
     pub rule_changes: Vec<RuleChange>,
+    /// The indices of `deltas` in the order a reader sees them listed
+    /// (key order until [`Comparison::arrange_by`] sets suite order).
+    pub listing: Vec<usize>,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -345,6 +352,21 @@ pub struct Headline {
 }
 
 impl Comparison {
+    /// Sets the listing order of the deltas and of the rule changes to
+    /// `rank` (stable: ties keep key order). `deltas` itself keeps key
+    /// order, which `compare` and `diff` print as 0.10.0 does.
+    pub fn arrange_by<K: Ord>(&mut self, rank: impl Fn(&PairKey) -> K) {
+        let mut listing: Vec<usize> = (0..self.deltas.len()).collect();
+        listing.sort_by_cached_key(|&i| rank(&self.deltas[i].key));
+        self.listing = listing;
+        self.rule_changes.sort_by_cached_key(|c| rank(&c.key));
+    }
+
+    /// The deltas in listing order.
+    pub fn listed(&self) -> impl Iterator<Item = &Delta> {
+        self.listing.iter().filter_map(|&i| self.deltas.get(i))
+    }
+
     /// The six outcome counts.
     pub fn counts(&self) -> Counts {
         let mut counts = Counts::default();
@@ -603,6 +625,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
     let suspended_ids: BTreeSet<&str> = suspended_in_run.iter().map(String::as_str).collect();
     let uncovered_passes = coverage::uncovered_passes(&deltas, &suspended_ids);
     let rule_changes = coverage::rule_changes(&deltas);
+    let listing = (0..deltas.len()).collect();
     Ok(Comparison {
         tenant: run.tenant.clone(),
         suite: run.suite.clone(),
@@ -626,6 +649,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         uncovered_passes,
         suspended_in_run,
         rule_changes,
+        listing,
     })
 }
 

@@ -575,3 +575,68 @@ fn rule_changes_are_itemized_with_their_direction() {
     assert_eq!(c.uncovered_passes, 1, "the edited check's old verdict");
     assert_eq!(exit_code(&c), ExitStatus::Unjudged);
 }
+
+#[test]
+fn parameter_directions_and_spelled_edits() {
+    use super::{
+        parameter_direction, spell_parameters, DeclaredCheck, Direction, RuleChange, RuleField,
+    };
+    let v = |s: &str| Some(s.to_string());
+    let dir = |k: &str, a: &str, b: &str| parameter_direction(k, v(a).as_ref(), v(b).as_ref());
+    assert_eq!(dir("maximum", "40", "50"), Some(Direction::Loosened));
+    assert_eq!(dir("max_usd", "0.01", "0.005"), Some(Direction::Tightened));
+    assert_eq!(dir("minimum", "10", "5"), Some(Direction::Loosened));
+    assert_eq!(dir("threshold", "0.8", "0.5"), Some(Direction::Loosened));
+    assert_eq!(dir("tolerance", "0.05", "0.01"), Some(Direction::Tightened));
+    assert_eq!(dir("needle", "a", "b"), None);
+    assert_eq!(dir("unit", "1", "2"), None);
+
+    let change = RuleChange {
+        check: "length".into(),
+        field: RuleField::Parameters,
+        before: "aaaa".into(),
+        after: "bbbb".into(),
+        direction: None,
+        pairs: 2,
+        parameter: None,
+        key: super::PairKey {
+            scope: super::Scope::Case,
+            case_id: "c".into(),
+            assertion_id: "aaaa".into(),
+            occurrence: 0,
+        },
+    };
+    let check = |max: &str, long: &str| -> DeclaredCheck {
+        (
+            "length".into(),
+            [
+                ("maximum".to_string(), max.to_string()),
+                ("unit".to_string(), long.to_string()),
+            ]
+            .into_iter()
+            .collect(),
+        )
+    };
+    let long = "x".repeat(100);
+    let spelled = spell_parameters(
+        vec![change.clone()],
+        &[check("40", "words")],
+        &[check("50", &long)],
+    );
+    assert_eq!(spelled.len(), 2);
+    assert_eq!(spelled[0].parameter.as_deref(), Some("maximum"));
+    assert_eq!(
+        (spelled[0].before.as_str(), spelled[0].after.as_str()),
+        ("40", "50")
+    );
+    assert_eq!(spelled[0].direction, Some(Direction::Loosened));
+    assert_eq!(spelled[0].pairs, 2);
+    assert_eq!(spelled[1].after, format!("{}…", "x".repeat(60)));
+    // Declared twice under one name: which is which cannot be told.
+    let twice = spell_parameters(
+        vec![change.clone()],
+        &[check("40", "words"), check("30", "words")],
+        &[check("50", "words")],
+    );
+    assert_eq!(twice, vec![change]);
+}

@@ -81,7 +81,8 @@ fn every_scenario_prints_what_0_10_0_printed() {
     for scenario in SCENARIOS {
         let run = document(scenario, "run.json");
         let baseline = document(scenario, "baseline.json");
-        let comparison = compare(&run, &baseline).unwrap_or_else(|e| panic!("{scenario}: {e}"));
+        let comparison = crate::report::order::compare_in_suite_order(&run, &baseline)
+            .unwrap_or_else(|e| panic!("{scenario}: {e}"));
         let text = render_compare(&comparison, &causes(&run), Locale::En);
         assert_eq!(
             text.stdout,
