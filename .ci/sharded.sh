@@ -14,12 +14,13 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 shards="${1:-4}"
 cases="${2:-400}"
 cd "$repo"
-[ -n "${NO_BUILD:-}" ] || cargo build --quiet --release --locked --bin digline --example quickstart-stub
-
 # shellcheck source=../examples/lib/start.sh
 . "$repo/examples/lib/start.sh"
+# The same build as the examples (the dev profile unless DIGLINE_PROFILE
+# names another): `$digline` and the stub come from it.
+[ -n "${NO_BUILD:-}" ] || build --locked --bin digline --example quickstart-stub
 work="$(mktemp -d)"
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$work" "${logs[@]}"' EXIT
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -rf "$work" "${logs[@]}"' EXIT
 fail() { echo "sharded: FAIL: $*" >&2; exit 1; }
 d() { timeout 120 "$digline" "$@"; }
 
