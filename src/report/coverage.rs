@@ -11,25 +11,10 @@ use crate::core::compare::{Comparison, Delta, Direction, Outcome, RuleChange, Ru
 use super::locale::Locale;
 use super::text::{fill, SUMMARY_LIMIT, SUMMARY_SEPARATOR};
 
-macro_rules! integrity_strings {
-    ($($(#[$doc:meta])* $field:ident,)*) => {
-        /// The `[integrity]` strings of one locale. Placeholders are `{name}`.
-        #[derive(Clone, Copy, Debug)]
-        pub struct IntegrityStrings {
-            $($(#[$doc])* pub $field: &'static str,)*
-        }
-
-        impl IntegrityStrings {
-            fn build(locale: Locale) -> IntegrityStrings {
-                IntegrityStrings {
-                    $($field: locale.text(concat!("integrity.", stringify!($field))),)*
-                }
-            }
-        }
-    };
-}
-
-integrity_strings! {
+super::text::strings_table! {
+    /// The `[integrity]` strings of one locale: coverage, rule changes and a
+    /// replaced reference.
+    IntegrityStrings = "integrity";
     /// One passing reference verdict is not in the run.
     uncovered_one,
     /// `{count}` passing reference verdicts are not in the run.

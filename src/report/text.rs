@@ -52,34 +52,40 @@ pub const SUMMARY_SEPARATOR: &str = " · ";
 /// `missing` rows say "reported", not "sent").
 const OBSERVED_FIELDS: [&str; 2] = ["resolved_model", "fingerprint"];
 
-/// Every sentence and fragment `compare`'s text is built from, for one
-/// locale: the `[compare]` table of `templates/locales/<code>.toml`.
-/// Placeholders are `{name}`, filled by name.
+/// A table of one locale's strings file as a struct of `&'static str`
+/// fields, one per key of the `[section]` table, read by name. Placeholders
+/// in the strings are `{name}`, filled by name. Used for `[compare]` here
+/// and `[integrity]` in `coverage`.
 macro_rules! strings_table {
-    ($($(#[$doc:meta])* $field:ident,)*) => {
-        /// Every sentence and fragment `compare`'s text is built from, for
-        /// one locale (the `[compare]` table of its strings file).
-        /// Placeholders are `{name}`, filled by name.
+    (
+        $(#[$struct_doc:meta])* $name:ident = $section:literal;
+        $($(#[$doc:meta])* $field:ident,)*
+    ) => {
+        $(#[$struct_doc])*
         #[derive(Clone, Copy, Debug)]
-        pub struct Strings {
+        pub struct $name {
             $($(#[$doc])* pub $field: &'static str,)*
         }
 
-        impl Strings {
-            /// The keys of the table, in field order (`compare.worse_none`, …).
+        impl $name {
+            /// The keys of the table, in field order (`<section>.<field>`).
             pub const KEYS: &'static [&'static str] =
-                &[$(concat!("compare.", stringify!($field)),)*];
+                &[$(concat!($section, ".", stringify!($field)),)*];
 
-            fn build(locale: Locale) -> Strings {
-                Strings {
-                    $($field: locale.text(concat!("compare.", stringify!($field))),)*
+            fn build(locale: Locale) -> $name {
+                $name {
+                    $($field: locale.text(concat!($section, ".", stringify!($field))),)*
                 }
             }
         }
     };
 }
+pub(crate) use strings_table;
 
 strings_table! {
+    /// Every sentence and fragment `compare`'s text is built from, for one
+    /// locale: the `[compare]` table of `templates/locales/<code>.toml`.
+    Strings = "compare";
     /// Nothing regressed.
     worse_none,
     /// One check regressed.
