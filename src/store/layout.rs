@@ -557,7 +557,18 @@ impl Store {
                 },
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     if !last {
-                        std::fs::create_dir(&at).map_err(|e| StoreError::io(&at, e))?;
+                        match std::fs::create_dir(&at) {
+                            Ok(()) => {}
+                            // Another writer (a shard beside this one) made
+                            // it first: what it made must be inside too.
+                            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                                match at.canonicalize() {
+                                    Ok(real) if real.starts_with(&store) && real.is_dir() => {}
+                                    _ => return Err(outside(&at)),
+                                }
+                            }
+                            Err(e) => return Err(StoreError::io(&at, e)),
+                        }
                     }
                 }
                 Err(e) => return Err(StoreError::io(&at, e)),
@@ -637,6 +648,32 @@ mod tests {
         std::fs::write(dir.path().join(".digline"), "a file in the way").unwrap();
         let err = Store::new(dir.path()).check_writable("t", "s").unwrap_err();
         assert!(matches!(err, StoreError::NotWritable { .. }), "{err}");
+    }
+
+    #[test]
+    fn writers_side_by_side_make_the_same_folders_without_failing() {
+        // Shards of one suite run at once against one store: each makes
+        // `runs/<suite>/.pending/` and none may lose the race to another.
+        for _ in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::new(dir.path());
+            let path = store.pending_dir("t", "s").unwrap().join("k.lock");
+            let barrier = std::sync::Barrier::new(8);
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..8)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            barrier.wait();
+                            store.place_inside(&path)
+                        })
+                    })
+                    .collect();
+                for handle in handles {
+                    handle.join().unwrap().unwrap();
+                }
+            });
+            assert!(path.parent().unwrap().is_dir());
+        }
     }
 
     #[test]
