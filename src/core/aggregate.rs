@@ -21,7 +21,7 @@
 
 use serde_json::{Map, Value};
 
-use super::checks::build::{group_copy_payload, identity_payload};
+use super::checks::{group_copy_payload, identity_payload};
 use super::checks::{BuildError, BuildErrorKind};
 use super::identity::{self, RuleEntry};
 use super::pyjson::round6;

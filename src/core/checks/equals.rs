@@ -9,11 +9,20 @@
 //! different kinds cannot be compared and give an `error`, as does a case
 //! without `expected`. Reasons never quote either side.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
+use super::catalogue::{
+    derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, ALL_KINDS,
+};
+use super::error::BuildError;
+use super::judge::{verdict, with_kind};
 use super::kinds::{output_kind, OutputKind};
 use super::outcome::Outcome;
+use super::{DeclaredCheck, Inputs};
 use crate::core::pyvalue::python_eq;
+use crate::core::verdict::Verdict;
 
 /// Judge `output` (of the accepted `kind`) against `expected`. The reasons
 /// say `equals` whatever the check's declared name, as 0.10.0's do.
@@ -34,6 +43,39 @@ pub(super) fn judge(output: &Value, kind: OutputKind, expected: Option<&Value>) 
         Outcome::binary(true, "identical to expected".to_string())
     } else {
         Outcome::binary(false, "differs from expected".to_string())
+    }
+}
+
+/// The catalogue row of `equals`.
+pub const KIND: Kind = Kind {
+    token: "equals",
+    class: "Equals",
+    per_run: false,
+    fields: &[
+        field("name", Def::Str("equals")),
+        field("threshold", Def::Float(1.0)),
+        field("tolerance", Def::Float(0.0)),
+        field("accepts", Def::Kinds(ALL_KINDS)),
+    ],
+    walls: no_walls,
+    derive: derive_nothing,
+    build: Build::Grader(build),
+};
+
+/// `equals` takes no parameters of its own: it compares with the case's `expected`.
+#[derive(Clone, Copy, Debug)]
+pub struct Equals;
+
+fn build(_: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    Ok(Arc::new(Equals))
+}
+
+impl Grader for Equals {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_kind(check, inputs.output, |kind| {
+            judge(inputs.output, kind, inputs.expected)
+        });
+        verdict(check, outcome)
     }
 }
 

@@ -9,10 +9,18 @@
 //! `json_kind` (`object`, `array` or `scalar`). Nesting too deep to decode
 //! (more than 9995 levels) is an `error`, as 0.10.0's `RecursionError` is.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
+use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, TEXT};
+use super::error::BuildError;
+use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
 use super::pydecode::{self, Failure};
+use super::{DeclaredCheck, Inputs};
+use crate::core::ratio::describe;
+use crate::core::verdict::Verdict;
 
 /// What the top level must be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +100,57 @@ pub(super) fn too_deep(what: &str) -> String {
         "assertion raised RecursionError: maximum recursion depth exceeded while decoding a \
          JSON {what} from a unicode string"
     )
+}
+
+/// The catalogue row of `is_json`.
+pub const KIND: Kind = Kind {
+    token: "is_json",
+    class: "IsJson",
+    per_run: false,
+    fields: &[
+        field("top_level", Def::Str("any")),
+        field("name", Def::Str("is_json")),
+        field("threshold", Def::Float(1.0)),
+        field("tolerance", Def::Float(0.0)),
+        field("accepts", Def::Kinds(TEXT)),
+    ],
+    walls: no_walls,
+    derive: derive_nothing,
+    build: Build::Grader(build),
+};
+
+/// `is_json` parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct IsJson {
+    /// What the top level must be.
+    pub top_level: TopLevel,
+}
+
+fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    let top_level = match params.get("top_level") {
+        None => TopLevel::Any,
+        Some(Value::String(s)) if s == "any" => TopLevel::Any,
+        Some(Value::String(s)) if s == "object" => TopLevel::Object,
+        Some(Value::String(s)) if s == "array" => TopLevel::Array,
+        Some(other) => {
+            return Err(BuildError::invalid(
+                "is_json",
+                "top_level",
+                format!(
+                    "`top_level` is {}, and it has to be \"any\", \"object\" or \"array\"",
+                    describe(other)
+                ),
+            ))
+        }
+    };
+    Ok(Arc::new(IsJson { top_level }))
+}
+
+impl Grader for IsJson {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_text(check, inputs.output, |t| judge(self.top_level, t));
+        verdict(check, outcome)
+    }
 }
 
 #[cfg(test)]

@@ -40,11 +40,17 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::ValidationError;
 use serde_json::{Map, Value};
 
+use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params};
+use super::error::BuildError;
 use super::is_json::too_deep;
+use super::judge::{verdict, with_kind};
 use super::outcome::Outcome;
 use super::pydecode::{self, Failure};
 use super::search::{self, Budget};
+use super::OutputKind;
+use super::{DeclaredCheck, Inputs};
 use crate::core::pyrepr::repr_value;
+use crate::core::verdict::Verdict;
 
 /// A schema and its compiled validator.
 #[derive(Clone)]
@@ -350,6 +356,55 @@ fn message(schema: &Value, error: &ValidationError<'_>) -> String {
         }
         ValidationErrorKind::PropertyNames { error } => message(schema, error),
         _ => error.to_string(),
+    }
+}
+
+/// The catalogue row of `json_schema`.
+pub const KIND: Kind = Kind {
+    token: "json_schema",
+    class: "JsonSchema",
+    per_run: false,
+    fields: &[
+        field("schema", Def::Mandatory),
+        field("name", Def::Str("json_schema")),
+        field("threshold", Def::Float(1.0)),
+        field("tolerance", Def::Float(0.0)),
+        field("accepts", Def::Kinds(&["structured", "text"])),
+    ],
+    walls: no_walls,
+    derive: derive_nothing,
+    build: Build::Grader(build),
+};
+
+/// `json_schema` parameters: the schema, checked at load, and its validator.
+#[derive(Clone, Debug)]
+pub struct JsonSchema {
+    /// The compiled schema.
+    pub schema: CompiledSchema,
+}
+
+fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    let schema = params.get("schema").unwrap_or(&Value::Null);
+    let schema = CompiledSchema::compile(schema).map_err(|why| {
+        BuildError::invalid(
+            "json_schema",
+            "schema",
+            format!("`schema` is not a valid Draft 2020-12 schema: {why}"),
+        )
+    })?;
+    Ok(Arc::new(JsonSchema { schema }))
+}
+
+impl Grader for JsonSchema {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_kind(check, inputs.output, |kind| match kind {
+            OutputKind::Conversation => Outcome::Errored(format!(
+                "{} can only judge text or structured output, not 'conversation'",
+                check.name
+            )),
+            _ => judge(&self.schema, inputs.output),
+        });
+        verdict(check, outcome)
     }
 }
 

@@ -10,8 +10,96 @@
 //! are). The needle is quoted in reasons between plain single quotes,
 //! exactly as declared (digline 0.10.0 does not escape it); the answer is
 //! never quoted.
+//!
+//! Both checks take `needle` (non-empty) and `case_sensitive` (default
+//! true), threshold 1.0 and text only.
 
+use std::sync::Arc;
+
+use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, TEXT};
+use super::error::BuildError;
+use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
+use super::{params, DeclaredCheck, Inputs};
+use crate::core::verdict::Verdict;
+
+/// The catalogue row of `contains`.
+pub const CONTAINS: Kind = Kind {
+    token: "contains",
+    class: "Contains",
+    per_run: false,
+    fields: &[
+        field("needle", Def::Mandatory),
+        field("case_sensitive", Def::Bool(true)),
+        field("name", Def::Str("contains")),
+        field("threshold", Def::Float(1.0)),
+        field("tolerance", Def::Float(0.0)),
+        field("accepts", Def::Kinds(TEXT)),
+    ],
+    walls: no_walls,
+    derive: derive_nothing,
+    build: Build::Grader(|p| build(p, false)),
+};
+
+/// The catalogue row of `not_contains`.
+pub const NOT_CONTAINS: Kind = Kind {
+    token: "not_contains",
+    class: "NotContains",
+    per_run: false,
+    fields: &[
+        field("needle", Def::Mandatory),
+        field("case_sensitive", Def::Bool(true)),
+        field("name", Def::Str("not_contains")),
+        field("threshold", Def::Float(1.0)),
+        field("tolerance", Def::Float(0.0)),
+        field("accepts", Def::Kinds(TEXT)),
+    ],
+    walls: no_walls,
+    derive: derive_nothing,
+    build: Build::Grader(|p| build(p, true)),
+};
+
+/// `contains` (or `not_contains`) parameters.
+#[derive(Clone, Debug)]
+pub struct Substring {
+    /// Non-empty substring.
+    pub needle: String,
+    /// `false` compares Unicode-casefolded text.
+    pub case_sensitive: bool,
+    /// `not_contains`: pass iff the needle does not occur.
+    pub absent: bool,
+}
+
+fn build(params: &Params, absent: bool) -> Result<Arc<dyn Grader>, BuildError> {
+    let token = if absent { "not_contains" } else { "contains" };
+    let needle = params::string(token, params, "needle")?;
+    if needle.is_empty() {
+        return Err(BuildError::invalid(
+            token,
+            "needle",
+            "`needle` is empty, and searching for nothing always passes".to_string(),
+        ));
+    }
+    let case_sensitive = params::boolean(token, params, "case_sensitive", true)?;
+    Ok(Arc::new(Substring {
+        needle,
+        case_sensitive,
+        absent,
+    }))
+}
+
+impl Grader for Substring {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_text(check, inputs.output, |t| {
+            if self.absent {
+                not_contains(&self.needle, self.case_sensitive, t)
+            } else {
+                contains(&self.needle, self.case_sensitive, t)
+            }
+        });
+        verdict(check, outcome)
+    }
+}
 
 /// Unicode full case folding of `s`, as Python's `str.casefold()`.
 pub(super) fn casefold(s: &str) -> String {

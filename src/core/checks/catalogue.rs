@@ -1,0 +1,167 @@
+//! What a check type is: its catalogue row (digline 0.10.0's class name
+//! and fields with their defaults), its identity hooks, how its parameters
+//! are validated, and the [`Grader`] its validated parameters become.
+//!
+//! Every check file (`contains.rs`, `length.rs` …) declares one [`Kind`]
+//! per token it owns; `registry` lists them all. Nothing here dispatches
+//! on a check type: the registry and the judging code only call through a
+//! [`Kind`]'s function pointers and a [`Grader`]'s methods.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::error::BuildError;
+use super::{DeclaredCheck, Inputs};
+use crate::core::verdict::Verdict;
+
+/// The keys of one `[[assertions]]` entry except `type`, TOML integers and
+/// floats kept apart.
+pub type Params = Map<String, Value>;
+
+/// Output kinds as declared in `accepts`: all three.
+pub const ALL_KINDS: &[&str] = &["conversation", "structured", "text"];
+/// Output kinds as declared in `accepts`: text only.
+pub const TEXT: &[&str] = &["text"];
+
+/// A field's default, as digline 0.10.0 declares it.
+#[derive(Clone, Copy, Debug)]
+pub enum Def {
+    /// No default: the suite must give it.
+    Mandatory,
+    /// `None`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(&'static str),
+    /// A float (thresholds, tolerances).
+    Float(f64),
+    /// A set of output kinds.
+    Kinds(&'static [&'static str]),
+    /// The shipped PII pattern set.
+    PiiPatterns,
+}
+
+/// One dataclass field: name, default, settable from a suite (`init=True`).
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    /// The field's name (a key of the entry when settable).
+    pub name: &'static str,
+    /// Its default.
+    pub def: Def,
+    /// Whether a suite may set it.
+    pub settable: bool,
+}
+
+/// A field a suite may set.
+pub const fn field(name: &'static str, def: Def) -> Field {
+    Field {
+        name,
+        def,
+        settable: true,
+    }
+}
+
+/// A field 0.10.0 fills in itself (`init=False`).
+pub const fn derived(name: &'static str, def: Def) -> Field {
+    Field {
+        name,
+        def,
+        settable: false,
+    }
+}
+
+/// How a check type's parameters become a runnable check.
+#[derive(Clone, Copy)]
+pub enum Build {
+    /// A 0.10.0 check this release does not run yet.
+    NotYet,
+    /// The parameters become a [`Grader`]; name, threshold, tolerance and
+    /// accepts are read the common way (`registry`).
+    Grader(fn(&Params) -> Result<Arc<dyn Grader>, BuildError>),
+    /// The check declares itself whole, from the entry and its identity
+    /// payload (`repeated` takes name, threshold and accepts from its inner
+    /// check).
+    Whole(fn(&Params, Value) -> Result<DeclaredCheck, BuildError>),
+}
+
+/// One check type of the catalogue.
+#[derive(Clone, Copy)]
+pub struct Kind {
+    /// The `type` token (`contains`).
+    pub token: &'static str,
+    /// 0.10.0's class name (`Contains`), the identity payload's `__type__`.
+    pub class: &'static str,
+    /// A per-run (aggregate) check: identity also drops `by_group`/`group`.
+    pub per_run: bool,
+    /// The dataclass fields in declaration order.
+    pub fields: &'static [Field],
+    /// Refusals that come before the missing-parameter check: what only a
+    /// suite.py can express, and a nested check's own refusals.
+    pub walls: fn(&Params) -> Result<(), BuildError>,
+    /// Identity fields derived from others once defaults are filled in
+    /// (`affix`'s name, `repeated`'s inner check).
+    pub derive: fn(&mut Map<String, Value>, &Params) -> Result<(), BuildError>,
+    /// Parameter validation.
+    pub build: Build,
+}
+
+/// [`Kind::walls`] for a check with none.
+pub fn no_walls(_: &Params) -> Result<(), BuildError> {
+    Ok(())
+}
+
+/// [`Kind::derive`] for a check that derives nothing.
+pub fn derive_nothing(_: &mut Map<String, Value>, _: &Params) -> Result<(), BuildError> {
+    Ok(())
+}
+
+/// What a judge is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JudgeKind {
+    /// A 0–1 score against a rubric (`llm_rubric`).
+    Score,
+    /// Claims counted against the context (`faithfulness`).
+    Claims,
+}
+
+/// What a judged check asks its judge.
+#[derive(Clone, Copy, Debug)]
+pub struct Judged<'a> {
+    /// A score against a rubric, or claims against the context.
+    pub kind: JudgeKind,
+    /// The rubric (`llm_rubric`).
+    pub rubric: Option<&'a str>,
+    /// The judge's `provider/model` coordinate.
+    pub coordinate: &'a str,
+}
+
+/// A `repeated` check's wrapped check and how it folds.
+#[derive(Clone, Copy, Debug)]
+pub struct Repetition<'a> {
+    /// The wrapped check.
+    pub inner: &'a DeclaredCheck,
+    /// How many times it grades (≥ 2).
+    pub samples: u32,
+    /// The share of gradings that must agree (0–1).
+    pub min_agreement: f64,
+}
+
+/// A check's validated parameters, and how they judge one answer.
+pub trait Grader: Debug + Send + Sync {
+    /// Judge one answer for `check` (whose name, threshold, tolerance and
+    /// accepts these parameters belong to). Never panics.
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict;
+
+    /// What the judge is asked, for a judged check.
+    fn judged(&self) -> Option<Judged<'_>> {
+        None
+    }
+
+    /// The wrapped check, for `repeated`.
+    fn repetition(&self) -> Option<Repetition<'_>> {
+        None
+    }
+}
