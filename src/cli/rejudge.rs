@@ -14,7 +14,7 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::json;
 
-use crate::core::pyjson::dumps_request_body;
+use crate::core::python::dumps::dumps_request_body;
 use crate::host;
 use crate::run::rejudge::{rejudge, Replay};
 use crate::run::{preflight, Judge, NoJudges, Notifier, Plan, RetryPolicy, RunContext};

@@ -22,7 +22,7 @@ use clap::Args;
 use serde_json::{Map, Value};
 
 use crate::core::document::RunDocument;
-use crate::core::pyjson::dumps_request_body;
+use crate::core::python::dumps::dumps_request_body;
 use crate::host::runner::{display, Prepared, RunOptions};
 use crate::run::retry::Retried;
 use crate::run::{Notifier, Plan};

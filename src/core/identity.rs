@@ -8,7 +8,7 @@
 use serde_json::{json, Number, Value};
 use sha2::{Digest, Sha256};
 
-use super::pyjson::{dumps_canonical, round6};
+use super::python::dumps::{dumps_canonical, round6};
 
 /// First 16 hex chars of sha256 over `text`'s UTF-8 bytes.
 pub fn sha16(text: &str) -> String {

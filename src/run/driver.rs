@@ -41,7 +41,7 @@ use crate::core::aggregate::{self, CaseOutcome};
 use crate::core::checks::judged::JudgeRequest;
 use crate::core::checks::{output_kind, DeclaredCheck, Inputs};
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
-use crate::core::pyjson::{dumps, Escape, Style};
+use crate::core::python::dumps::{dumps, Escape, Style};
 use crate::core::sampling;
 use crate::core::spend::Spend;
 use crate::core::suite::{Case, Suite};

@@ -28,7 +28,7 @@ use std::sync::Mutex;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::core::pyjson::dumps_request_body;
+use crate::core::python::dumps::dumps_request_body;
 use crate::core::suite::Suite;
 use crate::core::verdict::Verdict;
 use crate::store::journal::Leg;

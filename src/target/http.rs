@@ -44,8 +44,8 @@ pub use paths::{endpoint_host, CONFIG_KEYS};
 use super::failure::{ureq_is_transient, Failure};
 use super::mask::{self, basic_credential, mask_text, mask_then_cut};
 use super::rate_limits::RateLimits;
-use crate::core::pyjson::dumps_request_body;
-use crate::core::pyrepr::repr_str;
+use crate::core::python::dumps::dumps_request_body;
+use crate::core::python::repr::repr_str;
 use crate::core::suite::Case;
 
 /// The most bytes of an answer body digline reads (16 MiB); a longer answer

@@ -25,7 +25,7 @@ use super::judge::verdict;
 use super::outcome::Outcome;
 use super::params;
 use super::{DeclaredCheck, Inputs};
-use crate::core::pyjson::{float_repr, round6};
+use crate::core::python::dumps::{float_repr, round6};
 use crate::core::verdict::within;
 use crate::core::verdict::Verdict;
 

@@ -21,7 +21,7 @@ use super::judge::{verdict, with_kind};
 use super::kinds::{output_kind, OutputKind};
 use super::outcome::Outcome;
 use super::{DeclaredCheck, Inputs};
-use crate::core::pyvalue::python_eq;
+use crate::core::python::eq::python_eq;
 use crate::core::verdict::Verdict;
 
 /// Judge `output` (of the accepted `kind`) against `expected`. The reasons

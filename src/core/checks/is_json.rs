@@ -1,7 +1,7 @@
 //! `is_json`: the text output decodes as JSON, optionally with a given top
 //! level (`top_level = "any" | "object" | "array"`).
 //!
-//! Decoding is Python's `json.loads` ([`super::pydecode`]), so `NaN`, a bare
+//! Decoding is Python's `json.loads` ([`crate::core::python::loads`]), so `NaN`, a bare
 //! number or string, and surrounding whitespace decode, while a byte-order
 //! mark, a Markdown code fence or a trailing comma do not. An undecodable
 //! output is a **fail** (score 0.0, `json_kind: "invalid"`) whose reason
@@ -17,8 +17,8 @@ use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
-use super::pydecode::{self, Failure};
 use super::{DeclaredCheck, Inputs};
+use crate::core::python::loads::{self, Failure};
 use crate::core::ratio::describe;
 use crate::core::verdict::Verdict;
 
@@ -64,7 +64,7 @@ fn scored(score: f64, reason: String, kind: &str) -> Outcome {
 
 /// Judge `text`.
 pub(super) fn judge(top_level: TopLevel, text: &str) -> Outcome {
-    let decoded = match pydecode::loads_shape(text) {
+    let decoded = match loads::loads_shape(text) {
         Ok(decoded) => decoded,
         Err(Failure::Invalid(e)) => {
             return scored(

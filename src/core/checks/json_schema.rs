@@ -3,7 +3,7 @@
 //! The schema is checked against the Draft 2020-12 meta-schema when the
 //! suite loads ([`CompiledSchema::compile`]), so a broken schema is refused
 //! before any call. A text output is decoded as Python's `json.loads` does
-//! ([`super::pydecode`]); an undecodable text is an **error** (unlike
+//! ([`crate::core::python::loads`]); an undecodable text is an **error** (unlike
 //! `is_json`, where it is a fail), with Python's message. A structured output
 //! is validated as it is.
 //!
@@ -45,11 +45,11 @@ use super::error::BuildError;
 use super::is_json::too_deep;
 use super::judge::{verdict, with_kind};
 use super::outcome::Outcome;
-use super::pydecode::{self, Failure};
 use super::search::{self, Budget};
 use super::OutputKind;
 use super::{DeclaredCheck, Inputs};
-use crate::core::pyrepr::repr_value;
+use crate::core::python::loads::{self, Failure};
+use crate::core::python::repr::repr_value;
 use crate::core::verdict::Verdict;
 
 /// A schema and its compiled validator.
@@ -100,7 +100,7 @@ impl CompiledSchema {
 pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
     let decoded;
     let instance = match output {
-        Value::String(text) => match pydecode::loads(text) {
+        Value::String(text) => match loads::loads(text) {
             Ok(d) if d.lossy.is_some() => {
                 return Outcome::Errored(format!(
                     "output holds {}, which JSON Schema validation here cannot represent",

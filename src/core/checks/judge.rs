@@ -88,7 +88,7 @@ fn accepted(check: &DeclaredCheck, output: &Value) -> Result<OutputKind, String>
     let Some(kind) = output_kind(output) else {
         return Err(format!(
             "output of type {} is not a valid Output (expected str, Mapping or Sequence[Message])",
-            crate::core::pyrepr::type_name(output)
+            crate::core::python::repr::type_name(output)
         ));
     };
     if !check.accepts.contains(&kind) {

@@ -17,7 +17,7 @@ use super::judge::{verdict, with_text};
 use super::kinds::LengthUnit;
 use super::outcome::Outcome;
 use super::{DeclaredCheck, Inputs};
-use crate::core::pyjson::float_repr;
+use crate::core::python::dumps::float_repr;
 use crate::core::ratio::describe;
 use crate::core::verdict::Verdict;
 

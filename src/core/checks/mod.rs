@@ -17,7 +17,7 @@
 //! the registry. Files shared by several checks: `judge.rs` (the output
 //! kind checks, outcome → verdict), `params.rs` (parameter readers),
 //! `outcome.rs`, `error.rs`, `pattern.rs`/`search.rs` (Python regular
-//! expressions under a budget), `pydecode.rs` (Python's JSON decoder).
+//! expressions under a budget), `core::python` (Python's JSON decoder, `repr` and `==`).
 //!
 //! Spec `20-checks.md`; design record ADR 0007 §1 (`shared/seeds/004_*`).
 
@@ -46,7 +46,6 @@ mod outcome;
 mod params;
 pub mod pattern;
 pub mod pii;
-pub mod pydecode;
 mod regex;
 pub mod registry;
 mod repeated;

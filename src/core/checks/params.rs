@@ -8,7 +8,7 @@ use serde_json::{Number, Value};
 use super::catalogue::Params;
 use super::error::BuildError;
 use super::OutputKind;
-use crate::core::pyjson::round6;
+use crate::core::python::dumps::round6;
 use crate::core::ratio::describe;
 
 /// A string parameter (empty allowed; the check refuses it if it must).

@@ -18,7 +18,7 @@ use super::error::{BuildError, BuildErrorKind};
 use super::registry::{self, is_aggregate};
 use super::{params, DeclaredCheck, Inputs};
 use crate::core::identity;
-use crate::core::pyjson::round6;
+use crate::core::python::dumps::round6;
 use crate::core::ratio::{as_agreement, describe};
 use crate::core::sampling;
 use crate::core::verdict::Verdict;

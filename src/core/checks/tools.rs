@@ -22,7 +22,7 @@ use super::error::BuildError;
 use super::judge::{verdict, with_kind};
 use super::outcome::Outcome;
 use super::{DeclaredCheck, Inputs};
-use crate::core::pyrepr::{repr_str, str_value, type_name};
+use crate::core::python::repr::{repr_str, str_value, type_name};
 use crate::core::ratio::describe;
 use crate::core::verdict::Verdict;
 

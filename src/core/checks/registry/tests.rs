@@ -231,7 +231,7 @@ fn repeated_payload_nests_the_inner_check() {
         "inner": {"type": "contains", "needle": "Northwind"}}));
     let payload = identity_payload("repeated", &p).unwrap();
     assert_eq!(
-        crate::core::pyjson::dumps_canonical(&payload),
+        crate::core::python::dumps::dumps_canonical(&payload),
         r#"{"__type__":"Repeated","accepts":["text"],"inner":{"accepts":["text"],"case_sensitive":true,"name":"contains","needle":"Northwind","threshold":1.0,"tolerance":0.0},"min_agreement":0.666667,"name":"contains","samples":3}"#
     );
     assert_eq!(identity::digest(&payload), "cabbf7b8bcbc2d95");
