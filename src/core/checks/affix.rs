@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::catalogue::{field, no_walls, Build, Def, Grader, Kind, Params, TEXT};
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
 use super::contains::casefold;
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
@@ -46,21 +46,22 @@ pub(super) fn judge(affix: &str, at_end: bool, case_sensitive: bool, text: &str)
 
 /// The catalogue row of `affix`.
 pub const KIND: Kind = Kind {
-    token: "affix",
-    class: "Affix",
-    per_run: false,
-    fields: &[
-        field("affix", Def::Mandatory),
-        field("at", Def::Str("start")),
-        field("case_sensitive", Def::Bool(true)),
-        field("name", Def::Str("")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(TEXT)),
-    ],
-    walls: no_walls,
     derive: derive_name,
-    build: Build::Grader(build),
+    ..per_case(
+        "affix",
+        "Affix",
+        per_case_fields!(
+            [
+                field("affix", Def::Mandatory),
+                field("at", Def::Str("start")),
+                field("case_sensitive", Def::Bool(true)),
+            ],
+            "",
+            1.0,
+            TEXT
+        ),
+        Build::Grader(build),
+    )
 };
 
 /// The identity's `name` when none is declared: `starts_with` or

@@ -108,6 +108,53 @@ pub struct Kind {
     pub build: Build,
 }
 
+/// The catalogue row of a per-case check with no walls and nothing
+/// derived; a check that has either sets it with `..per_case(…)`.
+pub const fn per_case(
+    token: &'static str,
+    class: &'static str,
+    fields: &'static [Field],
+    build: Build,
+) -> Kind {
+    Kind {
+        token,
+        class,
+        per_run: false,
+        fields,
+        walls: no_walls,
+        derive: derive_nothing,
+        build,
+    }
+}
+
+/// The fields of an ordinary per-case check, in 0.10.0's order: its own
+/// fields, then `name` (its default), `threshold` (its default),
+/// `tolerance` (0.0) and `accepts` (its default kinds).
+macro_rules! per_case_fields {
+    ([$($own:expr),* $(,)?], $name:literal, $threshold:literal, $accepts:expr) => {
+        &[
+            $($own,)*
+            $crate::core::checks::catalogue::field(
+                "name",
+                $crate::core::checks::catalogue::Def::Str($name),
+            ),
+            $crate::core::checks::catalogue::field(
+                "threshold",
+                $crate::core::checks::catalogue::Def::Float($threshold),
+            ),
+            $crate::core::checks::catalogue::field(
+                "tolerance",
+                $crate::core::checks::catalogue::Def::Float(0.0),
+            ),
+            $crate::core::checks::catalogue::field(
+                "accepts",
+                $crate::core::checks::catalogue::Def::Kinds($accepts),
+            ),
+        ]
+    };
+}
+pub(crate) use per_case_fields;
+
 /// [`Kind::walls`] for a check with none.
 pub fn no_walls(_: &Params) -> Result<(), BuildError> {
     Ok(())

@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, TEXT};
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
@@ -24,40 +24,36 @@ use super::{params, DeclaredCheck, Inputs};
 use crate::core::verdict::Verdict;
 
 /// The catalogue row of `contains`.
-pub const CONTAINS: Kind = Kind {
-    token: "contains",
-    class: "Contains",
-    per_run: false,
-    fields: &[
-        field("needle", Def::Mandatory),
-        field("case_sensitive", Def::Bool(true)),
-        field("name", Def::Str("contains")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(TEXT)),
-    ],
-    walls: no_walls,
-    derive: derive_nothing,
-    build: Build::Grader(|p| build(p, false)),
-};
+pub const CONTAINS: Kind = per_case(
+    "contains",
+    "Contains",
+    per_case_fields!(
+        [
+            field("needle", Def::Mandatory),
+            field("case_sensitive", Def::Bool(true)),
+        ],
+        "contains",
+        1.0,
+        TEXT
+    ),
+    Build::Grader(|p| build(p, false)),
+);
 
 /// The catalogue row of `not_contains`.
-pub const NOT_CONTAINS: Kind = Kind {
-    token: "not_contains",
-    class: "NotContains",
-    per_run: false,
-    fields: &[
-        field("needle", Def::Mandatory),
-        field("case_sensitive", Def::Bool(true)),
-        field("name", Def::Str("not_contains")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(TEXT)),
-    ],
-    walls: no_walls,
-    derive: derive_nothing,
-    build: Build::Grader(|p| build(p, true)),
-};
+pub const NOT_CONTAINS: Kind = per_case(
+    "not_contains",
+    "NotContains",
+    per_case_fields!(
+        [
+            field("needle", Def::Mandatory),
+            field("case_sensitive", Def::Bool(true)),
+        ],
+        "not_contains",
+        1.0,
+        TEXT
+    ),
+    Build::Grader(|p| build(p, true)),
+);
 
 /// `contains` (or `not_contains`) parameters.
 #[derive(Clone, Debug)]

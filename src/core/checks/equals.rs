@@ -13,9 +13,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::catalogue::{
-    derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, ALL_KINDS,
-};
+use super::catalogue::{per_case, per_case_fields, Build, Grader, Kind, Params, ALL_KINDS};
 use super::error::BuildError;
 use super::judge::{verdict, with_kind};
 use super::kinds::{output_kind, OutputKind};
@@ -47,20 +45,12 @@ pub(super) fn judge(output: &Value, kind: OutputKind, expected: Option<&Value>) 
 }
 
 /// The catalogue row of `equals`.
-pub const KIND: Kind = Kind {
-    token: "equals",
-    class: "Equals",
-    per_run: false,
-    fields: &[
-        field("name", Def::Str("equals")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(ALL_KINDS)),
-    ],
-    walls: no_walls,
-    derive: derive_nothing,
-    build: Build::Grader(build),
-};
+pub const KIND: Kind = per_case(
+    "equals",
+    "Equals",
+    per_case_fields!([], "equals", 1.0, ALL_KINDS),
+    Build::Grader(build),
+);
 
 /// `equals` takes no parameters of its own: it compares with the case's `expected`.
 #[derive(Clone, Copy, Debug)]

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, TEXT};
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
@@ -103,21 +103,12 @@ pub(super) fn too_deep(what: &str) -> String {
 }
 
 /// The catalogue row of `is_json`.
-pub const KIND: Kind = Kind {
-    token: "is_json",
-    class: "IsJson",
-    per_run: false,
-    fields: &[
-        field("top_level", Def::Str("any")),
-        field("name", Def::Str("is_json")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(TEXT)),
-    ],
-    walls: no_walls,
-    derive: derive_nothing,
-    build: Build::Grader(build),
-};
+pub const KIND: Kind = per_case(
+    "is_json",
+    "IsJson",
+    per_case_fields!([field("top_level", Def::Str("any")),], "is_json", 1.0, TEXT),
+    Build::Grader(build),
+);
 
 /// `is_json` parameters.
 #[derive(Clone, Copy, Debug)]

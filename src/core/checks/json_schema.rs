@@ -40,7 +40,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::ValidationError;
 use serde_json::{Map, Value};
 
-use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params};
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params};
 use super::error::BuildError;
 use super::is_json::too_deep;
 use super::judge::{verdict, with_kind};
@@ -360,21 +360,17 @@ fn message(schema: &Value, error: &ValidationError<'_>) -> String {
 }
 
 /// The catalogue row of `json_schema`.
-pub const KIND: Kind = Kind {
-    token: "json_schema",
-    class: "JsonSchema",
-    per_run: false,
-    fields: &[
-        field("schema", Def::Mandatory),
-        field("name", Def::Str("json_schema")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(&["structured", "text"])),
-    ],
-    walls: no_walls,
-    derive: derive_nothing,
-    build: Build::Grader(build),
-};
+pub const KIND: Kind = per_case(
+    "json_schema",
+    "JsonSchema",
+    per_case_fields!(
+        [field("schema", Def::Mandatory),],
+        "json_schema",
+        1.0,
+        &["structured", "text"]
+    ),
+    Build::Grader(build),
+);
 
 /// `json_schema` parameters: the schema, checked at load, and its validator.
 #[derive(Clone, Debug)]

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
-use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, TEXT};
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::kinds::LengthUnit;
@@ -156,23 +156,21 @@ pub(super) fn judge(
 }
 
 /// The catalogue row of `length`.
-pub const KIND: Kind = Kind {
-    token: "length",
-    class: "Length",
-    per_run: false,
-    fields: &[
-        field("minimum", Def::Null),
-        field("maximum", Def::Null),
-        field("unit", Def::Str("characters")),
-        field("name", Def::Str("length")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(TEXT)),
-    ],
-    walls: no_walls,
-    derive: derive_nothing,
-    build: Build::Grader(build),
-};
+pub const KIND: Kind = per_case(
+    "length",
+    "Length",
+    per_case_fields!(
+        [
+            field("minimum", Def::Null),
+            field("maximum", Def::Null),
+            field("unit", Def::Str("characters")),
+        ],
+        "length",
+        1.0,
+        TEXT
+    ),
+    Build::Grader(build),
+);
 
 /// `length` parameters.
 #[derive(Clone, Debug)]

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, TEXT};
+use super::catalogue::{per_case, per_case_fields, Build, Grader, Kind, Params, TEXT};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
@@ -139,20 +139,12 @@ fn advance(pv: &mut u64, mv: &mut u64, eq: u64, hin: i8, high: u64) -> i8 {
 }
 
 /// The catalogue row of `levenshtein`.
-pub const KIND: Kind = Kind {
-    token: "levenshtein",
-    class: "Levenshtein",
-    per_run: false,
-    fields: &[
-        field("name", Def::Str("levenshtein")),
-        field("threshold", Def::Float(0.9)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(TEXT)),
-    ],
-    walls: no_walls,
-    derive: derive_nothing,
-    build: Build::Grader(build),
-};
+pub const KIND: Kind = per_case(
+    "levenshtein",
+    "Levenshtein",
+    per_case_fields!([], "levenshtein", 0.9, TEXT),
+    Build::Grader(build),
+);
 
 /// `levenshtein` takes no parameters of its own: it compares with the case's `expected`.
 #[derive(Clone, Copy, Debug)]

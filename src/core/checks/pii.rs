@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::catalogue::{derive_nothing, field, Build, Def, Grader, Kind, Params, TEXT};
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
 use super::error::{BuildError, BuildErrorKind};
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
@@ -264,19 +264,18 @@ fn partita_iva(value: &[char]) -> bool {
 
 /// The catalogue row of `pii_absent`.
 pub const KIND: Kind = Kind {
-    token: "pii_absent",
-    class: "PiiAbsent",
-    per_run: false,
-    fields: &[
-        field("patterns", Def::PiiPatterns),
-        field("name", Def::Str("pii_absent")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(TEXT)),
-    ],
     walls,
-    derive: derive_nothing,
-    build: Build::Grader(build),
+    ..per_case(
+        "pii_absent",
+        "PiiAbsent",
+        per_case_fields!(
+            [field("patterns", Def::PiiPatterns),],
+            "pii_absent",
+            1.0,
+            TEXT
+        ),
+        Build::Grader(build),
+    )
 };
 
 /// `patterns` is a set of pattern objects with checksum functions: code,

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use super::catalogue::{derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, TEXT};
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
@@ -31,21 +31,12 @@ pub(super) fn search(pattern: &str, compiled: &fancy_regex::Regex, text: &str) -
 }
 
 /// The catalogue row of `regex`.
-pub const KIND: Kind = Kind {
-    token: "regex",
-    class: "Regex",
-    per_run: false,
-    fields: &[
-        field("pattern", Def::Mandatory),
-        field("name", Def::Str("regex")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(TEXT)),
-    ],
-    walls: no_walls,
-    derive: derive_nothing,
-    build: Build::Grader(build),
-};
+pub const KIND: Kind = per_case(
+    "regex",
+    "Regex",
+    per_case_fields!([field("pattern", Def::Mandatory),], "regex", 1.0, TEXT),
+    Build::Grader(build),
+);
 
 /// `regex` parameters.
 #[derive(Clone, Debug)]

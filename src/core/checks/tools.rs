@@ -16,7 +16,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::catalogue::{
-    derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, ALL_KINDS,
+    field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, ALL_KINDS,
 };
 use super::error::BuildError;
 use super::judge::{verdict, with_kind};
@@ -76,21 +76,17 @@ pub(super) fn judge(expected: &[String], response: &Map<String, Value>) -> Outco
 }
 
 /// The catalogue row of `tools_called`.
-pub const KIND: Kind = Kind {
-    token: "tools_called",
-    class: "ToolsCalled",
-    per_run: false,
-    fields: &[
-        field("expected", Def::Mandatory),
-        field("name", Def::Str("tools_called")),
-        field("threshold", Def::Float(1.0)),
-        field("tolerance", Def::Float(0.0)),
-        field("accepts", Def::Kinds(ALL_KINDS)),
-    ],
-    walls: no_walls,
-    derive: derive_nothing,
-    build: Build::Grader(build),
-};
+pub const KIND: Kind = per_case(
+    "tools_called",
+    "ToolsCalled",
+    per_case_fields!(
+        [field("expected", Def::Mandatory),],
+        "tools_called",
+        1.0,
+        ALL_KINDS
+    ),
+    Build::Grader(build),
+);
 
 /// `tools_called` parameters.
 #[derive(Clone, Debug)]
