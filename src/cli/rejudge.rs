@@ -12,7 +12,6 @@
 use std::sync::Arc;
 
 use clap::Args;
-use serde_json::json;
 
 use crate::core::python::dumps::dumps_request_body;
 use crate::host;
@@ -129,13 +128,8 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         ));
     }
     if args.json {
-        let line = json!({
-            "output_version": crate::wire::OUTPUT_VERSION,
-            "key": key,
-            "tenant": doc.tenant,
-            "suite": doc.suite,
-            "sentence": plan.replay_sentence(),
-        });
+        let line =
+            crate::wire::run::run_json(&key, &doc.tenant, &doc.suite, &plan.replay_sentence());
         outln(&dumps_request_body(&line))?;
     } else {
         outln(&key)?;
