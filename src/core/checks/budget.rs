@@ -20,11 +20,11 @@ use serde_json::{Map, Number, Value};
 use super::catalogue::{
     derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, ALL_KINDS,
 };
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::BuildError;
 use super::judge::verdict;
 use super::outcome::Outcome;
 use super::params;
-use super::{DeclaredCheck, Inputs};
 use crate::core::python::dumps::{float_repr, round6};
 use crate::core::verdict::within;
 use crate::core::verdict::Verdict;

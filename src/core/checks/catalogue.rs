@@ -7,14 +7,13 @@
 //! on a check type: the registry and the judging code only call through a
 //! [`Kind`]'s function pointers and a [`Grader`]'s methods.
 
-use std::fmt::Debug;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::declared::DeclaredCheck;
+pub use super::declared::{Grader, JudgeKind, Judged, Repetition};
 use super::error::BuildError;
-use super::{DeclaredCheck, Inputs};
-use crate::core::verdict::Verdict;
 
 /// The keys of one `[[assertions]]` entry except `type`, TOML integers and
 /// floats kept apart.
@@ -163,52 +162,4 @@ pub fn no_walls(_: &Params) -> Result<(), BuildError> {
 /// [`Kind::derive`] for a check that derives nothing.
 pub fn derive_nothing(_: &mut Map<String, Value>, _: &Params) -> Result<(), BuildError> {
     Ok(())
-}
-
-/// What a judge is asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JudgeKind {
-    /// A 0–1 score against a rubric (`llm_rubric`).
-    Score,
-    /// Claims counted against the context (`faithfulness`).
-    Claims,
-}
-
-/// What a judged check asks its judge.
-#[derive(Clone, Copy, Debug)]
-pub struct Judged<'a> {
-    /// A score against a rubric, or claims against the context.
-    pub kind: JudgeKind,
-    /// The rubric (`llm_rubric`).
-    pub rubric: Option<&'a str>,
-    /// The judge's `provider/model` coordinate.
-    pub coordinate: &'a str,
-}
-
-/// A `repeated` check's wrapped check and how it folds.
-#[derive(Clone, Copy, Debug)]
-pub struct Repetition<'a> {
-    /// The wrapped check.
-    pub inner: &'a DeclaredCheck,
-    /// How many times it grades (≥ 2).
-    pub samples: u32,
-    /// The share of gradings that must agree (0–1).
-    pub min_agreement: f64,
-}
-
-/// A check's validated parameters, and how they judge one answer.
-pub trait Grader: Debug + Send + Sync {
-    /// Judge one answer for `check` (whose name, threshold, tolerance and
-    /// accepts these parameters belong to). Never panics.
-    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict;
-
-    /// What the judge is asked, for a judged check.
-    fn judged(&self) -> Option<Judged<'_>> {
-        None
-    }
-
-    /// The wrapped check, for `repeated`.
-    fn repetition(&self) -> Option<Repetition<'_>> {
-        None
-    }
 }

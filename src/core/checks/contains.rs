@@ -17,10 +17,11 @@
 use std::sync::Arc;
 
 use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
-use super::{params, DeclaredCheck, Inputs};
+use super::params;
 use crate::core::verdict::Verdict;
 
 /// The catalogue row of `contains`.

@@ -14,11 +14,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::catalogue::{per_case, per_case_fields, Build, Grader, Kind, Params, ALL_KINDS};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::BuildError;
 use super::judge::{verdict, with_kind};
 use super::kinds::{output_kind, OutputKind};
 use super::outcome::Outcome;
-use super::{DeclaredCheck, Inputs};
 use crate::core::python::eq::python_eq;
 use crate::core::verdict::Verdict;
 

@@ -14,10 +14,10 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
-use super::{DeclaredCheck, Inputs};
 use crate::core::python::loads::{self, Failure};
 use crate::core::ratio::describe;
 use crate::core::verdict::Verdict;

@@ -41,13 +41,13 @@ use jsonschema::ValidationError;
 use serde_json::{Map, Value};
 
 use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::BuildError;
 use super::is_json::too_deep;
 use super::judge::{verdict, with_kind};
+use super::kinds::OutputKind;
 use super::outcome::Outcome;
 use super::search::{self, Budget};
-use super::OutputKind;
-use super::{DeclaredCheck, Inputs};
 use crate::core::python::loads::{self, Failure};
 use crate::core::python::repr::repr_value;
 use crate::core::verdict::Verdict;

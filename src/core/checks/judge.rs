@@ -11,8 +11,9 @@
 
 use serde_json::Value;
 
+use super::declared::DeclaredCheck;
+use super::kinds::{output_kind, OutputKind};
 use super::outcome::Outcome;
-use super::{output_kind, DeclaredCheck, OutputKind};
 use crate::core::verdict::Verdict;
 
 /// The verdict of `check` for what it decided.

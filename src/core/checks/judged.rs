@@ -28,10 +28,12 @@ use serde_json::{Map, Value};
 
 pub use super::catalogue::JudgeKind;
 use super::catalogue::{field, Build, Def, Grader, Judged, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::{BuildError, BuildErrorKind};
 use super::judge::verdict;
+use super::kinds::{output_kind, OutputKind};
 use super::outcome::Outcome;
-use super::{output_kind, params, DeclaredCheck, Inputs, OutputKind};
+use super::params;
 use crate::core::verdict::Verdict;
 
 /// The catalogue row of `llm_rubric`.

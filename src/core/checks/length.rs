@@ -12,11 +12,11 @@ use std::sync::Arc;
 use serde_json::{Map, Number, Value};
 
 use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::kinds::LengthUnit;
 use super::outcome::Outcome;
-use super::{DeclaredCheck, Inputs};
 use crate::core::python::dumps::float_repr;
 use crate::core::ratio::describe;
 use crate::core::verdict::Verdict;

@@ -18,10 +18,10 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::catalogue::{per_case, per_case_fields, Build, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
-use super::{DeclaredCheck, Inputs};
 use crate::core::verdict::Verdict;
 
 /// Judge `text` against `expected`. The reasons say `levenshtein` whatever

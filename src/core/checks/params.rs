@@ -7,7 +7,7 @@ use serde_json::{Number, Value};
 
 use super::catalogue::Params;
 use super::error::BuildError;
-use super::OutputKind;
+use super::kinds::OutputKind;
 use crate::core::python::dumps::round6;
 use crate::core::ratio::describe;
 

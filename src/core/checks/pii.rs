@@ -27,12 +27,12 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value};
 
 use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::{BuildError, BuildErrorKind};
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
 use super::pattern;
 use super::search::{self, Budget};
-use super::{DeclaredCheck, Inputs};
 use crate::core::verdict::Verdict;
 
 /// A checksum that separates a real identifier from a coincidence.

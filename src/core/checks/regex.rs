@@ -10,12 +10,12 @@
 use std::sync::Arc;
 
 use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::BuildError;
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
 use super::search::{self, Budget};
 use super::{params, pattern};
-use super::{DeclaredCheck, Inputs};
 use crate::core::verdict::Verdict;
 
 /// Search `text` for `compiled` (declared as `pattern`). Score 1.0 on a

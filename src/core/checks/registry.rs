@@ -19,10 +19,12 @@
 use serde_json::{Map, Number, Value};
 
 use super::catalogue::{Build, Def, Kind, Params};
+use super::declared::DeclaredCheck;
 use super::error::{BuildError, BuildErrorKind};
+use super::kinds::OutputKind;
 use super::{
     affix, aggregates, budget, contains, equals, is_json, json_schema, judged, length, levenshtein,
-    params, pii, regex, repeated, tools, DeclaredCheck, OutputKind,
+    params, pii, regex, repeated, tools,
 };
 use crate::core::identity::{self, RuleEntry};
 use crate::core::level::Level;

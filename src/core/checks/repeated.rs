@@ -14,9 +14,10 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::catalogue::{derived, field, Build, Def, Grader, Kind, Params, Repetition};
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::{BuildError, BuildErrorKind};
+use super::params;
 use super::registry::{self, is_aggregate};
-use super::{params, DeclaredCheck, Inputs};
 use crate::core::identity;
 use crate::core::python::dumps::round6;
 use crate::core::ratio::{as_agreement, describe};

@@ -18,10 +18,10 @@ use serde_json::{Map, Value};
 use super::catalogue::{
     field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, ALL_KINDS,
 };
+use super::declared::{DeclaredCheck, Inputs};
 use super::error::BuildError;
 use super::judge::{verdict, with_kind};
 use super::outcome::Outcome;
-use super::{DeclaredCheck, Inputs};
 use crate::core::python::repr::{repr_str, str_value, type_name};
 use crate::core::ratio::describe;
 use crate::core::verdict::Verdict;
