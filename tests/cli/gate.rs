@@ -29,6 +29,9 @@ pub(crate) fn quickstart(root: &Path, baseline: bool) {
 pub(crate) fn digline_env(dir: &Path, args: &[&str], vars: &[(&str, String)]) -> Ran {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_digline"));
     cmd.args(args).current_dir(dir).env_remove("DIGLINE_LOG");
+    for name in crate::util::CI_VARIABLES {
+        cmd.env_remove(name);
+    }
     for (k, _) in std::env::vars() {
         if k.starts_with("GITHUB_")
             || k.starts_with("CI_")
