@@ -623,8 +623,13 @@ fn compared_view(
         });
     }
 
-    let now = index_verdicts(run);
-    let before = index_verdicts(baseline);
+    // The verdicts are looked up for their reasons only: a report that
+    // withholds reasons (the gate's) does not index every verdict twice.
+    let (now, before) = if reasons {
+        (index_verdicts(run), index_verdicts(baseline))
+    } else {
+        (Default::default(), Default::default())
+    };
     let coincides = c
         .config_changes()
         .into_iter()
