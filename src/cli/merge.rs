@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::core::document::RunDocument;
+use crate::host::suite::LoadedSuite;
 use crate::store::Store;
 
 use super::exit::ExitStatus;
@@ -29,18 +30,19 @@ pub struct MergeArgs {
     pub shards: Vec<PathBuf>,
 }
 
-/// Read, check and merge the shard runs under `paths` for the suite of
-/// `args`, and store the merged run: its key and document.
+/// Read, check and merge the shard runs under `paths` for `loaded` (the
+/// suite of `args`, loaded once by the caller), and store the merged run:
+/// its key and document.
 ///
 /// # Errors
-/// [`CliError`] (exit 64): a bad suite, a shard that does not read, any
-/// refusal of the merge, a store that cannot take the run.
+/// [`CliError`] (exit 64): a shard that does not read, any refusal of the
+/// merge, a store that cannot take the run.
 pub fn merge_and_store(
     args: &SuiteArgs,
+    loaded: &LoadedSuite,
     paths: &[PathBuf],
     quiet: bool,
 ) -> Result<(String, RunDocument), CliError> {
-    let loaded = load_suite(args)?;
     let store = Store::new(&args.root);
     store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
     let shards = crate::host::shards::read_all(paths).map_err(CliError::Refused)?;
@@ -61,7 +63,9 @@ pub fn merge_and_store(
 /// # Errors
 /// As [`merge_and_store`].
 pub fn execute(args: MergeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let (key, doc) = merge_and_store(&args.suite, &args.shards, quiet)?;
+    let loaded = load_suite(&args.suite)?;
+    let (key, doc) = merge_and_store(&args.suite, &loaded, &args.shards, quiet)?;
+    super::leave_to_exit(loaded);
     super::output::outln(&key)?;
     super::leave_to_exit(doc);
     Ok(ExitStatus::Proceed)

@@ -67,6 +67,10 @@ pub struct RunArgs {
     /// `digline merge` makes the shards one run.
     #[arg(long, value_name = "K/N|auto")]
     pub shard: Option<String>,
+    /// With --shard: split the cases by the durations recorded in the newest
+    /// full run (record_responses = true), not by the hash of the case id.
+    #[arg(long, value_name = "durations", value_parser = ["durations"], requires = "shard")]
+    pub balance: Option<String>,
 }
 
 /// `--meta K=V` pairs as run metadata (string values).
@@ -137,7 +141,31 @@ pub fn run_and_count(
     if let Some(spec) = &args.shard {
         let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
             .map_err(|why| CliError::usage(why, None))?;
-        let record = crate::host::shards::restrict(&mut loaded, shard);
+        let record = match &args.balance {
+            None => crate::host::shards::restrict(&mut loaded, shard),
+            Some(_) => {
+                let store = crate::store::Store::new(&args.suite.root);
+                let source = crate::host::shards::newest_full_run(
+                    &store,
+                    &loaded.suite.tenant,
+                    &loaded.suite.name,
+                )?;
+                let (record, timed) = crate::host::shards::restrict_balanced(
+                    &mut loaded,
+                    shard,
+                    source.as_ref().map(|(_, doc)| doc),
+                );
+                notices(quiet).plan(match &source {
+                    Some((key, _)) => format!(
+                        "shard {shard}: balanced by the durations of {timed} case(s) recorded in run {key}; the others keep their hash shard"
+                    ),
+                    None => format!(
+                        "shard {shard}: no full run recorded durations to balance by; every case keeps its hash shard"
+                    ),
+                });
+                record
+            }
+        };
         // Each shard takes its share of a quota the shards hold together.
         quota = quota.share(shard.index, shard.total);
         notices(quiet).plan(format!(
