@@ -244,7 +244,7 @@ fn gate(
             (stored.key, stored.doc)
         }
         None if !args.shards.is_empty() => {
-            super::merge::merge_and_store(&args.suite, &args.shards, quiet)?
+            super::merge::merge_and_store(&args.suite, &args.shards, quiet, locale)?
         }
         None => {
             // The same steps as `digline run`, through the same function.
@@ -265,9 +265,10 @@ fn gate(
                 max_calls: args.max_calls,
                 resume: None,
                 shard: args.shard.clone(),
+                locale: args.locale,
             };
             let (key, doc, _plan) = run_and_count(&run_args, quiet, &retried)?;
-            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet)? {
+            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet, locale)? {
                 return Ok(done);
             }
             (key, doc)

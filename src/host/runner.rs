@@ -22,6 +22,7 @@ use crate::host;
 use crate::host::load_errors::LoadError;
 use crate::host::provider_suite;
 use crate::host::suite::{LoadedSuite, TargetSpec};
+use crate::report::progress::ProgressStrings;
 use crate::run::journal::{self, Prior, Recorder};
 use crate::run::{
     execute_spent, preflight, Ask, Display, Judge, NoJudges, Notice, Notifier, Plan, RetryPolicy,
@@ -158,10 +159,7 @@ pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>)
 /// The warning for each judge without a price (its spend is not counted).
 pub fn warn_unpriced(judges: &Judges, notices: &Notifier) {
     for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
-        notices.warn(format!(
-            "the judge {} has no price, so its spend is not counted",
-            judge.coordinate()
-        ));
+        notices.warn(ProgressStrings::of(notices.locale()).unpriced_judge(judge.coordinate()));
     }
 }
 
@@ -299,9 +297,9 @@ impl Prepared {
                     // Stopped after the document was written, before the journal went.
                     store.remove_journal(tenant, suite_name, &key)?;
                     if options.announce {
-                        options.notices.plan(format!(
-                            "run {key} was already complete; its journal is removed"
-                        ));
+                        options.notices.plan(
+                            ProgressStrings::of(options.notices.locale()).already_complete(&key),
+                        );
                     }
                     let doc = store.read_run(tenant, suite_name, &key)?.doc;
                     return Ok((key, doc, plan));
@@ -339,14 +337,14 @@ impl Prepared {
             }
         }
         if options.announce {
+            let locale = options.notices.locale();
             if options.resume.is_some() {
-                options.notices.plan(format!(
-                    "resuming run {key}: {answered} of {} case(s) were answered before; asking for the other {to_ask}",
-                    plan.cases
-                ));
+                options
+                    .notices
+                    .plan(ProgressStrings::of(locale).resuming(&key, answered, plan.cases, to_ask));
             }
-            options.notices.plan(plan.sentence());
-            if let Some(judging) = plan.judge_sentence() {
+            options.notices.plan(plan.sentence_in(locale));
+            if let Some(judging) = plan.judge_sentence_in(locale) {
                 options.notices.plan(judging);
             }
             warn_unpriced(&judges, &options.notices);

@@ -6,7 +6,7 @@
 //! [`Notice::Progress`] (the command line prints `digline: 40/200 cases,
 //! 1 errored, 12.3 s, target $0.004210, judges $0.000900`). Quiet (`-q`):
 //! nothing. Lines carry counts, time and money only — never payload, never
-//! a secret.
+//! a secret — in the notices' locale ([`crate::report::progress`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -16,6 +16,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::notice::{Notice, Notifier};
 use crate::core::spend::Spend;
+use crate::report::progress::{LineCounts, ProgressStrings};
 
 /// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,12 +77,20 @@ pub struct Totals {
 impl Progress {
     /// Progress over `total` cases; lines go to `notices`.
     pub fn new(total: usize, display: Display, notices: Notifier) -> Progress {
+        let words = ProgressStrings::of(notices.locale());
         let bar = (display == Display::Bar).then(|| {
             let bar =
                 ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cases {msg}",
-            ) {
+            // The unit is a translated word: braces in it would be read as
+            // indicatif's placeholders, so they are dropped.
+            let unit: String = words
+                .bar_unit
+                .chars()
+                .filter(|c| !"{}".contains(*c))
+                .collect();
+            if let Ok(style) = ProgressStyle::with_template(&format!(
+                "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {unit} {{msg}}"
+            )) {
                 bar.set_style(style);
             }
             bar.enable_steady_tick(Duration::from_millis(200));
@@ -134,11 +143,10 @@ impl Progress {
             Display::Bar => {
                 if let Some(bar) = &self.bar {
                     bar.set_position(done as u64);
-                    bar.set_message(format!(
-                        "· {} errored · target ${:.6} · judges ${:.6}",
+                    bar.set_message(ProgressStrings::of(self.notices.locale()).bar(
                         self.errored.load(Ordering::SeqCst),
                         m.target_usd,
-                        m.judge_usd
+                        m.judge_usd,
                     ));
                 }
             }
@@ -174,26 +182,19 @@ impl Progress {
         self.totals_with(&m)
     }
 
-    /// `40/200 cases, 1 errored, 12.3 s, target $0.004210, judges $0.000900`.
+    /// `40/200 cases, 1 errored, 12.3 s, target $0.004210, judges $0.000900`,
+    /// in the notices' locale.
     pub fn line(&self, t: &Totals) -> String {
-        let mut line = format!(
-            "{}/{} cases, {} errored, {:.1} s, target ${:.6}",
-            t.done,
-            self.total,
-            t.errored,
-            self.started.elapsed().as_secs_f64(),
-            t.target_usd
-        );
-        if t.judge_calls > 0 {
-            line.push_str(&format!(", judges ${:.6}", t.judge_usd));
-            if t.judge_unpriced > 0 {
-                line.push_str(&format!(
-                    " ({} unpriced judge calls not counted)",
-                    t.judge_unpriced
-                ));
-            }
-        }
-        line
+        ProgressStrings::of(self.notices.locale()).line(&LineCounts {
+            done: t.done,
+            total: self.total,
+            errored: t.errored,
+            seconds: self.started.elapsed().as_secs_f64(),
+            target_usd: t.target_usd,
+            judge_usd: t.judge_usd,
+            judge_calls: t.judge_calls,
+            judge_unpriced: t.judge_unpriced,
+        })
     }
 
     /// End the display: clear the bar, print the last line (not when quiet).

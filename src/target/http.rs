@@ -221,9 +221,11 @@ impl HttpTarget {
     ///
     /// # Errors
     /// A network failure (nothing listening, no such host, timeout): one
-    /// sentence refusing the whole run, naming the endpoint by host:port
-    /// (`nothing answered at 127.0.0.1:8731: <urlopen error [Errno 111]
-    /// Connection refused>. …`).
+    /// sentence refusing the whole run in digline's own words, naming the
+    /// endpoint by host:port only (`connection refused at 127.0.0.1:8731:
+    /// nothing is listening there. …`). The run document's reasons keep
+    /// 0.10.0's `urllib` wording ([`HttpTarget::call`]); this sentence is
+    /// read by a person and never stored.
     pub fn preflight(&self) -> Result<(), String> {
         let mut request = self.agent.head(&self.spec.url);
         for (name, value) in self.headers_for(false, true) {
@@ -238,10 +240,9 @@ impl HttpTarget {
                 Ok(())
             }
             Err(e) => Err(format!(
-                "nothing answered at {}: {}. Every case would fail the same way, so the run \
-                 stops before the first one — start the application, or point the target at it",
-                self.spoken,
-                self.said(&e)
+                "{}. Every case would fail the same way, so the run stops before the first \
+                 one — start the application, or point the target at it",
+                self.unreachable(&e)
             )),
         }
     }
@@ -519,6 +520,48 @@ impl HttpTarget {
             }
             ureq::Error::Protocol(_) => "the answer is not valid HTTP".to_string(),
             other => other.to_string(),
+        };
+        self.scrub(text)
+    }
+
+    /// Why nothing answered, in digline's words (no `errno`, no `urllib`
+    /// wrapper): the category of the failure and the endpoint's host:port.
+    fn unreachable(&self, e: &ureq::Error) -> String {
+        let at = &self.spoken;
+        let io_kind = match e {
+            ureq::Error::Io(io) => Some(io.kind()),
+            _ => None,
+        };
+        let text = match (e, io_kind) {
+            (ureq::Error::Timeout(_), _)
+            | (_, Some(io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock)) => {
+                format!("{at} did not answer in time")
+            }
+            (_, Some(io::ErrorKind::ConnectionRefused)) => {
+                format!("connection refused at {at}: nothing is listening there")
+            }
+            (ureq::Error::HostNotFound, _) => {
+                format!("{at} could not be found: its host name does not resolve")
+            }
+            (
+                _,
+                Some(
+                    io::ErrorKind::AddrNotAvailable
+                    | io::ErrorKind::NetworkUnreachable
+                    | io::ErrorKind::HostUnreachable
+                    | io::ErrorKind::NetworkDown,
+                ),
+            ) => format!("{at} could not be reached: the network has no route to it"),
+            (
+                _,
+                Some(
+                    io::ErrorKind::ConnectionReset
+                    | io::ErrorKind::ConnectionAborted
+                    | io::ErrorKind::UnexpectedEof
+                    | io::ErrorKind::BrokenPipe,
+                ),
+            ) => format!("{at} closed the connection without answering"),
+            _ => format!("{at} could not be reached: the connection failed"),
         };
         self.scrub(text)
     }
