@@ -396,7 +396,7 @@ impl Prepared {
             .map_err(|e| RunRefusal::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
         }
         let recorder = Recorder::new(Some(&leg), Some(&stop)).with_notices(options.notices.clone());
-        let (doc, spent) =
+        let (doc, spent, failed_calls) =
             match execute_spent(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
                 Ok(done) => done,
                 Err(RunError::Stopped { pending }) => {
@@ -425,6 +425,9 @@ impl Prepared {
         if options.resume.is_none() {
             store.write_run_spend(tenant, suite_name, &key, &spent)?;
         }
+        // How long each failed call took, beside the document too (0.10.0
+        // records no time for a call that failed).
+        store.write_run_timings(tenant, suite_name, &key, &failed_calls)?;
         store.remove_journal(tenant, suite_name, &key)?;
         drop(held_lock);
         Ok((key, doc, plan))

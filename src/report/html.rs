@@ -34,6 +34,7 @@ use crate::core::compare::{
 };
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
+use crate::core::failed_calls::FailedCalls;
 use crate::core::verdict::{Status, Verdict};
 
 use super::cause::{voice, Cause};
@@ -93,12 +94,14 @@ pub fn render(
         locale,
         redacted,
         Spends::default(),
+        FailedCalls::none(),
     )
 }
 
 /// [`render`], with what the run and the reference spent as recorded
 /// beside their documents (`store::spend`): the cost row then names the
-/// judges and the tokens too.
+/// judges and the tokens too; and how long the run's failed calls took
+/// (`store::timings`), said beside their causes.
 ///
 /// # Errors
 /// As [`render`].
@@ -109,6 +112,7 @@ pub fn render_with_spend(
     locale: Locale,
     redacted: bool,
     spends: Spends,
+    failed: &FailedCalls,
 ) -> Result<String, ReportError> {
     let comparison: Option<Cow<'_, Comparison>> = match (baseline, comparison) {
         (Some(_), Some(c)) => Some(Cow::Borrowed(c)),
@@ -119,7 +123,7 @@ pub fn render_with_spend(
     };
     // Causes are categories and facts, never payload: read from the
     // complete run, so a redacted report still says why.
-    let causes = gate::causes(run);
+    let causes = gate::causes(run, failed);
     let (run, baseline) = if redacted {
         (
             Cow::Owned(redact(run)),

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::notice::{Notice, Notifier};
+use crate::core::failed_calls::FailedCalls;
 use crate::core::spend::Spend;
 use crate::report::progress::{LineCounts, ProgressStrings};
 
@@ -53,6 +54,7 @@ pub struct Progress {
     started: Instant,
     bar: Option<ProgressBar>,
     notices: Notifier,
+    failed: Mutex<FailedCalls>,
 }
 
 /// The totals at the end of a run.
@@ -105,7 +107,25 @@ impl Progress {
             started: Instant::now(),
             bar,
             notices,
+            failed: Mutex::new(FailedCalls::default()),
         }
+    }
+
+    /// Case `case_id`'s call to the target failed after `elapsed_ms`.
+    pub fn call_failed(&self, case_id: &str, elapsed_ms: u64) {
+        self.failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed_ms
+            .insert(case_id.to_string(), elapsed_ms);
+    }
+
+    /// The failed target calls so far.
+    pub fn failed_calls(&self) -> FailedCalls {
+        self.failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn money(&self) -> std::sync::MutexGuard<'_, Money> {

@@ -18,7 +18,7 @@ use super::atomic::write_atomic;
 use super::layout::{is_safe_name, Store};
 use super::StoreError;
 
-fn segment<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
+pub(super) fn segment<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
     if is_safe_name(value) {
         Ok(value)
     } else {

@@ -153,7 +153,11 @@ fn every_scenario_prints_what_0_10_0_printed() {
         let baseline = document(scenario, "baseline.json");
         let comparison = crate::report::order::compare_in_suite_order(&run, &baseline)
             .unwrap_or_else(|e| panic!("{scenario}: {e}"));
-        let text = render_compare(&comparison, &causes(&run), Locale::En);
+        let text = render_compare(
+            &comparison,
+            &causes(&run, crate::core::failed_calls::FailedCalls::none()),
+            Locale::En,
+        );
         assert_eq!(
             text.stdout,
             with_causes(&in_suite_order(
@@ -366,7 +370,12 @@ fn strict_clauses_name_what_was_not_measured() {
     run.aggregate.push(second);
     baseline.aggregate.clear();
     let comparison = compare(&run, &baseline).unwrap_or_else(|e| panic!("{e}"));
-    let text = render_compare(&comparison, &causes(&run), Locale::En).stdout;
+    let text = render_compare(
+        &comparison,
+        &causes(&run, crate::core::failed_calls::FailedCalls::none()),
+        Locale::En,
+    )
+    .stdout;
     assert!(
         text.contains("2 whole-run measures could not be computed: precision, recall."),
         "{text}"
