@@ -169,7 +169,9 @@ fn render_html_report(
         Err(e) => {
             if !quiet {
                 errln(&format!(
-                    "digline: warning: the HTML report was not written: {e}"
+                    "digline: warning: {}",
+                    crate::report::progress::ProgressStrings::of(locale)
+                        .report_not_written(&e.to_string())
                 ));
             }
             None

@@ -388,7 +388,7 @@ impl Prepared {
                 stopped(
                     &leg,
                     &finishing,
-                    &format!("stopped by {signal}"),
+                    &ProgressStrings::of(notices.locale()).stopped_by(signal),
                     &hint,
                     &notices,
                 );
@@ -404,7 +404,7 @@ impl Prepared {
                         stopped(
                             &leg,
                             &finishing,
-                            &format!("stopped with {pending} case(s) not answered"),
+                            &ProgressStrings::of(options.notices.locale()).stopped_pending(pending),
                             &format!("{hint} --resume {key}"),
                             &options.notices,
                         );
@@ -444,12 +444,13 @@ fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str, notices: &
     }
     // What the leg holds since its last flush goes to the disk too.
     let _ = held.sync();
-    notices.send(Notice::Stopped(format!(
-        "{what}; the answers so far are kept in {}, and no run was stored: resume with: {hint}",
-        leg.path()
-            .parent()
-            .map_or_else(String::new, |p| p.display().to_string())
-    )));
+    let folder = leg
+        .path()
+        .parent()
+        .map_or_else(String::new, |p| p.display().to_string());
+    notices.send(Notice::Stopped(
+        ProgressStrings::of(notices.locale()).stopped(what, &folder, hint),
+    ));
     // The signal path: the front end that asked for it (the command line,
     // through `resume_hint_on_signal`) wants the process to end here.
     std::process::exit(ExitStatus::Refused.code());

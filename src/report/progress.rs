@@ -68,6 +68,16 @@ super::text::strings_table! {
     merged,
     /// `shard {shard} stored as run {key}, with no verdict: …`.
     shard_stored,
+    /// `stopped by {signal}`.
+    stopped_by,
+    /// `stopped with {pending} case(s) not answered`.
+    stopped_pending,
+    /// `{what}; the answers so far are kept in {folder}, …: resume with: {hint}`.
+    stopped,
+    /// `the run goes on without its journal (…): {error}`.
+    journal_broken,
+    /// `the HTML report was not written: {error}`.
+    report_not_written,
 }
 
 impl ProgressStrings {
@@ -272,6 +282,35 @@ impl ProgressStrings {
     pub fn shard_stored(&self, shard: &str, key: &str) -> String {
         fill(self.shard_stored, &[("shard", shard), ("key", key)])
     }
+
+    /// `stopped by SIGTERM`.
+    pub fn stopped_by(&self, signal: &str) -> String {
+        fill(self.stopped_by, &[("signal", signal)])
+    }
+
+    /// `stopped with 3 case(s) not answered`.
+    pub fn stopped_pending(&self, pending: usize) -> String {
+        fill(self.stopped_pending, &[("pending", &pending.to_string())])
+    }
+
+    /// `<what>; the answers so far are kept in <folder>, and no run was
+    /// stored: resume with: <hint>`.
+    pub fn stopped(&self, what: &str, folder: &str, hint: &str) -> String {
+        fill(
+            self.stopped,
+            &[("what", what), ("folder", folder), ("hint", hint)],
+        )
+    }
+
+    /// The journal could not be written: `error` is the I/O cause.
+    pub fn journal_broken(&self, error: &str) -> String {
+        fill(self.journal_broken, &[("error", error)])
+    }
+
+    /// The HTML report could not be rendered: `error` is the template's cause.
+    pub fn report_not_written(&self, error: &str) -> String {
+        fill(self.report_not_written, &[("error", error)])
+    }
 }
 
 /// The numbers of one progress line.
@@ -395,6 +434,39 @@ mod tests {
             assert_eq!(s.judges(6, 2, 3), judges, "{locale}");
             assert_eq!(s.line(&counts()), line, "{locale}");
         }
+    }
+
+    #[test]
+    fn the_stop_and_the_other_lines_keep_their_english_and_are_translated() {
+        let en = ProgressStrings::of(Locale::En);
+        assert_eq!(
+            en.stopped(&en.stopped_by("SIGTERM"), ".digline/t/runs/s/.pending", "digline run --suite s.toml --resume K"),
+            "stopped by SIGTERM; the answers so far are kept in .digline/t/runs/s/.pending, and no \
+             run was stored: resume with: digline run --suite s.toml --resume K"
+        );
+        assert_eq!(en.stopped_pending(3), "stopped with 3 case(s) not answered");
+        assert_eq!(
+            en.resuming("K", 2, 5, 3),
+            "resuming run K: 2 of 5 case(s) were answered before; asking for the other 3"
+        );
+        assert_eq!(
+            en.unjudged(1, 3, "K"),
+            "1 of 3 case(s) could not be judged; the run document (K) records why"
+        );
+        assert_eq!(
+            en.retried(2, 4, "rate_limited 2, server_error 1, connection 1"),
+            "2 call(s) were tried again (4 retries: rate_limited 2, server_error 1, connection 1)"
+        );
+        let de = ProgressStrings::of(Locale::De);
+        assert_eq!(
+            de.stopped(&de.stopped_pending(3), "P", "H"),
+            "angehalten mit 3 unbeantworteten Fall/Fällen; die bisherigen Antworten liegen in P, \
+             und es wurde kein Lauf gespeichert: fortsetzen mit: H"
+        );
+        assert_eq!(
+            de.unpriced_judge("openai/gpt-x"),
+            "der Bewerter openai/gpt-x hat keinen Preis, daher werden seine Kosten nicht gezählt"
+        );
     }
 
     #[test]
