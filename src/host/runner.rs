@@ -333,7 +333,9 @@ impl Prepared {
         let to_ask = plan.cases.saturating_sub(answered);
         if let Built::Http(target) = &built {
             if to_ask > 0 {
-                target.preflight().map_err(RunRefusal::Refused)?;
+                target
+                    .preflight_in(options.notices.locale())
+                    .map_err(RunRefusal::Refused)?;
             }
         }
         if options.announce {

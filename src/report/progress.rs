@@ -78,6 +78,20 @@ super::text::strings_table! {
     journal_broken,
     /// `the HTML report was not written: {error}`.
     report_not_written,
+    /// `{endpoint} did not answer in time`.
+    unreachable_timeout,
+    /// `connection refused at {endpoint}: nothing is listening there`.
+    unreachable_refused,
+    /// `{endpoint} could not be found: its host name does not resolve`.
+    unreachable_host,
+    /// `{endpoint} could not be reached: the network has no route to it`.
+    unreachable_route,
+    /// `{endpoint} closed the connection without answering`.
+    unreachable_closed,
+    /// `{endpoint} could not be reached: the connection failed`.
+    unreachable_failed,
+    /// `{why}. Every case would fail the same way, so the run stops …`.
+    preflight,
 }
 
 impl ProgressStrings {
@@ -311,6 +325,38 @@ impl ProgressStrings {
     pub fn report_not_written(&self, error: &str) -> String {
         fill(self.report_not_written, &[("error", error)])
     }
+
+    /// The preflight's refusal: nothing answered at the target, `why` in
+    /// the words of [`Unreachable`], naming `endpoint` (host:port) only.
+    pub fn preflight(&self, why: Unreachable, endpoint: &str) -> String {
+        let template = match why {
+            Unreachable::Timeout => self.unreachable_timeout,
+            Unreachable::Refused => self.unreachable_refused,
+            Unreachable::HostNotFound => self.unreachable_host,
+            Unreachable::NoRoute => self.unreachable_route,
+            Unreachable::Closed => self.unreachable_closed,
+            Unreachable::Failed => self.unreachable_failed,
+        };
+        let why = fill(template, &[("endpoint", endpoint)]);
+        fill(self.preflight, &[("why", &why)])
+    }
+}
+
+/// Why nothing answered at the target before the first case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unreachable {
+    /// No answer in time.
+    Timeout,
+    /// Connection refused: nothing listening.
+    Refused,
+    /// The host name does not resolve.
+    HostNotFound,
+    /// The network has no route to the host.
+    NoRoute,
+    /// The connection was closed or reset without an answer.
+    Closed,
+    /// Any other failure to connect.
+    Failed,
 }
 
 /// The numbers of one progress line.
@@ -467,6 +513,41 @@ mod tests {
             de.unpriced_judge("openai/gpt-x"),
             "der Bewerter openai/gpt-x hat keinen Preis, daher werden seine Kosten nicht gezählt"
         );
+    }
+
+    #[test]
+    fn the_preflight_refusal_is_said_in_each_locale() {
+        assert_eq!(
+            ProgressStrings::of(Locale::En).preflight(Unreachable::Refused, "127.0.0.1:8731"),
+            "connection refused at 127.0.0.1:8731: nothing is listening there. Every case would \
+             fail the same way, so the run stops before the first one — start the application, \
+             or point the target at it"
+        );
+        assert_eq!(
+            ProgressStrings::of(Locale::De).preflight(Unreachable::Timeout, "h:1"),
+            "h:1 hat nicht rechtzeitig geantwortet. Jeder Fall würde genauso scheitern, daher \
+             hält der Lauf vor dem ersten an — starte die Anwendung oder richte das System auf sie aus"
+        );
+        for locale in Locale::ALL {
+            for why in [
+                Unreachable::Timeout,
+                Unreachable::Refused,
+                Unreachable::HostNotFound,
+                Unreachable::NoRoute,
+                Unreachable::Closed,
+                Unreachable::Failed,
+            ] {
+                let text = ProgressStrings::of(locale).preflight(why, "h:1");
+                assert!(
+                    text.contains("h:1") && !text.contains('{'),
+                    "{locale}: {text}"
+                );
+                assert!(
+                    !text.contains("Errno") && !text.contains("urlopen"),
+                    "{text}"
+                );
+            }
+        }
     }
 
     #[test]

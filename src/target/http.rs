@@ -47,6 +47,8 @@ use super::rate_limits::RateLimits;
 use crate::core::pyjson::dumps_request_body;
 use crate::core::pyrepr::repr_str;
 use crate::core::suite::Case;
+use crate::report::locale::Locale;
+use crate::report::progress::{ProgressStrings, Unreachable};
 
 /// The most bytes of an answer body digline reads (16 MiB); a longer answer
 /// errors the case.
@@ -227,6 +229,14 @@ impl HttpTarget {
     /// 0.10.0's `urllib` wording ([`HttpTarget::call`]); this sentence is
     /// read by a person and never stored.
     pub fn preflight(&self) -> Result<(), String> {
+        self.preflight_in(Locale::En)
+    }
+
+    /// [`HttpTarget::preflight`], its refusal said in `locale`.
+    ///
+    /// # Errors
+    /// As [`HttpTarget::preflight`].
+    pub fn preflight_in(&self, locale: Locale) -> Result<(), String> {
         let mut request = self.agent.head(&self.spec.url);
         for (name, value) in self.headers_for(false, true) {
             request = request.header(name, value);
@@ -239,11 +249,10 @@ impl HttpTarget {
                 tracing::debug!(endpoint = %self.spoken, "the preflight got an answer it cannot read");
                 Ok(())
             }
-            Err(e) => Err(format!(
-                "{}. Every case would fail the same way, so the run stops before the first \
-                 one — start the application, or point the target at it",
-                self.unreachable(&e)
-            )),
+            Err(e) => {
+                Err(self
+                    .scrub(ProgressStrings::of(locale).preflight(unreachable(&e), &self.spoken)))
+            }
         }
     }
 
@@ -524,48 +533,6 @@ impl HttpTarget {
         self.scrub(text)
     }
 
-    /// Why nothing answered, in digline's words (no `errno`, no `urllib`
-    /// wrapper): the category of the failure and the endpoint's host:port.
-    fn unreachable(&self, e: &ureq::Error) -> String {
-        let at = &self.spoken;
-        let io_kind = match e {
-            ureq::Error::Io(io) => Some(io.kind()),
-            _ => None,
-        };
-        let text = match (e, io_kind) {
-            (ureq::Error::Timeout(_), _)
-            | (_, Some(io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock)) => {
-                format!("{at} did not answer in time")
-            }
-            (_, Some(io::ErrorKind::ConnectionRefused)) => {
-                format!("connection refused at {at}: nothing is listening there")
-            }
-            (ureq::Error::HostNotFound, _) => {
-                format!("{at} could not be found: its host name does not resolve")
-            }
-            (
-                _,
-                Some(
-                    io::ErrorKind::AddrNotAvailable
-                    | io::ErrorKind::NetworkUnreachable
-                    | io::ErrorKind::HostUnreachable
-                    | io::ErrorKind::NetworkDown,
-                ),
-            ) => format!("{at} could not be reached: the network has no route to it"),
-            (
-                _,
-                Some(
-                    io::ErrorKind::ConnectionReset
-                    | io::ErrorKind::ConnectionAborted
-                    | io::ErrorKind::UnexpectedEof
-                    | io::ErrorKind::BrokenPipe,
-                ),
-            ) => format!("{at} closed the connection without answering"),
-            _ => format!("{at} could not be reached: the connection failed"),
-        };
-        self.scrub(text)
-    }
-
     /// Replace anything this target's URL could have put into a message:
     /// the URL itself by the host, the secrets by `***`.
     fn scrub(&self, mut text: String) -> String {
@@ -573,6 +540,40 @@ impl HttpTarget {
             text = text.replace(&self.spec.url, &self.spoken);
         }
         mask_text(&text, &self.secrets)
+    }
+}
+
+/// Why nothing answered, for the preflight's refusal in digline's words
+/// (no `errno`, no `urllib` wrapper).
+fn unreachable(e: &ureq::Error) -> Unreachable {
+    let io_kind = match e {
+        ureq::Error::Io(io) => Some(io.kind()),
+        _ => None,
+    };
+    match (e, io_kind) {
+        (ureq::Error::Timeout(_), _)
+        | (_, Some(io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock)) => Unreachable::Timeout,
+        (_, Some(io::ErrorKind::ConnectionRefused)) => Unreachable::Refused,
+        (ureq::Error::HostNotFound, _) => Unreachable::HostNotFound,
+        (
+            _,
+            Some(
+                io::ErrorKind::AddrNotAvailable
+                | io::ErrorKind::NetworkUnreachable
+                | io::ErrorKind::HostUnreachable
+                | io::ErrorKind::NetworkDown,
+            ),
+        ) => Unreachable::NoRoute,
+        (
+            _,
+            Some(
+                io::ErrorKind::ConnectionReset
+                | io::ErrorKind::ConnectionAborted
+                | io::ErrorKind::UnexpectedEof
+                | io::ErrorKind::BrokenPipe,
+            ),
+        ) => Unreachable::Closed,
+        _ => Unreachable::Failed,
     }
 }
 

@@ -76,6 +76,17 @@ fn the_gate_is_green_then_red_then_refuses() {
              start the application, or point the target at it\n"
         )
     );
+    // In the reader's locale.
+    let ran = digline(root, &["run", suite[0], suite[1], "--locale", "de"]);
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "digline: Verbindung abgelehnt bei 127.0.0.1:{port}: dort lauscht nichts. Jeder Fall \
+             würde genauso scheitern, daher hält der Lauf vor dem ersten an — starte die \
+             Anwendung oder richte das System auf sie aus\n"
+        )
+    );
     assert!(ran.stdout.is_empty());
 }
 
