@@ -6,6 +6,7 @@
 //! ([`load_errors::LoadError`]). May import `run`, `target`, `report`,
 //! `wire`, `store`, `core`; never the front ends.
 
+pub mod allowed_hosts;
 pub mod artifacts;
 pub mod base_ref;
 pub mod cases;
