@@ -23,8 +23,10 @@ use super::load_errors::{LoadError, LoadErrorKind};
 use super::located;
 use super::near_miss::{did_you_mean, hint, listing};
 use crate::core::aggregate::{build_aggregate, expand_by_group, DeclaredAggregate};
-use crate::core::checks::build::{is_aggregate, rule_entry, PER_CASE_TYPES, PER_RUN_TYPES};
-use crate::core::checks::{build, BuildError, BuildErrorKind, DeclaredCheck};
+use crate::core::checks::{
+    build, is_aggregate, per_case_types, per_run_types, rule_entry, BuildError, BuildErrorKind,
+    DeclaredCheck,
+};
 use crate::core::identity::RuleEntry;
 use crate::core::ratio::as_agreement;
 use crate::core::suite::Suite;
@@ -956,8 +958,8 @@ enum Entry {
 fn type_lists() -> String {
     format!(
         "\n  per case: {}\n  per run:  {}",
-        PER_CASE_TYPES.join(", "),
-        PER_RUN_TYPES.join(", ")
+        per_case_types().join(", "),
+        per_run_types().join(", ")
     )
 }
 
@@ -1034,8 +1036,8 @@ fn build_error(e: &BuildError, locator: &str) -> LoadError {
             unknown_keys(Some(&place), Some(token), "parameter", &keys, &known)
         }
         BuildErrorKind::UnknownType { token } => {
-            let mut known: Vec<&str> = PER_CASE_TYPES.to_vec();
-            known.extend_from_slice(PER_RUN_TYPES);
+            let mut known: Vec<&str> = per_case_types();
+            known.extend(per_run_types());
             let sentence = match hint(token, &known) {
                 Some(h) => format!("there is no check called `{token}`. {h}"),
                 None => format!("there is no check called `{token}`.{}", type_lists()),
@@ -1679,7 +1681,7 @@ pub fn header_secrets(spec: &HttpTargetSpec, env: impl Fn(&str) -> Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::checks::build::{
+    use crate::core::checks::{
         default_threshold, group_copy_payload, identity_payload, is_aggregate,
     };
     use crate::core::identity;
@@ -2036,7 +2038,7 @@ mod tests {
             }
             assert_eq!(payload["name"], name, "{label}");
             assert_eq!(identity::digest(&payload), entry["assertion_id"], "{label}");
-            if crate::core::checks::build::BUILT_TYPES.contains(&token.as_str()) {
+            if crate::core::checks::is_built(&token) {
                 match build(&token, &params) {
                     Ok(built) => {
                         assert_eq!(built.name, name, "{label}");
@@ -2100,10 +2102,9 @@ mod tests {
             let text = entry["toml"].as_str().unwrap_or_default();
             let table: toml::Table = text.parse().expect("suite parses");
             let entries = table["assertions"].as_array().cloned().unwrap_or_default();
-            let all_built = entries.iter().all(|e| {
-                crate::core::checks::build::BUILT_TYPES
-                    .contains(&e["type"].as_str().unwrap_or_default())
-            });
+            let all_built = entries
+                .iter()
+                .all(|e| crate::core::checks::is_built(e["type"].as_str().unwrap_or_default()));
             let want_ids: Vec<String> = entry["assertion_ids"]
                 .as_array()
                 .into_iter()
