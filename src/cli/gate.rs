@@ -133,6 +133,14 @@ pub struct GateArgs {
     pub publishing: PublishArgs,
 }
 
+/// What is recorded beside the run document: its spend (and the
+/// reference's), and how long its failed calls took.
+#[derive(Clone, Copy)]
+struct Beside<'a> {
+    spends: cost::Spends,
+    failed: &'a crate::core::failed_calls::FailedCalls,
+}
+
 /// The HTML report's one call site: redacted (no judge or suspension
 /// reasons) unless `--report-payload` widens the boundary. A template
 /// failure is a warning, never a changed verdict: the gate writes no
@@ -147,15 +155,24 @@ fn render_html_report(
     locale: Locale,
     payload: bool,
     quiet: bool,
-    spends: cost::Spends,
+    beside: Beside<'_>,
 ) -> Option<String> {
-    match crate::report::html::render_consuming(run, baseline, comparison, locale, !payload, spends)
-    {
+    match crate::report::html::render_consuming(
+        run,
+        baseline,
+        comparison,
+        locale,
+        !payload,
+        beside.spends,
+        beside.failed,
+    ) {
         Ok(page) => Some(page),
         Err(e) => {
             if !quiet {
                 errln(&format!(
-                    "digline: warning: the HTML report was not written: {e}"
+                    "digline: warning: {}",
+                    crate::report::progress::ProgressStrings::of(locale)
+                        .report_not_written(&e.to_string())
                 ));
             }
             None
@@ -244,7 +261,7 @@ fn gate(
             (stored.key, stored.doc)
         }
         None if !args.shards.is_empty() => {
-            super::merge::merge_and_store(&args.suite, &loaded, &args.shards, quiet)?
+            super::merge::merge_and_store(&args.suite, &loaded, &args.shards, quiet, locale)?
         }
         None => {
             // The same steps as `digline run`, through the same function.
@@ -264,9 +281,10 @@ fn gate(
                 resume: None,
                 shard: args.shard.clone(),
                 balance: args.balance.clone(),
+                locale: args.locale,
             };
             let (key, doc, _plan) = run_and_count(&run_args, quiet, &retried)?;
-            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet)? {
+            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet, locale)? {
                 return Ok(done);
             }
             (key, doc)
@@ -299,9 +317,12 @@ fn gate(
     let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
     let report_line = report_line(&args.publishing, env, &out_dir, locale);
 
+    // How long the run's failed calls took, as recorded beside it (a run of
+    // 0.10.0 has no record: the causes are then said without their time).
+    let failed_calls = store.read_run_timings(&suite.tenant, &suite.name, &key);
     let (code, mut view, counts) = match (&comparison, &baseline) {
         (Some(c), Some(b)) => {
-            let view = gate_view::compared(&doc, b, c, locale);
+            let view = gate_view::compared(&doc, b, c, locale, &failed_calls);
             let counts: BTreeMap<String, usize> = Outcome::ALL
                 .iter()
                 .map(|o| (o.as_str().to_string(), c.headline().counts.get(*o)))
@@ -314,6 +335,7 @@ fn gate(
                 &baseline_path.display().to_string(),
                 locale,
                 ExitStatus::Refused,
+                &failed_calls,
             );
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
             let statuses = doc
@@ -398,7 +420,7 @@ fn gate(
     };
     let comment_md = comment::render(&data, Some(&order_marker(&marker, &doc.created_at)));
     let summary_md = comment::render(&data, None);
-    let junit_xml = junit::render(&doc, comparison.as_ref(), locale);
+    let junit_xml = junit::render(&doc, comparison.as_ref(), locale, &failed_calls);
     let no_baseline = baseline.is_none();
     let spent_usd = BTreeMap::from([
         (
@@ -427,7 +449,10 @@ fn gate(
         locale,
         args.report_payload,
         quiet,
-        spends,
+        Beside {
+            spends,
+            failed: &failed_calls,
+        },
     );
 
     crate::store::atomic::prepare_output_dir(&out_dir).map_err(|e| match e {

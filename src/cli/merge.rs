@@ -14,6 +14,8 @@ use clap::Args;
 
 use crate::core::document::RunDocument;
 use crate::host::suite::LoadedSuite;
+use crate::report::locale::Locale;
+use crate::report::progress::ProgressStrings;
 use crate::store::Store;
 
 use super::exit::ExitStatus;
@@ -42,6 +44,7 @@ pub fn merge_and_store(
     loaded: &LoadedSuite,
     paths: &[PathBuf],
     quiet: bool,
+    locale: Locale,
 ) -> Result<(String, RunDocument), CliError> {
     let store = Store::new(&args.root);
     store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
@@ -49,11 +52,11 @@ pub fn merge_and_store(
     let merged = crate::run::merge::merge(&loaded.suite, shards, &crate::host::clock::now_iso())
         .map_err(|why| CliError::Refused(format!("merge refused: {why}")))?;
     let key = store.write_run(&merged.doc)?;
-    super::run::notices(quiet).plan(format!(
-        "merged {} shard(s) of plan {} into run {key} ({} case(s))",
-        merged.shards,
-        merged.plan,
-        merged.doc.results.len()
+    super::run::notices(quiet, locale).plan(ProgressStrings::of(locale).merged(
+        merged.shards as usize,
+        &merged.plan.to_string(),
+        &key,
+        merged.doc.results.len(),
     ));
     Ok((key, merged.doc))
 }
@@ -64,7 +67,7 @@ pub fn merge_and_store(
 /// As [`merge_and_store`].
 pub fn execute(args: MergeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let loaded = load_suite(&args.suite)?;
-    let (key, doc) = merge_and_store(&args.suite, &loaded, &args.shards, quiet)?;
+    let (key, doc) = merge_and_store(&args.suite, &loaded, &args.shards, quiet, Locale::En)?;
     super::leave_to_exit(loaded);
     super::output::outln(&key)?;
     super::leave_to_exit(doc);
@@ -102,14 +105,13 @@ pub fn shard_stored(
     key: &str,
     doc: &RunDocument,
     quiet: bool,
+    locale: Locale,
 ) -> Result<Option<ExitStatus>, CliError> {
     let Some(Ok(record)) = crate::core::shard::Record::of(&doc.metadata) else {
         return Ok(None);
     };
     super::output::outln(key)?;
-    super::run::notices(quiet).plan(format!(
-        "shard {} stored as run {key}, with no verdict: a shard is a share of the cases; gate the merged run with digline gate --shards",
-        record.shard
-    ));
+    super::run::notices(quiet, locale)
+        .plan(ProgressStrings::of(locale).shard_stored(&record.shard.to_string(), key));
     Ok(Some(ExitStatus::Proceed))
 }

@@ -22,6 +22,7 @@ use crate::host;
 use crate::host::load_errors::LoadError;
 use crate::host::provider_suite;
 use crate::host::suite::{LoadedSuite, TargetSpec};
+use crate::report::progress::ProgressStrings;
 use crate::run::journal::{self, Prior, Recorder};
 use crate::run::{
     execute_spent, preflight, Ask, Display, Judge, NoJudges, Notice, Notifier, Plan, RetryPolicy,
@@ -221,10 +222,7 @@ fn credentials_allowed(
 /// The warning for each judge without a price (its spend is not counted).
 pub fn warn_unpriced(judges: &Judges, notices: &Notifier) {
     for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
-        notices.warn(format!(
-            "the judge {} has no price, so its spend is not counted",
-            judge.coordinate()
-        ));
+        notices.warn(ProgressStrings::of(notices.locale()).unpriced_judge(judge.coordinate()));
     }
 }
 
@@ -374,9 +372,9 @@ impl Prepared {
                     // Stopped after the document was written, before the journal went.
                     store.remove_journal(tenant, suite_name, &key)?;
                     if options.announce {
-                        options.notices.plan(format!(
-                            "run {key} was already complete; its journal is removed"
-                        ));
+                        options.notices.plan(
+                            ProgressStrings::of(options.notices.locale()).already_complete(&key),
+                        );
                     }
                     let doc = store.read_run(tenant, suite_name, &key)?.doc;
                     return Ok((key, doc, plan));
@@ -410,18 +408,20 @@ impl Prepared {
         let to_ask = plan.cases.saturating_sub(answered);
         if let Built::Http(target) = &built {
             if to_ask > 0 {
-                target.preflight().map_err(RunRefusal::Refused)?;
+                target
+                    .preflight_in(options.notices.locale())
+                    .map_err(RunRefusal::Refused)?;
             }
         }
         if options.announce {
+            let locale = options.notices.locale();
             if options.resume.is_some() {
-                options.notices.plan(format!(
-                    "resuming run {key}: {answered} of {} case(s) were answered before; asking for the other {to_ask}",
-                    plan.cases
-                ));
+                options
+                    .notices
+                    .plan(ProgressStrings::of(locale).resuming(&key, answered, plan.cases, to_ask));
             }
-            options.notices.plan(plan.sentence());
-            if let Some(judging) = plan.judge_sentence() {
+            options.notices.plan(plan.sentence_in(locale));
+            if let Some(judging) = plan.judge_sentence_in(locale) {
                 options.notices.plan(judging);
             }
             warn_unpriced(&judges, &options.notices);
@@ -465,7 +465,7 @@ impl Prepared {
                 stopped(
                     &leg,
                     &finishing,
-                    &format!("stopped by {signal}"),
+                    &ProgressStrings::of(notices.locale()).stopped_by(signal),
                     &hint,
                     &notices,
                 );
@@ -473,7 +473,7 @@ impl Prepared {
             .map_err(|e| RunRefusal::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
         }
         let recorder = Recorder::new(Some(&leg), Some(&stop)).with_notices(options.notices.clone());
-        let (doc, spent) =
+        let (doc, spent, failed_calls) =
             match execute_spent(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
                 Ok(done) => done,
                 Err(RunError::Stopped { pending }) => {
@@ -481,7 +481,7 @@ impl Prepared {
                         stopped(
                             &leg,
                             &finishing,
-                            &format!("stopped with {pending} case(s) not answered"),
+                            &ProgressStrings::of(options.notices.locale()).stopped_pending(pending),
                             &format!("{hint} --resume {key}"),
                             &options.notices,
                         );
@@ -502,6 +502,9 @@ impl Prepared {
         if options.resume.is_none() {
             store.write_run_spend(tenant, suite_name, &key, &spent)?;
         }
+        // How long each failed call took, beside the document too (0.10.0
+        // records no time for a call that failed).
+        store.write_run_timings(tenant, suite_name, &key, &failed_calls)?;
         store.remove_journal(tenant, suite_name, &key)?;
         drop(held_lock);
         Ok((key, doc, plan))
@@ -518,12 +521,13 @@ fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str, notices: &
     }
     // What the leg holds since its last flush goes to the disk too.
     let _ = held.sync();
-    notices.send(Notice::Stopped(format!(
-        "{what}; the answers so far are kept in {}, and no run was stored: resume with: {hint}",
-        leg.path()
-            .parent()
-            .map_or_else(String::new, |p| p.display().to_string())
-    )));
+    let folder = leg
+        .path()
+        .parent()
+        .map_or_else(String::new, |p| p.display().to_string());
+    notices.send(Notice::Stopped(
+        ProgressStrings::of(notices.locale()).stopped(what, &folder, hint),
+    ));
     // The signal path: the front end that asked for it (the command line,
     // through `resume_hint_on_signal`) wants the process to end here.
     std::process::exit(ExitStatus::Refused.code());

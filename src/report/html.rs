@@ -34,6 +34,7 @@ use crate::core::compare::{
 };
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
+use crate::core::failed_calls::FailedCalls;
 use crate::core::verdict::{Status, Verdict};
 
 use super::cause::{voice, Cause};
@@ -93,12 +94,14 @@ pub fn render(
         locale,
         redacted,
         Spends::default(),
+        FailedCalls::none(),
     )
 }
 
 /// [`render`], with what the run and the reference spent as recorded
 /// beside their documents (`store::spend`): the cost row then names the
-/// judges and the tokens too.
+/// judges and the tokens too; and how long the run's failed calls took
+/// (`store::timings`), said beside their causes.
 ///
 /// # Errors
 /// As [`render`].
@@ -109,6 +112,7 @@ pub fn render_with_spend(
     locale: Locale,
     redacted: bool,
     spends: Spends,
+    failed: &FailedCalls,
 ) -> Result<String, ReportError> {
     render_from(
         Cow::Borrowed(run),
@@ -117,6 +121,7 @@ pub fn render_with_spend(
         locale,
         redacted,
         spends,
+        failed,
     )
 }
 
@@ -134,6 +139,7 @@ pub fn render_consuming(
     locale: Locale,
     redacted: bool,
     spends: Spends,
+    failed: &FailedCalls,
 ) -> Result<String, ReportError> {
     render_from(
         Cow::Owned(run),
@@ -142,6 +148,7 @@ pub fn render_consuming(
         locale,
         redacted,
         spends,
+        failed,
     )
 }
 
@@ -152,6 +159,7 @@ fn render_from(
     locale: Locale,
     redacted: bool,
     spends: Spends,
+    failed: &FailedCalls,
 ) -> Result<String, ReportError> {
     let comparison: Option<Cow<'_, Comparison>> = match (&baseline, comparison) {
         (Some(_), Some(c)) => Some(c),
@@ -163,7 +171,7 @@ fn render_from(
     };
     // Causes are categories and facts, never payload: read from the
     // complete run, so a redacted report still says why.
-    let causes = gate::causes(&run);
+    let causes = gate::causes(&run, failed);
     let (run, baseline) = if redacted {
         (
             Cow::Owned(redact_owned(run.into_owned())),

@@ -278,9 +278,10 @@ impl<'a> Recorder<'a> {
         }
         if let Err(e) = leg.append(record) {
             if !self.broken.swap(true, Ordering::SeqCst) {
-                self.notices.warn(format!(
-                    "the run goes on without its journal (a resume after a stop would ask the unrecorded cases again): {e}"
-                ));
+                self.notices.warn(
+                    crate::report::progress::ProgressStrings::of(self.notices.locale())
+                        .journal_broken(&e.to_string()),
+                );
             }
         }
     }

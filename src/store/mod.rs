@@ -13,6 +13,7 @@ pub mod layout;
 pub mod migrate;
 pub mod promote;
 pub mod spend;
+pub mod timings;
 
 pub use error::StoreError;
 pub use layout::Store;

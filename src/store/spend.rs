@@ -18,7 +18,7 @@ use super::atomic::write_atomic;
 use super::layout::{is_safe_name, Store};
 use super::StoreError;
 
-fn segment<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
+pub(super) fn segment<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
     if is_safe_name(value) {
         Ok(value)
     } else {
@@ -110,4 +110,38 @@ fn write(path: PathBuf, spend: &Spend) -> Result<(), StoreError> {
 fn read(path: PathBuf) -> Option<Spend> {
     let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_written_read_promoted_and_refused_outside_their_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let mut spend = Spend::default();
+        spend.target.add(Some(0.5), Some((10, 2)));
+        store.write_run_spend("t", "s", "k1", &spend).unwrap();
+        assert_eq!(store.read_run_spend("t", "s", "k1"), Some(spend));
+        assert_eq!(store.read_run_spend("t", "s", "k2"), None, "not recorded");
+        // Promote copies the record; a run with none removes the older one.
+        store.promote_spend("t", "s", "k1").unwrap();
+        assert_eq!(store.read_baseline_spend("t", "s"), Some(spend));
+        store.promote_spend("t", "s", "k2").unwrap();
+        assert_eq!(store.read_baseline_spend("t", "s"), None);
+        // A record that does not read is "not recorded", never an error.
+        let path = store.run_spend_path("t", "s", "k1").unwrap();
+        std::fs::write(&path, "{\"target\": 1}").unwrap();
+        assert_eq!(store.read_run_spend("t", "s", "k1"), None);
+        // Names from a pull request never leave the store's place.
+        for (tenant, suite, key) in [("../x", "s", "k"), ("t", "../s", "k"), ("t", "s", "../k")] {
+            assert!(
+                store.write_run_spend(tenant, suite, key, &spend).is_err(),
+                "{tenant}/{suite}/{key}"
+            );
+            assert_eq!(store.read_run_spend(tenant, suite, key), None);
+        }
+        assert!(store.promote_spend("t", "a/b", "k1").is_err());
+    }
 }
