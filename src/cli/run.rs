@@ -28,7 +28,7 @@ use crate::report::locale::Locale;
 use crate::report::progress::ProgressStrings;
 use crate::run::retry::Retried;
 use crate::run::{Notifier, Plan};
-use crate::store::layout::LATEST;
+use crate::store::repo::LATEST;
 
 use super::output::{outln, StderrNotices};
 use super::pool::PoolArgs;

@@ -18,11 +18,11 @@ use serde_json::{Map, Number, Value};
 
 use super::load_errors::{LoadError, LoadErrorKind};
 use super::suite::{err, inside_root, toml_to_json, toml_type, unknown_keys};
-use crate::target::pricing::Price;
-use crate::target::provider::{
+use crate::client::pricing::Price;
+use crate::client::provider::{
     parse_coordinate, ApiKey, Endpoint, ProviderKind, ProviderSpec, TokenParam,
 };
-use crate::target::template::PromptTemplate;
+use crate::client::template::PromptTemplate;
 
 const AT: Option<&str> = Some("[target]");
 

@@ -16,6 +16,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::client::http::HttpTarget;
+use crate::client::judge::Judges;
+use crate::client::provider::ProviderTarget;
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
 use crate::host;
@@ -29,11 +32,8 @@ use crate::run::{
     RunContext, RunError,
 };
 use crate::store::journal::Leg;
-use crate::store::layout::LATEST;
+use crate::store::repo::LATEST;
 use crate::store::{Store, StoreError};
-use crate::target::http::HttpTarget;
-use crate::target::judge::Judges;
-use crate::target::provider::ProviderTarget;
 
 /// Why a run was refused (every one is exit 64 for the CLI, a tool error for MCP).
 #[derive(Debug, thiserror::Error)]
@@ -148,7 +148,7 @@ pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>)
     // allows it; checked all the same, so no key leaves by this path either.
     for kind in coordinates
         .iter()
-        .filter_map(|c| crate::target::provider::parse_coordinate(c).ok())
+        .filter_map(|c| crate::client::provider::parse_coordinate(c).ok())
         .map(|(kind, _)| kind)
     {
         let endpoint = host::endpoints::judge_endpoint(kind, &env);
@@ -201,7 +201,7 @@ fn located(loaded: &LoadedSuite, locator: &str, key: &str, sentence: &str) -> Ru
 /// (`host::allowed_hosts`): the first header taking one names the refusal.
 fn credentials_allowed(
     loaded: &LoadedSuite,
-    spec: &crate::target::http::HttpTargetSpec,
+    spec: &crate::client::http::HttpTargetSpec,
 ) -> Result<(), RunRefusal> {
     for (name, value) in &spec.headers {
         let vars = host::suite::header_variables(value).unwrap_or_default();
@@ -355,7 +355,7 @@ impl Prepared {
                 } else {
                     which.clone()
                 };
-                if !crate::store::layout::is_safe_name(&key) {
+                if !crate::store::repo::is_safe_name(&key) {
                     return Err(StoreError::UnsafeName {
                         kind: "run key",
                         value: key,

@@ -22,6 +22,8 @@ use super::cases::{decode_utf8, parse_cases};
 use super::load_errors::{LoadError, LoadErrorKind};
 use super::located;
 use super::near_miss::{did_you_mean, hint, listing};
+use crate::client::http::{check_body_references, HttpTargetSpec};
+use crate::client::provider::{parse_coordinate, ProviderSpec};
 use crate::core::aggregate::{build_aggregate, expand_by_group, DeclaredAggregate};
 use crate::core::checks::{
     build, is_aggregate, per_case_types, per_run_types, rule_entry, BuildError, BuildErrorKind,
@@ -30,8 +32,6 @@ use crate::core::checks::{
 use crate::core::identity::RuleEntry;
 use crate::core::ratio::as_agreement;
 use crate::core::suite::Suite;
-use crate::target::http::{check_body_references, HttpTargetSpec};
-use crate::target::provider::{parse_coordinate, ProviderSpec};
 
 use super::provider_suite::provider_target;
 
@@ -1286,7 +1286,7 @@ fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
             ));
         }
     }
-    if let Err(why) = crate::target::http::check_url(&url) {
+    if let Err(why) = crate::client::http::check_url(&url) {
         return Err(err(
             LoadErrorKind::Invalid,
             AT,
@@ -1493,7 +1493,7 @@ fn check_body_against_cases(
         .enumerate()
         .filter(|(_, c)| c.suspended.is_none())
         .filter_map(|(i, c)| {
-            crate::target::http::render_body(&spec.body, c)
+            crate::client::http::render_body(&spec.body, c)
                 .err()
                 .map(|why| (i + 1, why))
         })
@@ -1664,7 +1664,7 @@ pub fn expand_headers(
 /// credential, and that can be secrets (8 characters or more, not an
 /// ordinary word). The target masks them in what is kept or shown.
 pub fn header_secrets(spec: &HttpTargetSpec, env: impl Fn(&str) -> Option<String>) -> Vec<String> {
-    use crate::target::mask;
+    use crate::client::mask;
     let values = spec
         .headers
         .iter()

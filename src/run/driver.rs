@@ -37,6 +37,12 @@ use super::notice::Notifier;
 use super::progress::{Display, Progress};
 use super::quota::{Pacer, Quota};
 use super::retry::{retrying, Retried, RetryPolicy, Throttle};
+use crate::client::failure::Failure;
+use crate::client::http::{HttpTarget, Response};
+use crate::client::judge::{JudgeAnswer, Judges};
+use crate::client::mask::{mask_text, mask_value};
+use crate::client::provider::ProviderTarget;
+use crate::client::rate_limits::Meter;
 use crate::core::aggregate::{self, CaseOutcome};
 use crate::core::checks::judged::JudgeRequest;
 use crate::core::checks::{output_kind, DeclaredCheck, Inputs};
@@ -47,12 +53,6 @@ use crate::core::sampling;
 use crate::core::spend::Spend;
 use crate::core::suite::{Case, Suite};
 use crate::core::verdict::{Status, Verdict};
-use crate::target::failure::Failure;
-use crate::target::http::{HttpTarget, Response};
-use crate::target::judge::{JudgeAnswer, Judges};
-use crate::target::mask::{mask_text, mask_value};
-use crate::target::provider::ProviderTarget;
-use crate::target::rate_limits::Meter;
 
 /// Something that answers a case: the HTTP target, a provider, or a fake.
 pub trait Ask: Sync {

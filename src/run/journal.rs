@@ -27,11 +27,11 @@ use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 
+use crate::client::http::Response;
 use crate::core::python::dumps::dumps_request_body;
 use crate::core::suite::Suite;
 use crate::core::verdict::Verdict;
 use crate::store::journal::Leg;
-use crate::target::http::Response;
 
 use super::driver::RunContext;
 use super::notice::Notifier;

@@ -31,9 +31,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::quota::Pacer;
+use crate::client::failure::{Failure, RetryReason};
 use crate::report::locale::Locale;
 use crate::report::progress::ProgressStrings;
-use crate::target::failure::{Failure, RetryReason};
 
 /// How failed attempts are retried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use crate::core::spend::Spend;
 
 use super::atomic::write_atomic;
-use super::layout::{is_safe_name, Store};
+use super::repo::{is_safe_name, Store};
 use super::StoreError;
 
 pub(super) fn segment<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {

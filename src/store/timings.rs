@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use crate::core::failed_calls::FailedCalls;
 
 use super::atomic::write_atomic;
-use super::layout::Store;
+use super::repo::Store;
 use super::spend::segment;
 use super::StoreError;
 

@@ -1,4 +1,5 @@
-//! The `.digline/` layout: where tenants, baselines and runs live.
+//! The store's API: a repository's `.digline/` — where tenants, baselines
+//! and runs live, and every read and write of them.
 //!
 //! ```text
 //! <root>/.digline/.gitignore                        written if absent: */runs/

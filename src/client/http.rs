@@ -185,7 +185,7 @@ impl HttpTarget {
             .http_status_as_error(false)
             .max_redirects(0)
             .proxy(None)
-            .tls_config(crate::target::tls::config())
+            .tls_config(crate::client::tls::config())
             .timeout_per_call(timeout)
             .build()
             .new_agent();
