@@ -191,7 +191,11 @@ mod tests {
         std::fs::create_dir_all(&baselines).unwrap();
         std::fs::write(baselines.join("s.json"), "the baseline").unwrap();
         std::fs::create_dir_all(dir.path().join(".digline/t/spend")).unwrap();
-        symlink("../baselines", dir.path().join(".digline/t/spend/baselines")).unwrap();
+        symlink(
+            "../baselines",
+            dir.path().join(".digline/t/spend/baselines"),
+        )
+        .unwrap();
         let spend = Spend::default();
         store.write_run_spend("t", "s", "k1", &spend).unwrap();
         // Promote writes the record through the link: refused.
@@ -212,7 +216,11 @@ mod tests {
         // A record that is a device or leads out of the store reads as none.
         std::fs::remove_file(dir.path().join(".digline/t/spend/baselines")).unwrap();
         std::fs::create_dir_all(dir.path().join(".digline/t/spend/baselines")).unwrap();
-        symlink("/dev/zero", dir.path().join(".digline/t/spend/baselines/s.json")).unwrap();
+        symlink(
+            "/dev/zero",
+            dir.path().join(".digline/t/spend/baselines/s.json"),
+        )
+        .unwrap();
         assert_eq!(store.read_baseline_spend("t", "s"), None);
         let big = dir.path().join(".digline/t/spend/runs/s/k3.json");
         std::fs::write(&big, vec![b' '; (1 << 20) + 1]).unwrap();
