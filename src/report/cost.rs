@@ -166,7 +166,7 @@ mod tests {
         assert!((spent - 0.032).abs() < 1e-9, "{spent}");
         assert_eq!(
             sentence(&run, None, Spends::default(), Locale::En),
-            "Spent: the system 0.032000 USD."
+            "Spent: 0.032000 USD on the system under test."
         );
         // A run that recorded nothing has no known spend.
         let mut bare = run.clone();
@@ -179,7 +179,7 @@ mod tests {
         assert_eq!(target_usd(&bare), None);
         assert_eq!(
             sentence(&bare, Some(&run), Spends::default(), Locale::En),
-            "Spent: not recorded; the reference: the system 0.032000 USD."
+            "Spent: not recorded; the reference: 0.032000 USD on the system under test."
         );
         assert_eq!(
             sentence(&bare, Some(&bare), Spends::default(), Locale::En),
@@ -213,8 +213,8 @@ mod tests {
         };
         assert_eq!(
             sentence(&run, Some(&run), spends, Locale::En),
-            "Spent: the system 0.030000 USD (2000 tokens in, 400 out), the judges 0.000900 USD \
-             (500 tokens in, 20 out); the reference: the system 0.032000 USD, the judges \
+            "Spent: 0.030000 USD on the system under test (2000 tokens in, 400 out), 0.000900 USD on judges \
+             (500 tokens in, 20 out); the reference: 0.032000 USD on the system under test, judges, not priced \
              (400 tokens in, 10 out)."
         );
         assert_eq!(

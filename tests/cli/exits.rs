@@ -415,7 +415,11 @@ fn an_examples_gate_refuses_with_64_when_its_port_is_taken() {
         assert_eq!(ran.status.code(), Some(64), "{example}");
         assert_eq!(
             String::from_utf8_lossy(&ran.stderr),
-            format!("error: the port is already in use\n{example}/gate.sh: {helper} stopped before it listened (its output is above): is port {port} already taken? Free it and run this again\n"),
+            format!(
+                "{example}/gate.sh: building digline (dev profile): the first time takes a few minutes; the binary is {}/debug/digline\n\
+                 error: the port is already in use\n{example}/gate.sh: {helper} stopped before it listened (its output is above): is port {port} already taken? Free it and run this again\n",
+                target.path().display()
+            ),
         );
     }
 }

@@ -125,9 +125,9 @@ fn target_and_judge_spend_is_recorded_promoted_and_shown_next_to_the_reference()
         outcome["spent_usd"],
         json!({"target": 0.003, "reference_target": 0.003, "judges": 0.0015, "reference_judges": 0.0015})
     );
-    let sentence = "Spent: the system 0.003000 USD (2000 tokens in, 200 out), the judges 0.001500 USD \
-                    (1000 tokens in, 100 out); the reference: the system 0.003000 USD (2000 tokens in, \
-                    200 out), the judges 0.001500 USD (1000 tokens in, 100 out).";
+    let sentence = "Spent: 0.003000 USD on the system under test (2000 tokens in, 200 out), 0.001500 USD on judges \
+                    (1000 tokens in, 100 out); the reference: 0.003000 USD on the system under test (2000 tokens in, \
+                    200 out), 0.001500 USD on judges (1000 tokens in, 100 out).";
     for file in ["comment.md", "summary.md"] {
         let text = read(root.join("out").join(file));
         // Markdown, escaped as every sentence of the comment is.
@@ -164,8 +164,8 @@ fn target_and_judge_spend_is_recorded_promoted_and_shown_next_to_the_reference()
     assert_eq!(outcome["spent"], Value::Null);
     assert_eq!(outcome["reference_spent"], spend);
     let text = read(root.join("broken/summary.md"));
-    let sentence = "Spent: not recorded; the reference: the system 0.003000 USD (2000 tokens in, \
-                    200 out), the judges 0.001500 USD (1000 tokens in, 100 out).";
+    let sentence = "Spent: not recorded; the reference: 0.003000 USD on the system under test (2000 tokens in, \
+                    200 out), 0.001500 USD on judges (1000 tokens in, 100 out).";
     assert!(
         text.contains(&digline::forge::escape::markdown(sentence)),
         "{text}"
