@@ -10,7 +10,9 @@
 //! or by none, a missing shard, and shards that disagree about how they
 //! ran (commit, version, environment, target, judges, artifacts,
 //! metadata), and shards split two ways (by hash and by durations, or
-//! balanced from different runs). A balanced split (`--balance
+//! balanced from different runs). A case recorded otherwise than the
+//! suite declares it (suspended or not, its suspension reason, canary or
+//! not) is an altered shard, refused too. A balanced split (`--balance
 //! durations`) is checked whole: the partition the shards actually hold
 //! must hash to the one they record. A merge never fills a gap: a missing
 //! shard is a refusal, never a smaller green run.
@@ -28,7 +30,7 @@ use serde_json::{Map, Value};
 
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
 use crate::core::shard::{partition_hash, plan_hash, Record, RECORD_KEY};
-use crate::core::suite::Suite;
+use crate::core::suite::{Case, Suite};
 
 use super::driver::count_aggregates;
 
@@ -285,6 +287,13 @@ pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<M
                     ))
                 }
                 Some(&i) => {
+                    if let Err(what) = recorded_as_declared(&suite.cases[i], &result) {
+                        return Err(format!(
+                            "{} records case '{}' {what}: an altered shard is never merged",
+                            s.path.display(),
+                            result.case_id
+                        ));
+                    }
                     slots[i] = Some(result);
                     held_by[i] = r.shard.index;
                 }
@@ -361,9 +370,38 @@ pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<M
     })
 }
 
+/// Whether `result` records `case`'s suspension (flag and reason) and
+/// canary flag exactly as a single run records them (`run::driver`): a
+/// shard cannot suspend a failing case, lift a suspension, or move a case
+/// in or out of the canaries. The error says how the record differs (no
+/// reason is quoted: reasons are payload).
+fn recorded_as_declared(case: &Case, result: &CaseResult) -> Result<(), &'static str> {
+    match (&case.suspended, result.suspended) {
+        (None, true) => return Err("as suspended, but the suite does not suspend it"),
+        (Some(_), false) => return Err("as run, but the suite suspends it"),
+        _ => {}
+    }
+    if result.suspended_reason != case.suspended {
+        return Err(if case.suspended.is_some() {
+            "as suspended for another reason than the suite gives"
+        } else {
+            "with a suspension reason, but the suite does not suspend it"
+        });
+    }
+    match (case.canary, result.canary) {
+        (true, Some(true)) | (false, None) => Ok(()),
+        (false, Some(true)) => Err("as a canary, but the suite does not declare it one"),
+        (true, _) => Err("as no canary, but the suite declares it one"),
+        (false, Some(false)) => Err("with `canary: false`, which no run records"),
+    }
+}
+
 /// The metadata without the shard record: what `--meta` said.
 fn user_metadata(metadata: &Map<String, Value>) -> Map<String, Value> {
     let mut m = metadata.clone();
     m.remove(RECORD_KEY);
     m
 }
+
+#[cfg(test)]
+mod tests;

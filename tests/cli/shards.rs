@@ -748,3 +748,108 @@ fn shards_balanced_by_recorded_durations_are_complete_even_and_merge_byte_for_by
         format!("digline: merge refused: the shards hold their cases as partition {found}, not as the balanced partition {recorded} they record: a case moved between shards, and an altered shard is never merged")
     );
 }
+
+/// Rewrite the shard in `dir` that holds `id`, changing that case's result
+/// with `alter`; the shard's path.
+fn alter_case(dir: &Path, id: &str, alter: impl Fn(&mut Value)) -> PathBuf {
+    let path = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| case_ids(&doc(p)).contains(&id.to_string()))
+        .unwrap();
+    let mut d = doc(&path);
+    let result = d["results"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["case_id"] == json!(id))
+        .unwrap();
+    alter(result);
+    std::fs::write(&path, serde_json::to_string_pretty(&d).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn a_shard_cannot_suspend_a_failing_case_or_make_it_a_canary() {
+    let f = fixture(30);
+    let whole = ok(&digline(&f.root, &["run", "--suite", "suite.toml", "-q"]));
+    ok(&digline(
+        &f.root,
+        &["promote", "--suite", "suite.toml", "--run", &whole],
+    ));
+    // ticket-02 regresses; the honest shards fail the gate.
+    let mut table = answers(30);
+    table["ticket-02"] = json!("urgent");
+    std::fs::write(f.root.join("answers.json"), table.to_string()).unwrap();
+    let honest = f.root.join("honest");
+    std::fs::create_dir_all(&honest).unwrap();
+    for p in all_shards(&f, 3) {
+        std::fs::rename(&p, honest.join(p.file_name().unwrap())).unwrap();
+    }
+    let ran = gate(&f, &["--shards", "honest"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    std::fs::remove_dir_all(f.root.join("out")).unwrap();
+
+    let copy = |name: &str| {
+        let dir = f.root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for e in std::fs::read_dir(&honest).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+        }
+        dir
+    };
+    let refused_gate = |dir: &str, path: &Path, what: &str| {
+        let ran = gate(&f, &["--shards", dir]);
+        assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+        assert_eq!(
+            ran.stderr,
+            format!(
+                "digline: merge refused: {dir}/{} records case {what}: an altered shard is never merged\n",
+                path.file_name().unwrap().to_str().unwrap()
+            )
+        );
+        assert!(!f.root.join("out/outcome.json").exists());
+    };
+
+    // The failing case suspended by the shard, its verdicts dropped.
+    let forged = alter_case(&copy("suspended"), "ticket-02", |r| {
+        r["suspended"] = json!(true);
+        r["suspended_reason"] = json!("flaky, ticket 99");
+        r["verdicts"] = json!([]);
+        r.as_object_mut().unwrap().remove("responses");
+    });
+    refused_gate(
+        "suspended",
+        &forged,
+        "'ticket-02' as suspended, but the suite does not suspend it",
+    );
+    // The failing case made a canary.
+    let forged = alter_case(&copy("canary"), "ticket-02", |r| {
+        r["canary"] = json!(true);
+    });
+    refused_gate(
+        "canary",
+        &forged,
+        "'ticket-02' as a canary, but the suite does not declare it one",
+    );
+    // The canary made an ordinary case.
+    let forged = alter_case(&copy("no-canary"), "ticket-04", |r| {
+        r.as_object_mut().unwrap().remove("canary");
+    });
+    refused_gate(
+        "no-canary",
+        &forged,
+        "'ticket-04' as no canary, but the suite declares it one",
+    );
+    // The suspended case given another reason.
+    let forged = alter_case(&copy("reason"), "ticket-07", |r| {
+        r["suspended_reason"] = json!("flaky, ticket 99");
+    });
+    refused_gate(
+        "reason",
+        &forged,
+        "'ticket-07' as suspended for another reason than the suite gives",
+    );
+    let _ = f.stub.port;
+}
