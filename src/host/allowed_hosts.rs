@@ -2,25 +2,32 @@
 //!
 //! The suite file comes from the pull request being judged, so the address
 //! it names (`[target] base_url` of a provider, `url` of an HTTP target) is
-//! the pull request's to choose. When digline runs in CI ([`in_ci`]: `CI`
-//! true-ish, `GITHUB_ACTIONS` or `GITLAB_CI`), a value taken from the
-//! environment — a provider's key, any `${NAME}` of `[target.headers]` — is
-//! sent only to a host the CI job allows ([`check`]):
+//! the pull request's to choose. When digline runs in CI ([`in_ci`]: `CI`,
+//! `GITHUB_ACTIONS`, `GITLAB_CI` or `TF_BUILD` true-ish, or `JENKINS_URL`
+//! set), a value taken from the environment — a provider's key, any
+//! `${NAME}` of `[target.headers]` — is sent only to a host the CI job
+//! allows ([`check`]):
 //!
-//! - loopback: `localhost`, `127.0.0.0/8`, `::1`;
-//! - the provider's official host (`api.openai.com`, `api.anthropic.com`,
-//!   HTTPS on 443), for that provider's key only;
-//! - the host and port of an endpoint the operator set in the environment:
-//!   `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`,
+//! - loopback: the literal name `localhost`, `127.0.0.0/8`, `::1` (and
+//!   `::ffff:127.x.x.x`); no other name, since a resolver may send
+//!   `anything.localhost` anywhere;
+//! - the provider's official host (`api.openai.com`, `api.anthropic.com`),
+//!   over `https` on 443 only, for that provider's key only;
+//! - the scheme, host and port of an endpoint the operator set in the
+//!   environment: `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`,
 //!   `DIGLINE_JUDGE_OPENAI_BASE_URL`, `DIGLINE_JUDGE_ANTHROPIC_BASE_URL`;
 //! - every entry of `DIGLINE_ALLOW_HOSTS` (comma-separated `host` — any
-//!   port — or `host:port`, `[::1]:8080` for an IPv6 literal), which is set
-//!   in the CI job and never read from a file a pull request can change.
+//!   port — or `host:port`, `[::1]:8080` for an IPv6 literal; no scheme, so
+//!   `http` and `https` alike), which is set in the CI job and never read
+//!   from a file a pull request can change.
 //!
 //! Anything else is refused before any call (exit 64) with one sentence
-//! naming the variable, the host:port and the fix. No credential, no
-//! refusal; outside CI nothing is checked. The runner calls [`check`] where
-//! the target's and the judges' endpoints and secrets are resolved.
+//! naming the variable, the scheme or host:port and the fix. A `Host`
+//! header names a destination too (a proxy routing by it forwards the
+//! request there): with a credential on board it must name the URL's own
+//! host and port ([`check_host_header`]). No credential, no refusal;
+//! outside CI nothing is checked. The runner calls [`check`] where the
+//! target's and the judges' endpoints and secrets are resolved.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -45,16 +52,34 @@ fn truthy(value: Option<String>) -> bool {
     })
 }
 
-/// Is digline running in CI? `CI`, `GITHUB_ACTIONS` or `GITLAB_CI` true-ish.
+/// Is digline running in CI? `CI`, `GITHUB_ACTIONS`, `GITLAB_CI` or
+/// `TF_BUILD` (Azure Pipelines) true-ish, or `JENKINS_URL` (Jenkins) set.
 pub fn in_ci(env: &dyn Fn(&str) -> Option<String>) -> bool {
-    ["CI", "GITHUB_ACTIONS", "GITLAB_CI"]
-        .iter()
-        .any(|name| truthy(env(name)))
+    [
+        "CI",
+        "GITHUB_ACTIONS",
+        "GITLAB_CI",
+        "TF_BUILD",
+        "JENKINS_URL",
+    ]
+    .iter()
+    .any(|name| truthy(env(name)))
 }
 
-/// A host and, when it matters, a port.
+/// What a URL reaches: its scheme (lower-cased), host and port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Reach {
+    scheme: String,
+    /// Lower-cased, an IPv6 literal without brackets.
+    host: String,
+    port: u16,
+}
+
+/// A scheme, a host and a port, each when it matters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Place {
+    /// `None`: any scheme (a `DIGLINE_ALLOW_HOSTS` entry names none).
+    scheme: Option<String>,
     /// Lower-cased, an IPv6 literal without brackets.
     host: String,
     /// `None`: any port.
@@ -62,8 +87,27 @@ struct Place {
 }
 
 impl Place {
-    fn admits(&self, host: &str, port: u16) -> bool {
-        self.host == host && self.port.is_none_or(|p| p == port)
+    /// The place a URL's reach is, scheme and port included.
+    fn exactly(reach: Reach) -> Place {
+        Place {
+            scheme: Some(reach.scheme),
+            host: reach.host,
+            port: Some(reach.port),
+        }
+    }
+
+    /// Is `reach` at this host and port (whatever its scheme)?
+    fn hosts(&self, reach: &Reach) -> bool {
+        self.host == reach.host && self.port.is_none_or(|p| p == reach.port)
+    }
+
+    /// Is `reach` this place, scheme included?
+    fn admits(&self, reach: &Reach) -> bool {
+        self.hosts(reach)
+            && self
+                .scheme
+                .as_deref()
+                .is_none_or(|scheme| scheme == reach.scheme)
     }
 }
 
@@ -107,25 +151,36 @@ fn host_port(authority: &str) -> Option<(String, Option<u16>)> {
     Some((host, port))
 }
 
-/// The host and the port a URL reaches (the scheme's port when none is
+/// The port of `scheme` when none is written; `None` for a scheme digline
+/// does not speak.
+fn default_port(scheme: &str) -> Option<u16> {
+    match scheme {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    }
+}
+
+/// The scheme, host and port a URL reaches (the scheme's port when none is
 /// written); `None` when it names no host.
-fn reached(url: &str) -> Option<(String, u16)> {
+fn reached(url: &str) -> Option<Reach> {
     let (scheme, rest) = url.trim().split_once("://")?;
-    let default = match scheme.to_ascii_lowercase().as_str() {
-        "http" => 80,
-        "https" => 443,
-        _ => return None,
-    };
+    let scheme = scheme.to_ascii_lowercase();
+    let default = default_port(&scheme)?;
     let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
     let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
     let (host, port) = host_port(authority)?;
-    Some((host, port.unwrap_or(default)))
+    Some(Reach {
+        scheme,
+        host,
+        port: port.unwrap_or(default),
+    })
 }
 
-/// Is `host` a loopback name or address?
+/// Is `host` loopback? Only the literal name `localhost` (no other name: a
+/// resolver may send `anything.localhost` anywhere) and loopback addresses.
 fn is_loopback(host: &str) -> bool {
     host == "localhost"
-        || host.ends_with(".localhost")
         || host.parse::<Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
         || host.parse::<Ipv6Addr>().is_ok_and(|ip| {
             ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
@@ -144,7 +199,11 @@ fn listed(value: &str) -> Result<Vec<Place>, String> {
         .map(|entry| {
             host_port(entry)
                 .filter(|(host, _)| !host.contains(':') || entry.starts_with('['))
-                .map(|(host, port)| Place { host, port })
+                .map(|(host, port)| Place {
+                    scheme: None,
+                    host,
+                    port,
+                })
                 .ok_or_else(|| {
                     format!(
                         "{ALLOW_VARIABLE} holds '{entry}', and each of its comma-separated \
@@ -174,7 +233,7 @@ pub fn check(
     if !in_ci(env) {
         return Ok(());
     }
-    let Some((host, port)) = reached(url) else {
+    let Some(reach) = reached(url) else {
         // An address without a host is refused where it is built; nothing
         // reaches a host digline cannot name.
         return Err(format!(
@@ -182,35 +241,89 @@ pub fn check(
              and the request would carry {carried}. Nothing was sent"
         ));
     };
-    if is_loopback(&host) {
+    if is_loopback(&reach.host) {
         return Ok(());
     }
+    // The official hosts are `https` URLs, so they admit `https` only.
     let official = [ProviderKind::Anthropic, ProviderKind::OpenAi]
         .into_iter()
         .filter(|kind| kind.key_variable() == variable)
         .filter_map(|kind| reached(kind.default_base_url()))
-        .map(|(host, port)| Place {
-            host,
-            port: Some(port),
-        });
+        .map(Place::exactly);
     let operator = ENDPOINT_VARIABLES
         .iter()
         .filter_map(|name| env(name))
         .filter_map(|value| reached(&value))
-        .map(|(host, port)| Place {
-            host,
-            port: Some(port),
-        });
+        .map(Place::exactly);
     let mut allowed: Vec<Place> = official.chain(operator).collect();
     allowed.extend(listed(&env(ALLOW_VARIABLE).unwrap_or_default())?);
-    if allowed.iter().any(|place| place.admits(&host, port)) {
+    if allowed.iter().any(|place| place.admits(&reach)) {
         return Ok(());
     }
-    let at = spoken(&host, port);
+    let at = spoken(&reach.host, reach.port);
+    let mut schemes: Vec<&str> = allowed
+        .iter()
+        .filter(|place| place.hosts(&reach))
+        .filter_map(|place| place.scheme.as_deref())
+        .collect();
+    schemes.sort_unstable();
+    schemes.dedup();
+    if let [scheme] = schemes[..] {
+        return Err(format!(
+            "`{key}` names {at} over {}, but this CI job allows that host only over {scheme}, \
+             and the request would carry {carried}. The suite comes from the pull request being \
+             judged, so nothing was sent: write {scheme}://{at} in `{key}`",
+            reach.scheme
+        ));
+    }
     Err(format!(
         "`{key}` names {at}, a host this CI job does not allow, and the request would carry \
          {carried}. The suite comes from the pull request being judged, so nothing was sent: \
          if the host is yours, set {ALLOW_VARIABLE}={at} in the CI job"
+    ))
+}
+
+/// May a request to `url` carry a `Host` header of `value`? A proxy
+/// routing by `Host` forwards the request to the host it names, so with a
+/// credential on board (`carried`, as in [`check`]) in CI the header must
+/// name the URL's own host and port (the scheme's port when it names
+/// none). `name` and `written` are the header as the suite writes it,
+/// `value` as it would be sent (its `${NAME}`s expanded; never quoted).
+///
+/// # Errors
+/// The sentence of the refusal (without its place in the suite file).
+pub fn check_host_header(
+    url: &str,
+    name: &str,
+    written: &str,
+    value: &str,
+    carried: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), String> {
+    if !in_ci(env) {
+        return Ok(());
+    }
+    let Some(reach) = reached(url) else {
+        return Err(format!(
+            "`url` names no host digline can check against the hosts this CI job allows, \
+             and the request would carry {carried}. Nothing was sent"
+        ));
+    };
+    let named = host_port(value.trim())
+        .filter(|(host, _)| !host.contains(':') || value.trim().starts_with('['))
+        .map(|(host, port)| (host, port.or(default_port(&reach.scheme))));
+    if named
+        .as_ref()
+        .is_some_and(|(host, port)| *host == reach.host && *port == Some(reach.port))
+    {
+        return Ok(());
+    }
+    let url_at = spoken(&reach.host, reach.port);
+    Err(format!(
+        "The header `{name}` sends the request on to '{}' rather than {url_at}, the host of \
+         `url`, and the request would carry {carried}. A proxy routing by `Host` would take \
+         it there, so nothing was sent: remove the header or make it name {url_at}",
+        written.trim()
     ))
 }
 
@@ -234,6 +347,10 @@ mod tests {
             (&[("CI", "1")][..], true),
             (&[("GITHUB_ACTIONS", "true")][..], true),
             (&[("GITLAB_CI", "true")][..], true),
+            (&[("TF_BUILD", "True")][..], true),
+            (&[("JENKINS_URL", "https://jenkins.example.com/")][..], true),
+            (&[("JENKINS_URL", "")][..], false),
+            (&[("TF_BUILD", "False")][..], false),
             (&[("CI", "false")][..], false),
             (&[("CI", "0")][..], false),
             (&[("CI", "")][..], false),
@@ -330,6 +447,152 @@ mod tests {
             "DIGLINE_ALLOW_HOSTS holds 'https://gw.example.com', and each of its \
              comma-separated entries is a host or host:port (e.g. gateway.example.com or \
              10.0.0.5:8000; [::1]:8080 for IPv6), without a scheme or a path. Nothing was sent"
+        );
+    }
+
+    /// Asks, in CI, whether `variable` may go to `url` with `extra` set.
+    fn ask(url: &str, variable: &str, extra: &[(&str, &str)]) -> Result<(), String> {
+        let pairs: Vec<(&str, &str)> = [("CI", "true")].iter().chain(extra).copied().collect();
+        check("base_url", url, variable, variable, &env_of(&pairs))
+    }
+
+    #[test]
+    fn the_scheme_counts_at_the_official_host_and_the_operators_endpoints() {
+        let key = "OPENAI_API_KEY";
+        // the official host is https only, even on its own port
+        assert_eq!(ask("https://api.openai.com:443/v1", key, &[]), Ok(()));
+        assert!(ask("http://api.openai.com:443/v1", key, &[]).is_err());
+        assert!(ask("HTTP://api.openai.com:443/v1", key, &[]).is_err());
+        // an operator's endpoint admits its own scheme only
+        let https = [("OPENAI_BASE_URL", "https://gateway.internal:4000/v1")];
+        assert_eq!(ask("https://gateway.internal:4000/x", key, &https), Ok(()));
+        assert!(ask("http://gateway.internal:4000/x", key, &https).is_err());
+        let http = [("ANTHROPIC_BASE_URL", "http://gateway.internal:4000")];
+        assert_eq!(ask("http://gateway.internal:4000/x", key, &http), Ok(()));
+        assert!(ask("https://gateway.internal:4000/x", key, &http).is_err());
+        // both schemes from the operator: both admitted
+        let both = [
+            ("OPENAI_BASE_URL", "https://gateway.internal:4000/v1"),
+            (
+                "DIGLINE_JUDGE_OPENAI_BASE_URL",
+                "http://gateway.internal:4000/v1",
+            ),
+        ];
+        assert_eq!(ask("http://gateway.internal:4000/x", key, &both), Ok(()));
+        assert_eq!(ask("https://gateway.internal:4000/x", key, &both), Ok(()));
+        // a DIGLINE_ALLOW_HOSTS entry names no scheme: either goes
+        let listed = [(ALLOW_VARIABLE, "api.openai.com:443,gw.example.com")];
+        assert_eq!(ask("http://api.openai.com:443/v1", key, &listed), Ok(()));
+        assert_eq!(ask("http://gw.example.com/v1", key, &listed), Ok(()));
+        assert_eq!(ask("https://gw.example.com/v1", key, &listed), Ok(()));
+    }
+
+    #[test]
+    fn a_scheme_refusal_names_the_scheme() {
+        assert_eq!(
+            ask("http://api.openai.com:443/v1", "OPENAI_API_KEY", &[]).unwrap_err(),
+            "`base_url` names api.openai.com:443 over http, but this CI job allows that host \
+             only over https, and the request would carry OPENAI_API_KEY. The suite comes from \
+             the pull request being judged, so nothing was sent: write \
+             https://api.openai.com:443 in `base_url`"
+        );
+        let https = [("OPENAI_BASE_URL", "https://gateway.internal:4000/v1")];
+        assert_eq!(
+            ask("http://gateway.internal:4000/x", "OPENAI_API_KEY", &https).unwrap_err(),
+            "`base_url` names gateway.internal:4000 over http, but this CI job allows that host \
+             only over https, and the request would carry OPENAI_API_KEY. The suite comes from \
+             the pull request being judged, so nothing was sent: write \
+             https://gateway.internal:4000 in `base_url`"
+        );
+    }
+
+    #[test]
+    fn only_the_literal_localhost_is_loopback_by_name() {
+        let key = "OPENAI_API_KEY";
+        for url in [
+            "http://localhost:8080/v1",
+            "http://LocalHost:8080/v1",
+            "http://127.0.0.1/v1",
+            "http://127.255.0.9/v1",
+            "http://[::1]/v1",
+            "http://[::ffff:127.0.0.1]:81/v1",
+        ] {
+            assert_eq!(ask(url, key, &[]), Ok(()), "{url}");
+        }
+        for url in [
+            "http://evil.localhost:8080/v1",
+            "http://a.b.LOCALHOST/v1",
+            "http://localhost./v1",
+            "http://localhost.evil.example/v1",
+            "http://[::ffff:10.0.0.1]/v1",
+            "http://0.0.0.0/v1",
+        ] {
+            assert!(ask(url, key, &[]).is_err(), "{url}");
+        }
+        assert_eq!(
+            ask("http://evil.localhost:8080/v1", key, &[]).unwrap_err(),
+            "`base_url` names evil.localhost:8080, a host this CI job does not allow, and the \
+             request would carry OPENAI_API_KEY. The suite comes from the pull request being \
+             judged, so nothing was sent: if the host is yours, set \
+             DIGLINE_ALLOW_HOSTS=evil.localhost:8080 in the CI job"
+        );
+    }
+
+    #[test]
+    fn a_host_header_must_name_the_urls_own_host_when_a_credential_rides() {
+        let ci = env_of(&[("CI", "true")]);
+        let carried = "${T} (header `Authorization`)";
+        let host =
+            |url: &str, value: &str| check_host_header(url, "Host", value, value, carried, &ci);
+        for (url, value) in [
+            ("http://127.0.0.1:8080/a", "127.0.0.1:8080"),
+            ("http://localhost:8080/a", "LOCALHOST:8080"),
+            ("http://localhost/a", "localhost"),
+            ("http://localhost/a", "localhost:80"),
+            ("https://gw.example.com/a", "gw.example.com"),
+            ("https://gw.example.com/a", " gw.example.com:443 "),
+            ("http://[::1]:9/a", "[::1]:9"),
+        ] {
+            assert_eq!(host(url, value), Ok(()), "{url} {value}");
+        }
+        for (url, value) in [
+            ("http://127.0.0.1:8080/a", "evil.example.com"),
+            ("http://127.0.0.1:8080/a", "127.0.0.1"),
+            ("http://127.0.0.1:8080/a", "127.0.0.1:8081"),
+            ("http://localhost/a", "127.0.0.1"),
+            ("http://localhost/a", ""),
+            ("http://localhost/a", "localhost/x"),
+            ("http://[::1]:9/a", "::1"),
+        ] {
+            assert!(host(url, value).is_err(), "{url} {value:?}");
+        }
+        // outside CI nothing is checked
+        assert_eq!(
+            check_host_header(
+                "http://127.0.0.1/",
+                "host",
+                "evil.example.com",
+                "evil.example.com",
+                carried,
+                &env_of(&[])
+            ),
+            Ok(())
+        );
+        // the sentence quotes the header as written, never the value sent
+        assert_eq!(
+            check_host_header(
+                "http://127.0.0.1:8080/a",
+                "host",
+                "${ROUTE}",
+                "evil.example.com",
+                carried,
+                &ci
+            )
+            .unwrap_err(),
+            "The header `host` sends the request on to '${ROUTE}' rather than 127.0.0.1:8080, \
+             the host of `url`, and the request would carry ${T} (header `Authorization`). A \
+             proxy routing by `Host` would take it there, so nothing was sent: remove the \
+             header or make it name 127.0.0.1:8080"
         );
     }
 }

@@ -199,22 +199,36 @@ fn located(loaded: &LoadedSuite, locator: &str, key: &str, sentence: &str) -> Ru
 
 /// An HTTP target's `${NAME}` values go only to a host the CI allows
 /// (`host::allowed_hosts`): the first header taking one names the refusal.
+/// With one on board, a `Host` header (any case; `expanded` holds the
+/// values as sent) must name the URL's own host too.
 fn credentials_allowed(
     loaded: &LoadedSuite,
     spec: &crate::client::http::HttpTargetSpec,
+    expanded: &[(String, String)],
 ) -> Result<(), RunRefusal> {
+    let mut carried: Option<String> = None;
     for (name, value) in &spec.headers {
         let vars = host::suite::header_variables(value).unwrap_or_default();
         for var in vars.iter().filter(|var| env(var).is_some()) {
-            host::allowed_hosts::check(
-                "url",
-                &spec.url,
-                var,
-                &format!("${{{var}}} (header `{name}`)"),
-                &env,
-            )
-            .map_err(|why| located(loaded, "[target]", "url", &why))?;
+            let what = format!("${{{var}}} (header `{name}`)");
+            host::allowed_hosts::check("url", &spec.url, var, &what, &env)
+                .map_err(|why| located(loaded, "[target]", "url", &why))?;
+            carried.get_or_insert(what);
         }
+    }
+    let Some(carried) = carried else {
+        return Ok(());
+    };
+    for (name, written) in &spec.headers {
+        if !name.eq_ignore_ascii_case("host") {
+            continue;
+        }
+        let sent = expanded
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(written.as_str(), |(_, v)| v.as_str());
+        host::allowed_hosts::check_host_header(&spec.url, name, written, sent, &carried, &env)
+            .map_err(|why| located(loaded, "[target.headers]", name, &why))?;
     }
     Ok(())
 }
@@ -241,7 +255,7 @@ impl Prepared {
         let built = match &loaded.target {
             TargetSpec::Http(spec) => {
                 let headers = host::suite::expand_headers(spec, env)?;
-                credentials_allowed(&loaded, spec)?;
+                credentials_allowed(&loaded, spec, &headers)?;
                 let secrets = host::suite::header_secrets(spec, env);
                 Built::Http(
                     HttpTarget::new(spec.clone(), headers)

@@ -1054,3 +1054,113 @@ fn an_http_targets_environment_values_go_only_to_hosts_the_ci_allows() {
     let ran = run(&[("CI", "true")]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
 }
+
+/// The review of issue 17: the scheme counts. The official host is allowed
+/// over `https` only, and an operator's endpoint only over its own scheme,
+/// so a pull request's `http://` at the same host and port (the key in
+/// cleartext) is refused before any call; `0.0.0.0` reaches the local fake
+/// here, so "nothing was sent" is counted.
+#[test]
+fn a_pull_requests_base_url_cannot_downgrade_the_allowed_scheme() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let fake = fake_llm::start(Box::new(|seen: &Seen, _| ok(seen, "signed", 5, 5)));
+    let at = format!("0.0.0.0:{}", fake.port);
+    let run = |vars: &[(&str, &str)]| {
+        let mut all = vec![("OPENAI_API_KEY", OPENAI), ("CI", "true")];
+        all.extend_from_slice(vars);
+        crate::util::digline_env(root, &["run", "--suite", "suite.toml"], &all)
+    };
+    let refusal = |at: &str| {
+        format!(
+            "digline: suite.toml:12:1, [target]: `base_url` names {at} over http, but this CI \
+             job allows that host only over https, and the request would carry OPENAI_API_KEY. \
+             The suite comes from the pull request being judged, so nothing was sent: write \
+             https://{at} in `base_url`\n"
+        )
+    };
+    // The operator's endpoint is https: the same host and port over http is refused.
+    provider_suite(root, Some(&format!("http://{at}/v1")));
+    let operator = format!("https://{at}/v1");
+    let ran = run(&[("OPENAI_BASE_URL", &operator)]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.stderr, refusal(&at));
+    assert!(!ran.stderr.contains(OPENAI));
+    assert!(fake.requests().is_empty(), "a call was made");
+    // The operator's endpoint over its own scheme goes ahead.
+    let operator = format!("http://{at}/v1");
+    let ran = run(&[("OPENAI_BASE_URL", &operator)]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(fake.requests().len(), 1);
+    // The official host on its HTTPS port, over http.
+    provider_suite(root, Some("http://api.openai.com:443/v1"));
+    let ran = run(&[]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.stderr, refusal("api.openai.com:443"));
+}
+
+/// The review of issue 17: a `Host` header names a destination too (a
+/// proxy routing by it forwards the request there), so with a `${NAME}`
+/// value on board in CI it must name the URL's own host and port: a
+/// loopback `url` with `Host = "evil.example.com"` is refused at the header,
+/// exit 64, nothing sent.
+#[test]
+fn a_host_header_cannot_take_a_credential_past_a_loopback_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let sut = answering(HashMap::from([("a", "signed".to_string())]));
+    let suite = |headers: &str| {
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"hosts\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n\n\
+             [target.headers]\n{headers}\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"signed\"\n",
+            sut.port
+        )
+    };
+    std::fs::write(root.join("cases.json"), r#"[{"id": "a"}]"#).unwrap();
+    let token = "Authorization = \"Bearer ${DIGLINE_TEST_TOKEN}\"";
+    let run = |vars: &[(&str, &str)]| {
+        let mut all = vec![("DIGLINE_TEST_TOKEN", HEADER)];
+        all.extend_from_slice(vars);
+        crate::util::digline_env(root, &["run", "--suite", "suite.toml"], &all)
+    };
+    std::fs::write(
+        root.join("suite.toml"),
+        suite(&format!("{token}\nhost = \"evil.example.com\"")),
+    )
+    .unwrap();
+    let ran = run(&[("CI", "true")]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    let url_at = format!("127.0.0.1:{}", sut.port);
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "digline: suite.toml:14:1, [target.headers]: The header `host` sends the request \
+             on to 'evil.example.com' rather than {url_at}, the host of `url`, and the request \
+             would carry ${{DIGLINE_TEST_TOKEN}} (header `Authorization`). A proxy routing by \
+             `Host` would take it there, so nothing was sent: remove the header or make it \
+             name {url_at}\n"
+        )
+    );
+    assert!(!ran.stderr.contains(HEADER));
+    assert!(sut.received.lock().unwrap().is_empty(), "a call was made");
+    // A Host header naming the URL's own host and port goes ahead.
+    std::fs::write(
+        root.join("suite.toml"),
+        suite(&format!("{token}\nHost = \"{url_at}\"")),
+    )
+    .unwrap();
+    let ran = run(&[("CI", "true")]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(!sut.received.lock().unwrap().is_empty(), "no call was made");
+    // No credential on board: nothing to refuse.
+    std::fs::write(
+        root.join("suite.toml"),
+        suite("Host = \"evil.example.com\""),
+    )
+    .unwrap();
+    let ran = run(&[("CI", "true")]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}
