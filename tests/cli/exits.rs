@@ -21,7 +21,14 @@ use crate::util::{digline, golden, repo};
 fn bin(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_digline"));
     command.args(args).current_dir(dir);
-    for name in ["DIGLINE_LOG", "CI", "GITHUB_ACTIONS", "GITLAB_CI"] {
+    for name in [
+        "DIGLINE_LOG",
+        "CI",
+        "GITHUB_ACTIONS",
+        "GITLAB_CI",
+        "TF_BUILD",
+        "JENKINS_URL",
+    ] {
         command.env_remove(name);
     }
     command

@@ -78,6 +78,8 @@ impl Session {
             .env_remove("CI")
             .env_remove("GITHUB_ACTIONS")
             .env_remove("GITLAB_CI")
+            .env_remove("TF_BUILD")
+            .env_remove("JENKINS_URL")
             .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

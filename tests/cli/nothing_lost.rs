@@ -27,6 +27,8 @@ fn spawn(root: &Path, args: &[&str]) -> Child {
         .env_remove("CI")
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITLAB_CI")
+        .env_remove("TF_BUILD")
+        .env_remove("JENKINS_URL")
         .env_remove("DIGLINE_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

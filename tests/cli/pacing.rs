@@ -416,6 +416,8 @@ fn a_second_writer_is_refused_while_the_run_goes_on() {
         .env_remove("CI")
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITLAB_CI")
+        .env_remove("TF_BUILD")
+        .env_remove("JENKINS_URL")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -379,6 +379,8 @@ fn header_secrets_must_be_set_and_single_line() {
             .env_remove("CI")
             .env_remove("GITHUB_ACTIONS")
             .env_remove("GITLAB_CI")
+            .env_remove("TF_BUILD")
+            .env_remove("JENKINS_URL")
             .env("DIGLINE_TEST_TOKEN", value)
             .output()
             .unwrap()

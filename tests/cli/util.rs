@@ -48,7 +48,13 @@ pub fn digline(dir: &Path, args: &[&str]) -> Ran {
 
 /// The variables that say digline runs in CI: a test that spawns digline
 /// decides them itself (CI machines set `CI=true`, and `.ci/run` does).
-pub const CI_VARIABLES: &[&str] = &["CI", "GITHUB_ACTIONS", "GITLAB_CI"];
+pub const CI_VARIABLES: &[&str] = &[
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITLAB_CI",
+    "TF_BUILD",
+    "JENKINS_URL",
+];
 
 /// Run digline with `args` in `dir` and these environment variables set
 /// (the provider variables, the CI variables ([`CI_VARIABLES`]),
