@@ -19,8 +19,8 @@ use serde_json::{Map, Value};
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
 use crate::host;
-use crate::host::load_errors::LoadError;
-use crate::host::provider_suite;
+use crate::host::suite::errors::LoadError;
+use crate::host::suite::provider;
 use crate::host::suite::{LoadedSuite, TargetSpec};
 use crate::run::journal::{self, Prior, Recorder};
 use crate::run::{
@@ -195,7 +195,7 @@ impl Prepared {
                         }
                     }
                 }
-                let endpoint = provider_suite::endpoint(spec.kind, spec.base_url.as_deref(), &env);
+                let endpoint = provider::endpoint(spec.kind, spec.base_url.as_deref(), &env);
                 let target =
                     ProviderTarget::new(spec.clone(), &endpoint).map_err(RunRefusal::Refused)?;
                 problems.extend(target.preflight_problems(&loaded.suite.cases));

@@ -14,13 +14,16 @@
 //! `expected` (payload).
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::load_errors::{LoadError, LoadErrorKind};
-use super::near_miss::{hint, listing};
+use super::errors::{LoadError, LoadErrorKind};
+use super::paths::inside_root;
+use super::{err, io_reason, located};
 use crate::core::strict_json::{self, StrictJsonError};
 use crate::core::suite::Case;
+use crate::host::near_miss::{hint, listing};
 
 /// The fields a case may have (0.10.0's `Case`), sorted.
 pub const CASE_FIELDS: &[&str] = &[
@@ -204,7 +207,7 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
             let hints: Vec<String> = unknown
                 .iter()
                 .filter_map(|k| {
-                    super::near_miss::did_you_mean(k, CASE_FIELDS)
+                    crate::host::near_miss::did_you_mean(k, CASE_FIELDS)
                         .map(|h| format!("  `{k}`: did you mean `{h}`?"))
                 })
                 .collect();
@@ -315,7 +318,7 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
     let group = optional_text("group", ", and a group needs a name")?;
     if let Some(why) = group
         .as_deref()
-        .and_then(|g| super::visible::refusal("group", g))
+        .and_then(|g| crate::host::visible::refusal("group", g))
     {
         return Err(invalid("group", format!("case '{id}': {why}")));
     }
@@ -384,6 +387,35 @@ fn empty_expected(id: &str, invalid: &dyn Fn(&str, String) -> LoadError) -> Load
              emptiness"
         ),
     )
+}
+
+/// The cases file `cases_rel` names: inside the root, read, parsed.
+pub(super) fn read_cases(
+    cases_rel: &str,
+    suite_dir: &Path,
+    root: &Path,
+) -> Result<(Vec<crate::core::suite::Case>, String, String, PathBuf), LoadError> {
+    let cases_path = inside_root("cases", cases_rel, suite_dir, root)?;
+    let cases_name = Path::new(cases_rel).file_name().map_or_else(
+        || cases_rel.to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let cases_bytes = std::fs::read(&cases_path).map_err(|e| {
+        err(
+            LoadErrorKind::Read,
+            Some("[suite]"),
+            Some("cases"),
+            &format!(
+                "the cases file {cases_rel} could not be read at {}: {}",
+                cases_path.display(),
+                io_reason(&e)
+            ),
+        )
+    })?;
+    let text = decode_utf8(&cases_bytes, &cases_name).unwrap_or_default();
+    let cases = parse_cases(&cases_bytes, &cases_name)
+        .map_err(|e| located::place(e, None, Some((&cases_name, text))))?;
+    Ok((cases, cases_name.clone(), text.to_string(), cases_path))
 }
 
 #[cfg(test)]

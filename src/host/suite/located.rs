@@ -12,7 +12,7 @@
 
 use toml::de::{DeTable, DeValue};
 
-use super::load_errors::LoadError;
+use super::errors::LoadError;
 
 /// A 1-based line and column (columns count characters, not bytes).
 pub type LineColumn = (usize, usize);

@@ -16,8 +16,10 @@ use std::path::Path;
 
 use serde_json::{Map, Number, Value};
 
-use super::load_errors::{LoadError, LoadErrorKind};
-use super::suite::{err, inside_root, toml_to_json, toml_type, unknown_keys};
+use super::errors::{LoadError, LoadErrorKind};
+use super::paths::inside_root;
+use super::toml_values::{toml_to_json, toml_type};
+use super::{err, unknown_keys};
 use crate::target::pricing::Price;
 use crate::target::provider::{
     parse_coordinate, ApiKey, Endpoint, ProviderKind, ProviderSpec, TokenParam,
@@ -297,7 +299,7 @@ pub fn provider_target(
         };
     let base_url = string(table, "base_url")?;
     if let Some(url) = &base_url {
-        super::endpoints::check_base_url(AT, url, kind)?;
+        crate::host::endpoints::check_base_url(AT, url, kind)?;
     }
     let response_format = json_table(table, "response_format")?.map(Value::Object);
     let token_param = match string(table, "token_param")?.as_deref() {
