@@ -115,7 +115,9 @@ pub fn parse_json(text: &str, file: &str) -> Result<Value, LoadError> {
 /// Read the cases from the bytes of a cases file named `file`.
 ///
 /// # Errors
-/// A located [`LoadError`] for every rule of `10-suite.md` on cases.
+/// A located [`LoadError`] for every rule of `10-suite.md` on cases: each
+/// case is checked on its own, and the first refused case carries the
+/// others ([`LoadError::further`]).
 pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
     let text = decode_utf8(bytes, file)?;
     let value = parse_json(text, file)?;
@@ -140,13 +142,21 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
             "this file holds no cases, and a suite without cases checks nothing",
         ));
     }
+    // Each case is checked on its own: every refused case is noted.
+    let mut problems = Vec::new();
     let mut cases = Vec::with_capacity(entries.len());
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, entry) in entries.iter().enumerate() {
         let n = i + 1;
-        let case = parse_case(entry, n, file)?;
+        let case = match parse_case(entry, n, file) {
+            Ok(case) => case,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
+        };
         if let Some(first) = seen.get(&case.id) {
-            return Err(LoadError::new(
+            problems.push(LoadError::new(
                 LoadErrorKind::Invalid,
                 file,
                 Some(&format!("#{n}")),
@@ -157,11 +167,15 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
                     case.id
                 ),
             ));
+            continue;
         }
         seen.insert(case.id.clone(), n);
         cases.push(case);
     }
-    Ok(cases)
+    match LoadError::all(problems) {
+        Some(error) => Err(error),
+        None => Ok(cases),
+    }
 }
 
 fn noun(value: &Value) -> &'static str {
@@ -421,6 +435,25 @@ pub(super) fn read_cases(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each case is checked on its own: every refused case and every
+    /// taken id is reported in one run, in file order.
+    #[test]
+    fn every_refused_case_is_reported_at_once() {
+        let text = r#"[{"id": "a", "expectd": "x"}, {"id": "b"}, {"vars": {}}, {"id": "b"}]"#;
+        let e = parse_cases(text.as_bytes(), "cases.json").unwrap_err();
+        let sentences: Vec<&str> = e.problems().map(|p| p.message.as_str()).collect();
+        assert_eq!(
+            sentences,
+            [
+                "cases.json #1: no such field `expectd`. Did you mean `expected`?",
+                "cases.json #3: no `id`, and every case needs one: it pairs the case with the \
+                 baseline",
+                "cases.json #4: the case id 'b' is already taken by #2: ids are how a result \
+                 finds its counterpart in the baseline, so each must be unique",
+            ]
+        );
+    }
 
     #[test]
     fn good_files_load() {

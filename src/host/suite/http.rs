@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 
 use super::errors::{LoadError, LoadErrorKind};
 use super::toml_values::{toml_to_json, toml_type};
-use super::{err, unknown_keys};
+use super::{err, noted, unknown_keys};
+use crate::host::near_miss::did_you_mean;
 use crate::target::http::{check_body_references, HttpTargetSpec};
 
 /// Parameters of `[target] type = "http"` in digline 0.10.0.
@@ -23,10 +24,23 @@ const HTTP_KEYS: &[&str] = &[
     "url",
 ];
 
+const AT: Option<&str> = Some("[target]");
+
+/// The keys every HTTP target must give.
+const REQUIRED: [&str; 3] = ["url", "output_path", "body"];
+
+/// Validate `[target] type = "http"`, noting every independent problem:
+/// the Python-only keys, unknown keys (a near miss of a required key is
+/// not also reported missing), missing keys, then each value on its own.
+/// A rule whose input was refused is not run (a header's CI-token rule
+/// when `allow_ci_tokens` itself was refused).
+///
+/// # Errors
+/// The first problem, carrying the others (see [`LoadError::all`]).
 pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
-    const AT: Option<&str> = Some("[target]");
+    let mut problems = Vec::new();
     if table.contains_key("request") {
-        return Err(err(
+        problems.push(err(
             LoadErrorKind::PythonOnly,
             AT,
             Some("request"),
@@ -36,7 +50,7 @@ pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadErr
         ));
     }
     if table.contains_key("pricing") {
-        return Err(err(
+        problems.push(err(
             LoadErrorKind::PythonOnly,
             AT,
             Some("pricing"),
@@ -47,10 +61,19 @@ pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadErr
     let unknown: Vec<&str> = table
         .keys()
         .map(String::as_str)
-        .filter(|k| *k != "type" && !HTTP_KEYS.contains(k))
+        .filter(|k| !matches!(*k, "type" | "request" | "pricing") && !HTTP_KEYS.contains(k))
         .collect();
+    // `output_pth` is one problem, not also "no `output_path`"; `request`
+    // stands where the body would be.
+    let mut meant: Vec<&str> = unknown
+        .iter()
+        .filter_map(|k| did_you_mean(k, HTTP_KEYS))
+        .collect();
+    if table.contains_key("request") {
+        meant.push("body");
+    }
     if !unknown.is_empty() {
-        return Err(unknown_keys(
+        problems.push(unknown_keys(
             AT,
             Some("http"),
             "parameter",
@@ -58,13 +81,13 @@ pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadErr
             HTTP_KEYS,
         ));
     }
-    let missing: Vec<&str> = ["url", "output_path", "body"]
+    let missing: Vec<&str> = REQUIRED
         .into_iter()
-        .filter(|k| !table.contains_key(*k))
+        .filter(|k| !table.contains_key(*k) && !meant.contains(k))
         .collect();
     if !missing.is_empty() {
         let named: Vec<String> = missing.iter().map(|k| format!("`{k}`")).collect();
-        return Err(err(
+        problems.push(err(
             LoadErrorKind::Missing,
             AT,
             missing.first().copied(),
@@ -74,26 +97,79 @@ pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadErr
             ),
         ));
     }
-    let text = |key: &str| -> Result<Option<String>, LoadError> {
-        match table.get(key) {
-            None => Ok(None),
-            Some(toml::Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
-            Some(other) => Err(err(
-                LoadErrorKind::Invalid,
-                AT,
-                Some(key),
-                &format!(
-                    "`{key}` is {}, and it has to be a non-empty string",
-                    if matches!(other, toml::Value::String(_)) {
-                        "empty"
-                    } else {
-                        toml_type(other)
-                    }
-                ),
-            )),
-        }
+    let url = noted(&mut problems, text(table, "url").and_then(checked_url));
+    let output_path = noted(&mut problems, text(table, "output_path"));
+    let cost_path = noted(&mut problems, text(table, "cost_path"));
+    let latency_from_response = noted(&mut problems, text(table, "latency_from_response"));
+    let config_path = noted(&mut problems, text(table, "config_path"));
+    let body = noted(&mut problems, body(table));
+    let allowed = noted(&mut problems, allowed_ci_tokens(table));
+    let headers = noted(&mut problems, headers(table, allowed.as_deref()));
+    let timeout_s = noted(&mut problems, timeout(table));
+    if let Some(error) = LoadError::all(problems) {
+        return Err(error);
+    }
+    let (
+        Some(url),
+        Some(output_path),
+        Some(cost_path),
+        Some(latency_from_response),
+        Some(config_path),
+        Some(body),
+        Some(headers),
+        Some(timeout_s),
+    ) = (
+        url,
+        output_path,
+        cost_path,
+        latency_from_response,
+        config_path,
+        body,
+        headers,
+        timeout_s,
+    )
+    else {
+        unreachable!("every value that was refused noted a problem");
     };
-    let url = text("url")?.unwrap_or_default();
+    Ok(HttpTargetSpec {
+        url: url.unwrap_or_default(),
+        output_path: output_path.unwrap_or_default(),
+        body,
+        cost_path,
+        latency_from_response,
+        config_path,
+        headers,
+        timeout_s,
+    })
+}
+
+/// A string parameter: absent, or a non-empty string.
+fn text(table: &toml::Table, key: &str) -> Result<Option<String>, LoadError> {
+    match table.get(key) {
+        None => Ok(None),
+        Some(toml::Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+        Some(other) => Err(err(
+            LoadErrorKind::Invalid,
+            AT,
+            Some(key),
+            &format!(
+                "`{key}` is {}, and it has to be a non-empty string",
+                if matches!(other, toml::Value::String(_)) {
+                    "empty"
+                } else {
+                    toml_type(other)
+                }
+            ),
+        )),
+    }
+}
+
+/// `url`, when given: an http(s) address with a host and a port digline
+/// can dial, and no `${NAME}`.
+fn checked_url(url: Option<String>) -> Result<Option<String>, LoadError> {
+    let Some(url) = url else {
+        return Ok(None);
+    };
     let has_host = url
         .split_once("://")
         .filter(|(scheme, _)| *scheme == "http" || *scheme == "https")
@@ -135,10 +211,12 @@ pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadErr
             &format!("`url`: {why}"),
         ));
     }
-    let output_path = text("output_path")?.unwrap_or_default();
-    let cost_path = text("cost_path")?;
-    let latency_from_response = text("latency_from_response")?;
-    let config_path = text("config_path")?;
+    Ok(Some(url))
+}
+
+/// `[target.body]`: a table shaped like the request, whose `case.*`
+/// references name what a case holds; empty when absent.
+fn body(table: &toml::Table) -> Result<Map<String, Value>, LoadError> {
     let body = match table.get("body") {
         Some(toml::Value::Table(body)) => match toml_to_json(&toml::Value::Table(body.clone())) {
             Ok(Value::Object(map)) => map,
@@ -168,84 +246,19 @@ pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadErr
     };
     check_body_references(&body)
         .map_err(|why| err(LoadErrorKind::Invalid, AT, Some("body"), &why))?;
-    let allowed = allowed_ci_tokens(table)?;
-    let headers = match table.get("headers") {
-        None => Vec::new(),
-        Some(toml::Value::Table(h)) => {
-            let mut headers = Vec::new();
-            for (name, value) in h {
-                let toml::Value::String(value) = value else {
-                    return Err(err(
-                        LoadErrorKind::Invalid,
-                        Some("[target.headers]"),
-                        Some(name),
-                        &format!(
-                            "`{name}` is {}, and a header value is a string",
-                            toml_type(value)
-                        ),
-                    ));
-                };
-                if !is_header_name(name) {
-                    return Err(err(
-                        LoadErrorKind::Invalid,
-                        Some("[target.headers]"),
-                        Some(name),
-                        &format!(
-                            "`{name}` is not a valid HTTP header name: letters, digits and \
-                             !#$%&'*+-.^_`|~ only, no spaces"
-                        ),
-                    ));
-                }
-                if value.contains(['\r', '\n', '\0']) {
-                    return Err(err(
-                        LoadErrorKind::Invalid,
-                        Some("[target.headers]"),
-                        Some(name),
-                        &format!(
-                            "`{name}` holds a line break or NUL, which would split the request"
-                        ),
-                    ));
-                }
-                let vars = header_variables(value).map_err(|why| {
-                    err(
-                        LoadErrorKind::Invalid,
-                        Some("[target.headers]"),
-                        Some(name),
-                        &format!("`{name}`: {why}"),
-                    )
-                })?;
-                if let Some(why) = vars
-                    .iter()
-                    .find_map(|var| crate::host::ci_tokens::refused(name, var, &allowed))
-                {
-                    return Err(err(
-                        LoadErrorKind::Credential,
-                        Some("[target.headers]"),
-                        Some(name),
-                        &why,
-                    ));
-                }
-                if carries_credential(name) && vars.is_empty() {
-                    let example = if name.to_ascii_lowercase().contains("authorization") {
-                        "Bearer ${SUPPORT_TOKEN}"
-                    } else {
-                        "${SUPPORT_TOKEN}"
-                    };
-                    return Err(err(
-                        LoadErrorKind::Credential,
-                        Some("[target.headers]"),
-                        Some(name),
-                        &format!(
-                            "`{name}` carries a credential, and its value is written into the \
-                             suite file, which gets committed. Take it from the environment \
-                             instead, e.g. {name} = \"{example}\""
-                        ),
-                    ));
-                }
-                headers.push((name.clone(), value.clone()));
-            }
-            headers
-        }
+    Ok(body)
+}
+
+/// `[target.headers]`: each header checked on its own, every refused one
+/// noted. `allowed` is `None` when `allow_ci_tokens` was refused: the CI
+/// token rule is then not run (its input is unknown).
+fn headers(
+    table: &toml::Table,
+    allowed: Option<&[String]>,
+) -> Result<Vec<(String, String)>, LoadError> {
+    let entries = match table.get("headers") {
+        None => return Ok(Vec::new()),
+        Some(toml::Value::Table(h)) => h,
         Some(other) => {
             return Err(err(
                 LoadErrorKind::Invalid,
@@ -258,36 +271,112 @@ pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadErr
             ))
         }
     };
-    let timeout_s = match table.get("timeout") {
-        None => 30.0,
-        Some(toml::Value::Integer(n)) if *n > 0 => *n as f64,
-        Some(toml::Value::Float(x)) if *x > 0.0 && x.is_finite() => *x,
-        Some(other) => {
-            return Err(err(
-                LoadErrorKind::Invalid,
-                AT,
-                Some("timeout"),
-                &format!(
-                    "`timeout` is {}, and it has to be a number of seconds above 0",
-                    match other {
-                        toml::Value::Integer(n) => n.to_string(),
-                        toml::Value::Float(x) => x.to_string(),
-                        _ => toml_type(other).to_string(),
-                    }
-                ),
-            ))
+    let mut problems = Vec::new();
+    let mut headers = Vec::new();
+    for (name, value) in entries {
+        if let Some(value) = noted(&mut problems, header(name, value, allowed)) {
+            headers.push((name.clone(), value));
         }
+    }
+    match LoadError::all(problems) {
+        Some(error) => Err(error),
+        None => Ok(headers),
+    }
+}
+
+/// One header of `[target.headers]`: its value, checked.
+fn header(
+    name: &str,
+    value: &toml::Value,
+    allowed: Option<&[String]>,
+) -> Result<String, LoadError> {
+    const HEADERS: Option<&str> = Some("[target.headers]");
+    let toml::Value::String(value) = value else {
+        return Err(err(
+            LoadErrorKind::Invalid,
+            HEADERS,
+            Some(name),
+            &format!(
+                "`{name}` is {}, and a header value is a string",
+                toml_type(value)
+            ),
+        ));
     };
-    Ok(HttpTargetSpec {
-        url,
-        output_path,
-        body,
-        cost_path,
-        latency_from_response,
-        config_path,
-        headers,
-        timeout_s,
-    })
+    if !is_header_name(name) {
+        return Err(err(
+            LoadErrorKind::Invalid,
+            HEADERS,
+            Some(name),
+            &format!(
+                "`{name}` is not a valid HTTP header name: letters, digits and \
+                 !#$%&'*+-.^_`|~ only, no spaces"
+            ),
+        ));
+    }
+    if value.contains(['\r', '\n', '\0']) {
+        return Err(err(
+            LoadErrorKind::Invalid,
+            HEADERS,
+            Some(name),
+            &format!("`{name}` holds a line break or NUL, which would split the request"),
+        ));
+    }
+    let vars = header_variables(value).map_err(|why| {
+        err(
+            LoadErrorKind::Invalid,
+            HEADERS,
+            Some(name),
+            &format!("`{name}`: {why}"),
+        )
+    })?;
+    if let Some(allowed) = allowed {
+        if let Some(why) = vars
+            .iter()
+            .find_map(|var| crate::host::ci_tokens::refused(name, var, allowed))
+        {
+            return Err(err(LoadErrorKind::Credential, HEADERS, Some(name), &why));
+        }
+    }
+    if carries_credential(name) && vars.is_empty() {
+        let example = if name.to_ascii_lowercase().contains("authorization") {
+            "Bearer ${SUPPORT_TOKEN}"
+        } else {
+            "${SUPPORT_TOKEN}"
+        };
+        return Err(err(
+            LoadErrorKind::Credential,
+            HEADERS,
+            Some(name),
+            &format!(
+                "`{name}` carries a credential, and its value is written into the \
+                 suite file, which gets committed. Take it from the environment \
+                 instead, e.g. {name} = \"{example}\""
+            ),
+        ));
+    }
+    Ok(value.clone())
+}
+
+/// `timeout`: seconds above 0, 30 when absent.
+fn timeout(table: &toml::Table) -> Result<f64, LoadError> {
+    match table.get("timeout") {
+        None => Ok(30.0),
+        Some(toml::Value::Integer(n)) if *n > 0 => Ok(*n as f64),
+        Some(toml::Value::Float(x)) if *x > 0.0 && x.is_finite() => Ok(*x),
+        Some(other) => Err(err(
+            LoadErrorKind::Invalid,
+            AT,
+            Some("timeout"),
+            &format!(
+                "`timeout` is {}, and it has to be a number of seconds above 0",
+                match other {
+                    toml::Value::Integer(n) => n.to_string(),
+                    toml::Value::Float(x) => x.to_string(),
+                    _ => toml_type(other).to_string(),
+                }
+            ),
+        )),
+    }
 }
 
 /// `[target] allow_ci_tokens`: the CI token names the suite lets its
