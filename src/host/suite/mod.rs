@@ -44,6 +44,9 @@ pub mod toml_values;
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+use toml::de::DeTable;
+
 use self::assertions::{build_assertions, check_aggregates};
 use self::cases::decode_utf8;
 use self::errors::{LoadError, LoadErrorKind};
@@ -166,8 +169,8 @@ fn load_named(suite_path: &Path, root: &Path) -> Result<LoadedSuite, LoadError> 
     // CR LF read as LF, as 0.10.0's reader does (multi-line strings included).
     let folded = crate::host::crlf::fold_crlf(text);
     let text: &str = &folded;
-    let table = parse_toml(text)?;
-    let mut loaded = from_table(&table, text, &suite_dir, &root)?;
+    let parsed = parse_toml(text)?;
+    let mut loaded = from_table(&parsed, &suite_dir, &root)?;
     loaded.suite_path = suite_path.to_path_buf();
     Ok(loaded)
 }
@@ -184,10 +187,22 @@ fn err(kind: LoadErrorKind, locator: Option<&str>, key: Option<&str>, sentence: 
     LoadError::new(kind, SUITE_FILE, locator, key, sentence)
 }
 
+/// The suite file parsed once: the spanned tree ([`DeTable`], a span on
+/// every key and value, which places every refusal) and the values the
+/// validation pass reads, deserialized from that same tree.
+pub(super) struct Parsed<'t> {
+    /// The file's text (BOM dropped, CR LF folded).
+    pub(super) text: &'t str,
+    /// The spanned tree of `text`.
+    pub(super) tree: DeTable<'t>,
+    /// The values of `tree`.
+    pub(super) table: toml::Table,
+}
+
 /// Parse the suite file's text (BOM dropped, CR LF folded); a syntax
 /// error is placed at its line and column.
-fn parse_toml(text: &str) -> Result<toml::Table, LoadError> {
-    text.parse::<toml::Table>().map_err(|e| {
+fn parse_toml(text: &str) -> Result<Parsed<'_>, LoadError> {
+    let refusal = |e: toml::de::Error| {
         let refusal = err(
             LoadErrorKind::Syntax,
             None,
@@ -201,6 +216,15 @@ fn parse_toml(text: &str) -> Result<toml::Table, LoadError> {
             Some(span) => refusal.at(located::line_column(text, span.start)),
             None => refusal,
         }
+    };
+    // The same two steps as `text.parse::<toml::Table>()`, keeping the tree.
+    let tree = DeTable::parse(text).map_err(refusal)?;
+    let table =
+        toml::Table::deserialize(toml::de::Deserializer::from(tree.clone())).map_err(refusal)?;
+    Ok(Parsed {
+        text,
+        tree: tree.into_inner(),
+        table,
     })
 }
 
@@ -257,11 +281,11 @@ fn noted<T>(problems: &mut Vec<LoadError>, result: Result<T, LoadError>) -> Opti
 /// 0.10.0 names); a rule whose input was already refused is not run, so a
 /// problem is never reported twice under two names.
 fn from_table(
-    table: &toml::Table,
-    text: &str,
+    parsed: &Parsed<'_>,
     suite_dir: &Path,
     root: &Path,
 ) -> Result<LoadedSuite, LoadError> {
+    let table = &parsed.table;
     let mut problems = Vec::new();
     // 1. top-level keys
     let unknown: Vec<&str> = table
@@ -313,7 +337,11 @@ fn from_table(
         let cases = suite
             .as_ref()
             .map(|v| (v.cases_name.as_str(), v.cases_text.as_str()));
-        return Err(located::place(error, Some(text), cases));
+        return Err(located::place(
+            error,
+            Some((parsed.text, &parsed.tree)),
+            cases,
+        ));
     }
     let (Some(values), Some(aggregates), Some(target)) = (suite, aggregates, target) else {
         unreachable!("every section that failed noted a problem");
