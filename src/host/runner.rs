@@ -179,7 +179,8 @@ impl Prepared {
         let mut problems: Vec<String> = Vec::new();
         let built = match &loaded.target {
             TargetSpec::Http(spec) => {
-                let headers = host::suite::expand_headers(spec, env)?;
+                let headers =
+                    host::suite::expand_headers(spec, env).map_err(|e| loaded.place(e))?;
                 let secrets = host::suite::header_secrets(spec, env);
                 Built::Http(
                     HttpTarget::new(spec.clone(), headers)
@@ -244,7 +245,8 @@ impl Prepared {
         let store = Store::new(&options.root);
         let (tenant, suite_name) = (&loaded.suite.tenant, &loaded.suite.name);
         store.check_writable(tenant, suite_name)?;
-        let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
+        let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)
+            .map_err(|e| loaded.place(e))?;
         let fresh = RunContext {
             created_at: host::clock::now_iso(),
             git_commit: host::git::commit(&options.root)

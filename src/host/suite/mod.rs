@@ -110,6 +110,26 @@ pub struct LoadedSuite {
     pub cases_path: PathBuf,
     /// Each `artifacts` entry resolved (same order as `suite.artifacts`).
     pub artifact_paths: Vec<PathBuf>,
+    /// The suite file's text as validated (BOM dropped, CR LF folded):
+    /// what places a refusal found after the load ([`LoadedSuite::place`]).
+    pub suite_text: String,
+}
+
+impl LoadedSuite {
+    /// Place a refusal about the suite file found after the load (a
+    /// `${NAME}` the environment does not set, an artifact that cannot be
+    /// read) at its `file:line:column`, under the file's own name, like a
+    /// refusal of the load itself.
+    pub fn place(&self, error: LoadError) -> LoadError {
+        let placed = match DeTable::parse(&self.suite_text) {
+            Ok(tree) => located::place(error, Some((&self.suite_text, tree.get_ref())), None),
+            Err(_) => error,
+        };
+        match self.suite_path.file_name() {
+            Some(name) if placed.file == SUITE_FILE => placed.in_file(&name.to_string_lossy()),
+            _ => placed,
+        }
+    }
 }
 
 /// Load `suite_path` (a `suite.toml`) and the cases file it names, with
@@ -366,6 +386,7 @@ fn from_table(
         root: root.to_path_buf(),
         cases_path: values.cases_path,
         artifact_paths: values.artifact_paths,
+        suite_text: parsed.text.to_string(),
     })
 }
 
