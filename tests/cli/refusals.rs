@@ -452,6 +452,9 @@ needle = ""
 type = "http"
 url = "http://127.0.0.1:9/answer"
 output_pth = "data.answer"
+
+[target.body]
+id = "case.id"
 "#;
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), suite, Some(GOOD_CASES));

@@ -223,11 +223,13 @@ fn artifacts(
     match suite_table.get("artifacts") {
         None => Ok((Vec::new(), Vec::new())),
         Some(toml::Value::Array(items)) => {
+            // Each entry on its own: every refused entry is noted.
+            let mut problems = Vec::new();
             let mut written = Vec::new();
             let mut resolved = Vec::new();
             for item in items {
                 let toml::Value::String(path) = item else {
-                    return Err(err(
+                    problems.push(err(
                         LoadErrorKind::Invalid,
                         Some("[suite]"),
                         Some("artifacts"),
@@ -236,19 +238,29 @@ fn artifacts(
                             toml_type(item)
                         ),
                     ));
+                    continue;
                 };
                 if written.contains(path) {
-                    return Err(err(
+                    problems.push(err(
                         LoadErrorKind::Invalid,
                         Some("[suite]"),
                         Some("artifacts"),
                         &format!("`artifacts` names {path} twice"),
                     ));
+                    continue;
                 }
-                resolved.push(inside_root("artifacts", path, suite_dir, root)?);
                 written.push(path.clone());
+                if let Some(full) = noted(
+                    &mut problems,
+                    inside_root("artifacts", path, suite_dir, root),
+                ) {
+                    resolved.push(full);
+                }
             }
-            Ok((written, resolved))
+            match LoadError::all(problems) {
+                Some(error) => Err(error),
+                None => Ok((written, resolved)),
+            }
         }
         Some(other) => Err(err(
             LoadErrorKind::Invalid,

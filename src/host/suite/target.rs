@@ -10,26 +10,36 @@ use super::provider::provider_target;
 use super::toml_values::toml_type;
 use super::{err, TargetSpec};
 
-/// Find `api_key` anywhere in a TOML table; returns the dotted path.
-fn find_api_key(table: &toml::Table, prefix: &str) -> Option<String> {
-    for (key, value) in table {
+/// Take every `api_key` (any case, at any depth) out of `table`; returns
+/// the dotted path of each, in file order.
+fn take_api_keys(table: &mut toml::Table, prefix: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut taken = Vec::new();
+    for (key, value) in table.iter_mut() {
         let path = if prefix.is_empty() {
             key.clone()
         } else {
             format!("{prefix}.{key}")
         };
         if key.eq_ignore_ascii_case("api_key") {
-            return Some(path);
-        }
-        if let toml::Value::Table(inner) = value {
-            if let Some(found) = find_api_key(inner, &path) {
-                return Some(found);
-            }
+            taken.push(key.clone());
+            found.push(path);
+        } else if let toml::Value::Table(inner) = value {
+            found.extend(take_api_keys(inner, &path));
         }
     }
-    None
+    for key in taken {
+        table.remove(&key);
+    }
+    found
 }
 
+/// Validate `[target]`, noting every independent problem: each inline
+/// credential (taken out, so the form does not also call it unknown),
+/// `client` beside a provider, then the form's own problems.
+///
+/// # Errors
+/// The first problem, carrying the others (see [`LoadError::all`]).
 pub(super) fn load_target(
     value: Option<&toml::Value>,
     suite_dir: &Path,
@@ -56,11 +66,13 @@ pub(super) fn load_target(
             ))
         }
     };
-    if let Some(path) = find_api_key(table, "") {
-        return Err(err(
+    let mut problems = Vec::new();
+    let mut table = table.clone();
+    for path in take_api_keys(&mut table, "") {
+        problems.push(err(
             LoadErrorKind::Credential,
             AT,
-            Some("api_key"),
+            Some(&path),
             &format!(
                 "`{path}` is a credential, and a suite file gets committed. Leave it out: a \
                  provider's key comes from its environment variable, and a header takes a secret \
@@ -70,17 +82,17 @@ pub(super) fn load_target(
     }
     let forms = "there are two forms, \"http\" (a service you run) and \"provider\" (a hosted \
                  model). A target that is a function is code, and needs a suite.py";
-    match table.get("type") {
+    let form = match table.get("type") {
         None => Err(err(
             LoadErrorKind::Missing,
             AT,
             Some("type"),
             &format!("no `type`, and {forms}"),
         )),
-        Some(toml::Value::String(t)) if t == "http" => http_target(table).map(TargetSpec::Http),
+        Some(toml::Value::String(t)) if t == "http" => http_target(&table).map(TargetSpec::Http),
         Some(toml::Value::String(t)) if t == "provider" => {
-            if table.contains_key("client") {
-                return Err(err(
+            if table.remove("client").is_some() {
+                problems.push(err(
                     LoadErrorKind::PythonOnly,
                     AT,
                     Some("client"),
@@ -88,7 +100,7 @@ pub(super) fn load_target(
                      builds its own client from the environment. Injecting one needs a suite.py",
                 ));
             }
-            provider_target(table, suite_dir, root).map(TargetSpec::Provider)
+            provider_target(&table, suite_dir, root).map(TargetSpec::Provider)
         }
         Some(toml::Value::String(t)) => Err(err(
             LoadErrorKind::Invalid,
@@ -102,5 +114,12 @@ pub(super) fn load_target(
             Some("type"),
             &format!("`type` is {}, and {forms}", toml_type(other)),
         )),
+    };
+    match (form, LoadError::all(problems)) {
+        (Ok(spec), None) => Ok(spec),
+        (Ok(_), Some(error)) => Err(error),
+        (Err(error), None) => Err(error),
+        (Err(error), Some(first)) => Err(LoadError::all(vec![first, error])
+            .unwrap_or_else(|| unreachable!("two problems make one error"))),
     }
 }
