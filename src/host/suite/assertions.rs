@@ -51,6 +51,8 @@ pub(super) fn check_aggregates(
             names.push(&check.name);
         }
     }
+    // Each aggregate on its own, and the labels: every problem is noted.
+    let mut problems = Vec::new();
     for (locator, aggregate) in &declared {
         let matching = checks.iter().filter(|c| c.name == aggregate.over).count();
         let over = &aggregate.over;
@@ -65,15 +67,16 @@ pub(super) fn check_aggregates(
                     names.join(", ")
                 ),
             };
-            return Err(err(
+            problems.push(err(
                 LoadErrorKind::Invalid,
                 Some(locator),
                 Some("over"),
                 &sentence,
             ));
+            continue;
         }
         if matching > 1 {
-            return Err(err(
+            problems.push(err(
                 LoadErrorKind::Invalid,
                 Some(locator),
                 Some("over"),
@@ -91,7 +94,7 @@ pub(super) fn check_aggregates(
         .map(|c| c.id.as_str())
         .collect();
     if !missing.is_empty() {
-        return Err(LoadError::new(
+        problems.push(LoadError::new(
             LoadErrorKind::Missing,
             cases_name,
             None,
@@ -103,6 +106,9 @@ pub(super) fn check_aggregates(
                 missing.join(", ")
             ),
         ));
+    }
+    if let Some(error) = LoadError::all(problems) {
+        return Err(error);
     }
     let groups: Vec<&str> = cases.iter().filter_map(|c| c.group.as_deref()).collect();
     let declared: Vec<DeclaredAggregate> = declared.into_iter().map(|(_, a)| a).collect();

@@ -745,6 +745,39 @@ fn aggregates_load_expand_and_refuse() {
             );
         }
     }
+    // Every aggregate's problem and the missing labels, in one run.
+    let suite = (agg("").replace("over = \"contains\"", "over = \"contain\"")
+        + "\n[[assertions]]\ntype = \"recall\"\nover = \"zzz\"\nthreshold = \"9/10\"\n\
+           tolerance = 0.0\n")
+        .replace(
+            "[suite]\n",
+            "[suite]\nsamples = 2\nmin_agreement = \"1/2\"\n",
+        );
+    let dir = fixture(
+        &suite,
+        r#"[{"id": "a", "label": "positive", "vars": {"question": "q"}},
+            {"id": "b", "vars": {"question": "q"}}]"#,
+    );
+    let e = load_in(&dir).err().expect("refused");
+    let unplaced: Vec<String> = e
+        .problems()
+        .map(|p| match p.line_column() {
+            Some((l, c)) => p.message.replacen(&format!(":{l}:{c}"), "", 1),
+            None => p.message.clone(),
+        })
+        .collect();
+    assert_eq!(
+        unplaced,
+        [
+            "suite.toml, [[assertions]] #2: `precision` counts `over = 'contain'`, and no check \
+             is called that. Did you mean `contains`?",
+            "suite.toml, [[assertions]] #3: `recall` counts `over = 'zzz'`, and no check is \
+             called that. Declared: contains",
+            "cases.json: the suite declares an aggregate, which counts positive and negative \
+             cases, so every case but a canary needs `label` = \"positive\" or \"negative\". \
+             Missing on: b",
+        ]
+    );
 }
 
 #[test]
