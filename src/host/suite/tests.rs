@@ -758,7 +758,7 @@ fn aggregates_load_expand_and_refuse() {
         r#"[{"id": "a", "label": "positive", "vars": {"question": "q"}},
             {"id": "b", "vars": {"question": "q"}}]"#,
     );
-    let e = load_in(&dir).err().expect("refused");
+    let e = load_in(&dir).expect_err("refused");
     let unplaced: Vec<String> = e
         .problems()
         .map(|p| match p.line_column() {
