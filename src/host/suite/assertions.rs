@@ -221,17 +221,24 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
             ))
         }
     };
+    // Each parameter a JSON value, every one that is not noted.
     let mut params = Map::new();
+    let mut problems = Vec::new();
     for (key, value) in table.iter().filter(|(k, _)| k.as_str() != "type") {
-        let json = toml_to_json(value).map_err(|why| {
-            err(
+        match toml_to_json(value) {
+            Ok(json) => {
+                params.insert(key.clone(), json);
+            }
+            Err(why) => problems.push(err(
                 LoadErrorKind::Invalid,
                 Some(locator),
                 Some(key),
                 &format!("`{key}` is {why}"),
-            )
-        })?;
-        params.insert(key.clone(), json);
+            )),
+        }
+    }
+    if let Some(error) = LoadError::all(problems) {
+        return Err(error);
     }
     if let Some((key, why)) = crate::host::visible::check_params(&params) {
         return Err(err(LoadErrorKind::Invalid, Some(locator), Some(&key), &why));

@@ -957,3 +957,22 @@ fn an_expanded_secret_is_not_expanded_again() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got[0].1, "Bearer ${B}b");
 }
+
+/// Each parameter of an entry that JSON cannot hold is noted, each at its
+/// own key (in the order of the keys' names, as the table holds them).
+#[test]
+fn every_parameter_json_cannot_hold_is_reported() {
+    let suite =
+        format!("{HEAD}{TARGET}\n[[assertions]]\ntype = \"length\"\nmin = nan\nmax = 1979-05-27\n");
+    let dir = fixture(&suite, CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let sentences: Vec<&str> = e.problems().map(|p| p.message.as_str()).collect();
+    assert_eq!(
+        sentences,
+        [
+            "suite.toml:17:1, [[assertions]] #1: `max` is the date-time 1979-05-27, which no \
+             parameter takes",
+            "suite.toml:16:1, [[assertions]] #1: `min` is NaN, which is not a finite number",
+        ]
+    );
+}
