@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::errors::{LoadError, LoadErrorKind};
 use super::toml_values::{toml_to_json, toml_type};
-use super::{err, noted, unknown_keys};
+use super::{err, missing_keys, noted, unknown_keys};
 use crate::host::near_miss::did_you_mean;
 use crate::target::http::{check_body_references, HttpTargetSpec};
 
@@ -81,22 +81,7 @@ pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadErr
             HTTP_KEYS,
         ));
     }
-    let missing: Vec<&str> = REQUIRED
-        .into_iter()
-        .filter(|k| !table.contains_key(*k) && !meant.contains(k))
-        .collect();
-    if !missing.is_empty() {
-        let named: Vec<String> = missing.iter().map(|k| format!("`{k}`")).collect();
-        problems.push(err(
-            LoadErrorKind::Missing,
-            AT,
-            missing.first().copied(),
-            &format!(
-                "`http` needs {}, which this table does not give it.",
-                named.join(", ")
-            ),
-        ));
-    }
+    problems.extend(missing_keys(table, AT, "`http`", &REQUIRED, &meant));
     let url = noted(&mut problems, text(table, "url").and_then(checked_url));
     let output_path = noted(&mut problems, text(table, "output_path"));
     let cost_path = noted(&mut problems, text(table, "cost_path"));

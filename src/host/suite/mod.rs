@@ -291,6 +291,35 @@ fn unknown_keys(
     )
 }
 
+/// The refusal naming every `required` key `table` does not give
+/// (`"<needer> needs `url`, `body`, which this table does not give it."`),
+/// leaving out the keys a typo'd key stands for (`meant`): that typo is
+/// the one problem. `None` when nothing is missing.
+fn missing_keys(
+    table: &toml::Table,
+    at: Option<&str>,
+    needer: &str,
+    required: &[&str],
+    meant: &[&str],
+) -> Option<LoadError> {
+    let missing: Vec<&str> = required
+        .iter()
+        .copied()
+        .filter(|k| !table.contains_key(*k) && !meant.contains(k))
+        .collect();
+    let first = *missing.first()?;
+    let named: Vec<String> = missing.iter().map(|k| format!("`{k}`")).collect();
+    Some(err(
+        LoadErrorKind::Missing,
+        at,
+        Some(first),
+        &format!(
+            "{needer} needs {}, which this table does not give it.",
+            named.join(", ")
+        ),
+    ))
+}
+
 /// Keep `result`'s value, or note its error among `problems`.
 fn noted<T>(problems: &mut Vec<LoadError>, result: Result<T, LoadError>) -> Option<T> {
     result.map_err(|e| problems.push(e)).ok()

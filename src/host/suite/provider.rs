@@ -19,7 +19,7 @@ use serde_json::{Map, Number, Value};
 use super::errors::{LoadError, LoadErrorKind};
 use super::paths::inside_root;
 use super::toml_values::{toml_to_json, toml_type};
-use super::{err, noted, unknown_keys};
+use super::{err, missing_keys, noted, unknown_keys};
 use crate::host::near_miss::did_you_mean;
 use crate::target::pricing::Price;
 use crate::target::provider::{
@@ -263,22 +263,13 @@ pub fn provider_target(
             &judged_by,
         ));
     }
-    let missing: Vec<&str> = ["provider", "prompt_file", "max_tokens"]
-        .into_iter()
-        .filter(|k| !table.contains_key(*k) && !meant.contains(k))
-        .collect();
-    if !missing.is_empty() {
-        let named: Vec<String> = missing.iter().map(|k| format!("`{k}`")).collect();
-        problems.push(err(
-            LoadErrorKind::Missing,
-            AT,
-            missing.first().copied(),
-            &format!(
-                "a provider target needs {}, which this table does not give it.",
-                named.join(", ")
-            ),
-        ));
-    }
+    problems.extend(missing_keys(
+        table,
+        AT,
+        "a provider target",
+        &["provider", "prompt_file", "max_tokens"],
+        &meant,
+    ));
     let max_tokens = match table.get("max_tokens") {
         None => None,
         Some(toml::Value::Integer(n)) if *n >= 1 => Some(*n as u64),
