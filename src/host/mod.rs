@@ -6,6 +6,7 @@
 //! ([`suite::errors::LoadError`]). May import `run`, `target`, `report`,
 //! `wire`, `store`, `core`; never the front ends.
 
+pub mod allowed_hosts;
 pub mod artifacts;
 pub mod base_ref;
 pub mod ci_tokens;

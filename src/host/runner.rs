@@ -143,6 +143,25 @@ pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>)
         .iter()
         .filter_map(|c| c.judge_coordinate())
         .collect();
+    // A judge's endpoint is the operator's (never the suite's), so the CI
+    // allows it; checked all the same, so no key leaves by this path either.
+    for kind in coordinates
+        .iter()
+        .filter_map(|c| crate::target::provider::parse_coordinate(c).ok())
+        .map(|(kind, _)| kind)
+    {
+        let endpoint = host::endpoints::judge_endpoint(kind, &env);
+        if endpoint.key.is_some() {
+            host::allowed_hosts::check(
+                host::endpoints::judge_base_url_variable(kind),
+                &endpoint.base_url,
+                kind.key_variable(),
+                kind.key_variable(),
+                &env,
+            )
+            .map_err(RunRefusal::Refused)?;
+        }
+    }
     let judges = Judges::new(coordinates, |kind| {
         host::endpoints::judge_endpoint(kind, &env)
     })
@@ -153,6 +172,42 @@ pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>)
         .filter_map(|j| j.preflight_problem())
         .collect();
     Ok((judges, problems))
+}
+
+/// A refusal about the suite file's `[target]`, placed at `key` in it and
+/// named as the user named the file.
+fn located(loaded: &LoadedSuite, locator: &str, key: &str, sentence: &str) -> RunRefusal {
+    use host::suite::errors::{LoadError, LoadErrorKind};
+    let error = LoadError::new(
+        LoadErrorKind::Credential,
+        "suite.toml",
+        Some(locator),
+        Some(key),
+        sentence,
+    );
+    RunRefusal::Load(loaded.place(error))
+}
+
+/// An HTTP target's `${NAME}` values go only to a host the CI allows
+/// (`host::allowed_hosts`): the first header taking one names the refusal.
+fn credentials_allowed(
+    loaded: &LoadedSuite,
+    spec: &crate::target::http::HttpTargetSpec,
+) -> Result<(), RunRefusal> {
+    for (name, value) in &spec.headers {
+        let vars = host::suite::header_variables(value).unwrap_or_default();
+        for var in vars.iter().filter(|var| env(var).is_some()) {
+            host::allowed_hosts::check(
+                "url",
+                &spec.url,
+                var,
+                &format!("${{{var}}} (header `{name}`)"),
+                &env,
+            )
+            .map_err(|why| located(loaded, "[target]", "url", &why))?;
+        }
+    }
+    Ok(())
 }
 
 /// The warning for each judge without a price (its spend is not counted).
@@ -181,6 +236,7 @@ impl Prepared {
             TargetSpec::Http(spec) => {
                 let headers =
                     host::suite::expand_headers(spec, env).map_err(|e| loaded.place(e))?;
+                credentials_allowed(&loaded, spec)?;
                 let secrets = host::suite::header_secrets(spec, env);
                 Built::Http(
                     HttpTarget::new(spec.clone(), headers)
@@ -199,6 +255,17 @@ impl Prepared {
                 let endpoint = provider::endpoint(spec.kind, spec.base_url.as_deref(), &env);
                 let target =
                     ProviderTarget::new(spec.clone(), &endpoint).map_err(RunRefusal::Refused)?;
+                if endpoint.key.is_some() {
+                    let variable = spec.kind.key_variable();
+                    host::allowed_hosts::check(
+                        "base_url",
+                        &endpoint.base_url,
+                        variable,
+                        variable,
+                        &env,
+                    )
+                    .map_err(|why| located(&loaded, "[target]", "base_url", &why))?;
+                }
                 problems.extend(target.preflight_problems(&loaded.suite.cases));
                 Built::Provider(target)
             }

@@ -370,3 +370,82 @@ fn every_fault_the_http_client_meets_has_its_cause_category() {
         }
     }
 }
+
+/// Issue 17: every path a pull request's pattern runs on has a bound.
+/// Property names (`patternProperties`, and `additionalProperties` through
+/// it) are matched on the linear engine: a pattern needing lookaround is
+/// refused when the suite loads (0.10.0 accepted `(?=.*x)y` and then ran
+/// for as long as a long name made it), and a linear one over a
+/// 1,000,000-character name is judged at once; a `pattern` under
+/// `propertyNames` runs within the search budget, and running out is an
+/// error, never a fail.
+#[test]
+fn every_schema_pattern_path_is_bounded_in_time() {
+    let long_name = "y".repeat(1_000_000);
+    let answers = serde_json::json!({"*": {"answer": format!("{{\"{long_name}\": 1}}")}});
+    let hostile = "[[assertions]]\ntype = \"json_schema\"\nschema = { type = \"object\", patternProperties = { '(?=.*x)y' = { type = \"integer\" } } }\n";
+    let (dir, _server) = pattern_project(&answers, hostile);
+    let root = dir.path();
+    let ran = digline(root, &["run", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "digline: suite.toml:17:1, [[assertions]] #1, `json_schema`: `schema` is not a valid \
+         Draft 2020-12 schema: at /patternProperties/(?=.*x)y: the patternProperties pattern \
+         '(?=.*x)y' is not one property names can be matched with here: a regular expression \
+         without lookaround, backreferences or atomic groups, the patterns whose time is \
+         bounded\n"
+    );
+
+    let linear = "[[assertions]]\ntype = \"json_schema\"\nschema = { type = \"object\", patternProperties = { '^y+$' = { type = \"string\" } }, additionalProperties = false }\n";
+    let (dir, _server) = pattern_project(&answers, linear);
+    let root = dir.path();
+    let started = Instant::now();
+    let ran = digline(root, &["run", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let run = crate::util::run_file(root, ran.stdout.trim());
+    let run: Value = serde_json::from_slice(&std::fs::read(run).unwrap()).unwrap();
+    let verdict = &run["results"][0]["verdicts"][0];
+    assert_eq!(verdict["status"], "fail");
+    assert_eq!(
+        verdict["reason"],
+        format!("1 violation(s), first at {long_name}: 1 is not of type 'string'")
+    );
+
+    let names = "[[assertions]]\ntype = \"json_schema\"\nschema = { type = \"object\", propertyNames = { pattern = '(?=.*x)y' } }\n";
+    let (dir, _server) = pattern_project(&answers, names);
+    let root = dir.path();
+    let started = Instant::now();
+    let ran = digline(root, &["run", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    let run = crate::util::run_file(root, ran.stdout.trim());
+    let run: Value = serde_json::from_slice(&std::fs::read(run).unwrap()).unwrap();
+    let verdict = &run["results"][0]["verdicts"][0];
+    assert_eq!(verdict["status"], "error", "{verdict}");
+    // Where the budget ran out depends on the machine: the number aside,
+    // the sentence is the whole reason.
+    let reason = verdict["reason"].as_str().unwrap();
+    let at = reason
+        .rsplit_once("at character ")
+        .and_then(|(_, tail)| tail.split_once(' '))
+        .map_or("", |(n, _)| n);
+    assert!(at.parse::<u32>().is_ok(), "{reason}");
+    assert_eq!(
+        reason,
+        format!(
+            "pattern '(?=.*x)y' could not be searched to the end: the search ran out of its 5 s \
+             budget at character {at} of 1000000"
+        ),
+        "{verdict}"
+    );
+}

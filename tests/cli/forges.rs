@@ -38,6 +38,34 @@ pub enum Mode {
     Unprocessable,
     /// The first request: 403 secondary rate limit with `retry-after: 1`.
     RateLimitedOnce,
+    /// The first `times` requests: `status` (429, or GitHub's 403 naming a
+    /// secondary rate limit) with `retry-after: <retry_after>`.
+    Throttled {
+        status: u16,
+        retry_after: u32,
+        times: u32,
+    },
+}
+
+/// A throttled answer while `mode` says so (counting in `s.throttled`).
+fn throttled(s: &mut State, mode: Mode) -> Option<Reply> {
+    let Mode::Throttled {
+        status,
+        retry_after,
+        times,
+    } = mode
+    else {
+        return None;
+    };
+    if s.throttled >= times {
+        return None;
+    }
+    s.throttled += 1;
+    Some((
+        status,
+        vec![("retry-after".into(), retry_after.to_string())],
+        json!({"message": "You have exceeded a secondary rate limit."}).to_string(),
+    ))
 }
 
 /// Shared state: the comments (id, body) and the requests seen.
@@ -49,6 +77,8 @@ pub struct State {
     pub seen: Vec<Seen>,
     pub next_id: u64,
     pub limited: bool,
+    /// Throttled answers given so far ([`Mode::Throttled`]).
+    pub throttled: u32,
 }
 
 /// A running fake; stops when dropped.
@@ -204,6 +234,12 @@ fn github(s: &mut State, r: &Seen, mode: Mode, port: u16) -> Reply {
     if mode == Mode::Forbidden {
         return err(403, "Resource not accessible by integration");
     }
+    // The identity probe is best effort: throttling it tells nothing.
+    if !r.url.starts_with("/user") {
+        if let Some(reply) = throttled(s, mode) {
+            return reply;
+        }
+    }
     if mode == Mode::RateLimitedOnce && !s.limited {
         s.limited = true;
         return (
@@ -312,6 +348,9 @@ fn gitlab(s: &mut State, r: &Seen, mode: Mode, _port: u16) -> Reply {
     }
     if mode == Mode::Forbidden {
         return err(403, "403 Forbidden");
+    }
+    if let Some(reply) = throttled(s, mode) {
+        return reply;
     }
     let path = r.url.split('?').next().unwrap_or("").to_string();
     let notes = "/api/v4/projects/group%2Fproj/merge_requests/5/notes";

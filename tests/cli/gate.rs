@@ -29,6 +29,9 @@ pub(crate) fn quickstart(root: &Path, baseline: bool) {
 pub(crate) fn digline_env(dir: &Path, args: &[&str], vars: &[(&str, String)]) -> Ran {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_digline"));
     cmd.args(args).current_dir(dir).env_remove("DIGLINE_LOG");
+    for name in crate::util::CI_VARIABLES {
+        cmd.env_remove(name);
+    }
     for (k, _) in std::env::vars() {
         if k.starts_with("GITHUB_")
             || k.starts_with("CI_")
@@ -647,4 +650,162 @@ fn a_two_thousand_case_regression_stays_under_the_limit() {
         &comment[..400]
     );
     assert!(comment.contains("more — see the report"));
+}
+
+/// Issue 17: a forge's wait is bounded by `--max-wait` from the command
+/// line. A fake GitHub or GitLab answering 429 (or GitHub's 403 naming a
+/// secondary rate limit) with `Retry-After: 86400` to `publish` and `gate`
+/// makes the call fail at once with the sentence naming the asked wait and
+/// the limit — the verdict's code unchanged — in bounded time; a wait
+/// within the limit is waited out and the comment is written.
+#[test]
+fn a_forges_wait_is_bounded_by_max_wait_from_the_command_line() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    quickstart(root, true);
+    break_return_answer(root);
+    let server = stub(&root.join("answers.json"));
+    set_port(&root.join("suite.toml"), server.port);
+    let out = [
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "o",
+        "--publish",
+        "none",
+    ];
+    assert_eq!(digline_env(root, &out, &[]).code, 1);
+    let publish = ["publish", "--outcome", "o/outcome.json"];
+    let refused = |forge: &str, asked: u32, limit: u32| {
+        format!(
+            "{forge}'s rate limit asked for a wait of {asked} s, longer than the longest wait \
+             allowed (--max-wait {limit} s), so digline did not wait"
+        )
+    };
+    let day = |status| Mode::Throttled {
+        status,
+        retry_after: 86_400,
+        times: u32::MAX,
+    };
+
+    // GitHub, 429 and the secondary-rate-limit 403: `publish` and `gate`.
+    for (status, args) in [
+        (429, &publish[..]),
+        (
+            403,
+            &["gate", "--suite", "suite.toml", "--run", "latest"][..],
+        ),
+    ] {
+        let fake = fake_github(day(status));
+        let vars = actions_env(root, &fake);
+        let started = Instant::now();
+        let ran = digline_env(root, args, &vars);
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_secs(20),
+            "{status} {args:?}: {took:?}"
+        );
+        // `publish` says 0 (it published what it could), `gate` the verdict.
+        let code = if args[0] == "publish" { 0 } else { 1 };
+        assert_eq!(
+            ran.code, code,
+            "{status} {args:?}: {}{}",
+            ran.stdout, ran.stderr
+        );
+        let warnings: Vec<&str> = ran
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("::warning"))
+            .collect();
+        assert_eq!(
+            warnings,
+            [format!(
+                "::warning title=digline%3A the comment was not posted::the comment was not \
+                 posted: {}; the verdict is unchanged",
+                refused("GitHub", 86_400, 120)
+            )],
+            "{status} {args:?}"
+        );
+        let seen: Vec<String> = fake
+            .seen()
+            .iter()
+            .map(|s| format!("{} {}", s.method, s.url))
+            .collect();
+        // The comments were asked for once, never again.
+        assert_eq!(
+            seen,
+            ["GET /user", "GET /repos/o/r/issues/7/comments?per_page=100"],
+            "{status} {args:?}"
+        );
+        assert!(fake.comments().is_empty());
+    }
+
+    // GitLab, with a shorter limit from the flag.
+    let gitlab = |fake: &Fake| {
+        vec![
+            ("GITLAB_CI", "true".to_string()),
+            ("CI_API_V4_URL", format!("{}/api/v4", fake.url())),
+            ("CI_PROJECT_ID", "group/proj".into()),
+            ("CI_MERGE_REQUEST_IID", "5".into()),
+            ("GITLAB_TOKEN", GL_TOKEN.into()),
+        ]
+    };
+    let fake = fake_gitlab(Mode::Throttled {
+        status: 429,
+        retry_after: 10,
+        times: u32::MAX,
+    });
+    let started = Instant::now();
+    let ran = digline_env(
+        root,
+        &[&publish[..], &["--publish", "gitlab", "--max-wait", "5"]].concat(),
+        &gitlab(&fake),
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "digline: warning: the comment was not posted: {}; the verdict is unchanged\n",
+            refused("GitLab", 10, 5)
+        )
+    );
+    assert_eq!(fake.seen().len(), 1, "asked once, never again");
+    assert!(fake.comments().is_empty());
+
+    // A short wait is waited out, then the comment is written.
+    let fake = fake_github(Mode::Throttled {
+        status: 429,
+        retry_after: 2,
+        times: 1,
+    });
+    let vars = actions_env(root, &fake);
+    let started = Instant::now();
+    let ran = digline_env(root, &publish, &vars);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(fake.comments().len(), 1);
+    assert!(!ran.stdout.contains("::warning"), "{}", ran.stdout);
+    let fake = fake_gitlab(Mode::Throttled {
+        status: 429,
+        retry_after: 1,
+        times: 1,
+    });
+    let ran = digline_env(
+        root,
+        &[&publish[..], &["--publish", "gitlab"]].concat(),
+        &gitlab(&fake),
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(fake.comments().len(), 1);
 }

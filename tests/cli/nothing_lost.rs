@@ -25,6 +25,8 @@ fn spawn(root: &Path, args: &[&str]) -> Child {
         .args(args)
         .current_dir(root)
         .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITLAB_CI")
         .env_remove("DIGLINE_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -414,6 +414,8 @@ fn a_second_writer_is_refused_while_the_run_goes_on() {
         .args(["-q", "run", "--suite", "suite.toml", "--concurrency", "1"])
         .current_dir(root)
         .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITLAB_CI")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -897,3 +897,160 @@ fn a_suite_cannot_read_the_ci_tokens_unless_it_allows_the_name() {
     let ran = digline_env(root, &["run", "--suite", "suite.toml"], &vars);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
 }
+
+/// A provider suite (OpenAI) whose `[target]` says `base_url` (if any).
+fn provider_suite(root: &Path, base_url: Option<&str>) {
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "a", "vars": {"question": "q"}}]"#,
+    )
+    .unwrap();
+    let base_url = base_url.map_or(String::new(), |u| format!("base_url = \"{u}\"\n"));
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"hosts\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"provider\"\nprovider = \"openai/gpt-4o-mini\"\nprompt_file = \"prompt.txt\"\nmax_tokens = 50\n{base_url}\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"signed\"\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// The refusal of a suite naming `at` (host:port) at `key` on `line` of `suite.toml`.
+fn not_allowed(at: &str, carried: &str, key: &str, line: usize) -> String {
+    format!(
+        "suite.toml:{line}:1, [target]: `{key}` names {at}, a host this CI job does not allow, \
+         and the request would carry {carried}. The suite comes from the pull request being \
+         judged, so nothing was sent: if the host is yours, set DIGLINE_ALLOW_HOSTS={at} in \
+         the CI job"
+    )
+}
+
+/// Issue 17: a pull request's `base_url` cannot take the provider's key to
+/// a host of its choosing. In CI (`CI`, `GITHUB_ACTIONS` or `GITLAB_CI`)
+/// the key goes only to loopback, the official host, the operator's
+/// endpoint variables and `DIGLINE_ALLOW_HOSTS`; `0.0.0.0` reaches the
+/// local fake here, so "nothing was sent" is counted, not assumed.
+#[test]
+fn a_pull_requests_base_url_gets_no_key_from_a_ci_job_that_does_not_allow_its_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let fake = fake_llm::start(Box::new(|seen: &Seen, _| ok(seen, "signed", 5, 5)));
+    let foreign = format!("http://0.0.0.0:{}/v1", fake.port);
+    let at = format!("0.0.0.0:{}", fake.port);
+    provider_suite(root, Some(&foreign));
+    let run = |vars: &[(&str, &str)]| {
+        let mut all = vec![("OPENAI_API_KEY", OPENAI)];
+        all.extend_from_slice(vars);
+        crate::util::digline_env(root, &["run", "--suite", "suite.toml"], &all)
+    };
+    for ci in [
+        ("CI", "true"),
+        ("GITHUB_ACTIONS", "true"),
+        ("GITLAB_CI", "true"),
+    ] {
+        let ran = run(&[ci]);
+        assert_eq!(ran.code, 64, "{ci:?}: {}{}", ran.stdout, ran.stderr);
+        assert_eq!(
+            ran.stderr,
+            format!(
+                "digline: {}\n",
+                not_allowed(&at, "OPENAI_API_KEY", "base_url", 12)
+            ),
+            "{ci:?}"
+        );
+        assert!(fake.requests().is_empty(), "{ci:?}: a call was made");
+    }
+    // The operator allows the host in the CI job: the run goes ahead.
+    let ran = run(&[("CI", "true"), ("DIGLINE_ALLOW_HOSTS", &at)]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(fake.requests().len(), 1);
+    // So does the operator's own endpoint variable.
+    let ran = run(&[("CI", "true"), ("OPENAI_BASE_URL", &foreign)]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(fake.requests().len(), 2);
+    // Outside CI nothing is checked.
+    let ran = run(&[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(fake.requests().len(), 3);
+    // No key, nothing to refuse (a local server needs none).
+    let ran = crate::util::digline_env(root, &["run", "--suite", "suite.toml"], &[("CI", "true")]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(fake.requests().len(), 4);
+    assert!(!fake.requests()[3].headers.contains_key("authorization"));
+    // Loopback is always allowed.
+    provider_suite(root, Some(&format!("{}/v1", fake.base())));
+    let ran = run(&[("CI", "true")]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(fake.requests().len(), 5);
+}
+
+/// Issue 17: an HTTP target's `${NAME}` values go only to a host the CI
+/// job allows; a header without a variable carries no credential and is
+/// not refused.
+#[test]
+fn an_http_targets_environment_values_go_only_to_hosts_the_ci_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let sut = answering(HashMap::from([("a", "signed".to_string())]));
+    let suite = |host: &str, header: &str| {
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"hosts\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://{host}:{}/answer\"\noutput_path = \"data.answer\"\n\n\
+             [target.headers]\n{header}\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"signed\"\n",
+            sut.port
+        )
+    };
+    std::fs::write(root.join("cases.json"), r#"[{"id": "a"}]"#).unwrap();
+    let token = "Authorization = \"Bearer ${DIGLINE_TEST_TOKEN}\"";
+    std::fs::write(root.join("suite.toml"), suite("0.0.0.0", token)).unwrap();
+    let at = format!("0.0.0.0:{}", sut.port);
+    let run = |vars: &[(&str, &str)]| {
+        let mut all = vec![("DIGLINE_TEST_TOKEN", HEADER)];
+        all.extend_from_slice(vars);
+        crate::util::digline_env(root, &["run", "--suite", "suite.toml"], &all)
+    };
+    let ran = run(&[("CI", "true")]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "digline: {}\n",
+            not_allowed(
+                &at,
+                "${DIGLINE_TEST_TOKEN} (header `Authorization`)",
+                "url",
+                9
+            )
+        )
+    );
+    assert!(!ran.stderr.contains(HEADER));
+    assert!(sut.received.lock().unwrap().is_empty(), "a call was made");
+    // DIGLINE_ALLOW_HOSTS names the host (any port): the run goes ahead.
+    let ran = run(&[
+        ("GITHUB_ACTIONS", "true"),
+        ("DIGLINE_ALLOW_HOSTS", "0.0.0.0"),
+    ]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let sent = sut.received.lock().unwrap().len();
+    assert!(sent >= 1, "{sent}");
+    // Outside CI nothing is checked.
+    let ran = run(&[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    // A header without a variable carries nothing from the environment.
+    std::fs::write(
+        root.join("suite.toml"),
+        suite("0.0.0.0", "Accept-Language = \"en\""),
+    )
+    .unwrap();
+    let ran = run(&[("CI", "true")]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    // Loopback is always allowed.
+    std::fs::write(root.join("suite.toml"), suite("127.0.0.1", token)).unwrap();
+    let ran = run(&[("CI", "true")]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}

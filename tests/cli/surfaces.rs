@@ -599,6 +599,7 @@ fn a_refused_gate_on_actions_closes_the_fence_after_its_refusal() {
         ])
         .current_dir(root)
         .env_remove("CI")
+        .env_remove("GITLAB_CI")
         .env_remove("DIGLINE_LOG")
         .env("GITHUB_ACTIONS", "true")
         .output()

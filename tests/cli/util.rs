@@ -46,19 +46,29 @@ pub fn digline(dir: &Path, args: &[&str]) -> Ran {
     digline_env(dir, args, &[])
 }
 
+/// The variables that say digline runs in CI: a test that spawns digline
+/// decides them itself (CI machines set `CI=true`, and `.ci/run` does).
+pub const CI_VARIABLES: &[&str] = &["CI", "GITHUB_ACTIONS", "GITLAB_CI"];
+
 /// Run digline with `args` in `dir` and these environment variables set
-/// (the provider variables, `CI` and `DIGLINE_LOG` are otherwise unset).
+/// (the provider variables, the CI variables ([`CI_VARIABLES`]),
+/// `DIGLINE_ALLOW_HOSTS` and `DIGLINE_LOG` are otherwise unset).
 pub fn digline_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Ran {
     let mut command = Command::new(env!("CARGO_BIN_EXE_digline"));
     command.args(args).current_dir(dir);
     for name in [
         "DIGLINE_LOG",
-        "CI",
+        "DIGLINE_ALLOW_HOSTS",
+        "DIGLINE_JUDGE_ANTHROPIC_BASE_URL",
+        "DIGLINE_JUDGE_OPENAI_BASE_URL",
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_BASE_URL",
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
-    ] {
+    ]
+    .iter()
+    .chain(CI_VARIABLES)
+    {
         command.env_remove(name);
     }
     for (name, value) in vars {

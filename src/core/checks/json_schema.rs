@@ -29,10 +29,19 @@
 //!
 //! `pattern` is Python's `re.search`, as in 0.10.0 (whose `jsonschema`
 //! runs Python's `re`): the pattern is translated by [`super::pattern`] and
-//! searched within the time budget of [`super::search`]. A search that runs
-//! out of its budget — or a `patternProperties` pattern the engine gives
-//! up on — is an **error** (`pattern '…' could not be searched to the
-//! end: …`), never a violation: nobody knows whether the output conforms.
+//! searched within the time budget of [`super::search`], wherever it
+//! stands (`properties`, `items`, `propertyNames`, `$defs` reached by
+//! `$ref`, …). A search that runs out of its budget is an **error**
+//! (`pattern '…' could not be searched to the end: …`), never a violation:
+//! nobody knows whether the output conforms.
+//!
+//! Property names (`patternProperties`, and through it
+//! `additionalProperties` and `unevaluatedProperties`) are matched by the
+//! validator itself, on the linear `regex` engine: time proportional to
+//! pattern × name, never more. A `patternProperties` pattern that needs
+//! lookaround, a backreference or an atomic group is refused when the
+//! suite loads (0.10.0 accepted it, and a hostile one over a long name ran
+//! for as long as it liked).
 
 use std::sync::Arc;
 
@@ -77,17 +86,40 @@ impl CompiledSchema {
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(false)
             .with_keyword("pattern", bounded_pattern)
+            .with_pattern_options(jsonschema::PatternOptions::regex())
             .build(schema)
             .map_err(|e| {
                 let at = e.instance_path().as_str();
                 let at = if at.is_empty() { "the top" } else { at };
-                format!("at {at}: {e}")
+                match (name_pattern(&e), e.instance().as_ref()) {
+                    (true, Value::String(pattern)) => format!(
+                        "at {at}: the patternProperties pattern {} is not one property names can \
+                         be matched with here: a regular expression without lookaround, \
+                         backreferences or atomic groups, the patterns whose time is bounded",
+                        repr_value(&Value::String(pattern.clone()))
+                    ),
+                    _ => format!("at {at}: {e}"),
+                }
             })?;
         Ok(CompiledSchema {
             schema: schema.clone(),
             validator: Arc::new(validator),
         })
     }
+}
+
+/// Is `error` a `patternProperties` pattern the linear engine refused?
+/// (Property names are matched by the validator itself, on the linear
+/// engine, so their time is bounded; see the module doc.)
+fn name_pattern(error: &ValidationError<'_>) -> bool {
+    let segments: Vec<String> = error
+        .instance_path()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    matches!(error.kind(), ValidationErrorKind::Format { .. })
+        && segments.len() >= 2
+        && segments[segments.len() - 2] == "patternProperties"
 }
 
 /// Judge `output` (text or structured, already accepted).
@@ -115,7 +147,11 @@ pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
         },
         other => other,
     };
+    GAVE_UP_HERE.with(|g| g.borrow_mut().take());
     let all: Vec<ValidationError<'_>> = compiled.validator.iter_errors(instance).collect();
+    if let Some(gave_up) = GAVE_UP_HERE.with(|g| g.borrow_mut().take()) {
+        return Outcome::Errored(gave_up);
+    }
     if let Some(gave_up) = all.iter().find_map(gave_up) {
         return Outcome::Errored(gave_up);
     }
@@ -151,6 +187,19 @@ pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
 /// What a `pattern` error says when its search gave up (never a violation).
 const GAVE_UP: &str = "\u{0}gave up:";
 
+thread_local! {
+    /// The first `pattern` search that gave up during this thread's
+    /// current [`judge`]. The validator asks `is_valid` of a subschema
+    /// under `anyOf`, `oneOf`, `not`, `if`, `contains`, `propertyNames` …
+    /// and keeps only yes or no, which would turn "could not be searched"
+    /// into a miss (a fail, or under `not` a pass): the search reports here
+    /// instead, and the whole check is an error. Once one gave up, the
+    /// other searches of the same judging give up at once (one budget per
+    /// check, not one per keyword).
+    static GAVE_UP_HERE: std::cell::RefCell<Option<String>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// The sentence of an error that means "could not be judged": a bounded
 /// `pattern` search that ran out of budget, or the engine giving up on a
 /// `patternProperties` pattern.
@@ -177,6 +226,9 @@ struct BoundedPattern {
 
 impl BoundedPattern {
     fn check(&self, text: &str) -> Result<(), String> {
+        if let Some(earlier) = GAVE_UP_HERE.with(|g| g.borrow().clone()) {
+            return Err(format!("{GAVE_UP}{earlier}"));
+        }
         match search::is_match(&self.compiled, text, Budget::default()) {
             Ok(true) => Ok(()),
             Ok(false) => Err(format!(
@@ -184,10 +236,14 @@ impl BoundedPattern {
                 repr_value(&Value::String(text.to_string())),
                 repr_value(&Value::String(self.pattern.clone()))
             )),
-            Err(e) => Err(format!(
-                "{GAVE_UP}pattern {} could not be searched to the end: {e}",
-                repr_value(&Value::String(self.pattern.clone()))
-            )),
+            Err(e) => {
+                let sentence = format!(
+                    "pattern {} could not be searched to the end: {e}",
+                    repr_value(&Value::String(self.pattern.clone()))
+                );
+                GAVE_UP_HERE.with(|g| *g.borrow_mut() = Some(sentence.clone()));
+                Err(format!("{GAVE_UP}{sentence}"))
+            }
         }
     }
 }
@@ -442,6 +498,70 @@ mod tests {
                 Some(0.0),
                 "1 violation(s), first at code: 'id 482' does not match '\\\\d{3}(?=!)'".into()
             )
+        );
+    }
+
+    #[test]
+    fn a_pattern_that_gives_up_is_an_error_wherever_it_stands() {
+        let hostile = r"^(a|a)*(?=b)\1c";
+        let code = json!({"code": "a".repeat(40)});
+        let want = (
+            None,
+            r"pattern '^(a|a)*(?=b)\\1c' could not be searched to the end: the search gave up at character 0: Error executing regex: Max limit for backtracking count exceeded"
+                .to_string(),
+        );
+        // Under keywords that keep only yes or no (a miss would be a fail,
+        // or a pass under `not`), and reached through `$ref`.
+        for schema in [
+            json!({"properties": {"code": {"not": {"pattern": hostile}}}}),
+            json!({"properties": {"code": {"anyOf": [{"pattern": hostile}, {"type": "integer"}]}}}),
+            json!({"properties": {"code": {"oneOf": [{"pattern": hostile}]}}}),
+            json!({"properties": {"code": {"if": {"pattern": hostile}, "then": {"type": "integer"}}}}),
+            json!({"properties": {"code": {"$ref": "#/$defs/c"}}, "$defs": {"c": {"pattern": hostile}}}),
+            json!({"propertyNames": {"pattern": hostile}}),
+        ] {
+            let output = if schema.get("propertyNames").is_some() {
+                json!({"a".repeat(40): 1})
+            } else {
+                code.clone()
+            };
+            assert_eq!(reason(&schema, &output), want, "{schema}");
+        }
+        // A check that gave up leaves nothing behind for the next one.
+        let plain = json!({"properties": {"code": {"pattern": "^a+$"}}});
+        assert_eq!(
+            reason(&plain, &code),
+            (Some(1.0), "conforms to the schema".into())
+        );
+    }
+
+    #[test]
+    fn property_names_are_matched_on_the_linear_engine() {
+        assert_eq!(
+            CompiledSchema::compile(&json!({"patternProperties": {"(?=.*x)y": {}}})).unwrap_err(),
+            "at /patternProperties/(?=.*x)y: the patternProperties pattern '(?=.*x)y' is not one \
+             property names can be matched with here: a regular expression without lookaround, \
+             backreferences or atomic groups, the patterns whose time is bounded"
+        );
+        assert!(CompiledSchema::compile(
+            &json!({"properties": {"a": {"patternProperties": {r"(a)\1": {}}}}})
+        )
+        .is_err());
+        let schema = json!({"patternProperties": {r"^y+\d?$": {"type": "string"}}, "additionalProperties": false});
+        let long = "y".repeat(1_000_000);
+        let started = std::time::Instant::now();
+        assert_eq!(
+            reason(&schema, &json!({long.clone(): "s", "z": 1})),
+            (Some(0.0), "1 violation(s), first at (root): Additional properties are not allowed ('z' was unexpected)".into())
+        );
+        assert_eq!(
+            reason(&schema, &json!({long: "s"})),
+            (Some(1.0), "conforms to the schema".into())
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
         );
     }
 

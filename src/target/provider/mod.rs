@@ -230,6 +230,9 @@ impl Client {
         })?;
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // A redirect would carry the key (`x-api-key` is no
+            // `Authorization` to strip) to a host nobody allowed.
+            .max_redirects(0)
             .proxy(None)
             .timeout_global(Some(timeout))
             .tls_config(crate::target::tls::config())
