@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use digline::core::pyjson::{dumps, Escape, Style};
+use digline::core::python::dumps::{dumps, Escape, Style};
 
 /// What the stub answers when the table has neither the id nor `"*"`.
 const FALLBACK: &str = "Order 4821 ships Thursday. — Northwind Support";

@@ -109,18 +109,12 @@ pub struct GateArgs {
     /// Where the files go (default: $RUNNER_TEMP/digline on GitHub, digline-gate/ elsewhere).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Calls to the target in flight at once.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub concurrency: u32,
-    /// Retries of a call that failed in a way worth retrying.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub max_retries: u32,
+    /// Concurrency, retries and pace of the calls.
+    #[command(flatten)]
+    pub pool: super::pool::PoolArgs,
     /// Refuse to start when the plan needs more calls than this.
     #[arg(long, value_name = "N")]
     pub max_calls: Option<usize>,
-    /// Pace the calls to a quota: requests per minute (600 or 600rpm), tokens per minute (90000tpm), or both (600rpm,90000tpm).
-    #[arg(long, value_name = "RATE", value_parser = crate::run::quota::Quota::parse)]
-    pub rate: Option<crate::run::quota::Quota>,
     /// Let the HTML report carry judge and suspension reasons (widens the boundary).
     #[arg(long)]
     pub report_payload: bool,
@@ -258,10 +252,8 @@ fn gate(
                 meta: Vec::new(),
                 json: false,
                 target: None,
-                concurrency: args.concurrency,
-                max_retries: args.max_retries,
+                pool: args.pool,
                 max_wait: args.publishing.max_wait,
-                rate: args.rate,
                 max_calls: args.max_calls,
                 resume: None,
                 shard: args.shard.clone(),

@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod merge;
 pub mod migrate;
 pub mod output;
+pub mod pool;
 pub mod promote;
 pub mod publish;
 pub mod rejudge;

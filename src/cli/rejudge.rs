@@ -12,9 +12,8 @@
 use std::sync::Arc;
 
 use clap::Args;
-use serde_json::json;
 
-use crate::core::pyjson::dumps_request_body;
+use crate::core::python::dumps::dumps_request_body;
 use crate::host;
 use crate::run::rejudge::{rejudge, Replay};
 use crate::run::{preflight, Judge, NoJudges, Notifier, Plan, RetryPolicy, RunContext};
@@ -41,18 +40,12 @@ pub struct RejudgeArgs {
     /// Print one JSON line ({key, tenant, suite, sentence, output_version}) instead of the key.
     #[arg(long)]
     pub json: bool,
-    /// Cases judged at once (the pool slows down on repeated 429s and recovers).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub concurrency: u32,
-    /// Retries of a judge call that failed with 429, 5xx, a reset or a timeout (0 = none).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub max_retries: u32,
+    /// Concurrency, retries and pace of the judge calls.
+    #[command(flatten)]
+    pub pool: super::pool::PoolArgs,
     /// The longest wait for a server, in seconds: a 429 asking for longer fails that call at once; no wait is longer.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     pub max_wait: u64,
-    /// Pace the calls to a quota: requests per minute (600 or 600rpm), tokens per minute (90000tpm), or both (600rpm,90000tpm).
-    #[arg(long, value_name = "RATE", value_parser = crate::run::quota::Quota::parse)]
-    pub rate: Option<crate::run::quota::Quota>,
     /// Refuse if the re-judge plans more judge calls than this (the target is never called).
     #[arg(long, value_name = "N")]
     pub max_calls: Option<usize>,
@@ -106,16 +99,16 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         digline_version: env!("CARGO_PKG_VERSION").to_string(),
         metadata,
         artifacts: serde_json::Map::new(),
-        concurrency: args.concurrency as usize,
+        concurrency: args.pool.workers(),
         retry: RetryPolicy {
-            max_retries: args.max_retries,
+            max_retries: args.pool.max_retries,
             max_wait: std::time::Duration::from_secs(args.max_wait),
             ..RetryPolicy::default()
         },
         display: display(quiet),
         notices: notices.clone(),
         seed: host::clock::seed(),
-        quota: args.rate.unwrap_or_default(),
+        quota: args.pool.quota(),
         retried: crate::run::retry::Retried::default(),
     };
     let judge: &dyn Judge = if judges.clients().is_empty() {
@@ -135,13 +128,8 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         ));
     }
     if args.json {
-        let line = json!({
-            "output_version": crate::wire::OUTPUT_VERSION,
-            "key": key,
-            "tenant": doc.tenant,
-            "suite": doc.suite,
-            "sentence": plan.replay_sentence(),
-        });
+        let line =
+            crate::wire::run::run_json(&key, &doc.tenant, &doc.suite, &plan.replay_sentence());
         outln(&dumps_request_body(&line))?;
     } else {
         outln(&key)?;

@@ -22,13 +22,14 @@ use clap::Args;
 use serde_json::{Map, Value};
 
 use crate::core::document::RunDocument;
-use crate::core::pyjson::dumps_request_body;
+use crate::core::python::dumps::dumps_request_body;
 use crate::host::runner::{display, Prepared, RunOptions};
 use crate::run::retry::Retried;
 use crate::run::{Notifier, Plan};
 use crate::store::layout::LATEST;
 
 use super::output::{outln, StderrNotices};
+use super::pool::PoolArgs;
 use super::{load_suite, CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline run`.
@@ -46,18 +47,12 @@ pub struct RunArgs {
     /// Not for a suite that is data: its target is declared in [target].
     #[arg(long, hide = true, value_name = "SPEC")]
     pub target: Option<String>,
-    /// Cases in flight at once (the pool slows down on repeated 429s and recovers).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub concurrency: u32,
-    /// Retries of a call that failed with 429, 5xx, a reset or a timeout (0 = none).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub max_retries: u32,
+    /// Concurrency, retries and pace of the calls.
+    #[command(flatten)]
+    pub pool: PoolArgs,
     /// The longest wait for a server, in seconds: a 429 asking for longer fails that call at once; no wait is longer.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     pub max_wait: u64,
-    /// Pace the calls to a quota: requests per minute (600 or 600rpm), tokens per minute (90000tpm), or both (600rpm,90000tpm).
-    #[arg(long, value_name = "RATE", value_parser = crate::run::quota::Quota::parse)]
-    pub rate: Option<crate::run::quota::Quota>,
     /// Refuse the run if it plans more calls than this (target and judges together).
     #[arg(long, value_name = "N")]
     pub max_calls: Option<usize>,
@@ -138,7 +133,7 @@ pub fn run_and_count(
     }
     let mut metadata = metadata(&args.meta)?;
     let mut loaded = load_suite(&args.suite)?;
-    let mut quota = args.rate.unwrap_or_default();
+    let mut quota = args.pool.quota();
     if let Some(spec) = &args.shard {
         let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
             .map_err(|why| CliError::usage(why, None))?;
@@ -159,8 +154,8 @@ pub fn run_and_count(
     let options = RunOptions {
         root: args.suite.root.clone(),
         metadata,
-        concurrency: args.concurrency as usize,
-        max_retries: args.max_retries,
+        concurrency: args.pool.workers(),
+        max_retries: args.pool.max_retries,
         max_wait: std::time::Duration::from_secs(args.max_wait),
         quota,
         retried: retried.clone(),

@@ -21,10 +21,10 @@
 
 use serde_json::{Map, Value};
 
-use super::checks::build::{group_copy_payload, identity_payload};
+use super::checks::{group_copy_payload, identity_payload};
 use super::checks::{BuildError, BuildErrorKind};
 use super::identity::{self, RuleEntry};
-use super::pyjson::round6;
+use super::python::dumps::round6;
 use super::ratio::{as_ratio, describe};
 use super::verdict::{meets, Status, Verdict};
 
@@ -536,7 +536,7 @@ mod tests {
             assert_eq!(got.status.as_str(), status, "{token}");
             assert_eq!(got.reason, reason);
             assert_eq!(
-                crate::core::pyjson::dumps_canonical(&Value::Object(got.metadata)),
+                crate::core::python::dumps::dumps_canonical(&Value::Object(got.metadata)),
                 r#"{"canary_excluded":2,"considered":2,"errored_excluded":2,"false_negative":0,"false_positive":1,"suspended_excluded":1,"true_negative":0,"true_positive":1,"unlabelled_excluded":1}"#
             );
         }

@@ -23,7 +23,7 @@ use super::compare::{
     ConfigDelta, ConfigOutcome, PairKey, Scope,
 };
 use super::document::RunDocument;
-use super::pyjson::round6;
+use super::python::dumps::round6;
 use super::verdict::{within, Status, Verdict};
 
 /// What one paired check did across the two runs.

@@ -8,12 +8,22 @@
 use serde_json::{json, Number, Value};
 use sha2::{Digest, Sha256};
 
-use super::pyjson::{dumps_canonical, round6};
+use super::python::dumps::{dumps_canonical, round6};
+
+/// The first `bytes` bytes of sha256 over `data`, as lower-case hex
+/// (`bytes` ≥ 32: the whole digest). Every hex digest digline writes
+/// (identities, journal and marker hashes, artifact shas) is this one.
+pub fn sha256_hex(data: &[u8], bytes: usize) -> String {
+    Sha256::digest(data)
+        .iter()
+        .take(bytes)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 /// First 16 hex chars of sha256 over `text`'s UTF-8 bytes.
 pub fn sha16(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    sha256_hex(text.as_bytes(), 8)
 }
 
 /// The 16-hex identity of a payload (its canonical dump hashed).
@@ -92,6 +102,15 @@ pub fn config_hash(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_hex_digest_serves_every_length() {
+        let whole = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(sha256_hex(b"abc", 32), whole);
+        assert_eq!(sha256_hex(b"abc", 64), whole);
+        assert_eq!(sha256_hex(b"abc", 16), whole[..32]);
+        assert_eq!(sha16("abc"), whole[..16]);
+    }
 
     fn rule(id: &str, threshold: f64, tolerance: f64) -> RuleEntry {
         RuleEntry::floats(id, threshold, tolerance)

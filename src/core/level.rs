@@ -13,7 +13,7 @@ use std::ops::Deref;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Number;
 
-use super::pyjson::round6;
+use super::python::dumps::round6;
 
 /// A 0–1 threshold or a ≥ 0 tolerance, rounded to 6 decimals, with its
 /// declared integer-ness. Dereferences to the `f64` value.
@@ -79,7 +79,7 @@ impl Deref for Level {
 
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", super::pyjson::float_repr(self.value))
+        write!(f, "{}", super::python::dumps::float_repr(self.value))
     }
 }
 

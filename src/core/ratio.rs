@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::pyjson::round6;
+use super::python::dumps::round6;
 
 /// Parse a string the way Python's `Fraction(text)` does and return its
 /// value as the nearest `f64`.
@@ -150,7 +150,7 @@ pub fn as_agreement(value: &Value, samples: u32, field: &str) -> Result<f64, Rat
         return Err(RatioError {
             message: format!(
                 "`{field}` is {}, outside (0, 1]: an agreement is the share of samples that agree",
-                super::pyjson::float_repr(parsed)
+                super::python::dumps::float_repr(parsed)
             ),
         });
     }

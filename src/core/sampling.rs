@@ -24,10 +24,10 @@
 //! for a verdict). Every fold without errored samples agrees with 0.10.0.
 //! 0.10.0 never writes `sample_means`, and neither does this fold.
 
-use crate::core::pyvalue::python_eq;
+use crate::core::python::eq::python_eq;
 use serde_json::{Map, Number, Value};
 
-use super::pyjson::round6;
+use super::python::dumps::round6;
 use super::verdict::{meets, Status, Verdict};
 
 /// Fold the verdicts of one check's samples into one verdict.
@@ -237,7 +237,7 @@ pub fn exact_sum(values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::pyjson::dumps_canonical;
+    use crate::core::python::dumps::dumps_canonical;
     use serde_json::json;
 
     fn sample(score: Option<f64>, threshold: f64, metadata: Value) -> Verdict {

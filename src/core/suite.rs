@@ -91,10 +91,7 @@ impl Suite {
     pub fn repeated(&self) -> Vec<(&str, u32)> {
         self.checks
             .iter()
-            .filter_map(|c| match &c.check {
-                super::checks::Check::Repeated { samples, .. } => Some((c.name.as_str(), *samples)),
-                _ => None,
-            })
+            .filter_map(|c| Some((c.name.as_str(), c.repetition()?.samples)))
             .collect()
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::level::Level;
-use super::pyjson::round6;
+use super::python::dumps::round6;
 
 /// The three states of a verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -240,7 +240,7 @@ mod tests {
         let v =
             Verdict::scored("x", "id", 1.0, 1.0, 0.0, "r".into(), metadata).at_storage_precision();
         assert_eq!(
-            crate::core::pyjson::dumps_canonical(&Value::Object(v.metadata)),
+            crate::core::python::dumps::dumps_canonical(&Value::Object(v.metadata)),
             r#"{"length":46,"nested":{"x":[0.666667,1e-05]},"ratio":0.013333}"#
         );
     }

@@ -18,8 +18,6 @@ pub mod rate_limit;
 
 use std::time::Duration;
 
-use sha2::Digest;
-
 use crate::host::env::CiEnv;
 use outcome::Outcome;
 
@@ -69,8 +67,7 @@ pub fn marker(root: &str, tenant: &str, suite: &str) -> String {
         r = rest;
     }
     let r = if r.is_empty() { "." } else { r };
-    let digest = sha2::Sha256::digest(format!("{r}\0{tenant}\0{suite}").as_bytes());
-    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let hex = crate::core::identity::sha16(&format!("{r}\0{tenant}\0{suite}"));
     let safe = |s: &str| -> String {
         s.chars()
             .map(|c| {

@@ -3,7 +3,6 @@
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
 use super::suite::errors::{LoadError, LoadErrorKind};
 
@@ -26,10 +25,7 @@ pub fn record(suite_dir: &Path, paths: &[String]) -> Result<Map<String, Value>, 
                 &format!("`artifacts` names {rel}, which cannot be read ({e})"),
             )
         })?;
-        let sha: String = Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let sha = crate::core::identity::sha256_hex(&bytes, 32);
         let entry = match String::from_utf8(bytes) {
             Ok(text) => json!({"sha": sha, "text": text}),
             Err(_) => json!({"sha": sha}),

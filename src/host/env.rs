@@ -153,15 +153,13 @@ impl CiEnv {
 /// A token nobody can predict before the run (for `::stop-commands::`):
 /// a hash of the clock's nanoseconds, the process id and a stack address.
 pub fn fresh_token() -> String {
-    use sha2::Digest;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
     let here = 0u8;
     let seed = format!("{nanos}:{}:{:p}", std::process::id(), &here);
-    let digest = sha2::Sha256::digest(seed.as_bytes());
-    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+    crate::core::identity::sha256_hex(seed.as_bytes(), 16)
 }
 
 /// The pull request number in an Actions event payload

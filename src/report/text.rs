@@ -752,7 +752,7 @@ fn py_float(f: f64) -> String {
     } else if f.is_infinite() {
         if f > 0.0 { "inf" } else { "-inf" }.to_string()
     } else {
-        crate::core::pyjson::float_repr(f)
+        crate::core::python::dumps::float_repr(f)
     }
 }
 

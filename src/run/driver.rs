@@ -39,9 +39,9 @@ use super::quota::{Pacer, Quota};
 use super::retry::{retrying, Retried, RetryPolicy, Throttle};
 use crate::core::aggregate::{self, CaseOutcome};
 use crate::core::checks::judged::JudgeRequest;
-use crate::core::checks::{output_kind, Check, DeclaredCheck, Inputs};
+use crate::core::checks::{output_kind, DeclaredCheck, Inputs};
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
-use crate::core::pyjson::{dumps, Escape, Style};
+use crate::core::python::dumps::{dumps, Escape, Style};
 use crate::core::sampling;
 use crate::core::spend::Spend;
 use crate::core::suite::{Case, Suite};
@@ -568,10 +568,10 @@ fn grade(
 
 /// One check on one answer; judged checks (also inside `repeated`) through the judge.
 fn grade_one(check: &DeclaredCheck, inputs: &Inputs, case_id: &str, svc: &Services) -> Verdict {
-    if let Check::Repeated { inner, samples, .. } = &check.check {
-        if inner.judge_coordinate().is_some() {
-            let verdicts: Vec<Verdict> = (0..(*samples).max(1))
-                .map(|_| grade_one(inner, inputs, case_id, svc))
+    if let Some(repetition) = check.repetition() {
+        if repetition.inner.judge_coordinate().is_some() {
+            let verdicts: Vec<Verdict> = (0..repetition.samples.max(1))
+                .map(|_| grade_one(repetition.inner, inputs, case_id, svc))
                 .collect();
             return check
                 .fold_repeated(&verdicts)

@@ -26,9 +26,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
-use crate::core::pyjson::dumps_request_body;
+use crate::core::python::dumps::dumps_request_body;
 use crate::core::suite::Suite;
 use crate::core::verdict::Verdict;
 use crate::store::journal::Leg;
@@ -54,8 +53,7 @@ pub fn cases_digest(suite: &Suite) -> String {
             })
         })
         .collect();
-    let digest = Sha256::digest(dumps_request_body(&Value::Array(cases)).as_bytes());
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    crate::core::identity::sha16(&dumps_request_body(&Value::Array(cases)))
 }
 
 /// The header line of leg `leg` of a run of `suite` started with `ctx`.

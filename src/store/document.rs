@@ -1,7 +1,7 @@
 //! Reading and writing schema-10 run documents.
 //!
 //! Writing: one case result at a time, `serde` → `serde_json::Value` →
-//! [`write_document_streamed`](crate::core::pyjson::write_document_streamed),
+//! [`write_document_streamed`](crate::core::python::dumps::write_document_streamed),
 //! the bytes digline 0.10.0 writes (sorted keys, 2-space indent, raw UTF-8, Python
 //! float repr, trailing newline).
 //!
@@ -24,7 +24,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::core::document::{run_key, RunDocument, SCHEMA_VERSION};
-use crate::core::pyjson::{round6, write_document_streamed};
+use crate::core::python::dumps::{round6, write_document_streamed};
 use crate::core::verdict::Verdict;
 
 use super::layout::is_safe_name;
@@ -367,7 +367,7 @@ fn validate_verdict(case: &str, v: &Verdict) -> Result<(), String> {
             v.assertion,
             v.status.as_str(),
             v.score
-                .map(crate::core::pyjson::float_repr)
+                .map(crate::core::python::dumps::float_repr)
                 .unwrap_or_else(|| "null".into())
         ));
     }

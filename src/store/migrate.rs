@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::core::document::{RunDocument, SCHEMA_VERSION};
-use crate::core::pyjson::round6;
+use crate::core::python::dumps::round6;
 use crate::core::verdict::{round_floats, Verdict};
 
 use super::atomic::write_atomic;

@@ -37,6 +37,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
+use url::{Position, Url};
 
 pub use body::{check_body_references, render_body};
 pub use paths::{endpoint_host, CONFIG_KEYS};
@@ -44,8 +45,8 @@ pub use paths::{endpoint_host, CONFIG_KEYS};
 use super::failure::{ureq_is_transient, Failure};
 use super::mask::{self, basic_credential, mask_text, mask_then_cut};
 use super::rate_limits::RateLimits;
-use crate::core::pyjson::dumps_request_body;
-use crate::core::pyrepr::repr_str;
+use crate::core::python::dumps::dumps_request_body;
+use crate::core::python::repr::repr_str;
 use crate::core::suite::Case;
 
 /// The most bytes of an answer body digline reads (16 MiB); a longer answer
@@ -597,7 +598,9 @@ fn utf8_said(bytes: &[u8], e: &std::str::Utf8Error) -> String {
     }
 }
 
-/// The literals a URL's userinfo holds (password, then user name).
+/// The literals a URL's userinfo holds (password, then user name), exactly
+/// as written: they are masked wherever the written URL could surface, so
+/// this reads the text itself rather than a parsed (re-encoded) URL.
 fn userinfo_parts(url: &str) -> Vec<String> {
     let rest = url.split_once("//").map_or(url, |(_, r)| r);
     let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
@@ -623,40 +626,22 @@ fn userinfo_secrets(url: &str) -> Vec<String> {
     secrets
 }
 
-/// `scheme://authority` of a URL, lower-cased: where headers may go.
+/// `scheme://authority` of a URL (userinfo included), lower-cased: where
+/// headers may go. A value that is no URL is its own, lower-cased.
 fn origin(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    format!("{scheme}://{authority}").to_lowercase()
+    match Url::parse(url) {
+        Ok(parsed) => parsed[..Position::AfterPort].to_lowercase(),
+        Err(_) => url.to_lowercase(),
+    }
 }
 
-/// Resolve a `Location` against the URL that answered it.
+/// Resolve a `Location` against the URL that answered it (RFC 3986
+/// reference resolution, by the `url` crate); a base that is no URL leaves
+/// the location as it is.
 fn join_location(base: &str, location: &str) -> String {
-    let is_absolute = location.split_once("://").is_some_and(|(scheme, _)| {
-        !scheme.is_empty()
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    });
-    if is_absolute {
-        return location.to_string();
-    }
-    let (scheme, rest) = base.split_once("://").unwrap_or(("http", base));
-    if let Some(net) = location.strip_prefix("//") {
-        return format!("{scheme}://{net}");
-    }
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    let tail = &rest[authority_end..];
-    let path = &tail[..tail.find(['?', '#']).unwrap_or(tail.len())];
-    if location.starts_with('/') {
-        format!("{scheme}://{authority}{location}")
-    } else if location.starts_with('?') {
-        format!("{scheme}://{authority}{path}{location}")
-    } else {
-        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
-        let dir = if dir.is_empty() { "/" } else { dir };
-        format!("{scheme}://{authority}{dir}{location}")
+    match Url::parse(base).and_then(|base| base.join(location)) {
+        Ok(joined) => joined.into(),
+        Err(_) => location.to_string(),
     }
 }
 

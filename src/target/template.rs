@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::core::pyjson::{dumps, float_repr, Escape, Style};
+use crate::core::python::dumps::{dumps, float_repr, Escape, Style};
 
 /// One prompt template: its text, and the file it came from (if any).
 #[derive(Clone, Debug, PartialEq, Eq)]

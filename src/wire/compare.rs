@@ -3,7 +3,7 @@
 //!
 //! # Wire format
 //!
-//! Printed with [`crate::core::pyjson::dumps_pretty`] (sorted keys, indent
+//! Printed with [`crate::core::python::dumps::dumps_pretty`] (sorted keys, indent
 //! 2, raw UTF-8) followed by one `\n`. Keys of the headline (`--json` or
 //! `--json headline`), all present in digline 0.10.0 unless noted:
 //!
@@ -202,7 +202,7 @@ pub fn config_json(delta: &ConfigDelta) -> Value {
 
 /// The exact bytes `compare --json` writes to stdout for `value`.
 pub fn print(value: &Value) -> String {
-    let mut text = crate::core::pyjson::dumps_pretty(value);
+    let mut text = crate::core::python::dumps::dumps_pretty(value);
     text.push('\n');
     text
 }

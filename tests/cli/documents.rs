@@ -50,7 +50,7 @@ fn replay(name: &str) {
     for key in ["created_at", "digline_version", "git_commit"] {
         mine[key] = theirs[key].clone();
     }
-    let mine = digline::core::pyjson::dumps_document(&mine);
+    let mine = digline::core::python::dumps::dumps_document(&mine);
     assert_eq!(
         mine,
         want.replace("127.0.0.1:18950", &port),

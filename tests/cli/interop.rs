@@ -52,7 +52,7 @@ fn comparable(ours: &str, theirs: &str) -> String {
             mine.remove(key);
         }
     }
-    let mut text = digline::core::pyjson::dumps_pretty(&serde_json::Value::Object(mine));
+    let mut text = digline::core::python::dumps::dumps_pretty(&serde_json::Value::Object(mine));
     text.push('\n');
     text
 }

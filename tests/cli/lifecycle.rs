@@ -50,7 +50,7 @@ fn edit_run(root: &Path, key: &str, edit: impl FnOnce(&mut Value)) -> String {
     );
     std::fs::write(
         runs_dir(root).join(format!("{new_key}.json")),
-        digline::core::pyjson::dumps_document(&doc),
+        digline::core::python::dumps::dumps_document(&doc),
     )
     .unwrap();
     new_key
@@ -318,7 +318,7 @@ fn a_newer_writer_is_warned_about_once_and_the_exit_code_stands() {
     let base = baseline(root);
     let mut b: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
     b["digline_version"] = json!("98.0.0");
-    std::fs::write(&base, digline::core::pyjson::dumps_document(&b)).unwrap();
+    std::fs::write(&base, digline::core::python::dumps::dumps_document(&b)).unwrap();
     let warning = "warning: written by digline 99.0.0, running 0.11.0";
     for (args, code) in [
         (
@@ -356,7 +356,7 @@ fn a_newer_writer_is_warned_about_once_and_the_exit_code_stands() {
     // Written by 0.10.0 (older) or not recorded: silent.
     edit_run(root, &rk, |d| d["digline_version"] = json!("0.10.0"));
     b["digline_version"] = json!("0.9.0");
-    std::fs::write(&base, digline::core::pyjson::dumps_document(&b)).unwrap();
+    std::fs::write(&base, digline::core::python::dumps::dumps_document(&b)).unwrap();
     let ran = digline(
         root,
         &["compare", "--suite", "suite.toml", "--run", "latest"],

@@ -38,7 +38,7 @@ fn comparable(ours: &str, golden: &str, port: u16) -> (String, String) {
             mine[key] = v.clone();
         }
     }
-    let mine = digline::core::pyjson::dumps_document(&mine);
+    let mine = digline::core::python::dumps::dumps_document(&mine);
     let golden = golden
         .replace("127.0.0.1:18950", &format!("127.0.0.1:{port}"))
         .replace("127.0.0.1:18952", &format!("127.0.0.1:{port}"));
@@ -128,7 +128,7 @@ fn promote_by_hand(root: &Path, run: &str) -> String {
     let suite = doc["suite"].as_str().unwrap().to_string();
     let dir = root.join(".digline").join(tenant).join("baselines");
     std::fs::create_dir_all(&dir).unwrap();
-    let text = digline::core::pyjson::dumps_document(&doc);
+    let text = digline::core::python::dumps::dumps_document(&doc);
     std::fs::write(dir.join(format!("{suite}.json")), &text).unwrap();
     text
 }

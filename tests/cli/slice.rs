@@ -18,7 +18,7 @@ fn comparable(ours: &str, golden: &str, port: u16) -> (String, String) {
             mine[key] = v.clone();
         }
     }
-    let mine = digline::core::pyjson::dumps_document(&mine);
+    let mine = digline::core::python::dumps::dumps_document(&mine);
     (
         mine,
         golden.replace("127.0.0.1:18951", &format!("127.0.0.1:{port}")),

@@ -6,8 +6,19 @@
 //! keeps digline 0.10.0's grammar (`the output does not starts with 'x'`);
 //! the output is never quoted.
 
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::contains::casefold;
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
+use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
-use super::text::casefold;
+use super::params;
+use crate::core::ratio::describe;
+use crate::core::verdict::Verdict;
 
 /// Judge `text`: does it start (`at_end == false`) or end with `affix`?
 pub(super) fn judge(affix: &str, at_end: bool, case_sensitive: bool, text: &str) -> Outcome {
@@ -30,6 +41,87 @@ pub(super) fn judge(affix: &str, at_end: bool, case_sensitive: bool, text: &str)
         Outcome::binary(true, format!("the output {verb} with '{affix}'"))
     } else {
         Outcome::binary(false, format!("the output does not {verb} with '{affix}'"))
+    }
+}
+
+/// The catalogue row of `affix`.
+pub const KIND: Kind = Kind {
+    derive: derive_name,
+    ..per_case(
+        "affix",
+        "Affix",
+        per_case_fields!(
+            [
+                field("affix", Def::Mandatory),
+                field("at", Def::Str("start")),
+                field("case_sensitive", Def::Bool(true)),
+            ],
+            "",
+            1.0,
+            TEXT
+        ),
+        Build::Grader(build),
+    )
+};
+
+/// The identity's `name` when none is declared: `starts_with` or
+/// `ends_with` by `at`, which must be one of the two.
+fn derive_name(out: &mut Map<String, Value>, _: &Params) -> Result<(), BuildError> {
+    let derived = match out.get("at").and_then(Value::as_str) {
+        Some("start") => "starts_with",
+        Some("end") => "ends_with",
+        _ => {
+            return Err(BuildError::invalid(
+                "affix",
+                "at",
+                format!(
+                    "`at` is {}, and it has to be \"start\" or \"end\"",
+                    describe(out.get("at").unwrap_or(&Value::Null))
+                ),
+            ))
+        }
+    };
+    if out.get("name").and_then(Value::as_str) == Some("") {
+        out.insert("name".to_string(), Value::String(derived.to_string()));
+    }
+    Ok(())
+}
+
+/// `affix` parameters.
+#[derive(Clone, Debug)]
+pub struct Affix {
+    /// Non-empty prefix or suffix.
+    pub affix: String,
+    /// `at = "end"`: a suffix; otherwise a prefix.
+    pub at_end: bool,
+    /// `false` compares Unicode-casefolded text.
+    pub case_sensitive: bool,
+}
+
+fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    let affix = params::string("affix", params, "affix")?;
+    if affix.is_empty() {
+        return Err(BuildError::invalid(
+            "affix",
+            "affix",
+            "`affix` is empty, and every output starts and ends with nothing".to_string(),
+        ));
+    }
+    // `at` was checked when the name was derived (identity payload).
+    let at_end = params.get("at").and_then(Value::as_str) == Some("end");
+    Ok(Arc::new(Affix {
+        affix,
+        at_end,
+        case_sensitive: params::boolean("affix", params, "case_sensitive", true)?,
+    }))
+}
+
+impl Grader for Affix {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_text(check, inputs.output, |t| {
+            judge(&self.affix, self.at_end, self.case_sensitive, t)
+        });
+        verdict(check, outcome)
     }
 }
 

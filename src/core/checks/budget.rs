@@ -13,18 +13,28 @@
 //! `error` here too: digline 0.10.0 scores an infinite cost 0.0, but a run
 //! document cannot carry `inf` in its metadata.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Number, Value};
 
+use super::catalogue::{
+    derive_nothing, field, no_walls, Build, Def, Grader, Kind, Params, ALL_KINDS,
+};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
+use super::judge::verdict;
 use super::outcome::Outcome;
-use crate::core::pyjson::{float_repr, round6};
+use super::params;
+use crate::core::python::dumps::{float_repr, round6};
 use crate::core::verdict::within;
+use crate::core::verdict::Verdict;
 
 /// One storage step: the smallest difference a stored score can show.
 const STORAGE_STEP: f64 = 1e-6;
 
 /// Which budget is judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Budget {
+pub enum Budget {
     /// USD per call (`cost_usd` against `max_usd`), shown with 6 decimals.
     Cost,
     /// Milliseconds per call (`latency_ms` against `max_ms`), shown with 3 decimals.
@@ -111,6 +121,72 @@ pub(super) fn judge(
 /// callers rule out beforehand).
 fn float_value(x: f64) -> Value {
     Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+/// The catalogue row of `cost_budget`.
+pub const COST: Kind = Kind {
+    token: "cost_budget",
+    class: "CostBudget",
+    per_run: false,
+    fields: &[
+        field("max_usd", Def::Mandatory),
+        field("tolerance", Def::Mandatory),
+        field("name", Def::Str("cost_budget")),
+        field("threshold", Def::Float(0.5)),
+        field("accepts", Def::Kinds(ALL_KINDS)),
+    ],
+    walls: no_walls,
+    derive: derive_nothing,
+    build: Build::Grader(|p| build(p, Budget::Cost)),
+};
+/// The catalogue row of `latency_budget`.
+pub const LATENCY: Kind = Kind {
+    token: "latency_budget",
+    class: "LatencyBudget",
+    per_run: false,
+    fields: &[
+        field("max_ms", Def::Mandatory),
+        field("tolerance", Def::Mandatory),
+        field("name", Def::Str("latency_budget")),
+        field("threshold", Def::Float(0.5)),
+        field("accepts", Def::Kinds(ALL_KINDS)),
+    ],
+    walls: no_walls,
+    derive: derive_nothing,
+    build: Build::Grader(|p| build(p, Budget::Latency)),
+};
+
+/// `cost_budget` or `latency_budget` parameters.
+#[derive(Clone, Debug)]
+pub struct Cap {
+    /// Which budget.
+    pub budget: Budget,
+    /// The cap (USD or ms), > 0, kept as declared.
+    pub cap: Number,
+}
+
+fn build(params: &Params, budget: Budget) -> Result<Arc<dyn Grader>, BuildError> {
+    let (token, key) = match budget {
+        Budget::Cost => ("cost_budget", "max_usd"),
+        Budget::Latency => ("latency_budget", "max_ms"),
+    };
+    Ok(Arc::new(Cap {
+        budget,
+        cap: params::positive(token, params, key)?,
+    }))
+}
+
+impl Grader for Cap {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let measured = match self.budget {
+            Budget::Cost => inputs.cost_usd,
+            Budget::Latency => inputs.latency_ms,
+        };
+        verdict(
+            check,
+            judge(self.budget, &self.cap, measured, *check.threshold),
+        )
+    }
 }
 
 #[cfg(test)]

@@ -9,11 +9,18 @@
 //! different kinds cannot be compared and give an `error`, as does a case
 //! without `expected`. Reasons never quote either side.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
+use super::catalogue::{per_case, per_case_fields, Build, Grader, Kind, Params, ALL_KINDS};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
+use super::judge::{verdict, with_kind};
 use super::kinds::{output_kind, OutputKind};
 use super::outcome::Outcome;
-use crate::core::pyvalue::python_eq;
+use crate::core::python::eq::python_eq;
+use crate::core::verdict::Verdict;
 
 /// Judge `output` (of the accepted `kind`) against `expected`. The reasons
 /// say `equals` whatever the check's declared name, as 0.10.0's do.
@@ -34,6 +41,31 @@ pub(super) fn judge(output: &Value, kind: OutputKind, expected: Option<&Value>) 
         Outcome::binary(true, "identical to expected".to_string())
     } else {
         Outcome::binary(false, "differs from expected".to_string())
+    }
+}
+
+/// The catalogue row of `equals`.
+pub const KIND: Kind = per_case(
+    "equals",
+    "Equals",
+    per_case_fields!([], "equals", 1.0, ALL_KINDS),
+    Build::Grader(build),
+);
+
+/// `equals` takes no parameters of its own: it compares with the case's `expected`.
+#[derive(Clone, Copy, Debug)]
+pub struct Equals;
+
+fn build(_: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    Ok(Arc::new(Equals))
+}
+
+impl Grader for Equals {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_kind(check, inputs.output, |kind| {
+            judge(inputs.output, kind, inputs.expected)
+        });
+        verdict(check, outcome)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `is_json`: the text output decodes as JSON, optionally with a given top
 //! level (`top_level = "any" | "object" | "array"`).
 //!
-//! Decoding is Python's `json.loads` ([`super::pydecode`]), so `NaN`, a bare
+//! Decoding is Python's `json.loads` ([`crate::core::python::loads`]), so `NaN`, a bare
 //! number or string, and surrounding whitespace decode, while a byte-order
 //! mark, a Markdown code fence or a trailing comma do not. An undecodable
 //! output is a **fail** (score 0.0, `json_kind: "invalid"`) whose reason
@@ -9,10 +9,18 @@
 //! `json_kind` (`object`, `array` or `scalar`). Nesting too deep to decode
 //! (more than 9995 levels) is an `error`, as 0.10.0's `RecursionError` is.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
+use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
-use super::pydecode::{self, Failure};
+use crate::core::python::loads::{self, Failure};
+use crate::core::ratio::describe;
+use crate::core::verdict::Verdict;
 
 /// What the top level must be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +64,7 @@ fn scored(score: f64, reason: String, kind: &str) -> Outcome {
 
 /// Judge `text`.
 pub(super) fn judge(top_level: TopLevel, text: &str) -> Outcome {
-    let decoded = match pydecode::loads_shape(text) {
+    let decoded = match loads::loads_shape(text) {
         Ok(decoded) => decoded,
         Err(Failure::Invalid(e)) => {
             return scored(
@@ -92,6 +100,48 @@ pub(super) fn too_deep(what: &str) -> String {
         "assertion raised RecursionError: maximum recursion depth exceeded while decoding a \
          JSON {what} from a unicode string"
     )
+}
+
+/// The catalogue row of `is_json`.
+pub const KIND: Kind = per_case(
+    "is_json",
+    "IsJson",
+    per_case_fields!([field("top_level", Def::Str("any")),], "is_json", 1.0, TEXT),
+    Build::Grader(build),
+);
+
+/// `is_json` parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct IsJson {
+    /// What the top level must be.
+    pub top_level: TopLevel,
+}
+
+fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    let top_level = match params.get("top_level") {
+        None => TopLevel::Any,
+        Some(Value::String(s)) if s == "any" => TopLevel::Any,
+        Some(Value::String(s)) if s == "object" => TopLevel::Object,
+        Some(Value::String(s)) if s == "array" => TopLevel::Array,
+        Some(other) => {
+            return Err(BuildError::invalid(
+                "is_json",
+                "top_level",
+                format!(
+                    "`top_level` is {}, and it has to be \"any\", \"object\" or \"array\"",
+                    describe(other)
+                ),
+            ))
+        }
+    };
+    Ok(Arc::new(IsJson { top_level }))
+}
+
+impl Grader for IsJson {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_text(check, inputs.output, |t| judge(self.top_level, t));
+        verdict(check, outcome)
+    }
 }
 
 #[cfg(test)]

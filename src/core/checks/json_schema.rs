@@ -3,7 +3,7 @@
 //! The schema is checked against the Draft 2020-12 meta-schema when the
 //! suite loads ([`CompiledSchema::compile`]), so a broken schema is refused
 //! before any call. A text output is decoded as Python's `json.loads` does
-//! ([`super::pydecode`]); an undecodable text is an **error** (unlike
+//! ([`crate::core::python::loads`]); an undecodable text is an **error** (unlike
 //! `is_json`, where it is a fail), with Python's message. A structured output
 //! is validated as it is.
 //!
@@ -49,11 +49,17 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::ValidationError;
 use serde_json::{Map, Value};
 
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
 use super::is_json::too_deep;
+use super::judge::{verdict, with_kind};
+use super::kinds::OutputKind;
 use super::outcome::Outcome;
-use super::pydecode::{self, Failure};
 use super::search::{self, Budget};
-use crate::core::pyrepr::repr_value;
+use crate::core::python::loads::{self, Failure};
+use crate::core::python::repr::repr_value;
+use crate::core::verdict::Verdict;
 
 /// A schema and its compiled validator.
 #[derive(Clone)]
@@ -126,7 +132,7 @@ fn name_pattern(error: &ValidationError<'_>) -> bool {
 pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
     let decoded;
     let instance = match output {
-        Value::String(text) => match pydecode::loads(text) {
+        Value::String(text) => match loads::loads(text) {
             Ok(d) if d.lossy.is_some() => {
                 return Outcome::Errored(format!(
                     "output holds {}, which JSON Schema validation here cannot represent",
@@ -406,6 +412,51 @@ fn message(schema: &Value, error: &ValidationError<'_>) -> String {
         }
         ValidationErrorKind::PropertyNames { error } => message(schema, error),
         _ => error.to_string(),
+    }
+}
+
+/// The catalogue row of `json_schema`.
+pub const KIND: Kind = per_case(
+    "json_schema",
+    "JsonSchema",
+    per_case_fields!(
+        [field("schema", Def::Mandatory),],
+        "json_schema",
+        1.0,
+        &["structured", "text"]
+    ),
+    Build::Grader(build),
+);
+
+/// `json_schema` parameters: the schema, checked at load, and its validator.
+#[derive(Clone, Debug)]
+pub struct JsonSchema {
+    /// The compiled schema.
+    pub schema: CompiledSchema,
+}
+
+fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    let schema = params.get("schema").unwrap_or(&Value::Null);
+    let schema = CompiledSchema::compile(schema).map_err(|why| {
+        BuildError::invalid(
+            "json_schema",
+            "schema",
+            format!("`schema` is not a valid Draft 2020-12 schema: {why}"),
+        )
+    })?;
+    Ok(Arc::new(JsonSchema { schema }))
+}
+
+impl Grader for JsonSchema {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_kind(check, inputs.output, |kind| match kind {
+            OutputKind::Conversation => Outcome::Errored(format!(
+                "{} can only judge text or structured output, not 'conversation'",
+                check.name
+            )),
+            _ => judge(&self.schema, inputs.output),
+        });
+        verdict(check, outcome)
     }
 }
 

@@ -22,18 +22,183 @@
 //! that cannot be read, and every value out of range, is an `error` verdict
 //! with its cause: never a fail, never a pass.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
-use super::{output_kind, Check, DeclaredCheck, Inputs, OutputKind};
+pub use super::catalogue::JudgeKind;
+use super::catalogue::{field, Build, Def, Grader, Judged, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::{BuildError, BuildErrorKind};
+use super::judge::verdict;
+use super::kinds::{output_kind, OutputKind};
+use super::outcome::Outcome;
+use super::params;
 use crate::core::verdict::Verdict;
 
-/// What a judge is asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JudgeKind {
-    /// A 0–1 score against a rubric (`llm_rubric`).
-    Score,
-    /// Claims counted against the context (`faithfulness`).
-    Claims,
+/// The catalogue row of `llm_rubric`.
+pub const LLM_RUBRIC: Kind = Kind {
+    token: "llm_rubric",
+    class: "LlmRubric",
+    per_run: false,
+    fields: &[
+        field("rubric", Def::Mandatory),
+        field("judge", Def::Mandatory),
+        field("threshold", Def::Mandatory),
+        field("tolerance", Def::Mandatory),
+        field("name", Def::Str("llm_rubric")),
+        field("accepts", Def::Kinds(&["conversation", "text"])),
+    ],
+    walls,
+    derive: |out, params| derive_judge(out, params, "Judge"),
+    build: Build::Grader(build_rubric),
+};
+
+/// The catalogue row of `faithfulness`.
+pub const FAITHFULNESS: Kind = Kind {
+    token: "faithfulness",
+    class: "Faithfulness",
+    per_run: false,
+    fields: &[
+        field("judge", Def::Mandatory),
+        field("threshold", Def::Mandatory),
+        field("tolerance", Def::Mandatory),
+        field("name", Def::Str("faithfulness")),
+        field("accepts", Def::Kinds(TEXT)),
+    ],
+    walls,
+    derive: |out, params| derive_judge(out, params, "ClaimJudge"),
+    build: Build::Grader(build_faithfulness),
+};
+
+/// A judge is a `provider/model` coordinate; a table or an import-shaped
+/// string is a Python-only wall.
+fn walls(params: &Params) -> Result<(), BuildError> {
+    match params.get("judge") {
+        Some(Value::Object(_)) => Err(BuildError::new(BuildErrorKind::PythonOnly {
+            message: "`judge` is a table, and a judge written in data is its coordinate alone \
+                      (\"anthropic/claude-haiku-4-5\"), which grades with the provider's own \
+                      defaults. A judge set up differently is code, and needs a suite.py."
+                .to_string(),
+        })),
+        Some(Value::String(s)) if s.contains(':') || (s.contains('.') && !s.contains('/')) => {
+            Err(BuildError::new(BuildErrorKind::PythonOnly {
+                message: format!(
+                    "`judge` is '{s}', which reads like a Python import. A judge is named by \
+                     its coordinate instead, provider/model as in \"anthropic/claude-haiku-4-5\", \
+                     because a data file that could name code could run any code. A judge with \
+                     rules of its own needs a suite.py."
+                ),
+            }))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What a judge contributes to identity: its class name only
+/// (`<AnthropicJudge>`, `<OpenAIClaimJudge>`). 0.10.0 ships no provider
+/// plugin, so these class names are unverified against it.
+fn derive_judge(
+    out: &mut Map<String, Value>,
+    params: &Params,
+    kind: &str,
+) -> Result<(), BuildError> {
+    let Some(judge) = params.get("judge") else {
+        return Ok(());
+    };
+    let provider = judge
+        .as_str()
+        .and_then(|s| s.split_once('/'))
+        .map(|(p, _)| p)
+        .unwrap_or_default();
+    let stem = match provider {
+        "anthropic" => "Anthropic",
+        "openai" => "OpenAI",
+        "bedrock" => "Bedrock",
+        _ => "",
+    };
+    out.insert(
+        "judge".to_string(),
+        Value::String(format!("<{stem}{kind}>")),
+    );
+    Ok(())
+}
+
+/// `judge`: a `provider/model` coordinate with both halves non-empty (the
+/// loader checks that digline speaks the provider).
+fn coordinate(token: &str, params: &Params) -> Result<String, BuildError> {
+    let judge = params::string(token, params, "judge")?;
+    match judge.split_once('/') {
+        Some((provider, model)) if !provider.is_empty() && !model.is_empty() => Ok(judge),
+        _ => Err(BuildError::invalid(
+            token,
+            "judge",
+            format!(
+                "`judge` is '{judge}', which is not a provider/model coordinate such as \
+                 \"anthropic/claude-haiku-4-5\""
+            ),
+        )),
+    }
+}
+
+fn build_rubric(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    let token = "llm_rubric";
+    let rubric = params::string(token, params, "rubric")?;
+    if rubric.trim().is_empty() {
+        return Err(BuildError::invalid(
+            token,
+            "rubric",
+            "`rubric` is empty, and a judge with nothing to grade against grades nothing"
+                .to_string(),
+        ));
+    }
+    Ok(Arc::new(JudgedCheck {
+        kind: JudgeKind::Score,
+        rubric: Some(rubric),
+        judge: coordinate(token, params)?,
+    }))
+}
+
+fn build_faithfulness(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    Ok(Arc::new(JudgedCheck {
+        kind: JudgeKind::Claims,
+        rubric: None,
+        judge: coordinate("faithfulness", params)?,
+    }))
+}
+
+/// `llm_rubric` (a score against `rubric`) or `faithfulness` (claims
+/// counted against the case's context) parameters.
+#[derive(Clone, Debug)]
+pub struct JudgedCheck {
+    /// Score or claims.
+    pub kind: JudgeKind,
+    /// What a good output is, in words (non-empty; `llm_rubric` only).
+    pub rubric: Option<String>,
+    /// The judge's `provider/model` coordinate.
+    pub judge: String,
+}
+
+impl Grader for JudgedCheck {
+    /// Only the driver, which calls the judge, can grade a judged check.
+    fn evaluate(&self, check: &DeclaredCheck, _: &Inputs) -> Verdict {
+        verdict(
+            check,
+            Outcome::Errored(
+                "the judge was not asked: a judged check is graded by the driver, which calls \
+                 its judge"
+                    .to_string(),
+            ),
+        )
+    }
+
+    fn judged(&self) -> Option<Judged<'_>> {
+        Some(Judged {
+            kind: self.kind,
+            rubric: self.rubric.as_deref(),
+            coordinate: &self.judge,
+        })
+    }
 }
 
 /// The system prompt of a scoring judge.
@@ -357,20 +522,18 @@ impl DeclaredCheck {
     /// The judge's coordinate, for a judged check (or a `repeated` one
     /// wrapping a judged check).
     pub fn judge_coordinate(&self) -> Option<&str> {
-        match &self.check {
-            Check::LlmRubric { judge, .. } | Check::Faithfulness { judge } => Some(judge),
-            Check::Repeated { inner, .. } => inner.judge_coordinate(),
-            _ => None,
+        if let Some(judged) = self.grader.judged() {
+            return Some(judged.coordinate);
         }
+        self.grader
+            .repetition()
+            .and_then(|r| r.inner.judge_coordinate())
     }
 
     /// How many times this check grades one answer: `samples` for a
     /// `repeated` check, else 1.
     pub fn gradings(&self) -> u32 {
-        match &self.check {
-            Check::Repeated { samples, .. } => *samples,
-            _ => 1,
-        }
+        self.grader.repetition().map_or(1, |r| r.samples)
     }
 
     /// What to ask the judge about this answer: `None` for a check that is
@@ -378,11 +541,11 @@ impl DeclaredCheck {
     /// all (a kind outside `accepts`, no context for faithfulness) — no call
     /// is made then.
     pub fn judge_request(&self, inputs: &Inputs) -> Option<Result<JudgeRequest, Verdict>> {
-        let (kind, rubric, judge) = match &self.check {
-            Check::LlmRubric { rubric, judge } => (JudgeKind::Score, Some(rubric.as_str()), judge),
-            Check::Faithfulness { judge } => (JudgeKind::Claims, None, judge),
-            _ => return None,
-        };
+        let Judged {
+            kind,
+            rubric,
+            coordinate: judge,
+        } = self.grader.judged()?;
         let errored = |reason: String| Some(Err(self.judged_error(reason)));
         let Some(output_kind) = output_kind(inputs.output) else {
             return errored(
@@ -409,7 +572,7 @@ impl DeclaredCheck {
         }
         match compose_prompt(kind, rubric, inputs.context, inputs.input, inputs.output) {
             Ok(prompt) => Some(Ok(JudgeRequest {
-                coordinate: judge.clone(),
+                coordinate: judge.to_string(),
                 kind,
                 system: match kind {
                     JudgeKind::Score => SCORE_SYSTEM,
@@ -426,10 +589,7 @@ impl DeclaredCheck {
     /// The verdict from the judge's reply text, or from the failure of the
     /// call (its cause, after retries). Every verdict is marked `judged`.
     pub fn judged_verdict(&self, reply: Result<&str, &str>) -> Verdict {
-        let kind = match &self.check {
-            Check::Faithfulness { .. } => JudgeKind::Claims,
-            _ => JudgeKind::Score,
-        };
+        let kind = self.grader.judged().map_or(JudgeKind::Score, |j| j.kind);
         let text = match reply {
             Ok(text) => text,
             Err(cause) => {
@@ -491,10 +651,8 @@ impl DeclaredCheck {
     /// folds them: `min_agreement`, the Repeated's name and id. `None` for a
     /// check that is not `repeated`.
     pub fn fold_repeated(&self, verdicts: &[Verdict]) -> Option<Verdict> {
-        let Check::Repeated { min_agreement, .. } = &self.check else {
-            return None;
-        };
-        let mut verdict = crate::core::sampling::fold(verdicts, *min_agreement)
+        let min_agreement = self.grader.repetition()?.min_agreement;
+        let mut verdict = crate::core::sampling::fold(verdicts, min_agreement)
             .unwrap_or_else(|| self.errored("nothing was graded".to_string()));
         verdict.assertion.clone_from(&self.name);
         verdict.assertion_id.clone_from(&self.assertion_id);

@@ -7,11 +7,19 @@
 //! and keep their declared type: `minimum = 2` is reported as `2`,
 //! `minimum = 2.0` as `2.0`, in the reason and in the metadata alike.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Number, Value};
 
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
+use super::judge::{verdict, with_text};
 use super::kinds::LengthUnit;
 use super::outcome::Outcome;
-use crate::core::pyjson::float_repr;
+use crate::core::python::dumps::float_repr;
+use crate::core::ratio::describe;
+use crate::core::verdict::Verdict;
 
 /// True for the 29 code points Python's `str.isspace()` accepts: U+0009–U+000D,
 /// U+001C–U+0020, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029,
@@ -144,6 +152,109 @@ pub(super) fn judge(
         score: if passed { 1.0 } else { 0.0 },
         reason: format!("{length} {unit}, {detail}"),
         metadata,
+    }
+}
+
+/// The catalogue row of `length`.
+pub const KIND: Kind = per_case(
+    "length",
+    "Length",
+    per_case_fields!(
+        [
+            field("minimum", Def::Null),
+            field("maximum", Def::Null),
+            field("unit", Def::Str("characters")),
+        ],
+        "length",
+        1.0,
+        TEXT
+    ),
+    Build::Grader(build),
+);
+
+/// `length` parameters.
+#[derive(Clone, Debug)]
+pub struct Length {
+    /// Inclusive lower bound, if declared.
+    pub minimum: Option<Number>,
+    /// Inclusive upper bound, if declared.
+    pub maximum: Option<Number>,
+    /// What is counted.
+    pub unit: LengthUnit,
+}
+
+fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    let bound = |key: &str| -> Result<Option<Number>, BuildError> {
+        match params.get(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|x| x >= 0.0) => Ok(Some(n.clone())),
+            Some(Value::Number(n)) => Err(BuildError::invalid(
+                "length",
+                key,
+                format!("`{key}` is {n}, and a length cannot be negative"),
+            )),
+            Some(other) => Err(BuildError::invalid(
+                "length",
+                key,
+                format!("`{key}` is {}, and it has to be a number", describe(other)),
+            )),
+        }
+    };
+    let minimum = bound("minimum")?;
+    let maximum = bound("maximum")?;
+    if minimum.is_none() && maximum.is_none() {
+        return Err(BuildError::invalid(
+            "length",
+            "minimum",
+            "it needs `minimum`, `maximum` or both: with neither, every output passes".to_string(),
+        ));
+    }
+    if maximum.is_none() && minimum.as_ref().is_some_and(|lo| lo.as_f64() == Some(0.0)) {
+        return Err(BuildError::invalid(
+            "length",
+            "minimum",
+            "`minimum` is 0 and there is no `maximum`: every output is at least 0 long, so \
+             this check always passes. Give a minimum above 0, or a maximum"
+                .to_string(),
+        ));
+    }
+    if let (Some(lo), Some(hi)) = (&minimum, &maximum) {
+        if lo.as_f64() > hi.as_f64() {
+            return Err(BuildError::invalid(
+                "length",
+                "minimum",
+                format!("`minimum` ({lo}) is above `maximum` ({hi}): no output can meet both"),
+            ));
+        }
+    }
+    let unit = match params.get("unit") {
+        None => LengthUnit::Characters,
+        Some(Value::String(s)) if s == "characters" => LengthUnit::Characters,
+        Some(Value::String(s)) if s == "words" => LengthUnit::Words,
+        Some(other) => {
+            return Err(BuildError::invalid(
+                "length",
+                "unit",
+                format!(
+                    "`unit` is {}, and it has to be \"characters\" or \"words\"",
+                    describe(other)
+                ),
+            ))
+        }
+    };
+    Ok(Arc::new(Length {
+        minimum,
+        maximum,
+        unit,
+    }))
+}
+
+impl Grader for Length {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_text(check, inputs.output, |t| {
+            judge(self.minimum.as_ref(), self.maximum.as_ref(), self.unit, t)
+        });
+        verdict(check, outcome)
     }
 }
 

@@ -13,10 +13,16 @@
 //! milliseconds.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::catalogue::{per_case, per_case_fields, Build, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
+use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
+use crate::core::verdict::Verdict;
 
 /// Judge `text` against `expected`. The reasons say `levenshtein` whatever
 /// the check's declared name, as 0.10.0's do.
@@ -130,6 +136,29 @@ fn advance(pv: &mut u64, mv: &mut u64, eq: u64, hin: i8, high: u64) -> i8 {
     *pv = mh | !(xv | ph);
     *mv = ph & xv;
     hout
+}
+
+/// The catalogue row of `levenshtein`.
+pub const KIND: Kind = per_case(
+    "levenshtein",
+    "Levenshtein",
+    per_case_fields!([], "levenshtein", 0.9, TEXT),
+    Build::Grader(build),
+);
+
+/// `levenshtein` takes no parameters of its own: it compares with the case's `expected`.
+#[derive(Clone, Copy, Debug)]
+pub struct Levenshtein;
+
+fn build(_: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    Ok(Arc::new(Levenshtein))
+}
+
+impl Grader for Levenshtein {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_text(check, inputs.output, |t| judge(t, inputs.expected));
+        verdict(check, outcome)
+    }
 }
 
 #[cfg(test)]

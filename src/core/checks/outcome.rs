@@ -1,15 +1,15 @@
 //! What one check decided about one answer, before it becomes a verdict.
 //!
-//! Every check's logic file returns an [`Outcome`]; `eval` turns it into a
-//! [`crate::core::verdict::Verdict`] with the declared threshold and
-//! tolerance. Kept apart from `eval` so the check files import this small
-//! type and nothing that dispatches back to them: no import cycle.
+//! Every check file's judging makes an [`Outcome`]; `judge::verdict` turns
+//! it into a [`crate::core::verdict::Verdict`] with the declared threshold
+//! and tolerance. Kept in its own module so the check files import this
+//! small type and nothing that lists them: no import cycle.
 
 use serde_json::{Map, Value};
 
 /// What one check decided about one answer, before it becomes a verdict.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Outcome {
+pub enum Outcome {
     /// The check judged: a 0–1 score, why, and measured facts.
     Scored {
         /// 0–1 (rounded to 6 decimals when the verdict is built).
@@ -25,7 +25,7 @@ pub(super) enum Outcome {
 
 impl Outcome {
     /// A binary outcome: score 1.0 when `passed`, else 0.0, no metadata.
-    pub(super) fn binary(passed: bool, reason: String) -> Outcome {
+    pub fn binary(passed: bool, reason: String) -> Outcome {
         Outcome::Scored {
             score: if passed { 1.0 } else { 0.0 },
             reason,

@@ -21,13 +21,19 @@
 //! every pattern and `pii_total`. **What matched is never recorded**: not in
 //! the reason, not in the metadata, not in a log.
 
+use std::sync::Arc;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::{BuildError, BuildErrorKind};
+use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
 use super::pattern;
 use super::search::{self, Budget};
+use crate::core::verdict::Verdict;
 
 /// A checksum that separates a real identifier from a coincidence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,6 +260,68 @@ fn partita_iva(value: &[char]) -> bool {
         }
     }
     values[10] == (10 - total % 10) % 10
+}
+
+/// The catalogue row of `pii_absent`.
+pub const KIND: Kind = Kind {
+    walls,
+    ..per_case(
+        "pii_absent",
+        "PiiAbsent",
+        per_case_fields!(
+            [field("patterns", Def::PiiPatterns),],
+            "pii_absent",
+            1.0,
+            TEXT
+        ),
+        Build::Grader(build),
+    )
+};
+
+/// `patterns` is a set of pattern objects with checksum functions: code,
+/// which a suite that is data cannot hold.
+fn walls(params: &Params) -> Result<(), BuildError> {
+    if params.contains_key("patterns") {
+        return Err(BuildError::new(BuildErrorKind::PythonOnly {
+            message: "`pii_absent` takes `patterns` as PII patterns, and each carries a \
+                      checksum function, which is code: a suite that is data uses the shipped \
+                      set. Custom PII patterns need a suite.py."
+                .to_string(),
+        }));
+    }
+    Ok(())
+}
+
+/// The shipped pattern set as Python's `canonical` renders it (the
+/// identity payload's `patterns`).
+pub(super) fn canonical_patterns() -> Value {
+    Value::Array(
+        PATTERNS
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "compiled": "<Pattern>",
+                    "name": p.name,
+                    "pattern": p.pattern,
+                    "verify": if p.verify.is_some() { Value::String("<function>".into()) } else { Value::Null },
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `pii_absent` takes no parameters of its own: it runs the shipped set.
+#[derive(Clone, Copy, Debug)]
+pub struct PiiAbsent;
+
+fn build(_: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    Ok(Arc::new(PiiAbsent))
+}
+
+impl Grader for PiiAbsent {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        verdict(check, with_text(check, inputs.output, judge))
+    }
 }
 
 #[cfg(test)]

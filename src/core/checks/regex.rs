@@ -7,8 +7,16 @@
 //! text. A search that runs out of its budget (time, or the engine's
 //! backtrack limit; see [`super::search`]) is an `error`, never a miss.
 
+use std::sync::Arc;
+
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
+use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
 use super::search::{self, Budget};
+use super::{params, pattern};
+use crate::core::verdict::Verdict;
 
 /// Search `text` for `compiled` (declared as `pattern`). Score 1.0 on a
 /// match, 0.0 without one.
@@ -19,6 +27,52 @@ pub(super) fn search(pattern: &str, compiled: &fancy_regex::Regex, text: &str) -
         Err(e) => Outcome::Errored(format!(
             "pattern /{pattern}/ could not be searched to the end: {e}"
         )),
+    }
+}
+
+/// The catalogue row of `regex`.
+pub const KIND: Kind = per_case(
+    "regex",
+    "Regex",
+    per_case_fields!([field("pattern", Def::Mandatory),], "regex", 1.0, TEXT),
+    Build::Grader(build),
+);
+
+/// `regex` parameters.
+#[derive(Clone, Debug)]
+pub struct Regex {
+    /// The pattern as declared (quoted in reasons).
+    pub pattern: String,
+    /// The compiled pattern.
+    pub compiled: fancy_regex::Regex,
+}
+
+fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    let token = "regex";
+    let pattern = params::string(token, params, "pattern")?;
+    if pattern.is_empty() {
+        return Err(BuildError::invalid(
+            token,
+            "pattern",
+            "`pattern` is empty, and an empty pattern matches every output".to_string(),
+        ));
+    }
+    let compiled = pattern::compile(&pattern).map_err(|why| {
+        BuildError::invalid(
+            token,
+            "pattern",
+            format!("`pattern` does not compile: {why}"),
+        )
+    })?;
+    Ok(Arc::new(Regex { pattern, compiled }))
+}
+
+impl Grader for Regex {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_text(check, inputs.output, |t| {
+            search(&self.pattern, &self.compiled, t)
+        });
+        verdict(check, outcome)
     }
 }
 

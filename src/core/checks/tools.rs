@@ -11,10 +11,20 @@
 //! and `called` (the names). Tool names are declared parameters and target
 //! facts, not answer text, so the reason quotes them as 0.10.0 does.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
+use super::catalogue::{
+    field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, ALL_KINDS,
+};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
+use super::judge::{verdict, with_kind};
 use super::outcome::Outcome;
-use crate::core::pyrepr::{repr_str, str_value, type_name};
+use crate::core::python::repr::{repr_str, str_value, type_name};
+use crate::core::ratio::describe;
+use crate::core::verdict::Verdict;
 
 /// Judge the reported calls in `response` against `expected`.
 pub(super) fn judge(expected: &[String], response: &Map<String, Value>) -> Outcome {
@@ -62,6 +72,59 @@ pub(super) fn judge(expected: &[String], response: &Map<String, Value>) -> Outco
         score: if called == expected { 1.0 } else { 0.0 },
         reason,
         metadata,
+    }
+}
+
+/// The catalogue row of `tools_called`.
+pub const KIND: Kind = per_case(
+    "tools_called",
+    "ToolsCalled",
+    per_case_fields!(
+        [field("expected", Def::Mandatory),],
+        "tools_called",
+        1.0,
+        ALL_KINDS
+    ),
+    Build::Grader(build),
+);
+
+/// `tools_called` parameters.
+#[derive(Clone, Debug)]
+pub struct ToolsCalled {
+    /// Tool names, in the order they must be called.
+    pub expected: Vec<String>,
+}
+
+/// `expected`: an array of non-empty tool names (may be empty: "no tool
+/// may be called").
+fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
+    let invalid = |message: String| BuildError::invalid("tools_called", "expected", message);
+    let Some(Value::Array(items)) = params.get("expected") else {
+        return Err(invalid(format!(
+            "`expected` is {}, and it has to be an array of tool names in call order, \
+             e.g. [\"search_orders\"]",
+            describe(params.get("expected").unwrap_or(&Value::Null))
+        )));
+    };
+    let expected = items
+        .iter()
+        .map(|item| match item {
+            Value::String(s) if !s.is_empty() => Ok(s.clone()),
+            other => Err(invalid(format!(
+                "`expected` holds {}, and every entry has to be a tool's name",
+                describe(other)
+            ))),
+        })
+        .collect::<Result<Vec<String>, BuildError>>()?;
+    Ok(Arc::new(ToolsCalled { expected }))
+}
+
+impl Grader for ToolsCalled {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_kind(check, inputs.output, |_| {
+            judge(&self.expected, inputs.response_metadata)
+        });
+        verdict(check, outcome)
     }
 }
 

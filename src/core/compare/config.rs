@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::core::pyvalue::python_eq;
+use crate::core::python::eq::python_eq;
 use serde_json::{Map, Value};
 
 /// The field name a judge identity row carries (`field: "judge"`).

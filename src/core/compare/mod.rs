@@ -31,7 +31,7 @@ pub use coverage::{
 
 use super::document::RunDocument;
 use super::exit::ExitStatus;
-use super::pyjson::round6;
+use super::python::dumps::round6;
 use super::verdict::{meets, within, Status, Verdict};
 
 /// Whether a verdict belongs to one case or to the whole run (an aggregate).

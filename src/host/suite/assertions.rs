@@ -9,8 +9,10 @@ use super::errors::{LoadError, LoadErrorKind};
 use super::toml_values::{toml_to_json, toml_type};
 use super::{err, noted, unknown_keys};
 use crate::core::aggregate::{build_aggregate, expand_by_group, DeclaredAggregate};
-use crate::core::checks::build::{is_aggregate, rule_entry, PER_CASE_TYPES, PER_RUN_TYPES};
-use crate::core::checks::{build, BuildError, BuildErrorKind, DeclaredCheck};
+use crate::core::checks::{
+    build, is_aggregate, per_case_types, per_run_types, rule_entry, BuildError, BuildErrorKind,
+    DeclaredCheck,
+};
 use crate::core::identity::RuleEntry;
 use crate::host::near_miss::hint;
 use crate::target::provider::parse_coordinate;
@@ -190,8 +192,8 @@ enum Entry {
 fn type_lists() -> String {
     format!(
         "\n  per case: {}\n  per run:  {}",
-        PER_CASE_TYPES.join(", "),
-        PER_RUN_TYPES.join(", ")
+        per_case_types().join(", "),
+        per_run_types().join(", ")
     )
 }
 
@@ -275,8 +277,8 @@ fn build_error(e: &BuildError, locator: &str) -> LoadError {
             unknown_keys(Some(&place), Some(token), "parameter", &keys, &known)
         }
         BuildErrorKind::UnknownType { token } => {
-            let mut known: Vec<&str> = PER_CASE_TYPES.to_vec();
-            known.extend_from_slice(PER_RUN_TYPES);
+            let mut known: Vec<&str> = per_case_types();
+            known.extend(per_run_types());
             let sentence = match hint(token, &known) {
                 Some(h) => format!("there is no check called `{token}`. {h}"),
                 None => format!("there is no check called `{token}`.{}", type_lists()),

@@ -5,10 +5,8 @@
 use super::toml_values::toml_to_json;
 use super::*;
 use crate::core::aggregate::{build_aggregate, expand_by_group};
-use crate::core::checks::build::{
-    default_threshold, group_copy_payload, identity_payload, is_aggregate,
-};
 use crate::core::checks::{build, BuildErrorKind};
+use crate::core::checks::{default_threshold, group_copy_payload, identity_payload, is_aggregate};
 use crate::core::identity;
 use crate::core::identity::RuleEntry;
 use crate::core::ratio::as_agreement;
@@ -365,7 +363,7 @@ fn identity_payloads_match_every_golden_check_and_aggregate() {
         }
         assert_eq!(payload["name"], name, "{label}");
         assert_eq!(identity::digest(&payload), entry["assertion_id"], "{label}");
-        if crate::core::checks::build::BUILT_TYPES.contains(&token.as_str()) {
+        if crate::core::checks::is_built(&token) {
             match build(&token, &params) {
                 Ok(built) => {
                     assert_eq!(built.name, name, "{label}");
@@ -428,10 +426,9 @@ fn config_hash_matches_every_golden_suite() {
         let text = entry["toml"].as_str().unwrap_or_default();
         let table: toml::Table = text.parse().expect("suite parses");
         let entries = table["assertions"].as_array().cloned().unwrap_or_default();
-        let all_built = entries.iter().all(|e| {
-            crate::core::checks::build::BUILT_TYPES
-                .contains(&e["type"].as_str().unwrap_or_default())
-        });
+        let all_built = entries
+            .iter()
+            .all(|e| crate::core::checks::is_built(e["type"].as_str().unwrap_or_default()));
         let want_ids: Vec<String> = entry["assertion_ids"]
             .as_array()
             .into_iter()

@@ -2,7 +2,7 @@
 //! document can be wrong.
 
 use super::*;
-use crate::core::pyjson::dumps_document;
+use crate::core::python::dumps::dumps_document;
 use serde_json::json;
 
 fn golden_bytes(name: &str) -> Vec<u8> {

@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::pyrepr::repr_str;
+use crate::core::python::repr::repr_str;
 use crate::core::suite::Case;
 
 /// What a leaf must start with to be a reference.

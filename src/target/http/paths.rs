@@ -4,10 +4,10 @@
 //! Every error here is one of 0.10.0's case-error sentences, word for word,
 //! because they are recorded as verdict reasons in run documents.
 
-use crate::core::pyvalue::python_eq;
+use crate::core::python::eq::python_eq;
 use serde_json::{Map, Value};
 
-use crate::core::pyrepr::{repr_str, repr_value, str_value, type_name};
+use crate::core::python::repr::{repr_str, repr_value, str_value, type_name};
 
 /// `data.answer.text` out of a decoded answer: split on `.`, each step a key
 /// of an object (no array indices).

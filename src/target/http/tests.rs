@@ -489,6 +489,9 @@ fn locations_resolve_against_the_answering_url() {
         ("http://h:1/a/b", "?x=2", "http://h:1/a/b?x=2"),
         ("http://h:1/a", "//g:2/z", "http://g:2/z"),
         ("http://h:1/a", "https://g/z", "https://g/z"),
+        ("http://h:1/a/b/c", "../d", "http://h:1/a/d"),
+        ("http://h:1/a/b", "./c/./d", "http://h:1/a/c/d"),
+        ("http://h:1/a", "", "http://h:1/a"),
     ];
     for (base, location, want) in table {
         assert_eq!(join_location(base, location), want, "{base} + {location}");

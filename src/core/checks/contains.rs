@@ -10,8 +10,93 @@
 //! are). The needle is quoted in reasons between plain single quotes,
 //! exactly as declared (digline 0.10.0 does not escape it); the answer is
 //! never quoted.
+//!
+//! Both checks take `needle` (non-empty) and `case_sensitive` (default
+//! true), threshold 1.0 and text only.
 
+use std::sync::Arc;
+
+use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
+use super::declared::{DeclaredCheck, Inputs};
+use super::error::BuildError;
+use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
+use super::params;
+use crate::core::verdict::Verdict;
+
+/// The catalogue row of `contains`.
+pub const CONTAINS: Kind = per_case(
+    "contains",
+    "Contains",
+    per_case_fields!(
+        [
+            field("needle", Def::Mandatory),
+            field("case_sensitive", Def::Bool(true)),
+        ],
+        "contains",
+        1.0,
+        TEXT
+    ),
+    Build::Grader(|p| build(p, false)),
+);
+
+/// The catalogue row of `not_contains`.
+pub const NOT_CONTAINS: Kind = per_case(
+    "not_contains",
+    "NotContains",
+    per_case_fields!(
+        [
+            field("needle", Def::Mandatory),
+            field("case_sensitive", Def::Bool(true)),
+        ],
+        "not_contains",
+        1.0,
+        TEXT
+    ),
+    Build::Grader(|p| build(p, true)),
+);
+
+/// `contains` (or `not_contains`) parameters.
+#[derive(Clone, Debug)]
+pub struct Substring {
+    /// Non-empty substring.
+    pub needle: String,
+    /// `false` compares Unicode-casefolded text.
+    pub case_sensitive: bool,
+    /// `not_contains`: pass iff the needle does not occur.
+    pub absent: bool,
+}
+
+fn build(params: &Params, absent: bool) -> Result<Arc<dyn Grader>, BuildError> {
+    let token = if absent { "not_contains" } else { "contains" };
+    let needle = params::string(token, params, "needle")?;
+    if needle.is_empty() {
+        return Err(BuildError::invalid(
+            token,
+            "needle",
+            "`needle` is empty, and searching for nothing always passes".to_string(),
+        ));
+    }
+    let case_sensitive = params::boolean(token, params, "case_sensitive", true)?;
+    Ok(Arc::new(Substring {
+        needle,
+        case_sensitive,
+        absent,
+    }))
+}
+
+impl Grader for Substring {
+    fn evaluate(&self, check: &DeclaredCheck, inputs: &Inputs) -> Verdict {
+        let outcome = with_text(check, inputs.output, |t| {
+            if self.absent {
+                not_contains(&self.needle, self.case_sensitive, t)
+            } else {
+                contains(&self.needle, self.case_sensitive, t)
+            }
+        });
+        verdict(check, outcome)
+    }
+}
 
 /// Unicode full case folding of `s`, as Python's `str.casefold()`.
 pub(super) fn casefold(s: &str) -> String {

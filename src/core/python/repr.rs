@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use crate::core::pyjson::float_repr;
+use crate::core::python::dumps::float_repr;
 
 /// `repr(s)` for a Python `str`.
 pub fn repr_str(s: &str) -> String {

@@ -135,15 +135,7 @@ pub fn dumps_canonical(value: &Value) -> String {
 /// `json.dumps(v, sort_keys=True, indent=2, ensure_ascii=False) + "\n"`:
 /// the bytes of a run document or baseline on disk.
 pub fn dumps_document(value: &Value) -> String {
-    let mut text = dumps(
-        value,
-        Style {
-            indent: Some(2),
-            item_separator: ",",
-            key_separator: ": ",
-            escape: Escape::Utf8,
-        },
-    );
+    let mut text = dumps_pretty(value);
     text.push('\n');
     text
 }
