@@ -9,11 +9,15 @@
 #      stub is not asked 100,000 times; then `digline gate --shards` under
 #      /usr/bin/time (wall, CPU, peak RSS).
 #   bench/shards.sh [CASES]         # writes bench/results/shards.md
+#   ROWS=gate bench/shards.sh 1000000   # the merge + gate row alone
+#                                       # (writes bench/results/shards-CASES.md)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cases="${1:-100000}"
 cd "$repo"
 [ -n "${NO_BUILD:-}" ] || cargo build --quiet --release --locked --bin digline --example quickstart-stub
+# The release binaries, whatever the examples' default profile is.
+export DIGLINE_PROFILE=release
 # shellcheck source=../examples/lib/start.sh
 . "$repo/examples/lib/start.sh"
 work="$(mktemp -d)"
@@ -25,7 +29,11 @@ out="$repo/bench/results/shards.md"
 # timed OUT CMD...: CMD's stdout into OUT; prints "wall user sys peak_kb".
 timed() { local out="$1"; shift; /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >"$out"; cat "$work/time"; }
 
+rows="${ROWS:-all}"
+if [ "$rows" = gate ]; then out="$repo/bench/results/shards-$cases.md"; fi
+
 # 1. Overhead: 10 x 1,000 against 1 x 10,000.
+if [ "$rows" != gate ]; then
 python3 bench/gen.py suite "$work/o" --cases 10000 --port "$port"
 cd "$work/o"
 read -r w1 u1 s1 m1 < <(timed whole.key "$digline" run --suite suite.toml -q --concurrency 32)
@@ -43,6 +51,7 @@ if diff <(grep -v '^  "created_at": ' "$runs/$(cat merged.key).json") <(grep -v 
 one_cpu=$(python3 -c "print(round($u1 + $s1, 2))")
 ratio=$(python3 -c "print(round($total_cpu / $one_cpu, 2))")
 cd "$repo"
+fi
 
 # 2. Merge + gate of $cases cases from 10 shards.
 python3 bench/gen.py suite "$work/t" --cases 10 --port "$port"
@@ -64,8 +73,10 @@ cd "$repo"
   echo
   echo "| measure | wall | CPU user+sys | peak RSS | note |"
   echo "|---|---|---|---|---|"
+  if [ "$rows" != gate ]; then
   echo "| 1 run × 10,000 cases, 0 ms stub | ${w1} s | ${one_cpu} s | $((m1 / 1024)) MB | |"
   echo "| 10 shard runs × 1,000 cases + merge | ${total_wall} s (one after another) + ${wm} s | ${total_cpu} s (${ratio}× the single run) | $((mm / 1024)) MB (merge) | merged run byte-identical: ${same} |"
+  fi
   echo "| merge + gate, $cases cases from 10 shards | ${wg} s | $(python3 -c "print(round($ug + $sg, 2))") s | $((mg / 1024)) MB | ${per_case} bytes of peak per case; JUnit ${junit} MB, report ${report} MB |"
 } >"$out"
 cat "$out"

@@ -7,7 +7,7 @@
 //! be judged, 64 refused, 70 bug).
 //!
 //! One crate, layered; arrows point down only:
-//! `cli` → `host` → `run` → `target` → `report`/`wire` → `store` → `core`.
+//! `cli` → `host` → `run` → `client` → `report`/`wire` → `store` → `core`.
 //! `tests/cli/layering.rs` enforces the direction.
 
 #![warn(missing_docs)]
@@ -18,6 +18,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod cli;
+pub mod client;
 pub mod core;
 pub mod forge;
 pub mod host;
@@ -25,5 +26,4 @@ pub mod mcp;
 pub mod report;
 pub mod run;
 pub mod store;
-pub mod target;
 pub mod wire;

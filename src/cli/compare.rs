@@ -95,7 +95,8 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
         None => {
             // Why a check could not run: a category and measured facts
             // read from the run's stored reasons, never their text.
-            let causes = crate::report::gate::causes(&run.doc);
+            let failed = store.read_run_timings(&suite.tenant, &suite.name, &run.key);
+            let causes = crate::report::gate::causes(&run.doc, &failed);
             let text = render_compare(&comparison, &causes, locale);
             out(&super::fence::fenced(&text.stdout))?;
             if !super::output::quiet() {

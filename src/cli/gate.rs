@@ -100,6 +100,10 @@ pub struct GateArgs {
     /// that runs `gate --shards` gates the merged run): K/N or auto.
     #[arg(long, value_name = "K/N|auto", conflicts_with = "shards")]
     pub shard: Option<String>,
+    /// With --shard: split the cases by the durations recorded in the newest
+    /// full run (record_responses = true), not by the hash of the case id.
+    #[arg(long, value_name = "durations", value_parser = ["durations"], requires = "shard")]
+    pub balance: Option<String>,
     /// Merge these shard runs (files or directories) into one run, then gate it once.
     #[arg(long, value_name = "PATH", num_args = 1..)]
     pub shards: Vec<PathBuf>,
@@ -129,27 +133,46 @@ pub struct GateArgs {
     pub publishing: PublishArgs,
 }
 
+/// What is recorded beside the run document: its spend (and the
+/// reference's), and how long its failed calls took.
+#[derive(Clone, Copy)]
+struct Beside<'a> {
+    spends: cost::Spends,
+    failed: &'a crate::core::failed_calls::FailedCalls,
+}
+
 /// The HTML report's one call site: redacted (no judge or suspension
 /// reasons) unless `--report-payload` widens the boundary. A template
 /// failure is a warning, never a changed verdict: the gate writes no
 /// report then.
+///
+/// Rendered last, from the documents and the comparison the gate gives up:
+/// the redacted report strips them in place rather than copying them.
 fn render_html_report(
-    run: &RunDocument,
-    baseline: Option<&RunDocument>,
-    comparison: Option<&Comparison>,
+    run: RunDocument,
+    baseline: Option<RunDocument>,
+    comparison: Option<Comparison>,
     locale: Locale,
     payload: bool,
     quiet: bool,
-    spends: cost::Spends,
+    beside: Beside<'_>,
 ) -> Option<String> {
-    match crate::report::html::render_with_spend(
-        run, baseline, comparison, locale, !payload, spends,
+    match crate::report::html::render_consuming(
+        run,
+        baseline,
+        comparison,
+        locale,
+        !payload,
+        beside.spends,
+        beside.failed,
     ) {
         Ok(page) => Some(page),
         Err(e) => {
             if !quiet {
                 errln(&format!(
-                    "digline: warning: the HTML report was not written: {e}"
+                    "digline: warning: {}",
+                    crate::report::progress::ProgressStrings::of(locale)
+                        .report_not_written(&e.to_string())
                 ));
             }
             None
@@ -238,7 +261,7 @@ fn gate(
             (stored.key, stored.doc)
         }
         None if !args.shards.is_empty() => {
-            super::merge::merge_and_store(&args.suite, &args.shards, quiet)?
+            super::merge::merge_and_store(&args.suite, &loaded, &args.shards, quiet, locale)?
         }
         None => {
             // The same steps as `digline run`, through the same function.
@@ -257,14 +280,21 @@ fn gate(
                 max_calls: args.max_calls,
                 resume: None,
                 shard: args.shard.clone(),
+                balance: args.balance.clone(),
+                locale: args.locale,
             };
             let (key, doc, _plan) = run_and_count(&run_args, quiet, &retried)?;
-            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet)? {
+            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet, locale)? {
                 return Ok(done);
             }
             (key, doc)
         }
     };
+    // The cases are in the run now: the rest of the gate reads documents,
+    // so a large suite's cases are not held beside the run and its baseline.
+    let mut loaded = loaded;
+    drop(std::mem::take(&mut loaded.suite.cases));
+    let suite = &loaded.suite;
     let comparison = match &baseline {
         Some(b) => {
             let mut c =
@@ -287,9 +317,12 @@ fn gate(
     let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
     let report_line = report_line(&args.publishing, env, &out_dir, locale);
 
+    // How long the run's failed calls took, as recorded beside it (a run of
+    // 0.10.0 has no record: the causes are then said without their time).
+    let failed_calls = store.read_run_timings(&suite.tenant, &suite.name, &key);
     let (code, mut view, counts) = match (&comparison, &baseline) {
         (Some(c), Some(b)) => {
-            let view = gate_view::compared(&doc, b, c, locale);
+            let view = gate_view::compared(&doc, b, c, locale, &failed_calls);
             let counts: BTreeMap<String, usize> = Outcome::ALL
                 .iter()
                 .map(|o| (o.as_str().to_string(), c.headline().counts.get(*o)))
@@ -302,6 +335,7 @@ fn gate(
                 &baseline_path.display().to_string(),
                 locale,
                 ExitStatus::Refused,
+                &failed_calls,
             );
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
             let statuses = doc
@@ -386,15 +420,39 @@ fn gate(
     };
     let comment_md = comment::render(&data, Some(&order_marker(&marker, &doc.created_at)));
     let summary_md = comment::render(&data, None);
-    let junit_xml = junit::render(&doc, comparison.as_ref(), locale);
+    let junit_xml = junit::render(&doc, comparison.as_ref(), locale, &failed_calls);
+    let no_baseline = baseline.is_none();
+    let spent_usd = BTreeMap::from([
+        (
+            "target".to_string(),
+            cost::target_usd_of(&doc, spends.run.as_ref()),
+        ),
+        (
+            "reference_target".to_string(),
+            baseline
+                .as_ref()
+                .and_then(|b| cost::target_usd_of(b, spends.reference.as_ref())),
+        ),
+        (
+            "judges".to_string(),
+            spends.run.as_ref().and_then(|s| s.judges.usd),
+        ),
+        (
+            "reference_judges".to_string(),
+            spends.reference.as_ref().and_then(|s| s.judges.usd),
+        ),
+    ]);
     let html = render_html_report(
-        &doc,
-        baseline.as_ref(),
-        comparison.as_ref(),
+        doc,
+        baseline,
+        comparison,
         locale,
         args.report_payload,
         quiet,
-        spends,
+        Beside {
+            spends,
+            failed: &failed_calls,
+        },
     );
 
     crate::store::atomic::prepare_output_dir(&out_dir).map_err(|e| match e {
@@ -409,7 +467,7 @@ fn gate(
         output_version: crate::wire::OUTPUT_VERSION,
         exit_code: code.code(),
         outcome: kind,
-        no_baseline: baseline.is_none(),
+        no_baseline,
         headline: headline.clone(),
         tenant: suite.tenant.clone(),
         suite: suite.name.clone(),
@@ -421,26 +479,7 @@ fn gate(
         counts,
         cases: view.case_counts.clone(),
         causes,
-        spent_usd: BTreeMap::from([
-            (
-                "target".to_string(),
-                cost::target_usd_of(&doc, spends.run.as_ref()),
-            ),
-            (
-                "reference_target".to_string(),
-                baseline
-                    .as_ref()
-                    .and_then(|b| cost::target_usd_of(b, spends.reference.as_ref())),
-            ),
-            (
-                "judges".to_string(),
-                spends.run.as_ref().and_then(|s| s.judges.usd),
-            ),
-            (
-                "reference_judges".to_string(),
-                spends.reference.as_ref().and_then(|s| s.judges.usd),
-            ),
-        ]),
+        spent_usd,
         spent: spends.run,
         reference_spent: spends.reference,
         locale: locale.code().to_string(),

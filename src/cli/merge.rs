@@ -13,6 +13,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::core::document::RunDocument;
+use crate::host::suite::LoadedSuite;
+use crate::report::locale::Locale;
+use crate::report::progress::ProgressStrings;
 use crate::store::Store;
 
 use super::exit::ExitStatus;
@@ -29,29 +32,31 @@ pub struct MergeArgs {
     pub shards: Vec<PathBuf>,
 }
 
-/// Read, check and merge the shard runs under `paths` for the suite of
-/// `args`, and store the merged run: its key and document.
+/// Read, check and merge the shard runs under `paths` for `loaded` (the
+/// suite of `args`, loaded once by the caller), and store the merged run:
+/// its key and document.
 ///
 /// # Errors
-/// [`CliError`] (exit 64): a bad suite, a shard that does not read, any
-/// refusal of the merge, a store that cannot take the run.
+/// [`CliError`] (exit 64): a shard that does not read, any refusal of the
+/// merge, a store that cannot take the run.
 pub fn merge_and_store(
     args: &SuiteArgs,
+    loaded: &LoadedSuite,
     paths: &[PathBuf],
     quiet: bool,
+    locale: Locale,
 ) -> Result<(String, RunDocument), CliError> {
-    let loaded = load_suite(args)?;
     let store = Store::new(&args.root);
     store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
     let shards = crate::host::shards::read_all(paths).map_err(CliError::Refused)?;
     let merged = crate::run::merge::merge(&loaded.suite, shards, &crate::host::clock::now_iso())
         .map_err(|why| CliError::Refused(format!("merge refused: {why}")))?;
     let key = store.write_run(&merged.doc)?;
-    super::run::notices(quiet).plan(format!(
-        "merged {} shard(s) of plan {} into run {key} ({} case(s))",
-        merged.shards,
-        merged.plan,
-        merged.doc.results.len()
+    super::run::notices(quiet, locale).plan(ProgressStrings::of(locale).merged(
+        merged.shards as usize,
+        &merged.plan.to_string(),
+        &key,
+        merged.doc.results.len(),
     ));
     Ok((key, merged.doc))
 }
@@ -61,7 +66,9 @@ pub fn merge_and_store(
 /// # Errors
 /// As [`merge_and_store`].
 pub fn execute(args: MergeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let (key, doc) = merge_and_store(&args.suite, &args.shards, quiet)?;
+    let loaded = load_suite(&args.suite)?;
+    let (key, doc) = merge_and_store(&args.suite, &loaded, &args.shards, quiet, Locale::En)?;
+    super::leave_to_exit(loaded);
     super::output::outln(&key)?;
     super::leave_to_exit(doc);
     Ok(ExitStatus::Proceed)
@@ -98,14 +105,13 @@ pub fn shard_stored(
     key: &str,
     doc: &RunDocument,
     quiet: bool,
+    locale: Locale,
 ) -> Result<Option<ExitStatus>, CliError> {
     let Some(Ok(record)) = crate::core::shard::Record::of(&doc.metadata) else {
         return Ok(None);
     };
     super::output::outln(key)?;
-    super::run::notices(quiet).plan(format!(
-        "shard {} stored as run {key}, with no verdict: a shard is a share of the cases; gate the merged run with digline gate --shards",
-        record.shard
-    ));
+    super::run::notices(quiet, locale)
+        .plan(ProgressStrings::of(locale).shard_stored(&record.shard.to_string(), key));
     Ok(Some(ExitStatus::Proceed))
 }

@@ -7,8 +7,8 @@ use clap::Args;
 
 use crate::core::document::run_key;
 use crate::host;
-use crate::store::layout::LATEST;
 use crate::store::promote::{promote, PromotionRequest};
+use crate::store::repo::LATEST;
 use crate::store::Store;
 
 use super::output::{errln, outln};
@@ -37,7 +37,7 @@ pub fn execute(args: PromoteArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let replacing = match args.replacing.as_deref() {
         None => None,
         Some("none") => Some(None),
-        Some(key) if crate::store::layout::is_safe_name(key) && key != LATEST => Some(Some(key)),
+        Some(key) if crate::store::repo::is_safe_name(key) && key != LATEST => Some(Some(key)),
         Some(other) => {
             return Err(CliError::usage(
                 format!("--replacing '{other}' is neither a run key nor none: it names the baseline you reviewed, exactly"),

@@ -67,6 +67,7 @@ pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
         locale,
         args.redacted,
         spends,
+        &store.read_run_timings(&suite.tenant, &suite.name, &run.key),
     )
     .map_err(|e| CliError::Refused(e.to_string()))?;
     match &args.out {

@@ -24,9 +24,11 @@ use serde_json::{Map, Value};
 use crate::core::document::RunDocument;
 use crate::core::python::dumps::dumps_request_body;
 use crate::host::runner::{display, Prepared, RunOptions};
+use crate::report::locale::Locale;
+use crate::report::progress::ProgressStrings;
 use crate::run::retry::Retried;
 use crate::run::{Notifier, Plan};
-use crate::store::layout::LATEST;
+use crate::store::repo::LATEST;
 
 use super::output::{outln, StderrNotices};
 use super::pool::PoolArgs;
@@ -67,6 +69,13 @@ pub struct RunArgs {
     /// `digline merge` makes the shards one run.
     #[arg(long, value_name = "K/N|auto")]
     pub shard: Option<String>,
+    /// With --shard: split the cases by the durations recorded in the newest
+    /// full run (record_responses = true), not by the hash of the case id.
+    #[arg(long, value_name = "durations", value_parser = ["durations"], requires = "shard")]
+    pub balance: Option<String>,
+    /// The language of the plan, progress and other lines on stderr.
+    #[arg(long, default_value = "en", value_parser = super::locale::parser())]
+    pub locale: Locale,
 }
 
 /// `--meta K=V` pairs as run metadata (string values).
@@ -137,13 +146,34 @@ pub fn run_and_count(
     if let Some(spec) = &args.shard {
         let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
             .map_err(|why| CliError::usage(why, None))?;
-        let record = crate::host::shards::restrict(&mut loaded, shard);
+        let record = match &args.balance {
+            None => crate::host::shards::restrict(&mut loaded, shard),
+            Some(_) => {
+                let store = crate::store::Store::new(&args.suite.root);
+                let source = crate::host::shards::newest_full_run(
+                    &store,
+                    &loaded.suite.tenant,
+                    &loaded.suite.name,
+                )?;
+                let (record, timed) = crate::host::shards::restrict_balanced(
+                    &mut loaded,
+                    shard,
+                    source.as_ref().map(|(_, doc)| doc),
+                );
+                let strings = ProgressStrings::of(args.locale);
+                notices(quiet, args.locale).plan(match &source {
+                    Some((key, _)) => strings.shard_balanced(&shard.to_string(), timed, key),
+                    None => strings.shard_unbalanced(&shard.to_string()),
+                });
+                record
+            }
+        };
         // Each shard takes its share of a quota the shards hold together.
         quota = quota.share(shard.index, shard.total);
-        notices(quiet).plan(format!(
-            "shard {shard}: {} case(s) of plan {} run here; `digline merge --shards` makes the shards one run",
+        notices(quiet, args.locale).plan(ProgressStrings::of(args.locale).shard(
+            &shard.to_string(),
             loaded.suite.cases.len(),
-            record.plan
+            &record.plan.to_string(),
         ));
         metadata.insert(
             crate::core::shard::RECORD_KEY.to_string(),
@@ -162,14 +192,14 @@ pub fn run_and_count(
         resume: args.resume.clone(),
         display: display(quiet),
         announce: !quiet,
-        notices: notices(quiet),
+        notices: notices(quiet, args.locale),
         resume_hint_on_signal: Some(format!(
             "digline run --suite {}",
             args.suite.suite.display()
         )),
     };
     let stored = prepared.execute(&options)?;
-    if let Some(line) = retried.counts().sentence() {
+    if let Some(line) = retried.counts().sentence_in(args.locale) {
         if !quiet {
             super::output::errln(&format!("digline: {line}"));
         }
@@ -186,10 +216,8 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     let unjudged = doc.unjudged_cases();
     if unjudged > 0 {
-        notices(quiet).plan(format!(
-            "{unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
-            plan.cases
-        ));
+        notices(quiet, args.locale)
+            .plan(ProgressStrings::of(args.locale).unjudged(unjudged, plan.cases, &key));
     }
     if args.json {
         let line = crate::wire::run::run_json(&key, &doc.tenant, &doc.suite, &plan.sentence());
@@ -201,7 +229,7 @@ pub fn execute(args: RunArgs, quiet: bool) -> Result<ExitStatus, CliError> {
 }
 
 /// The command line's sink for the run's notices: stderr, nothing but a
-/// stop with `-q`.
-pub(super) fn notices(quiet: bool) -> Notifier {
-    Notifier::new(std::sync::Arc::new(StderrNotices { quiet }))
+/// stop with `-q`, worded in `locale`.
+pub(super) fn notices(quiet: bool, locale: Locale) -> Notifier {
+    Notifier::new(std::sync::Arc::new(StderrNotices { quiet })).in_locale(locale)
 }

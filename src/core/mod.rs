@@ -11,6 +11,7 @@ pub mod compare;
 pub mod diff;
 pub mod document;
 pub mod exit;
+pub mod failed_calls;
 pub mod identity;
 pub mod level;
 pub mod python;

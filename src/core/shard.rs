@@ -9,6 +9,10 @@
 //!   every case in `cases.json` order (id, inputs, labels, group, canary,
 //!   suspension): the shards of one plan split the same cases under the
 //!   same rules. A merge recomputes it from the suite it was given.
+//! - **Balance.** With `--balance durations` the split follows the
+//!   durations recorded in the newest full run ([`balance`]); the shard
+//!   records the partition's digest ([`partition_hash`]) and a merge
+//!   recomputes it from where every case actually is.
 //! - **Record.** A shard run stores `"digline_shard": "K/N plan P"` in the
 //!   document's top-level `metadata`: the one place schema 10 lets a run
 //!   carry a key of our choosing, so digline 0.10.0 still reads shard runs
@@ -138,6 +142,71 @@ pub fn plan_hash(config_hash: &str, cases: &[Case]) -> String {
     digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Split the cases `ids` (in `cases.json` order) among `total` shards by
+/// their recorded `durations` (milliseconds): the 1-based shard of each
+/// case, in the same order.
+///
+/// Deterministic and complete: a case with no recorded duration keeps its
+/// hash shard ([`shard_of`]) and counts as the mean recorded duration; the
+/// cases with one go, longest first (ties by id), each to the shard with
+/// the least time so far (ties to the fewest cases, then the lowest shard): the longest-first
+/// greedy split, which keeps every shard within the longest case of the
+/// others.
+pub fn balance(ids: &[&str], durations: &dyn Fn(&str) -> Option<u64>, total: u32) -> Vec<u32> {
+    let total = total.max(1);
+    let known: Vec<(usize, u64)> = ids
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| durations(id).map(|d| (i, d)))
+        .collect();
+    let mean = if known.is_empty() {
+        0
+    } else {
+        known.iter().map(|&(_, d)| u128::from(d)).sum::<u128>() / known.len() as u128
+    };
+    let mut out = vec![0u32; ids.len()];
+    // (time so far, cases so far) per shard: equal times (a run whose
+    // durations all round to 0 ms) still spread the cases evenly.
+    let mut load = vec![(0u128, 0usize); total as usize];
+    let mut timed = vec![false; ids.len()];
+    for &(i, _) in &known {
+        timed[i] = true;
+    }
+    for (i, id) in ids.iter().enumerate() {
+        if !timed[i] {
+            let k = shard_of(id, total);
+            out[i] = k;
+            let l = &mut load[(k - 1) as usize];
+            l.0 += mean;
+            l.1 += 1;
+        }
+    }
+    let mut order = known;
+    order.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| ids[a.0].cmp(ids[b.0])));
+    for (i, d) in order {
+        let least = (0..load.len()).min_by_key(|&k| (load[k], k)).unwrap_or(0);
+        out[i] = least as u32 + 1;
+        load[least].0 += u128::from(d);
+        load[least].1 += 1;
+    }
+    out
+}
+
+/// The partition's digest: 16 hex chars of SHA-256 over every case id and
+/// its shard, in `cases.json` order. A balanced shard records it; a merge
+/// recomputes it from where each case actually is.
+pub fn partition_hash<'a>(assigned: impl IntoIterator<Item = (&'a str, u32)>) -> String {
+    let mut h = Sha256::new();
+    h.update(b"digline shard partition 1");
+    for (id, shard) in assigned {
+        h.update((id.len() as u64).to_be_bytes());
+        h.update(id.as_bytes());
+        h.update(shard.to_be_bytes());
+    }
+    let digest = h.finalize();
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// What a shard run records about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
@@ -145,12 +214,19 @@ pub struct Record {
     pub shard: Shard,
     /// The plan it is a shard of.
     pub plan: String,
+    /// `None`: split by the hash of the case id. `Some(digest)`: balanced
+    /// by recorded durations into the partition with this
+    /// [`partition_hash`].
+    pub balanced: Option<String>,
 }
 
 impl Record {
-    /// The metadata value: `K/N plan P`.
+    /// The metadata value: `K/N plan P`, or `K/N plan P balanced B`.
     pub fn to_value(&self) -> String {
-        format!("{} plan {}", self.shard, self.plan)
+        match &self.balanced {
+            None => format!("{} plan {}", self.shard, self.plan),
+            Some(b) => format!("{} plan {} balanced {b}", self.shard, self.plan),
+        }
     }
 
     /// Read a metadata value written by [`Record::to_value`].
@@ -158,15 +234,25 @@ impl Record {
     /// # Errors
     /// When `text` is not exactly that shape.
     pub fn parse(text: &str) -> Result<Record, String> {
-        let bad = || format!("its shard record '{text}' is not 'K/N plan <16 hex>'");
-        let (shard, plan) = text.split_once(" plan ").ok_or_else(bad)?;
+        let bad = || {
+            format!("its shard record '{text}' is not 'K/N plan <16 hex>' (or 'K/N plan <16 hex> balanced <16 hex>')")
+        };
+        let hex16 =
+            |s: &str| s.len() == 16 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        let (shard, rest) = text.split_once(" plan ").ok_or_else(bad)?;
         let shard = Shard::parse(shard).map_err(|_| bad())?;
-        if plan.len() != 16 || !plan.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        let (plan, balanced) = match rest.split_once(" balanced ") {
+            Some((plan, b)) if hex16(b) => (plan, Some(b.to_string())),
+            Some(_) => return Err(bad()),
+            None => (rest, None),
+        };
+        if !hex16(plan) {
             return Err(bad());
         }
         Ok(Record {
             shard,
             plan: plan.to_string(),
+            balanced,
         })
     }
 
@@ -275,11 +361,68 @@ mod tests {
         let record = Record {
             shard: Shard { index: 3, total: 4 },
             plan: a.clone(),
+            balanced: None,
         };
-        assert_eq!(Record::parse(&record.to_value()), Ok(record));
+        assert_eq!(Record::parse(&record.to_value()), Ok(record.clone()));
+        let balanced = Record {
+            balanced: Some("0123456789abcdef".into()),
+            ..record
+        };
         assert_eq!(
-            Record::parse("3/4 plan xyz").unwrap_err(),
-            "its shard record '3/4 plan xyz' is not 'K/N plan <16 hex>'"
+            balanced.to_value(),
+            format!("3/4 plan {a} balanced 0123456789abcdef")
+        );
+        assert_eq!(Record::parse(&balanced.to_value()), Ok(balanced));
+        for bad in [
+            "3/4 plan xyz".to_string(),
+            format!("3/4 plan {a} balanced xyz"),
+            format!("3/4 plan {a} weighted 0123456789abcdef"),
+        ] {
+            assert_eq!(
+                Record::parse(&bad).unwrap_err(),
+                format!("its shard record '{bad}' is not 'K/N plan <16 hex>' (or 'K/N plan <16 hex> balanced <16 hex>')")
+            );
+        }
+    }
+
+    #[test]
+    fn balancing_by_durations_is_complete_deterministic_and_even() {
+        let ids: Vec<String> = (0..40).map(|i| format!("c{i:02}")).collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        // Case i takes (i + 1) * 10 ms; c39 has no recorded duration.
+        let took = |id: &str| -> Option<u64> {
+            let i: u64 = id[1..].parse().ok()?;
+            (i != 39).then_some((i + 1) * 10)
+        };
+        let split = balance(&refs, &took, 4);
+        assert_eq!(split, balance(&refs, &took, 4));
+        assert!(split.iter().all(|k| (1..=4).contains(k)));
+        // The case with no duration keeps its hash shard.
+        assert_eq!(split[39], shard_of("c39", 4));
+        let mean = (1..=39).map(|i| i * 10).sum::<u64>() / 39;
+        let mut load = [0u64; 4];
+        for (i, k) in split.iter().enumerate() {
+            load[(*k - 1) as usize] += took(&ids[i]).unwrap_or(mean);
+        }
+        let (lo, hi) = (load.iter().min().unwrap(), load.iter().max().unwrap());
+        // Within the longest case (390 ms) of each other; the hash split is not.
+        assert!(hi - lo <= 390, "{load:?}");
+        // The longest case goes to the lowest shard with nothing yet.
+        let empty = if shard_of("c39", 4) == 1 { 2 } else { 1 };
+        assert_eq!(split[38], empty);
+        // No durations at all: exactly the hash partition.
+        let none = balance(&refs, &|_| None, 4);
+        assert_eq!(
+            none,
+            refs.iter().map(|id| shard_of(id, 4)).collect::<Vec<_>>()
+        );
+        // The partition's digest moves with any case's shard.
+        let digest = partition_hash(refs.iter().copied().zip(split.iter().copied()));
+        let mut moved = split.clone();
+        moved[0] = moved[0] % 4 + 1;
+        assert_ne!(
+            digest,
+            partition_hash(refs.iter().copied().zip(moved.iter().copied()))
         );
     }
 }

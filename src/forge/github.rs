@@ -18,8 +18,8 @@ use octocrab::models::CommentId;
 use octocrab::Octocrab;
 
 use super::{rate_limit, Posted, PublishError};
+use crate::client::rate_limits::RateLimits;
 use crate::host::env::Secret;
-use crate::target::rate_limits::RateLimits;
 
 /// `https://api.github.com`.
 pub const DEFAULT_API: &str = "https://api.github.com";
@@ -232,7 +232,7 @@ where
 /// `text`'s first line, the token masked first, then cut (a cut never
 /// leaves part of the token behind).
 fn masked_line(target: &GithubTarget, text: &str) -> String {
-    one_line(&crate::target::mask::mask_text(
+    one_line(&crate::client::mask::mask_text(
         text,
         &[target.token.expose().to_string()],
     ))

@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{rate_limit, Posted, PublishError};
+use crate::client::rate_limits::RateLimits;
 use crate::host::env::Secret;
-use crate::target::rate_limits::RateLimits;
 
 /// Where the note goes.
 #[derive(Clone, Debug)]
@@ -82,7 +82,7 @@ pub fn upsert_note(
         .http_status_as_error(false)
         .max_redirects(0)
         .timeout_global(Some(Duration::from_secs(60)))
-        .tls_config(crate::target::tls::config())
+        .tls_config(crate::client::tls::config())
         .build()
         .into();
     let api = target.api_url.trim_end_matches('/');

@@ -24,8 +24,9 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 
 use crate::core::compare::{Comparison, Delta, Outcome, PairKey, Scope};
 use crate::core::document::RunDocument;
+use crate::core::failed_calls::FailedCalls;
 use crate::core::verdict::{Status, Verdict};
-use crate::report::cause::classify;
+use crate::report::cause::{classify, Cause};
 use crate::report::gate::side_text;
 use crate::report::locale::Locale;
 use crate::report::text::{check_line, coincides_text, fill, fmt_score, Strings};
@@ -36,9 +37,17 @@ use super::escape;
 pub const PASS_LIMIT: usize = 5_000;
 
 /// Render the run (and, when there was a baseline, each check's outcome
-/// against it) as JUnit XML, its sentences in `locale`.
-pub fn render(run: &RunDocument, comparison: Option<&Comparison>, locale: Locale) -> String {
+/// against it) as JUnit XML, its sentences in `locale`; a check that could
+/// not run says its cause, with the failed call's elapsed milliseconds
+/// when `failed` (the run's side record) has them.
+pub fn render(
+    run: &RunDocument,
+    comparison: Option<&Comparison>,
+    locale: Locale,
+    failed: &FailedCalls,
+) -> String {
     let s = Strings::of(locale);
+    let causes = crate::report::gate::causes(run, failed);
     let deltas: HashMap<&PairKey, &Delta> = comparison
         .map(|c| c.deltas.iter().map(|d| (&d.key, d)).collect())
         .unwrap_or_default();
@@ -59,7 +68,24 @@ pub fn render(run: &RunDocument, comparison: Option<&Comparison>, locale: Locale
                 return;
             }
         }
-        let mut tc = testcase(case, v, delta, comparison.is_some(), &coincides, locale);
+        let cause = causes
+            .get(&(
+                key.scope,
+                key.case_id.clone(),
+                key.assertion_id.clone(),
+                key.occurrence,
+            ))
+            .cloned()
+            .unwrap_or_else(|| classify(&v.reason));
+        let mut tc = testcase(
+            case,
+            v,
+            delta,
+            comparison.is_some(),
+            &coincides,
+            locale,
+            &cause,
+        );
         tc.set_classname(clean(&run.suite));
         suite.add_test_case(tc);
     };
@@ -120,6 +146,7 @@ fn testcase(
     compared: bool,
     coincides: &str,
     locale: Locale,
+    cause: &Cause,
 ) -> TestCase {
     let s = Strings::of(locale);
     let before = delta
@@ -153,7 +180,6 @@ fn testcase(
         }
         Status::Error => {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
-            let cause = classify(&v.reason);
             let sentence = format!("{} {}", s.detail_errored, cause.sentence(locale));
             st.set_message(clean(&sentence));
             st.set_type(cause.label());

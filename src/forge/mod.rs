@@ -203,7 +203,7 @@ pub fn publish(req: &Request<'_>, env: &CiEnv) -> Published {
         .map(|t| t.expose().to_string())
         .collect();
     for line in out.stdout.iter_mut().chain(out.stderr.iter_mut()) {
-        *line = crate::target::mask::mask_text(line, &tokens);
+        *line = crate::client::mask::mask_text(line, &tokens);
     }
     out
 }

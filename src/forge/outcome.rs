@@ -162,7 +162,7 @@ pub struct Outcome {
 
 /// The `retries` object: every key present, zeros included.
 pub fn retry_counts(counts: &crate::run::retry::RetryCounts) -> BTreeMap<String, u64> {
-    use crate::target::failure::RetryReason;
+    use crate::client::failure::RetryReason;
     let mut out = BTreeMap::new();
     out.insert("calls".to_string(), counts.calls);
     for reason in [

@@ -1,6 +1,6 @@
 //! How long a forge's rate limit makes `publish` wait: the same reader of
 //! `Retry-After` and `x-ratelimit-*` as the targets and judges
-//! ([`crate::target::rate_limits`]), the forges' own defaults, and the
+//! ([`crate::client::rate_limits`]), the forges' own defaults, and the
 //! sentence when the wait is over `--max-wait`.
 //!
 //! A forge that asks for a wait of at least 1 s gets it; an asked wait
@@ -14,8 +14,8 @@
 use std::time::Duration;
 
 use super::PublishError;
+use crate::client::rate_limits::RateLimits;
 use crate::run::retry::wait_too_long;
-use crate::target::rate_limits::RateLimits;
 
 /// The shortest asked wait taken as a hint.
 const FLOOR: Duration = Duration::from_secs(1);

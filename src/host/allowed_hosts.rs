@@ -24,7 +24,7 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use crate::target::provider::ProviderKind;
+use crate::client::provider::ProviderKind;
 
 /// The environment variable listing the hosts a CI job allows.
 pub const ALLOW_VARIABLE: &str = "DIGLINE_ALLOW_HOSTS";

@@ -17,7 +17,7 @@
 
 use super::suite::errors::{LoadError, LoadErrorKind};
 use super::suite::provider::endpoint;
-use crate::target::provider::{Endpoint, ProviderKind};
+use crate::client::provider::{Endpoint, ProviderKind};
 
 /// A located load error in the suite file.
 fn err(kind: LoadErrorKind, at: Option<&str>, key: Option<&str>, sentence: &str) -> LoadError {
@@ -47,7 +47,7 @@ pub fn check_base_url(at: Option<&str>, url: &str, kind: ProviderKind) -> Result
     let ok = url
         .split_once("://")
         .is_some_and(|(s, _)| s == "http" || s == "https")
-        && crate::target::http::endpoint_host(url).is_some();
+        && crate::client::http::endpoint_host(url).is_some();
     if !ok {
         return Err(err(
             LoadErrorKind::Invalid,

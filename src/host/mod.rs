@@ -3,7 +3,7 @@
 //! The only layer that reads the clock, git, environment variables and
 //! suite files. Loads `suite.toml` + `cases.json` into a `core::suite::Suite`
 //! and a target spec, refusing bad input with located sentences
-//! ([`suite::errors::LoadError`]). May import `run`, `target`, `report`,
+//! ([`suite::errors::LoadError`]). May import `run`, `client`, `report`,
 //! `wire`, `store`, `core`; never the front ends.
 
 pub mod allowed_hosts;

@@ -30,7 +30,7 @@ pub fn refuse_untrusted_latest(
     doc: &RunDocument,
     run_file: &Path,
 ) -> Result<(), String> {
-    if which != crate::store::layout::LATEST {
+    if which != crate::store::repo::LATEST {
         return Ok(());
     }
     refuse_future(key, &doc.created_at, OffsetDateTime::now_utc())?;

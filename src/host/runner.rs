@@ -16,23 +16,24 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::client::http::HttpTarget;
+use crate::client::judge::Judges;
+use crate::client::provider::ProviderTarget;
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
 use crate::host;
 use crate::host::suite::errors::LoadError;
 use crate::host::suite::provider;
 use crate::host::suite::{LoadedSuite, TargetSpec};
+use crate::report::progress::ProgressStrings;
 use crate::run::journal::{self, Prior, Recorder};
 use crate::run::{
     execute_spent, preflight, Ask, Display, Judge, NoJudges, Notice, Notifier, Plan, RetryPolicy,
     RunContext, RunError,
 };
 use crate::store::journal::Leg;
-use crate::store::layout::LATEST;
+use crate::store::repo::LATEST;
 use crate::store::{Store, StoreError};
-use crate::target::http::HttpTarget;
-use crate::target::judge::Judges;
-use crate::target::provider::ProviderTarget;
 
 /// Why a run was refused (every one is exit 64 for the CLI, a tool error for MCP).
 #[derive(Debug, thiserror::Error)]
@@ -147,7 +148,7 @@ pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>)
     // allows it; checked all the same, so no key leaves by this path either.
     for kind in coordinates
         .iter()
-        .filter_map(|c| crate::target::provider::parse_coordinate(c).ok())
+        .filter_map(|c| crate::client::provider::parse_coordinate(c).ok())
         .map(|(kind, _)| kind)
     {
         let endpoint = host::endpoints::judge_endpoint(kind, &env);
@@ -192,7 +193,7 @@ fn located(loaded: &LoadedSuite, locator: &str, key: &str, sentence: &str) -> Ru
 /// (`host::allowed_hosts`): the first header taking one names the refusal.
 fn credentials_allowed(
     loaded: &LoadedSuite,
-    spec: &crate::target::http::HttpTargetSpec,
+    spec: &crate::client::http::HttpTargetSpec,
 ) -> Result<(), RunRefusal> {
     for (name, value) in &spec.headers {
         let vars = host::suite::header_variables(value).unwrap_or_default();
@@ -213,10 +214,7 @@ fn credentials_allowed(
 /// The warning for each judge without a price (its spend is not counted).
 pub fn warn_unpriced(judges: &Judges, notices: &Notifier) {
     for judge in judges.clients().iter().filter(|j| !j.is_priced()) {
-        notices.warn(format!(
-            "the judge {} has no price, so its spend is not counted",
-            judge.coordinate()
-        ));
+        notices.warn(ProgressStrings::of(notices.locale()).unpriced_judge(judge.coordinate()));
     }
 }
 
@@ -351,7 +349,7 @@ impl Prepared {
                 } else {
                     which.clone()
                 };
-                if !crate::store::layout::is_safe_name(&key) {
+                if !crate::store::repo::is_safe_name(&key) {
                     return Err(StoreError::UnsafeName {
                         kind: "run key",
                         value: key,
@@ -368,9 +366,9 @@ impl Prepared {
                     // Stopped after the document was written, before the journal went.
                     store.remove_journal(tenant, suite_name, &key)?;
                     if options.announce {
-                        options.notices.plan(format!(
-                            "run {key} was already complete; its journal is removed"
-                        ));
+                        options.notices.plan(
+                            ProgressStrings::of(options.notices.locale()).already_complete(&key),
+                        );
                     }
                     let doc = store.read_run(tenant, suite_name, &key)?.doc;
                     return Ok((key, doc, plan));
@@ -404,18 +402,20 @@ impl Prepared {
         let to_ask = plan.cases.saturating_sub(answered);
         if let Built::Http(target) = &built {
             if to_ask > 0 {
-                target.preflight().map_err(RunRefusal::Refused)?;
+                target
+                    .preflight_in(options.notices.locale())
+                    .map_err(RunRefusal::Refused)?;
             }
         }
         if options.announce {
+            let locale = options.notices.locale();
             if options.resume.is_some() {
-                options.notices.plan(format!(
-                    "resuming run {key}: {answered} of {} case(s) were answered before; asking for the other {to_ask}",
-                    plan.cases
-                ));
+                options
+                    .notices
+                    .plan(ProgressStrings::of(locale).resuming(&key, answered, plan.cases, to_ask));
             }
-            options.notices.plan(plan.sentence());
-            if let Some(judging) = plan.judge_sentence() {
+            options.notices.plan(plan.sentence_in(locale));
+            if let Some(judging) = plan.judge_sentence_in(locale) {
                 options.notices.plan(judging);
             }
             warn_unpriced(&judges, &options.notices);
@@ -459,7 +459,7 @@ impl Prepared {
                 stopped(
                     &leg,
                     &finishing,
-                    &format!("stopped by {signal}"),
+                    &ProgressStrings::of(notices.locale()).stopped_by(signal),
                     &hint,
                     &notices,
                 );
@@ -467,7 +467,7 @@ impl Prepared {
             .map_err(|e| RunRefusal::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
         }
         let recorder = Recorder::new(Some(&leg), Some(&stop)).with_notices(options.notices.clone());
-        let (doc, spent) =
+        let (doc, spent, failed_calls) =
             match execute_spent(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
                 Ok(done) => done,
                 Err(RunError::Stopped { pending }) => {
@@ -475,7 +475,7 @@ impl Prepared {
                         stopped(
                             &leg,
                             &finishing,
-                            &format!("stopped with {pending} case(s) not answered"),
+                            &ProgressStrings::of(options.notices.locale()).stopped_pending(pending),
                             &format!("{hint} --resume {key}"),
                             &options.notices,
                         );
@@ -496,6 +496,9 @@ impl Prepared {
         if options.resume.is_none() {
             store.write_run_spend(tenant, suite_name, &key, &spent)?;
         }
+        // How long each failed call took, beside the document too (0.10.0
+        // records no time for a call that failed).
+        store.write_run_timings(tenant, suite_name, &key, &failed_calls)?;
         store.remove_journal(tenant, suite_name, &key)?;
         drop(held_lock);
         Ok((key, doc, plan))
@@ -512,12 +515,13 @@ fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str, notices: &
     }
     // What the leg holds since its last flush goes to the disk too.
     let _ = held.sync();
-    notices.send(Notice::Stopped(format!(
-        "{what}; the answers so far are kept in {}, and no run was stored: resume with: {hint}",
-        leg.path()
-            .parent()
-            .map_or_else(String::new, |p| p.display().to_string())
-    )));
+    let folder = leg
+        .path()
+        .parent()
+        .map_or_else(String::new, |p| p.display().to_string());
+    notices.send(Notice::Stopped(
+        ProgressStrings::of(notices.locale()).stopped(what, &folder, hint),
+    ));
     // The signal path: the front end that asked for it (the command line,
     // through `resume_hint_on_signal`) wants the process to end here.
     std::process::exit(ExitStatus::Refused.code());

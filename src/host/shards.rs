@@ -8,11 +8,13 @@
 //! GitHub counts: expressions cannot add one) and `strategy.job-total`.
 //! Spec `50-gate.md` ("Shards"); `docs/shards.md`.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::core::shard::{plan_hash, Record, Shard, RECORD_KEY};
+use crate::core::document::RunDocument;
+use crate::core::shard::{balance, partition_hash, plan_hash, Record, Shard, RECORD_KEY};
 use crate::host::suite::LoadedSuite;
 use crate::run::merge::ShardRun;
 
@@ -63,7 +65,90 @@ pub fn restrict(loaded: &mut LoadedSuite, shard: Shard) -> Record {
     let suite = &mut loaded.suite;
     let plan = plan_hash(&suite.config_hash(), &suite.cases);
     suite.cases.retain(|c| shard.holds(&c.id));
-    Record { shard, plan }
+    Record {
+        shard,
+        plan,
+        balanced: None,
+    }
+}
+
+/// Cut `loaded` down to the cases `shard` takes when the suite is balanced
+/// by the durations recorded in `source` (the newest full run), and return
+/// the record (plan and partition digest). With no source, or a source
+/// that recorded no duration, every case keeps its hash shard; the record
+/// says `balanced` either way, so a merge never mixes it with a hash split
+/// made without `--balance`.
+pub fn restrict_balanced(
+    loaded: &mut LoadedSuite,
+    shard: Shard,
+    source: Option<&RunDocument>,
+) -> (Record, usize) {
+    let suite = &mut loaded.suite;
+    let plan = plan_hash(&suite.config_hash(), &suite.cases);
+    let durations: HashMap<&str, u64> = source.map(durations_of).unwrap_or_default();
+    let timed = durations.len();
+    let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
+    let split = balance(&ids, &|id| durations.get(id).copied(), shard.total);
+    let digest = partition_hash(ids.iter().copied().zip(split.iter().copied()));
+    let mut keep = split.into_iter();
+    suite
+        .cases
+        .retain(|_| keep.next().is_some_and(|k| k == shard.index));
+    let record = Record {
+        shard,
+        plan,
+        balanced: Some(digest),
+    };
+    (record, timed)
+}
+
+/// The run `--balance durations` reads: the newest stored run of the
+/// suite that is not a shard (a whole run, or a merged one), else the
+/// baseline (a promoted whole run, committed with the repository, so every
+/// shard job of a CI matrix reads the same one); its key, or `baseline`.
+///
+/// # Errors
+/// A store that cannot be listed or a run that does not read.
+pub fn newest_full_run(
+    store: &crate::store::Store,
+    tenant: &str,
+    suite: &str,
+) -> Result<Option<(String, RunDocument)>, crate::store::StoreError> {
+    let listing = store.list_run_headers(tenant, suite)?;
+    if let Some(run) = listing
+        .runs
+        .iter()
+        .find(|r| !r.doc.metadata.contains_key(RECORD_KEY))
+    {
+        let stored = store.read_run(tenant, suite, &run.key)?;
+        return Ok(Some((stored.key, stored.doc)));
+    }
+    Ok(store
+        .read_baseline(tenant, suite)?
+        .map(|b| ("baseline".to_string(), b)))
+}
+
+/// Each case's recorded duration in `doc`: the sum of its answers'
+/// `latency_ms` (recorded with `record_responses = true`); cases without
+/// one are left out.
+pub fn durations_of(doc: &RunDocument) -> HashMap<&str, u64> {
+    doc.results
+        .iter()
+        .filter_map(|r| {
+            let answers = r.responses.as_ref()?;
+            let mut sum = 0u64;
+            let mut any = false;
+            for a in answers {
+                let ms = a.get("latency_ms").and_then(serde_json::Value::as_f64);
+                if let Some(ms) = ms.filter(|ms| ms.is_finite() && *ms >= 0.0) {
+                    // Whole milliseconds: the split does not hang on float noise.
+                    sum = sum.saturating_add(ms.round() as u64);
+                    any = true;
+                }
+            }
+            any.then_some((r.case_id.as_str(), sum))
+        })
+        .collect()
 }
 
 /// The refusal for a `--meta` key the shard record owns.

@@ -21,7 +21,7 @@ use crate::report::order::compare_in_suite_order;
 use crate::report::text::{headline_sentence, EN};
 use crate::run::notice::Logged;
 use crate::run::{Display, Notifier, Plan, RetryPolicy};
-use crate::store::layout::LATEST;
+use crate::store::repo::LATEST;
 use crate::store::Store;
 use crate::wire::compare::full_json;
 use crate::wire::diff::diff_json;

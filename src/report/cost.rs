@@ -115,27 +115,34 @@ fn spend(run: &RunDocument, record: Option<&Spend>, locale: Locale) -> Option<St
 }
 
 /// One sentence: what the run spent (the system and the judges, USD and
-/// tokens), next to what the reference spent; empty when the run recorded
-/// no spend.
+/// tokens), next to what the reference spent; a side with no known spend
+/// (no record, an unreadable one, nothing in the document) is "not
+/// recorded"; empty when neither side's spend is known.
 pub fn sentence(
     run: &RunDocument,
     baseline: Option<&RunDocument>,
     spends: Spends,
     locale: Locale,
 ) -> String {
-    let Some(this) = spend(run, spends.run.as_ref(), locale) else {
-        return String::new();
-    };
+    let unknown = || locale.text("gate.cost_unknown").to_string();
+    let this = spend(run, spends.run.as_ref(), locale);
     match baseline {
         Some(b) => {
-            let reference = spend(b, spends.reference.as_ref(), locale)
-                .unwrap_or_else(|| locale.text("gate.cost_unknown").to_string());
+            let reference = spend(b, spends.reference.as_ref(), locale);
+            if this.is_none() && reference.is_none() {
+                return String::new();
+            }
             fill(
                 locale.text("gate.cost_compared"),
-                &[("this", &this), ("reference", &reference)],
+                &[
+                    ("this", &this.unwrap_or_else(unknown)),
+                    ("reference", &reference.unwrap_or_else(unknown)),
+                ],
             )
         }
-        None => fill(locale.text("gate.cost"), &[("this", &this)]),
+        None => this.map_or_else(String::new, |this| {
+            fill(locale.text("gate.cost"), &[("this", &this)])
+        }),
     }
 }
 
@@ -172,8 +179,13 @@ mod tests {
         assert_eq!(target_usd(&bare), None);
         assert_eq!(
             sentence(&bare, Some(&run), Spends::default(), Locale::En),
+            "Spent: not recorded; the reference: the system 0.032000 USD."
+        );
+        assert_eq!(
+            sentence(&bare, Some(&bare), Spends::default(), Locale::En),
             ""
         );
+        assert_eq!(sentence(&bare, None, Spends::default(), Locale::En), "");
         assert_eq!(
             sentence(&run, Some(&bare), Spends::default(), Locale::De),
             "Ausgegeben: das System 0.032000 USD; die Referenz: nicht festgehalten."

@@ -17,9 +17,10 @@ use std::collections::{BTreeMap, HashMap};
 use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
 use crate::core::document::RunDocument;
 use crate::core::exit::ExitStatus;
+use crate::core::failed_calls::FailedCalls;
 use crate::core::verdict::{Status, Verdict};
 
-use super::cause::{classify, Cause};
+use super::cause::{classify, Category, Cause, Party};
 use super::locale::Locale;
 use super::order::SuiteOrder;
 use super::text::{
@@ -213,18 +214,24 @@ fn side(side: &Option<Side>) -> String {
 pub type Causes = HashMap<(Scope, String, String, usize), Cause>;
 
 /// The causes of every errored verdict of `run`, by (scope, case, check id,
-/// occurrence) — read from the complete run, before any redaction.
-pub fn causes(run: &RunDocument) -> Causes {
+/// occurrence) — read from the complete run, before any redaction — with
+/// the elapsed milliseconds of the case's failed call to the target when
+/// `failed` (the run's side record) has them.
+pub fn causes(run: &RunDocument, failed: &FailedCalls) -> Causes {
     let mut out = HashMap::new();
     let mut add = |scope: Scope, case: &str, verdicts: &[Verdict]| {
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for v in verdicts {
             let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
             if v.status == Status::Error {
-                out.insert(
-                    (scope, case.to_string(), v.assertion_id.clone(), *n),
-                    classify(&v.reason),
-                );
+                let mut cause = classify(&v.reason);
+                if cause.party == Party::Target
+                    && scope == Scope::Case
+                    && cause.category != Category::CaseInput
+                {
+                    cause.elapsed_ms = failed.elapsed_ms(case);
+                }
+                out.insert((scope, case.to_string(), v.assertion_id.clone(), *n), cause);
             }
             *n += 1;
         }
@@ -242,6 +249,7 @@ pub fn compared(
     baseline: &RunDocument,
     c: &Comparison,
     locale: Locale,
+    failed: &FailedCalls,
 ) -> GateView {
     let s = Strings::of(locale);
     let head = c.headline();
@@ -283,7 +291,7 @@ pub fn compared(
 
     let order = SuiteOrder::new(run, Some(baseline));
     let sorted = order.sort(&c.deltas);
-    let causes = causes(run);
+    let causes = causes(run, failed);
     let coincides = coincides_text(c, s);
     let row = |d: &Delta, unjudged: bool| {
         let cause = unjudged.then(|| {
@@ -400,9 +408,10 @@ pub fn single(
     baseline_path: &str,
     locale: Locale,
     exit_code: ExitStatus,
+    failed: &FailedCalls,
 ) -> GateView {
     let s = Strings::of(locale);
-    let causes = causes(run);
+    let causes = causes(run, failed);
     let mut worse = Vec::new();
     let mut unjudged = Vec::new();
     let mut visit = |scope: Scope, case: &str, label: &str, verdicts: &[Verdict]| {

@@ -34,6 +34,7 @@ use crate::core::compare::{
 };
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
+use crate::core::failed_calls::FailedCalls;
 use crate::core::verdict::{Status, Verdict};
 
 use super::cause::{voice, Cause};
@@ -42,7 +43,7 @@ use super::escape;
 use super::gate;
 use super::locale::Locale;
 use super::order::SuiteOrder;
-use super::redact::redact;
+use super::redact::redact_owned;
 use super::text::{
     artifact_detail, artifact_fact, check_line, fill, fmt_score, fmt_value, headline_sentence,
     plural, Strings,
@@ -93,12 +94,14 @@ pub fn render(
         locale,
         redacted,
         Spends::default(),
+        FailedCalls::none(),
     )
 }
 
 /// [`render`], with what the run and the reference spent as recorded
 /// beside their documents (`store::spend`): the cost row then names the
-/// judges and the tokens too.
+/// judges and the tokens too; and how long the run's failed calls took
+/// (`store::timings`), said beside their causes.
 ///
 /// # Errors
 /// As [`render`].
@@ -109,27 +112,76 @@ pub fn render_with_spend(
     locale: Locale,
     redacted: bool,
     spends: Spends,
+    failed: &FailedCalls,
 ) -> Result<String, ReportError> {
-    let comparison: Option<Cow<'_, Comparison>> = match (baseline, comparison) {
-        (Some(_), Some(c)) => Some(Cow::Borrowed(c)),
+    render_from(
+        Cow::Borrowed(run),
+        baseline.map(Cow::Borrowed),
+        comparison.map(Cow::Borrowed),
+        locale,
+        redacted,
+        spends,
+        failed,
+    )
+}
+
+/// [`render_with_spend`] from documents and a comparison the caller gives
+/// up (the gate, which renders its report last): a redacted report strips
+/// them in place instead of copying them first, so a 100,000-case gate
+/// does not hold each document twice.
+///
+/// # Errors
+/// As [`render`].
+pub fn render_consuming(
+    run: RunDocument,
+    baseline: Option<RunDocument>,
+    comparison: Option<Comparison>,
+    locale: Locale,
+    redacted: bool,
+    spends: Spends,
+    failed: &FailedCalls,
+) -> Result<String, ReportError> {
+    render_from(
+        Cow::Owned(run),
+        baseline.map(Cow::Owned),
+        comparison.map(Cow::Owned),
+        locale,
+        redacted,
+        spends,
+        failed,
+    )
+}
+
+fn render_from(
+    run: Cow<'_, RunDocument>,
+    baseline: Option<Cow<'_, RunDocument>>,
+    comparison: Option<Cow<'_, Comparison>>,
+    locale: Locale,
+    redacted: bool,
+    spends: Spends,
+    failed: &FailedCalls,
+) -> Result<String, ReportError> {
+    let comparison: Option<Cow<'_, Comparison>> = match (&baseline, comparison) {
+        (Some(_), Some(c)) => Some(c),
         (Some(b), None) => Some(Cow::Owned(
-            super::order::compare_in_suite_order(run, b).map_err(|e| ReportError(e.to_string()))?,
+            super::order::compare_in_suite_order(&run, b)
+                .map_err(|e| ReportError(e.to_string()))?,
         )),
         (None, _) => None,
     };
     // Causes are categories and facts, never payload: read from the
     // complete run, so a redacted report still says why.
-    let causes = gate::causes(run);
+    let causes = gate::causes(&run, failed);
     let (run, baseline) = if redacted {
         (
-            Cow::Owned(redact(run)),
-            baseline.map(|b| Cow::Owned(redact(b))),
+            Cow::Owned(redact_owned(run.into_owned())),
+            baseline.map(|b| Cow::Owned(redact_owned(b.into_owned()))),
         )
     } else {
-        (Cow::Borrowed(run), baseline.map(Cow::Borrowed))
+        (run, baseline)
     };
     let comparison = comparison.map(|c| match (redacted, &baseline) {
-        (true, Some(b)) => Cow::Owned(strip(&c, &run, b)),
+        (true, Some(b)) => Cow::Owned(strip(c.into_owned(), &run, b)),
         _ => c,
     });
     let mut view = match (&baseline, &comparison) {
@@ -164,8 +216,7 @@ pub fn exit_code(run: &RunDocument, comparison: Option<&Comparison>) -> ExitStat
 
 /// The comparison with the payload it carries removed, and configuration
 /// rows recomputed from the redacted documents (perimeter fields withheld).
-fn strip(c: &Comparison, run: &RunDocument, baseline: &RunDocument) -> Comparison {
-    let mut out = c.clone();
+fn strip(mut out: Comparison, run: &RunDocument, baseline: &RunDocument) -> Comparison {
     out.reasons_available = false;
     for a in &mut out.artifact_deltas {
         a.before_text = None;
@@ -580,8 +631,13 @@ fn compared_view(
         });
     }
 
-    let now = index_verdicts(run);
-    let before = index_verdicts(baseline);
+    // The verdicts are looked up for their reasons only: a report that
+    // withholds reasons (the gate's) does not index every verdict twice.
+    let (now, before) = if reasons {
+        (index_verdicts(run), index_verdicts(baseline))
+    } else {
+        (Default::default(), Default::default())
+    };
     let coincides = c
         .config_changes()
         .into_iter()
@@ -618,12 +674,13 @@ fn compared_view(
     };
     let order = SuiteOrder::new(run, Some(baseline));
     let sorted = order.sort(&c.deltas);
-    let pick = |wanted: &[Outcome]| -> Vec<Row> {
-        sorted
-            .iter()
-            .filter(|d| wanted.contains(&d.outcome))
-            .map(|d| row(d))
-            .collect()
+    // Only the rows a section lists are built: a collapsed section of
+    // 400,000 unchanged checks shows the first LISTED_LIMIT and a count.
+    let pick = |kind: &str, wanted: &[Outcome]| -> (Vec<Row>, usize) {
+        let picked = sorted.iter().filter(|d| wanted.contains(&d.outcome));
+        let count = picked.clone().count();
+        let rows = picked.take(listed(kind)).map(|d| row(d)).collect();
+        (rows, count)
     };
     let full = full_headers(locale);
     view.sections = vec![
@@ -632,7 +689,7 @@ fn compared_view(
             "section_worse",
             true,
             &full,
-            pick(&[Outcome::Regressed]),
+            pick("worse", &[Outcome::Regressed]),
             locale,
         ),
         section(
@@ -640,7 +697,7 @@ fn compared_view(
             "section_unjudged",
             true,
             &full,
-            pick(&[Outcome::Errored]),
+            pick("unjudged", &[Outcome::Errored]),
             locale,
         ),
         suspended_section(run, locale, &why),
@@ -650,7 +707,7 @@ fn compared_view(
             // Open when the reference was not covered: that decides the exit code.
             c.uncovered_passes > 0,
             &full,
-            pick(&[Outcome::New, Outcome::Missing]),
+            pick("changed", &[Outcome::New, Outcome::Missing]),
             locale,
         ),
         section(
@@ -658,7 +715,7 @@ fn compared_view(
             "section_better",
             false,
             &full,
-            pick(&[Outcome::Improved]),
+            pick("better", &[Outcome::Improved]),
             locale,
         ),
         section(
@@ -666,7 +723,7 @@ fn compared_view(
             "section_same",
             false,
             &full,
-            pick(&[Outcome::Unchanged]),
+            pick("same", &[Outcome::Unchanged]),
             locale,
         ),
     ];
@@ -741,39 +798,41 @@ fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate:
     .collect();
 
     let why = &why;
-    let rows = |status: Status| -> Vec<Row> {
-        run.results
-            .iter()
-            .flat_map(|case| {
-                case.verdicts
-                    .iter()
-                    .scan(HashMap::<&str, usize>::new(), move |seen, v| {
-                        let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
-                        let key = (
+    let rows = |kind: &str, status: Status| -> (Vec<Row>, usize) {
+        let picked = run.results.iter().flat_map(|case| {
+            case.verdicts
+                .iter()
+                .scan(HashMap::<&str, usize>::new(), move |seen, v| {
+                    let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
+                    let occurrence = *n;
+                    *n += 1;
+                    Some((case, v, occurrence))
+                })
+                .filter(move |(_, v, _)| v.status == status)
+        });
+        let count = picked.clone().count();
+        let rows = picked
+            .take(listed(kind))
+            .map(|(case, v, occurrence)| Row {
+                case: case.case_id.clone(),
+                check: v.assertion.clone(),
+                happened: single_happened(v, locale, s),
+                why: match v.status {
+                    Status::Error => causes
+                        .get(&(
                             Scope::Case,
                             case.case_id.clone(),
                             v.assertion_id.clone(),
-                            *n,
-                        );
-                        *n += 1;
-                        Some((v, key))
-                    })
-                    .filter(move |(v, _)| v.status == status)
-                    .map(move |(v, key)| Row {
-                        case: case.case_id.clone(),
-                        check: v.assertion.clone(),
-                        happened: single_happened(v, locale, s),
-                        why: match v.status {
-                            Status::Error => causes
-                                .get(&key)
-                                .cloned()
-                                .unwrap_or_else(Cause::unknown)
-                                .sentence(locale),
-                            _ => why.text(Some(&voice(&v.reason))),
-                        },
-                    })
+                            occurrence,
+                        ))
+                        .cloned()
+                        .unwrap_or_else(Cause::unknown)
+                        .sentence(locale),
+                    _ => why.text(Some(&voice(&v.reason))),
+                },
             })
-            .collect()
+            .collect();
+        (rows, count)
     };
     let full = full_headers(locale);
     view.sections = vec![
@@ -782,7 +841,7 @@ fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate:
             "section_failed",
             true,
             &full,
-            rows(Status::Fail),
+            rows("worse", Status::Fail),
             locale,
         ),
         section(
@@ -790,7 +849,7 @@ fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate:
             "section_unjudged",
             true,
             &full,
-            rows(Status::Error),
+            rows("unjudged", Status::Error),
             locale,
         ),
         suspended_section(run, locale, why),
@@ -799,7 +858,7 @@ fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate:
             "section_passed",
             false,
             &full,
-            rows(Status::Pass),
+            rows("same", Status::Pass),
             locale,
         ),
     ];
@@ -827,22 +886,29 @@ fn full_headers(locale: Locale) -> Vec<&'static str> {
         .collect()
 }
 
+/// How many rows a section of `kind` lists: every regression, error and
+/// failure; the first [`LISTED_LIMIT`] of what passed, improved or changed.
+fn listed(kind: &str) -> usize {
+    if matches!(kind, "same" | "better" | "changed") {
+        LISTED_LIMIT
+    } else {
+        usize::MAX
+    }
+}
+
 fn section(
     kind: &'static str,
     title: &str,
     open: bool,
     headers: &[&'static str],
-    rows: Vec<Row>,
+    (rows, count): (Vec<Row>, usize),
     locale: Locale,
 ) -> Section {
-    let count = rows.len();
-    let mut rows = rows;
     let mut more = String::new();
-    if matches!(kind, "same" | "better" | "changed") && count > LISTED_LIMIT {
-        rows.truncate(LISTED_LIMIT);
+    if count > rows.len() {
         more = fill(
             tr(locale, "section_more"),
-            &[("count", &(count - LISTED_LIMIT).to_string())],
+            &[("count", &(count - rows.len()).to_string())],
         );
     }
     Section {

@@ -14,5 +14,6 @@ pub mod gate;
 pub mod html;
 pub mod locale;
 pub mod order;
+pub mod progress;
 pub mod redact;
 pub mod text;

@@ -6,9 +6,10 @@
 //!
 //! A comparison pairs its deltas by key (case id, then the check's identity
 //! hash), which is no order a person wrote; the gate's terminal text, the
-//! comment, the job summary, JUnit, the HTML report and `diff`'s text
-//! sort through [`SuiteOrder`]. `compare`'s text keeps digline 0.10.0's
-//! order; documents (`--json`, stored runs) keep 0.10.0's bytes.
+//! comment, the job summary, JUnit, the HTML report, `compare`'s text and
+//! `diff`'s text sort through [`SuiteOrder`] (0.10.0 listed `compare`'s
+//! rows by check-identity hash). Documents (stored runs) keep 0.10.0's
+//! bytes.
 //!
 //! Pure.
 

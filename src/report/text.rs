@@ -10,7 +10,7 @@
 //!   <file> · +N −M lines                 (one per changed artifact)
 //!   system · model stub-1 → stub-2        (target, then judge, when moved)
 //!
-//! <case> · <check> · <what happened>     (regressions, then unjudged; at most 20)
+//! <case> · <check> · <what happened>     (regressions, then unjudged, each in suite order; at most 20)
 //! showing the first 20 of N; the full list is in the report
 //! ```
 //!
@@ -449,8 +449,11 @@ pub fn artifact_detail(d: &ArtifactDelta, s: &Strings) -> String {
 }
 
 /// `<case> · <check> · <what happened>` for every regression, then every
-/// other check whose run side errored, in delta order; with `limit`, at most
-/// that many, plus a last line saying how many were left out.
+/// other check whose run side errored, each group in the comparison's
+/// listing order — suite order when it was made by
+/// [`super::order::compare_in_suite_order`], as `compare` makes it (0.10.0
+/// listed them by check-identity hash); with `limit`, at most that many,
+/// plus a last line saying how many were left out.
 pub fn summary_lines(
     comparison: &Comparison,
     causes: &Causes,
@@ -459,13 +462,11 @@ pub fn summary_lines(
 ) -> Vec<String> {
     let s = Strings::of(locale);
     let chosen: Vec<&Delta> = comparison
-        .deltas
-        .iter()
+        .listed()
         .filter(|d| d.outcome == Outcome::Regressed)
         .chain(
             comparison
-                .deltas
-                .iter()
+                .listed()
                 .filter(|d| d.outcome != Outcome::Regressed && d.errored_now()),
         )
         .collect();

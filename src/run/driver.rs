@@ -37,21 +37,22 @@ use super::notice::Notifier;
 use super::progress::{Display, Progress};
 use super::quota::{Pacer, Quota};
 use super::retry::{retrying, Retried, RetryPolicy, Throttle};
+use crate::client::failure::Failure;
+use crate::client::http::{HttpTarget, Response};
+use crate::client::judge::{JudgeAnswer, Judges};
+use crate::client::mask::{mask_text, mask_value};
+use crate::client::provider::ProviderTarget;
+use crate::client::rate_limits::Meter;
 use crate::core::aggregate::{self, CaseOutcome};
 use crate::core::checks::judged::JudgeRequest;
 use crate::core::checks::{output_kind, DeclaredCheck, Inputs};
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
+use crate::core::failed_calls::FailedCalls;
 use crate::core::python::dumps::{dumps, Escape, Style};
 use crate::core::sampling;
 use crate::core::spend::Spend;
 use crate::core::suite::{Case, Suite};
 use crate::core::verdict::{Status, Verdict};
-use crate::target::failure::Failure;
-use crate::target::http::{HttpTarget, Response};
-use crate::target::judge::{JudgeAnswer, Judges};
-use crate::target::mask::{mask_text, mask_value};
-use crate::target::provider::ProviderTarget;
-use crate::target::rate_limits::Meter;
 
 /// Something that answers a case: the HTTP target, a provider, or a fake.
 pub trait Ask: Sync {
@@ -336,12 +337,13 @@ pub fn execute_journaled(
     prior: &Prior,
     recorder: &Recorder,
 ) -> Result<RunDocument, RunError> {
-    execute_spent(suite, target, judge, ctx, prior, recorder).map(|(doc, _)| doc)
+    execute_spent(suite, target, judge, ctx, prior, recorder).map(|(doc, _, _)| doc)
 }
 
 /// [`execute_journaled`], also returning what this execution spent (the
 /// target's and the judges' money and tokens; calls a resumed run made
-/// before it stopped are not in it).
+/// before it stopped are not in it) and how long each failed target call
+/// took (a failed case is asked again on resume, so these are complete).
 ///
 /// # Errors
 /// As [`execute_journaled`].
@@ -352,7 +354,7 @@ pub fn execute_spent(
     ctx: &RunContext,
     prior: &Prior,
     recorder: &Recorder,
-) -> Result<(RunDocument, Spend), RunError> {
+) -> Result<(RunDocument, Spend, FailedCalls), RunError> {
     // Pattern searches measure their time budget with this clock.
     crate::core::checks::search::use_clock(std::time::Instant::now);
     if let Some(config) = prior.target_config() {
@@ -386,6 +388,7 @@ pub fn execute_spent(
     };
     let outcomes = run_all(suite, &services);
     let spent = services.progress.finish().spend;
+    let failed_calls = services.progress.failed_calls();
     let pending = suite
         .cases
         .iter()
@@ -433,7 +436,7 @@ pub fn execute_spent(
         rejudged_from: None,
         promoted_at: None,
     };
-    Ok((doc, spent))
+    Ok((doc, spent, failed_calls))
 }
 
 /// A case's verdicts and the answers they graded (none when a call failed);
@@ -457,7 +460,14 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
             return None;
         }
         let sample = done.len();
-        match retrying(&svc.retry, &svc.throttle, &case.id, || svc.target.ask(case)) {
+        // When the last attempt started: a failed call's elapsed time is a
+        // measured fact shown beside its cause (`core::failed_calls`).
+        let attempt_started = std::cell::Cell::new(std::time::Instant::now());
+        let asked = retrying(&svc.retry, &svc.throttle, &case.id, || {
+            attempt_started.set(std::time::Instant::now());
+            svc.target.ask(case)
+        });
+        match asked {
             Ok(r) => {
                 tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered");
                 svc.recorder.answered(&case.id, sample, &svc.kept(&r));
@@ -465,6 +475,9 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
             }
             Err(cause) => {
                 tracing::debug!(case = %case.id, "the call failed; its checks will be errors");
+                let elapsed = attempt_started.get().elapsed().as_millis();
+                svc.progress
+                    .call_failed(&case.id, u64::try_from(elapsed).unwrap_or(u64::MAX));
                 failed = Some(cause);
                 break;
             }

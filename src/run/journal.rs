@@ -27,11 +27,11 @@ use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 
+use crate::client::http::Response;
 use crate::core::python::dumps::dumps_request_body;
 use crate::core::suite::Suite;
 use crate::core::verdict::Verdict;
 use crate::store::journal::Leg;
-use crate::target::http::Response;
 
 use super::driver::RunContext;
 use super::notice::Notifier;
@@ -278,9 +278,10 @@ impl<'a> Recorder<'a> {
         }
         if let Err(e) = leg.append(record) {
             if !self.broken.swap(true, Ordering::SeqCst) {
-                self.notices.warn(format!(
-                    "the run goes on without its journal (a resume after a stop would ask the unrecorded cases again): {e}"
-                ));
+                self.notices.warn(
+                    crate::report::progress::ProgressStrings::of(self.notices.locale())
+                        .journal_broken(&e.to_string()),
+                );
             }
         }
     }

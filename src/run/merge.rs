@@ -9,8 +9,14 @@
 //! shard, two shards with the same number, a case held by the wrong shard
 //! or by none, a missing shard, and shards that disagree about how they
 //! ran (commit, version, environment, target, judges, artifacts,
-//! metadata). A merge never fills a gap: a missing shard is a refusal,
-//! never a smaller green run.
+//! metadata), and shards split two ways (by hash and by durations, or
+//! balanced from different runs). A balanced split (`--balance
+//! durations`) is checked whole: the partition the shards actually hold
+//! must hash to the one they record. A merge never fills a gap: a missing
+//! shard is a refusal, never a smaller green run.
+//!
+//! Each result is moved, not copied, into its case's place: the merge
+//! holds the shard runs once.
 //!
 //! Pure apart from what the caller passes in (the documents, their bytes'
 //! digests, `created_at`). Spec `50-gate.md` ("Shards").
@@ -21,7 +27,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
-use crate::core::shard::{plan_hash, Record, RECORD_KEY};
+use crate::core::shard::{partition_hash, plan_hash, Record, RECORD_KEY};
 use crate::core::suite::Suite;
 
 use super::driver::count_aggregates;
@@ -115,6 +121,28 @@ pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<M
                     s.doc.created_at
                 ));
             }
+            match (&records[j].balanced, &r.balanced) {
+                (None, Some(_)) | (Some(_), None) => {
+                    let (by_time, by_hash) = if r.balanced.is_some() {
+                        (s, earlier)
+                    } else {
+                        (earlier, s)
+                    };
+                    return Err(format!(
+                        "{} is split by recorded durations (--balance durations) but {} by the hash of the case id: shards of one merge are split the same way; run every shard with the same --balance",
+                        by_time.path.display(),
+                        by_hash.path.display()
+                    ));
+                }
+                (Some(a), Some(b)) if a != b => {
+                    return Err(format!(
+                        "{} and {} were balanced from different recorded durations (partitions {a} and {b}): run every shard from the same newest full run",
+                        earlier.path.display(),
+                        s.path.display()
+                    ));
+                }
+                _ => {}
+            }
             if records[j].shard.total != r.shard.total {
                 return Err(format!(
                     "{} is shard {} but {} is shard {}: shards of one merge split the suite the same number of ways",
@@ -137,8 +165,10 @@ pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<M
     }
     let total = records[0].shard.total;
 
-    // Every case where the partition puts it.
-    for (s, r) in shards.iter().zip(&records) {
+    // Every case where the partition puts it (a balanced partition is
+    // checked whole, once every case is placed).
+    let balanced = records[0].balanced.clone();
+    for (s, r) in shards.iter().zip(&records).filter(|_| balanced.is_none()) {
         for result in &s.doc.results {
             if !r.shard.holds(&result.case_id) {
                 let belongs = crate::core::shard::shard_of(&result.case_id, total);
@@ -228,24 +258,54 @@ pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<M
         first.doc.redacted,
     );
 
-    // The cases, in the suite's order.
+    // The cases, in the suite's order: each result moved into its case's
+    // place (no copy of a result or of its id is held on the way).
     let path_of: BTreeMap<u32, String> = by_index
         .iter()
         .map(|(&k, &i)| (k, shards[i].path.display().to_string()))
         .collect();
-    let mut pool: HashMap<String, CaseResult> = HashMap::with_capacity(suite.cases.len());
-    let mut holder: HashMap<String, String> = HashMap::new();
-    for s in shards {
-        let name = s.path.display().to_string();
+    let place: HashMap<&str, usize> = suite
+        .cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    let mut slots: Vec<Option<CaseResult>> = Vec::new();
+    slots.resize_with(suite.cases.len(), || None);
+    let mut held_by = vec![0u32; suite.cases.len()];
+    let mut extra: Option<(String, String)> = None;
+    for (s, r) in shards.into_iter().zip(&records) {
         for result in s.doc.results {
-            holder.insert(result.case_id.clone(), name.clone());
-            pool.insert(result.case_id.clone(), result);
+            match place.get(result.case_id.as_str()) {
+                Some(&i) if slots[i].is_some() => {
+                    return Err(format!(
+                        "{} holds case '{}', which another shard holds too: overlapping or altered shards are never merged",
+                        s.path.display(),
+                        result.case_id
+                    ))
+                }
+                Some(&i) => {
+                    slots[i] = Some(result);
+                    held_by[i] = r.shard.index;
+                }
+                None => {
+                    if extra.as_ref().is_none_or(|(id, _)| result.case_id < *id) {
+                        extra = Some((result.case_id, s.path.display().to_string()));
+                    }
+                }
+            }
         }
     }
     let mut results = Vec::with_capacity(suite.cases.len());
-    for case in &suite.cases {
-        match pool.remove(&case.id) {
+    for (case, slot) in suite.cases.iter().zip(slots) {
+        match slot {
             Some(r) => results.push(r),
+            None if balanced.is_some() => {
+                return Err(format!(
+                    "no shard holds case '{}', which the balanced plan gives one of them: an altered or incomplete shard is never merged",
+                    case.id
+                ));
+            }
             None => {
                 let k = crate::core::shard::shard_of(&case.id, total);
                 return Err(format!(
@@ -256,11 +316,24 @@ pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<M
             }
         }
     }
-    if let Some(extra) = pool.keys().min() {
+    if let Some((extra, holder)) = extra {
         return Err(format!(
-            "{} holds case '{extra}', which the suite does not have",
-            holder.get(extra).map_or("a shard", String::as_str)
+            "{holder} holds case '{extra}', which the suite does not have"
         ));
+    }
+    if let Some(recorded) = &balanced {
+        let found = partition_hash(
+            suite
+                .cases
+                .iter()
+                .map(|c| c.id.as_str())
+                .zip(held_by.iter().copied()),
+        );
+        if &found != recorded {
+            return Err(format!(
+                "the shards hold their cases as partition {found}, not as the balanced partition {recorded} they record: a case moved between shards, and an altered shard is never merged"
+            ));
+        }
     }
     let aggregate = count_aggregates(suite, &results);
     Ok(Merged {

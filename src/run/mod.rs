@@ -4,7 +4,7 @@
 //! and the pool's pace, and progress (as notices the front end prints); and `rejudge`, the same
 //! grading over a stored run's recorded answers.
 //!
-//! May import `target`, `report`, `wire`, `store`, `core`; reads no
+//! May import `client`, `report`, `wire`, `store`, `core`; reads no
 //! environment (the caller passes `created_at`, the commit, the version,
 //! keys and endpoints). Spec `25-targets.md` (the driver).
 

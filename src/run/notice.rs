@@ -13,6 +13,8 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+use crate::report::locale::Locale;
+
 /// One thing a run has to say.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Notice {
@@ -76,24 +78,44 @@ impl Notices for Collected {
     }
 }
 
-/// A shared handle on a sink, carried by the run's context.
+/// A shared handle on a sink, carried by the run's context, with the
+/// language its reader reads (`--locale`): the layers below the front end
+/// word their notices in it ([`crate::report::progress`]).
 #[derive(Clone)]
-pub struct Notifier(Arc<dyn Notices>);
+pub struct Notifier {
+    sink: Arc<dyn Notices>,
+    locale: Locale,
+}
 
 impl Notifier {
-    /// A handle on `sink`.
+    /// A handle on `sink`, in English.
     pub fn new(sink: Arc<dyn Notices>) -> Notifier {
-        Notifier(sink)
+        Notifier {
+            sink,
+            locale: Locale::En,
+        }
+    }
+
+    /// The same sink, read in `locale`.
+    #[must_use]
+    pub fn in_locale(mut self, locale: Locale) -> Notifier {
+        self.locale = locale;
+        self
+    }
+
+    /// The language the notices are worded in.
+    pub fn locale(&self) -> Locale {
+        self.locale
     }
 
     /// A handle that drops every notice.
     pub fn silent() -> Notifier {
-        Notifier(Arc::new(Silent))
+        Notifier::new(Arc::new(Silent))
     }
 
     /// Hand `notice` to the sink.
     pub fn send(&self, notice: Notice) {
-        self.0.notice(notice);
+        self.sink.notice(notice);
     }
 
     /// A [`Notice::Plan`].

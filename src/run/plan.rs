@@ -4,6 +4,8 @@
 //! as answers replayed (no call to the target) and calls to judges.
 
 use crate::core::suite::Suite;
+use crate::report::locale::Locale;
+use crate::report::progress::ProgressStrings;
 
 /// The calls a run will make to the target.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,12 +51,16 @@ impl Plan {
     /// `plus 10 calls to judges (2 per answer × 5 answers)`, or `None`
     /// without judged checks.
     pub fn judge_sentence(&self) -> Option<String> {
+        self.judge_sentence_in(Locale::En)
+    }
+
+    /// [`Plan::judge_sentence`] in `locale`.
+    pub fn judge_sentence_in(&self, locale: Locale) -> Option<String> {
         (self.judge_calls_per_answer > 0).then(|| {
-            format!(
-                "plus {} to judges ({} per answer × {})",
-                plural(self.judge_calls(), "call"),
+            ProgressStrings::of(locale).judges(
+                self.judge_calls(),
                 self.judge_calls_per_answer,
-                plural(self.calls(), "answer")
+                self.calls(),
             )
         })
     }
@@ -121,16 +127,12 @@ impl Plan {
     /// `5 cases × 1 sample = 5 calls to the target`, as digline 0.10.0 says
     /// it, then `; each answer is judged 3 times by contains` per `repeated`.
     pub fn sentence(&self) -> String {
-        let mut sentence = format!(
-            "{} × {} = {} to the target",
-            plural(self.cases, "case"),
-            plural(self.samples as usize, "sample"),
-            plural(self.calls(), "call")
-        );
-        for (name, times) in &self.repeated {
-            sentence.push_str(&format!("; each answer is judged {times} times by {name}"));
-        }
-        sentence
+        self.sentence_in(Locale::En)
+    }
+
+    /// [`Plan::sentence`] in `locale` (English: the same bytes).
+    pub fn sentence_in(&self, locale: Locale) -> String {
+        ProgressStrings::of(locale).plan(self.cases, self.samples as usize, &self.repeated)
     }
 }
 

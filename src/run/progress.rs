@@ -6,7 +6,7 @@
 //! [`Notice::Progress`] (the command line prints `digline: 40/200 cases,
 //! 1 errored, 12.3 s, target $0.004210, judges $0.000900`). Quiet (`-q`):
 //! nothing. Lines carry counts, time and money only — never payload, never
-//! a secret.
+//! a secret — in the notices' locale ([`crate::report::progress`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::notice::{Notice, Notifier};
+use crate::core::failed_calls::FailedCalls;
 use crate::core::spend::Spend;
+use crate::report::progress::{LineCounts, ProgressStrings};
 
 /// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +54,7 @@ pub struct Progress {
     started: Instant,
     bar: Option<ProgressBar>,
     notices: Notifier,
+    failed: Mutex<FailedCalls>,
 }
 
 /// The totals at the end of a run.
@@ -76,12 +79,20 @@ pub struct Totals {
 impl Progress {
     /// Progress over `total` cases; lines go to `notices`.
     pub fn new(total: usize, display: Display, notices: Notifier) -> Progress {
+        let words = ProgressStrings::of(notices.locale());
         let bar = (display == Display::Bar).then(|| {
             let bar =
                 ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cases {msg}",
-            ) {
+            // The unit is a translated word: braces in it would be read as
+            // indicatif's placeholders, so they are dropped.
+            let unit: String = words
+                .bar_unit
+                .chars()
+                .filter(|c| !"{}".contains(*c))
+                .collect();
+            if let Ok(style) = ProgressStyle::with_template(&format!(
+                "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {unit} {{msg}}"
+            )) {
                 bar.set_style(style);
             }
             bar.enable_steady_tick(Duration::from_millis(200));
@@ -96,7 +107,25 @@ impl Progress {
             started: Instant::now(),
             bar,
             notices,
+            failed: Mutex::new(FailedCalls::default()),
         }
+    }
+
+    /// Case `case_id`'s call to the target failed after `elapsed_ms`.
+    pub fn call_failed(&self, case_id: &str, elapsed_ms: u64) {
+        self.failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed_ms
+            .insert(case_id.to_string(), elapsed_ms);
+    }
+
+    /// The failed target calls so far.
+    pub fn failed_calls(&self) -> FailedCalls {
+        self.failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn money(&self) -> std::sync::MutexGuard<'_, Money> {
@@ -134,11 +163,10 @@ impl Progress {
             Display::Bar => {
                 if let Some(bar) = &self.bar {
                     bar.set_position(done as u64);
-                    bar.set_message(format!(
-                        "· {} errored · target ${:.6} · judges ${:.6}",
+                    bar.set_message(ProgressStrings::of(self.notices.locale()).bar(
                         self.errored.load(Ordering::SeqCst),
                         m.target_usd,
-                        m.judge_usd
+                        m.judge_usd,
                     ));
                 }
             }
@@ -174,26 +202,19 @@ impl Progress {
         self.totals_with(&m)
     }
 
-    /// `40/200 cases, 1 errored, 12.3 s, target $0.004210, judges $0.000900`.
+    /// `40/200 cases, 1 errored, 12.3 s, target $0.004210, judges $0.000900`,
+    /// in the notices' locale.
     pub fn line(&self, t: &Totals) -> String {
-        let mut line = format!(
-            "{}/{} cases, {} errored, {:.1} s, target ${:.6}",
-            t.done,
-            self.total,
-            t.errored,
-            self.started.elapsed().as_secs_f64(),
-            t.target_usd
-        );
-        if t.judge_calls > 0 {
-            line.push_str(&format!(", judges ${:.6}", t.judge_usd));
-            if t.judge_unpriced > 0 {
-                line.push_str(&format!(
-                    " ({} unpriced judge calls not counted)",
-                    t.judge_unpriced
-                ));
-            }
-        }
-        line
+        ProgressStrings::of(self.notices.locale()).line(&LineCounts {
+            done: t.done,
+            total: self.total,
+            errored: t.errored,
+            seconds: self.started.elapsed().as_secs_f64(),
+            target_usd: t.target_usd,
+            judge_usd: t.judge_usd,
+            judge_calls: t.judge_calls,
+            judge_unpriced: t.judge_unpriced,
+        })
     }
 
     /// End the display: clear the bar, print the last line (not when quiet).

@@ -8,7 +8,7 @@
 //! while the tokens spent exceed what the minutes so far allow. A server
 //! that reports a quota window with nothing left (`x-ratelimit-remaining-*:
 //! 0`, `anthropic-ratelimit-*-remaining: 0`) holds every call until that
-//! window's reset ([`crate::target::rate_limits::Meter`]).
+//! window's reset ([`crate::client::rate_limits::Meter`]).
 //!
 //! Shards share one quota: under `--shard K/N` each shard paces itself to
 //! [`Quota::share`] — an N-th of each rate — so N jobs on one API key stay
@@ -17,7 +17,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::target::rate_limits::Meter;
+use crate::client::rate_limits::Meter;
 
 /// Requests and tokens per minute; `None` is unlimited.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn an_exhausted_window_holds_every_call() {
-        use crate::target::rate_limits::RateLimits;
+        use crate::client::rate_limits::RateLimits;
         let meter = Arc::new(Meter::default());
         let pacer = Pacer::new(Quota::default(), vec![Arc::clone(&meter)]);
         let t0 = Instant::now();

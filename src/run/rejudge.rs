@@ -31,11 +31,11 @@ use std::sync::Mutex;
 use serde_json::{Map, Value};
 
 use super::driver::{execute, Ask, Judge, RunContext, RunError};
+use crate::client::failure::Failure;
+use crate::client::http::Response;
 use crate::core::document::{CaseResult, RunDocument};
 use crate::core::suite::{Case, Suite};
 use crate::core::verdict::Status;
-use crate::target::failure::Failure;
-use crate::target::http::Response;
 
 /// Why a stored run cannot be re-judged with this suite.
 #[derive(Debug, thiserror::Error)]

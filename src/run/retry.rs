@@ -31,7 +31,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::quota::Pacer;
-use crate::target::failure::{Failure, RetryReason};
+use crate::client::failure::{Failure, RetryReason};
+use crate::report::locale::Locale;
+use crate::report::progress::ProgressStrings;
 
 /// How failed attempts are retried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,9 +139,15 @@ impl RetryCounts {
     /// One line for stderr, or `None` when nothing was retried or refused:
     /// `12 call(s) were tried again (15 retries: rate_limited 14, server_error 1); 1 call(s) failed at once: the asked wait was over --max-wait`.
     pub fn sentence(&self) -> Option<String> {
+        self.sentence_in(Locale::En)
+    }
+
+    /// [`RetryCounts::sentence`] in `locale` (the reasons keep their slugs).
+    pub fn sentence_in(&self, locale: Locale) -> Option<String> {
         if self.calls == 0 && self.waits_refused == 0 {
             return None;
         }
+        let words = ProgressStrings::of(locale);
         let mut parts = Vec::new();
         if self.calls > 0 {
             let why = self
@@ -148,17 +156,10 @@ impl RetryCounts {
                 .map(|(r, n)| format!("{} {n}", r.as_str()))
                 .collect::<Vec<_>>()
                 .join(", ");
-            parts.push(format!(
-                "{} call(s) were tried again ({} retries: {why})",
-                self.calls,
-                self.total()
-            ));
+            parts.push(words.retried(self.calls, self.total(), &why));
         }
         if self.waits_refused > 0 {
-            parts.push(format!(
-                "{} call(s) failed at once: the asked wait was over --max-wait",
-                self.waits_refused
-            ));
+            parts.push(words.waits_refused(self.waits_refused));
         }
         Some(parts.join("; "))
     }

@@ -27,7 +27,7 @@ use crate::core::document::{run_key, RunDocument, SCHEMA_VERSION};
 use crate::core::python::dumps::{round6, write_document_streamed};
 use crate::core::verdict::Verdict;
 
-use super::layout::is_safe_name;
+use super::repo::is_safe_name;
 use super::StoreError;
 
 /// The exact bytes of `doc` on disk.

@@ -32,7 +32,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use super::layout::is_safe_name;
+use super::repo::is_safe_name;
 use super::{Store, StoreError};
 
 /// The journal directory's name under `runs/<suite>/`.

@@ -9,10 +9,11 @@ pub mod atomic;
 pub mod document;
 pub mod error;
 pub mod journal;
-pub mod layout;
 pub mod migrate;
 pub mod promote;
+pub mod repo;
 pub mod spend;
+pub mod timings;
 
 pub use error::StoreError;
-pub use layout::Store;
+pub use repo::Store;

@@ -14,7 +14,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::store::layout::Listing;
+use crate::store::repo::Listing;
 
 use super::OUTPUT_VERSION;
 

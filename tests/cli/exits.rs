@@ -293,7 +293,7 @@ fn gate_quiet_prints_no_plan_line_and_no_hint() {
              (hint: look at the run, then make it the reference: digline promote --suite suite.toml --root . --run {key})\n"
         )
     );
-    // In the reader's locale, stdout and stderr alike.
+    // In the reader's locale, stdout and stderr alike: the plan line too.
     let mut german = gate[1..].to_vec();
     german.extend(["--locale", "de"]);
     let de = digline(root, &german);
@@ -307,7 +307,7 @@ fn gate_quiet_prints_no_plan_line_and_no_hint() {
     assert_eq!(
         de.stderr,
         format!(
-            "digline: 2 cases × 1 sample = 2 calls to the target\n\
+            "digline: 2 Fälle × 1 Stichprobe = 2 Aufrufe an das System\n\
              digline: Exit 64: Suite 'faults' (Kunde 'faults') wird erst geprüft, wenn eine Referenz committet ist\n\
              (Hinweis: den Lauf ansehen, dann zur Referenz machen: digline promote --suite suite.toml --root . --run {de_key})\n"
         )

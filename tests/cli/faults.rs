@@ -371,6 +371,76 @@ fn every_fault_the_http_client_meets_has_its_cause_category() {
     }
 }
 
+/// A call that failed is timed: the milliseconds its last attempt took are
+/// recorded beside the run (`.digline/<tenant>/timings/`), never in the
+/// run document (0.10.0's bytes: the verdicts keep `metadata: {}` and the
+/// reason), and the gate says them after the cause. A case that answered
+/// has no time recorded.
+#[test]
+fn a_failed_call_s_elapsed_time_is_recorded_beside_the_run_and_said() {
+    let dir = with_baseline();
+    let root = dir.path();
+    let server = FaultServer::start(
+        |id, _| match id {
+            "c00" => Fault::Hang,
+            _ => Fault::Answer { delay_ms: 0 },
+        },
+        false,
+    );
+    write_suite(root, "http", server.port, 2);
+    let ran = digline(
+        root,
+        &["-q", "run", "--suite", "suite.toml", "--max-retries", "0"],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let key = ran.stdout.trim();
+    let record = root.join(format!(".digline/faults/timings/runs/faults/{key}.json"));
+    let timings: Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    let ms = timings["elapsed_ms"]["c00"].as_u64().unwrap();
+    assert!((900..10_000).contains(&ms), "the 1 s timeout: {timings}");
+    assert_eq!(
+        timings,
+        serde_json::json!({"elapsed_ms": {"c00": ms}}),
+        "only the failed case"
+    );
+    let doc = read_run(root, key);
+    let errored = &doc["results"][0]["verdicts"][0];
+    assert_eq!(errored["metadata"], serde_json::json!({}), "{errored}");
+
+    let gated = digline(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--run",
+            key,
+            "--publish",
+            "none",
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    let line = format!(
+        "c00 · contains · The check could not run. The target at 127.0.0.1:{} did not answer \
+         in time. It took {ms} ms.",
+        server.port
+    );
+    assert!(
+        gated.stdout.lines().any(|l| l == line),
+        "{line}\nin\n{}",
+        gated.stdout
+    );
+    for file in ["comment.md", "summary.md", "junit.xml", "report.html"] {
+        let text = std::fs::read_to_string(root.join("out").join(file)).unwrap();
+        assert!(
+            text.contains(&format!("{ms} ms")),
+            "{file} says the elapsed time: {text}"
+        );
+    }
+}
+
 /// Issue 17: every path a pull request's pattern runs on has a bound.
 /// Property names (`patternProperties`, and `additionalProperties` through
 /// it) are matched on the linear engine: a pattern needing lookaround is

@@ -1,6 +1,6 @@
 //! The architecture, enforced: arrows point down only.
 //!
-//! `cli`/`mcp` → `forge` → `host` → `run` → `target` → `report`/`wire` →
+//! `cli`/`mcp` → `forge` → `host` → `run` → `client` → `report`/`wire` →
 //! `store` → `core`. A file may use `crate::<layer>` only for layers below
 //! its own; `core`, `wire` and `report` do no I/O and read no clock or
 //! environment (their `#[cfg(test)]` parts may read golden files).
@@ -13,26 +13,26 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("store", &["core"]),
     ("wire", &["store", "core"]),
     ("report", &["store", "core"]),
-    ("target", &["report", "wire", "store", "core"]),
-    ("run", &["target", "report", "wire", "store", "core"]),
+    ("client", &["report", "wire", "store", "core"]),
+    ("run", &["client", "report", "wire", "store", "core"]),
     (
         "host",
-        &["run", "target", "report", "wire", "store", "core"],
+        &["run", "client", "report", "wire", "store", "core"],
     ),
     (
         "forge",
-        &["host", "run", "target", "report", "wire", "store", "core"],
+        &["host", "run", "client", "report", "wire", "store", "core"],
     ),
     (
         "cli",
         &[
-            "forge", "host", "run", "target", "report", "wire", "store", "core",
+            "forge", "host", "run", "client", "report", "wire", "store", "core",
         ],
     ),
     (
         "mcp",
         &[
-            "forge", "host", "run", "target", "report", "wire", "store", "core",
+            "forge", "host", "run", "client", "report", "wire", "store", "core",
         ],
     ),
 ];
@@ -286,7 +286,7 @@ fn the_check_catches_grouped_imports_and_code_after_the_test_module() {
     std::fs::write(
         core.join("after.rs"),
         "fn f() {}\n#[cfg(test)]\nmod tests {\n    fn g() { let _ = \"{\"; let _ = '}'; }\n}\n\
-         fn h() { std::fs::read(\"x\"); }\nuse crate::target::http;\n",
+         fn h() { std::fs::read(\"x\"); }\nuse crate::client::http;\n",
     )
     .unwrap();
     // Allowed: a grouped import of core only, and I/O inside the test module.
@@ -309,7 +309,7 @@ fn the_check_catches_grouped_imports_and_code_after_the_test_module() {
         names,
         [
             "after.rs: does I/O: std::fs",
-            "after.rs: imports target",
+            "after.rs: imports client",
             "grouped.rs: imports run",
             "nested.rs: imports host",
         ],

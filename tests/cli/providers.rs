@@ -643,3 +643,62 @@ fn keys_never_show_in_any_output() {
     let ran = digline_env(dir.path(), &["list", "--suite", "suite.toml"], &env);
     assert!(!ran.stdout.contains(SECRET) && !ran.stderr.contains(SECRET));
 }
+
+/// stderr with what changes from run to run made stable: the seconds of a
+/// progress line (`12.3 s` → `[S] s`) and run keys (`[KEY]`).
+fn stable_stderr(stderr: &str) -> String {
+    stderr
+        .split_inclusive([' ', '\n'])
+        .map(|word| {
+            let bare = word.trim_end_matches([' ', '\n', ',', ')', '.', ';', ':']);
+            let tail = &word[bare.len()..];
+            let seconds = bare.split_once('.').is_some_and(|(a, b)| {
+                !a.is_empty()
+                    && a.chars().all(|c| c.is_ascii_digit())
+                    && b.len() == 1
+                    && b.chars().all(|c| c.is_ascii_digit())
+            });
+            let key = bare.len() >= 40
+                && bare
+                    .get(..4)
+                    .is_some_and(|y| y.chars().all(|c| c.is_ascii_digit()))
+                && bare.contains('T');
+            if seconds && tail.starts_with(' ') {
+                format!("[S]{tail}")
+            } else if key {
+                format!("[KEY]{tail}")
+            } else {
+                word.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The plan, the judging and the progress lines `run` and `gate` print on
+/// stderr follow `--locale` through the `[progress]` strings; English keeps
+/// 0.10.0's bytes. Full text, in CI (plain lines, the last one at the end).
+#[test]
+fn plan_and_progress_lines_follow_the_locale() {
+    let fake = fake_llm::start(answering(r#"{"score": 0.9, "reason": "polite"}"#));
+    let dir = suite(
+        ANTHROPIC_TARGET,
+        &format!("{CONTAINS}\n\n{RUBRIC}"),
+        &cases(3),
+    );
+    let root = dir.path();
+    let mut env = anthropic_env(&fake);
+    env.push(("CI", "true".to_string()));
+    for (command, locale) in [("run", "en"), ("run", "de"), ("gate", "fr")] {
+        let mut args = vec![command, "--suite", "suite.toml", "--locale", locale];
+        if command == "gate" {
+            args.extend(["--publish", "none"]);
+        }
+        let ran = digline_env(root, &args, &with(&env));
+        let expected = if command == "gate" { 64 } else { 0 };
+        assert_eq!(ran.code, expected, "{}", ran.stderr);
+        insta::assert_snapshot!(
+            format!("stderr-{command}-{locale}"),
+            stable_stderr(&ran.stderr)
+        );
+    }
+}

@@ -589,3 +589,162 @@ fn shard_auto_reads_the_ci_node_and_gate_shard_stores_without_a_verdict() {
     assert_eq!(ran.stderr, "digline: --meta 'digline_shard' is reserved: digline records which shard a run is under that key\n(hint: choose another key)\n");
     let _ = f.stub.port;
 }
+
+/// Store a full run of the fixture, newer than any other, whose answers
+/// recorded these durations (case `ticket-NN` took `(NN + 1) * 100` ms per
+/// sample): what `--balance durations` reads.
+fn durations_run(f: &Fixture, whole: &str) -> Value {
+    let mut d = doc(&run_path(&f.root, whole));
+    d["created_at"] = json!("2099-01-01T00:00:00.000001+00:00");
+    for r in d["results"].as_array_mut().unwrap() {
+        if r["suspended"] == json!(true) {
+            continue;
+        }
+        let n: u64 = r["case_id"].as_str().unwrap()[7..].parse().unwrap();
+        let answer = json!({"input": "", "kind": "text", "latency_ms": (n + 1) as f64 * 100.0, "output": ""});
+        r["responses"] = json!([answer.clone(), answer]);
+    }
+    let key = format!(
+        "2099-01-01T00-00-00-000001-00-00-{}",
+        d["config_hash"].as_str().unwrap()
+    );
+    std::fs::write(
+        run_path(&f.root, &key),
+        serde_json::to_string_pretty(&d).unwrap(),
+    )
+    .unwrap();
+    d
+}
+
+/// `run --shard K/N --balance durations`: the stored run's path.
+fn balanced_shard(f: &Fixture, spec: &str) -> PathBuf {
+    run_path(
+        &f.root,
+        &ok(&digline(
+            &f.root,
+            &[
+                "run",
+                "--suite",
+                "suite.toml",
+                "--shard",
+                spec,
+                "--balance",
+                "durations",
+                "-q",
+            ],
+        )),
+    )
+}
+
+#[test]
+fn shards_balanced_by_recorded_durations_are_complete_even_and_merge_byte_for_byte() {
+    let f = fixture(30);
+    let whole = ok(&digline(&f.root, &["run", "--suite", "suite.toml", "-q"]));
+    let source = durations_run(&f, &whole);
+    let took = |id: &str| -> u64 {
+        let r = source["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["case_id"] == json!(id))
+            .unwrap();
+        r["responses"].as_array().map_or(0, |a| {
+            a.iter()
+                .map(|x| x["latency_ms"].as_f64().unwrap() as u64)
+                .sum()
+        })
+    };
+    let paths: Vec<PathBuf> = (1..=3)
+        .map(|k| balanced_shard(&f, &format!("{k}/3")))
+        .collect();
+    let mut seen = Vec::new();
+    let mut loads = Vec::new();
+    let mut per_shard = Vec::new();
+    for (k, p) in paths.iter().enumerate() {
+        let d = doc(p);
+        let record = d["metadata"]["digline_shard"].as_str().unwrap().to_string();
+        assert!(
+            record.starts_with(&format!("{}/3 plan ", k + 1)) && record.contains(" balanced "),
+            "{record}"
+        );
+        let ids = case_ids(&d);
+        loads.push(ids.iter().map(|id| took(id)).sum::<u64>());
+        seen.extend(ids.iter().cloned());
+        per_shard.push(ids);
+    }
+    // Complete and disjoint.
+    seen.sort();
+    assert_eq!(seen, ids(30));
+    // Even by time: within the longest case (ticket-29: 2 × 3,000 ms) of
+    // each other (the one case without a duration counts as the mean).
+    let (lo, hi) = (loads.iter().min().unwrap(), loads.iter().max().unwrap());
+    assert!(hi - lo <= 6_000 + 3_100, "{loads:?}");
+    // Stable: the same shard again holds the same cases.
+    assert_eq!(case_ids(&doc(&balanced_shard(&f, "2/3"))), per_shard[1]);
+
+    // Merged in any order: byte for byte the unsharded run.
+    let merged = ok(&merge(&f, &[&paths[2], &paths[0], &paths[1]]));
+    assert_eq!(
+        without_created_at(&run_path(&f.root, &merged)),
+        without_created_at(&run_path(&f.root, &whole))
+    );
+
+    // Mixed with shards split by the hash of the case id: refused.
+    let hashed: Vec<PathBuf> = (2..=3)
+        .map(|k| run_path(&f.root, &shard(&f, &format!("{k}/3"))))
+        .collect();
+    assert_eq!(
+        refused(&merge(&f, &[&paths[0], &hashed[0], &hashed[1]])),
+        format!(
+            "digline: merge refused: {} is split by recorded durations (--balance durations) but {} by the hash of the case id: shards of one merge are split the same way; run every shard with the same --balance",
+            paths[0].display(),
+            hashed[0].display()
+        )
+    );
+
+    // A case copied into a second balanced shard: overlapping.
+    let mut overlapping = doc(&paths[1]);
+    let copied = doc(&paths[0])["results"][0].clone();
+    let copied_id = copied["case_id"].as_str().unwrap().to_string();
+    overlapping["results"].as_array_mut().unwrap().push(copied);
+    let overlapping_path = f.root.join("overlapping.json");
+    std::fs::write(
+        &overlapping_path,
+        serde_json::to_string_pretty(&overlapping).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        refused(&merge(&f, &[&paths[0], &overlapping_path, &paths[2]])),
+        format!(
+            "digline: merge refused: {} holds case '{copied_id}', which another shard holds too: overlapping or altered shards are never merged",
+            overlapping_path.display()
+        )
+    );
+
+    // A case moved from one balanced shard to another: every case is
+    // still there once, but not where the recorded partition put it.
+    let (mut from, mut to) = (doc(&paths[0]), doc(&paths[1]));
+    let moved = from["results"].as_array_mut().unwrap().remove(0);
+    to["results"].as_array_mut().unwrap().push(moved);
+    let (from_path, to_path) = (f.root.join("from.json"), f.root.join("to.json"));
+    std::fs::write(&from_path, serde_json::to_string_pretty(&from).unwrap()).unwrap();
+    std::fs::write(&to_path, serde_json::to_string_pretty(&to).unwrap()).unwrap();
+    let recorded = from["metadata"]["digline_shard"]
+        .as_str()
+        .unwrap()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let text = refused(&merge(&f, &[&from_path, &to_path, &paths[2]]));
+    let found = text
+        .strip_prefix("digline: merge refused: the shards hold their cases as partition ")
+        .and_then(|t| t.split_once(','))
+        .map(|(found, _)| found.to_string())
+        .unwrap_or_default();
+    assert_ne!(found, recorded);
+    assert_eq!(
+        text,
+        format!("digline: merge refused: the shards hold their cases as partition {found}, not as the balanced partition {recorded} they record: a case moved between shards, and an altered shard is never merged")
+    );
+}

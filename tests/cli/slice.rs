@@ -65,6 +65,7 @@ fn replay(name: &str) {
         .unwrap()
         .path();
     let ours = std::fs::read_to_string(baseline_file).unwrap();
+    let baseline_doc: Value = serde_json::from_str(&ours).unwrap();
     let want = std::fs::read_to_string(src.join("baseline.json")).unwrap();
     let (ours, want) = comparable(&ours, &want, server.port);
     assert_eq!(ours, want, "{name}: the baseline");
@@ -119,8 +120,12 @@ fn replay(name: &str) {
         .parse()
         .unwrap();
     assert_eq!(ran.code, want_code, "{name}: compare exit\n{}", ran.stderr);
-    let want_text = std::fs::read_to_string(src.join("compare.stdout")).unwrap();
-    // 0.10.0's lines plus digline's cause sentences (`plus_causes`).
+    let want_text = crate::util::compare_in_suite_order(
+        &std::fs::read_to_string(src.join("compare.stdout")).unwrap(),
+        &[&doc, &baseline_doc],
+    );
+    // 0.10.0's lines, rows in suite order, plus digline's cause sentences
+    // (`plus_causes`).
     assert_eq!(
         ran.stdout,
         crate::util::plus_causes(&ran.stdout, &want_text),

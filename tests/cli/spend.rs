@@ -139,4 +139,35 @@ fn target_and_judge_spend_is_recorded_promoted_and_shown_next_to_the_reference()
     }
     let report = read(root.join("out/report.html"));
     assert!(report.contains(sentence), "the report's cost row");
+
+    // A record that does not read (truncated, or edited by hand) is "not
+    // recorded": said so, never gated on, the exit code unchanged.
+    std::fs::write(&spend_path, "{\"target\": {\"calls\": 2, \"usd\": ").unwrap();
+    let gated = digline_env(
+        root,
+        &[
+            "gate",
+            "-q",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &key,
+            "--out",
+            "broken",
+            "--publish",
+            "none",
+        ],
+        &env,
+    );
+    assert_eq!(gated.code, 0, "{}{}", gated.stdout, gated.stderr);
+    let outcome: Value = serde_json::from_str(&read(root.join("broken/outcome.json"))).unwrap();
+    assert_eq!(outcome["spent"], Value::Null);
+    assert_eq!(outcome["reference_spent"], spend);
+    let text = read(root.join("broken/summary.md"));
+    let sentence = "Spent: not recorded; the reference: the system 0.003000 USD (2000 tokens in, \
+                    200 out), the judges 0.001500 USD (1000 tokens in, 100 out).";
+    assert!(
+        text.contains(&digline::forge::escape::markdown(sentence)),
+        "{text}"
+    );
 }

@@ -92,6 +92,28 @@ fn unjudged(run: &mut Value) {
     }
 }
 
+/// How long the failed calls of the `unjudged` run took, recorded beside it
+/// as `run` records them (`.digline/<tenant>/timings/`): a target's failure
+/// is said with its time; a judge's time (`judge-busy`) is not the target's
+/// and is never said; `lost-password` has no record and is said without.
+fn record_timings(root: &Path, key: &str) {
+    let dir = root.join(".digline/gold/timings/runs/support");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{key}.json")),
+        json!({"elapsed_ms": {
+            "where-is-my-order": 12,
+            "how-do-i-return": 30001,
+            "opening-hours": 2,
+            "not-json": 48,
+            "no-answer-path": 51,
+            "judge-busy": 7,
+        }})
+        .to_string(),
+    )
+    .unwrap();
+}
+
 /// Render Markdown as GitHub does (GFM: tables, autolinks), no raw HTML.
 /// `None` (skipped loudly) when cmark-gfm is missing, a failure under
 /// `CI=true` (`.ci/run` installs it).
@@ -236,6 +258,7 @@ fn pass_worse_and_unjudged_read_the_same_in_every_surface_in_two_locales() {
 
         let dir = tempfile::tempdir().unwrap();
         let key = store(dir.path(), "01-nothing-changed", true, unjudged);
+        record_timings(dir.path(), &key);
         let (code, comment, stdout) = gate_and_snapshot(dir.path(), &key, "unjudged", locale);
         assert_eq!(code, 2);
         // Exit 2 never reads green: the first line says what decides it.
@@ -276,6 +299,13 @@ fn pass_worse_and_unjudged_read_the_same_in_every_surface_in_two_locales() {
                 .find(&format!("<td class=\"case\">{id}</td>"))
                 .unwrap_or_else(|| panic!("{id} in suite order in the report"));
         }
+        // The failed call's elapsed time, beside its cause, in the report.
+        let took = if locale == "en" {
+            "The target at 127.0.0.1:18950 did not answer in time. It took 30001 ms."
+        } else {
+            "Das System unter 127.0.0.1:18950 antwortete nicht rechtzeitig. Das dauerte 30001 ms."
+        };
+        assert!(section.contains(took), "{took} in {section}");
         let outcome: Value =
             serde_json::from_str(&read(dir.path().join("out/outcome.json"))).unwrap();
         assert!(outcome["headline"]
@@ -542,6 +572,7 @@ fn compare_says_why_a_check_could_not_run_in_two_locales() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let key = store(root, "01-nothing-changed", true, unjudged);
+    record_timings(root, &key);
     for locale in ["en", "de"] {
         let args = [
             "compare",

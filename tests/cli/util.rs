@@ -149,3 +149,91 @@ pub fn plus_causes(ours: &str, golden: &str) -> String {
         golden.to_string()
     }
 }
+
+/// `compare`'s text as digline prints it, given 0.10.0's (`golden`): the
+/// same lines, with the rows of the summary block (`case · check · what
+/// happened`) in suite order — those that got worse first, then those that
+/// could not run, each group with cases as the run lists them (then what
+/// only the reference has), checks as the case lists them, whole-run
+/// measures last — where 0.10.0 listed them by check-identity hash (issue
+/// 16; spec 40-compare: rows in suite order on every surface). `docs` are
+/// the run document, then the reference's. The golden files are 0.10.0's
+/// output, untouched: the order is recomputed here from the documents' own
+/// lists, as `interop`'s `diff_in_suite_order` does for `diff`.
+pub fn compare_in_suite_order(golden: &str, docs: &[&serde_json::Value]) -> String {
+    let mut cases: Vec<(String, Vec<String>)> = Vec::new();
+    let mut measures: Vec<String> = Vec::new();
+    for doc in docs {
+        for case in doc["results"].as_array().into_iter().flatten() {
+            let id = case["case_id"].as_str().unwrap_or_default();
+            let names: Vec<String> = case["verdicts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|v| v["assertion"].as_str().unwrap_or_default().to_string())
+                .collect();
+            match cases.iter_mut().find(|(c, _)| c == id) {
+                Some((_, known)) => {
+                    for n in names {
+                        if !known.contains(&n) {
+                            known.push(n);
+                        }
+                    }
+                }
+                None => cases.push((id.to_string(), names)),
+            }
+        }
+        for v in doc["aggregate"].as_array().into_iter().flatten() {
+            let name = v["assertion"].as_str().unwrap_or_default().to_string();
+            if !measures.contains(&name) {
+                measures.push(name);
+            }
+        }
+    }
+    let position = |line: &str| {
+        let mut fields = line.split(" · ");
+        let (case, check) = (
+            fields.next().unwrap_or_default(),
+            fields.next().unwrap_or_default(),
+        );
+        if case == "whole run" {
+            let at = measures.iter().position(|m| m == check);
+            return (cases.len(), at.unwrap_or(usize::MAX));
+        }
+        let at = cases
+            .iter()
+            .position(|(c, _)| c == case)
+            .unwrap_or(usize::MAX);
+        let check_at = cases
+            .get(at)
+            .and_then(|(_, names)| names.iter().position(|n| n == check))
+            .unwrap_or(usize::MAX);
+        (at, check_at)
+    };
+    let ends_with_newline = golden.ends_with('\n');
+    let mut chunks: Vec<String> = golden
+        .trim_end_matches('\n')
+        .split("\n\n")
+        .map(str::to_string)
+        .collect();
+    let is_row = |l: &str| !l.starts_with(' ') && l.split(" · ").count() >= 3;
+    if let Some(block) = chunks.iter_mut().skip(1).find(|c| c.lines().all(is_row)) {
+        let could_not_run = |l: &&str| {
+            l.ends_with("The check could not run.") || l.ends_with("the check could not run.")
+        };
+        let (mut errored, mut worse): (Vec<&str>, Vec<&str>) =
+            block.lines().partition(could_not_run);
+        worse.sort_by_cached_key(|l| position(l));
+        errored.sort_by_cached_key(|l| position(l));
+        *block = worse
+            .into_iter()
+            .chain(errored)
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
+    let mut text = chunks.join("\n\n");
+    if ends_with_newline {
+        text.push('\n');
+    }
+    text
+}

@@ -8,6 +8,7 @@ use serde_json::Map;
 use super::errors::{LoadError, LoadErrorKind};
 use super::toml_values::{toml_to_json, toml_type};
 use super::{err, noted, unknown_keys};
+use crate::client::provider::parse_coordinate;
 use crate::core::aggregate::{build_aggregate, expand_by_group, DeclaredAggregate};
 use crate::core::checks::{
     build, is_aggregate, per_case_types, per_run_types, rule_entry, BuildError, BuildErrorKind,
@@ -15,7 +16,6 @@ use crate::core::checks::{
 };
 use crate::core::identity::RuleEntry;
 use crate::host::near_miss::hint;
-use crate::target::provider::parse_coordinate;
 
 /// The checks, in file order, with their `config_hash` entries, and the
 /// aggregates with their entry's locator.

@@ -8,8 +8,8 @@ use serde_json::{Map, Value};
 use super::errors::{LoadError, LoadErrorKind};
 use super::toml_values::{toml_to_json, toml_type};
 use super::{err, missing_keys, noted, unknown_keys};
+use crate::client::http::{check_body_references, HttpTargetSpec};
 use crate::host::near_miss::did_you_mean;
-use crate::target::http::{check_body_references, HttpTargetSpec};
 
 /// Parameters of `[target] type = "http"` in digline 0.10.0.
 const HTTP_KEYS: &[&str] = &[
@@ -188,7 +188,7 @@ fn checked_url(url: Option<String>) -> Result<Option<String>, LoadError> {
             ));
         }
     }
-    if let Err(why) = crate::target::http::check_url(&url) {
+    if let Err(why) = crate::client::http::check_url(&url) {
         return Err(err(
             LoadErrorKind::Invalid,
             AT,
@@ -408,7 +408,7 @@ pub(super) fn check_body_against_cases(
         .enumerate()
         .filter(|(_, c)| c.suspended.is_none())
         .filter_map(|(i, c)| {
-            crate::target::http::render_body(&spec.body, c)
+            crate::client::http::render_body(&spec.body, c)
                 .err()
                 .map(|why| (i + 1, why))
         })
@@ -575,11 +575,11 @@ pub fn expand_headers(
 }
 
 /// The values of the `${NAME}` variables the headers use that are secrets
-/// (`target::mask`): those of a credential header, or whose NAME names a
+/// (`client::mask`): those of a credential header, or whose NAME names a
 /// credential, and that can be secrets (8 characters or more, not an
 /// ordinary word). The target masks them in what is kept or shown.
 pub fn header_secrets(spec: &HttpTargetSpec, env: impl Fn(&str) -> Option<String>) -> Vec<String> {
-    use crate::target::mask;
+    use crate::client::mask;
     let values = spec
         .headers
         .iter()

@@ -53,10 +53,10 @@ use self::errors::{LoadError, LoadErrorKind};
 use self::http::check_body_against_cases;
 use self::suite_table::{suite_section, suite_values};
 use self::target::load_target;
+use crate::client::http::HttpTargetSpec;
+use crate::client::provider::ProviderSpec;
 use crate::core::suite::Suite;
 use crate::host::near_miss::{did_you_mean, hint, listing};
-use crate::target::http::HttpTargetSpec;
-use crate::target::provider::ProviderSpec;
 
 pub use self::http::{carries_credential, expand_headers, header_secrets, header_variables};
 

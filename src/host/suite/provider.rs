@@ -20,12 +20,12 @@ use super::errors::{LoadError, LoadErrorKind};
 use super::paths::inside_root;
 use super::toml_values::{toml_to_json, toml_type};
 use super::{err, missing_keys, noted, unknown_keys};
-use crate::host::near_miss::did_you_mean;
-use crate::target::pricing::Price;
-use crate::target::provider::{
+use crate::client::pricing::Price;
+use crate::client::provider::{
     parse_coordinate, ApiKey, Endpoint, ProviderKind, ProviderSpec, TokenParam,
 };
-use crate::target::template::PromptTemplate;
+use crate::client::template::PromptTemplate;
+use crate::host::near_miss::did_you_mean;
 
 const AT: Option<&str> = Some("[target]");
 

@@ -4,6 +4,7 @@
 
 use super::toml_values::toml_to_json;
 use super::*;
+use crate::client::http::check_body_references;
 use crate::core::aggregate::{build_aggregate, expand_by_group};
 use crate::core::checks::{build, BuildErrorKind};
 use crate::core::checks::{default_threshold, group_copy_payload, identity_payload, is_aggregate};
@@ -11,7 +12,6 @@ use crate::core::identity;
 use crate::core::identity::RuleEntry;
 use crate::core::ratio::as_agreement;
 use crate::core::ratio::as_ratio;
-use crate::target::http::check_body_references;
 use serde_json::{Map, Number, Value};
 use std::fs;
 
@@ -238,7 +238,7 @@ fn every_golden_refusal_row() {
         ("55", Refused(&["suite.toml:", "not UTF-8", "offset 381"])),
         // 56: `--target` beside a TOML suite is refused by the CLI, not the loader.
         ("56", Skip),
-        // 57, 58: body references are checked by target::http::check_body_references.
+        // 57, 58: body references are checked by client::http::check_body_references.
         ("57", BodyReference),
         ("58", BodyReference),
     ];

@@ -1,4 +1,4 @@
-//! `target`: asking the system under test, and the judges.
+//! `client`: the clients that ask the system under test (the target) and the judges.
 //!
 //! Owns the HTTP target, the model providers (Anthropic, OpenAI), the LLM
 //! judges, prompt templates and price tables: building a request, calling,

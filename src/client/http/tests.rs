@@ -396,9 +396,13 @@ fn nothing_listening_refuses_and_names_host_and_port_only() {
     let got = t.call(&case("c1")).expect_err("refused");
     assert_eq!(got, refused);
     let pre = t.preflight().expect_err("nothing answered");
-    assert!(
-        pre.starts_with(&format!("nothing answered at 127.0.0.1:{port}: <urlopen error [Errno 111] Connection refused>. ")),
-        "{pre}"
+    assert_eq!(
+        pre,
+        format!(
+            "connection refused at 127.0.0.1:{port}: nothing is listening there. Every case \
+             would fail the same way, so the run stops before the first one — start the \
+             application, or point the target at it"
+        )
     );
     for text in [&got, &pre] {
         assert!(!text.contains("secret") && !text.contains("user"), "{text}");

@@ -86,7 +86,7 @@ impl JudgeClient {
     }
 
     /// What this judge's calls report to the pacer.
-    pub fn meter(&self) -> &std::sync::Arc<crate::target::rate_limits::Meter> {
+    pub fn meter(&self) -> &std::sync::Arc<crate::client::rate_limits::Meter> {
         self.client.meter()
     }
 

@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Number, Value};
 
 use super::{ChatRequest, Client, Endpoint, ProviderKind};
+use crate::client::failure::Failure;
+use crate::client::http::{endpoint_host, Response};
+use crate::client::pricing::{price_of, unpriced, Price};
+use crate::client::template::PromptTemplate;
 use crate::core::identity::sha16;
 use crate::core::suite::Case;
-use crate::target::failure::Failure;
-use crate::target::http::{endpoint_host, Response};
-use crate::target::pricing::{price_of, unpriced, Price};
-use crate::target::template::PromptTemplate;
 
 /// OpenAI: the name the output cap is sent under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,7 +188,7 @@ impl ProviderTarget {
     }
 
     /// What this target's calls report to the pacer.
-    pub fn meter(&self) -> &std::sync::Arc<crate::target::rate_limits::Meter> {
+    pub fn meter(&self) -> &std::sync::Arc<crate::client::rate_limits::Meter> {
         self.client.meter()
     }
 

@@ -12,7 +12,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{tokens, ApiKey, ChatRequest, Completion};
-use crate::target::pricing::Usage;
+use crate::client::pricing::Usage;
 
 /// The path under the base URL.
 pub const PATH: &str = "/v1/messages";

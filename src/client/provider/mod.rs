@@ -179,7 +179,7 @@ pub struct ChatRequest {
 pub struct Completion {
     /// The reply text (Anthropic: the prefill included).
     pub text: String,
-    /// Token counts, priced by [`crate::target::pricing`].
+    /// Token counts, priced by [`crate::client::pricing`].
     pub usage: Usage,
     /// The model the provider says answered, if it said.
     pub resolved_model: Option<String>,
@@ -235,7 +235,7 @@ impl Client {
             .max_redirects(0)
             .proxy(None)
             .timeout_global(Some(timeout))
-            .tls_config(crate::target::tls::config())
+            .tls_config(crate::client::tls::config())
             .build()
             .new_agent();
         Ok(Client {

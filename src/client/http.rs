@@ -48,6 +48,8 @@ use super::rate_limits::RateLimits;
 use crate::core::python::dumps::dumps_request_body;
 use crate::core::python::repr::repr_str;
 use crate::core::suite::Case;
+use crate::report::locale::Locale;
+use crate::report::progress::{ProgressStrings, Unreachable};
 
 /// The most bytes of an answer body digline reads (16 MiB); a longer answer
 /// errors the case.
@@ -183,7 +185,7 @@ impl HttpTarget {
             .http_status_as_error(false)
             .max_redirects(0)
             .proxy(None)
-            .tls_config(crate::target::tls::config())
+            .tls_config(crate::client::tls::config())
             .timeout_per_call(timeout)
             .build()
             .new_agent();
@@ -222,10 +224,20 @@ impl HttpTarget {
     ///
     /// # Errors
     /// A network failure (nothing listening, no such host, timeout): one
-    /// sentence refusing the whole run, naming the endpoint by host:port
-    /// (`nothing answered at 127.0.0.1:8731: <urlopen error [Errno 111]
-    /// Connection refused>. …`).
+    /// sentence refusing the whole run in digline's own words, naming the
+    /// endpoint by host:port only (`connection refused at 127.0.0.1:8731:
+    /// nothing is listening there. …`). The run document's reasons keep
+    /// 0.10.0's `urllib` wording ([`HttpTarget::call`]); this sentence is
+    /// read by a person and never stored.
     pub fn preflight(&self) -> Result<(), String> {
+        self.preflight_in(Locale::En)
+    }
+
+    /// [`HttpTarget::preflight`], its refusal said in `locale`.
+    ///
+    /// # Errors
+    /// As [`HttpTarget::preflight`].
+    pub fn preflight_in(&self, locale: Locale) -> Result<(), String> {
         let mut request = self.agent.head(&self.spec.url);
         for (name, value) in self.headers_for(false, true) {
             request = request.header(name, value);
@@ -238,12 +250,10 @@ impl HttpTarget {
                 tracing::debug!(endpoint = %self.spoken, "the preflight got an answer it cannot read");
                 Ok(())
             }
-            Err(e) => Err(format!(
-                "nothing answered at {}: {}. Every case would fail the same way, so the run \
-                 stops before the first one — start the application, or point the target at it",
-                self.spoken,
-                self.said(&e)
-            )),
+            Err(e) => {
+                Err(self
+                    .scrub(ProgressStrings::of(locale).preflight(unreachable(&e), &self.spoken)))
+            }
         }
     }
 
@@ -531,6 +541,40 @@ impl HttpTarget {
             text = text.replace(&self.spec.url, &self.spoken);
         }
         mask_text(&text, &self.secrets)
+    }
+}
+
+/// Why nothing answered, for the preflight's refusal in digline's words
+/// (no `errno`, no `urllib` wrapper).
+fn unreachable(e: &ureq::Error) -> Unreachable {
+    let io_kind = match e {
+        ureq::Error::Io(io) => Some(io.kind()),
+        _ => None,
+    };
+    match (e, io_kind) {
+        (ureq::Error::Timeout(_), _)
+        | (_, Some(io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock)) => Unreachable::Timeout,
+        (_, Some(io::ErrorKind::ConnectionRefused)) => Unreachable::Refused,
+        (ureq::Error::HostNotFound, _) => Unreachable::HostNotFound,
+        (
+            _,
+            Some(
+                io::ErrorKind::AddrNotAvailable
+                | io::ErrorKind::NetworkUnreachable
+                | io::ErrorKind::HostUnreachable
+                | io::ErrorKind::NetworkDown,
+            ),
+        ) => Unreachable::NoRoute,
+        (
+            _,
+            Some(
+                io::ErrorKind::ConnectionReset
+                | io::ErrorKind::ConnectionAborted
+                | io::ErrorKind::UnexpectedEof
+                | io::ErrorKind::BrokenPipe,
+            ),
+        ) => Unreachable::Closed,
+        _ => Unreachable::Failed,
     }
 }
 
