@@ -24,12 +24,16 @@ digline="$target/$profile_dir/digline"
 examples="$target/$profile_dir/examples"
 pids=()
 logs=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -f "${logs[@]}"' EXIT
+# `|| true`: a script under `set -e` must keep its own exit code, not the
+# stopped helper's 143.
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; rm -f "${logs[@]}"' EXIT
 refuse() {
   echo "$(basename "$(dirname "$0")")/gate.sh: $*" >&2
   exit 64
 }
 build() {
+  [ -x "$digline" ] ||
+    echo "$(basename "$(dirname "$0")")/gate.sh: building digline ($profile profile): the first time takes a few minutes; the binary is $digline" >&2
   cargo build --quiet --profile "$profile" "$@" ||
     refuse "the build failed (cargo build --profile $profile $* exited $?), so there is no verdict: fix the build and run this again"
 }

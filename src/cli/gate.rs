@@ -306,6 +306,10 @@ fn gate(
         }
         None => None,
     };
+    // The baseline as the base has it: its spend record is then read from
+    // the base too (a pull request cannot restate what the reference spent
+    // without replacing the reference, which the gate says first).
+    let base_same = matches!(base_baseline, Some(BaseBaseline::Same));
     let replaced = Replaced::judge(&doc, base_baseline);
     let integrity = IntegrityStrings::of(locale);
     let promote = format!(
@@ -399,9 +403,15 @@ fn gate(
     // documents (a run of 0.10.0, or a resumed one, has no record).
     let spends = cost::Spends {
         run: store.read_run_spend(&suite.tenant, &suite.name, &key),
-        reference: baseline
-            .as_ref()
-            .and_then(|_| store.read_baseline_spend(&suite.tenant, &suite.name)),
+        reference: baseline.as_ref().and_then(|_| {
+            if base_same {
+                let base = base_ref::choose(args.base_ref.as_deref(), env)?;
+                let path = store.baseline_spend_path(&suite.tenant, &suite.name).ok()?;
+                serde_json::from_slice(&base_ref::file_at_base(&base, &path)?).ok()
+            } else {
+                store.read_baseline_spend(&suite.tenant, &suite.name)
+            }
+        }),
     };
     let cost = cost::sentence(&doc, baseline.as_ref(), spends, locale);
     let data = CommentData {

@@ -105,6 +105,14 @@ pub fn read(base: &BaseRev, baseline_path: &Path) -> Result<BaseBaseline, BasePr
     }
 }
 
+/// The bytes of `path` at the base (at most 1 MiB); `None` when the base
+/// cannot be read or has no such file.
+pub fn file_at_base(base: &BaseRev, path: &Path) -> Option<Vec<u8>> {
+    git_objects::file_at(Path::new("."), &base.rev, path)
+        .ok()?
+        .filter(|bytes| bytes.len() <= 1 << 20)
+}
+
 /// The checks `suite_path` declares at `base.rev` (read from git objects)
 /// and in the working copy, for spelling out parameter edits; `None` when
 /// either side cannot be read or parsed (the edit is then shown by id).

@@ -4,8 +4,6 @@
 //!
 //! Pure: built from a [`Comparison`]'s names, ids and numbers only.
 
-use std::sync::OnceLock;
-
 use crate::core::compare::{Comparison, Delta, Direction, Outcome, RuleChange, RuleField, Scope};
 
 use super::locale::Locale;
@@ -53,22 +51,6 @@ super::text::strings_table! {
     tightened,
     /// The way out when the reference is not covered.
     hint_uncovered,
-}
-
-impl IntegrityStrings {
-    /// The strings of `locale`, built once.
-    pub fn of(locale: Locale) -> &'static IntegrityStrings {
-        static TABLES: [OnceLock<IntegrityStrings>; 6] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
-        let slot = Locale::ALL.iter().position(|l| *l == locale).unwrap_or(0);
-        TABLES[slot].get_or_init(|| IntegrityStrings::build(locale))
-    }
 }
 
 /// The headline's first clause when passing reference verdicts are absent

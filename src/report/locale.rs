@@ -64,7 +64,8 @@ impl Locale {
             })
     }
 
-    fn index(self) -> usize {
+    /// This locale's place in [`Locale::ALL`] (0 is English).
+    pub(crate) fn index(self) -> usize {
         match self {
             Locale::En => 0,
             Locale::It => 1,

@@ -10,8 +10,6 @@
 //!
 //! Pure: the callers pass the numbers.
 
-use std::sync::OnceLock;
-
 use super::locale::Locale;
 use super::text::fill;
 
@@ -99,20 +97,6 @@ super::text::strings_table! {
 }
 
 impl ProgressStrings {
-    /// The strings of `locale`, built once.
-    pub fn of(locale: Locale) -> &'static ProgressStrings {
-        static TABLES: [OnceLock<ProgressStrings>; 6] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
-        let slot = Locale::ALL.iter().position(|l| *l == locale).unwrap_or(0);
-        TABLES[slot].get_or_init(|| ProgressStrings::build(locale))
-    }
-
     fn count(one: &str, many: &str, n: usize) -> String {
         if n == 1 {
             one.to_string()

@@ -27,7 +27,7 @@
 //! for English), shared with the HTML report. No reason text, output or case input is
 //! ever printed: everything is composed from the comparison's facts.
 
-use std::sync::{LazyLock, OnceLock};
+use std::sync::LazyLock;
 
 use serde_json::Value;
 
@@ -76,6 +76,13 @@ macro_rules! strings_table {
                 $name {
                     $($field: locale.text(concat!($section, ".", stringify!($field))),)*
                 }
+            }
+
+            /// The strings of `locale`, built once.
+            pub fn of(locale: Locale) -> &'static $name {
+                static TABLES: [std::sync::OnceLock<$name>; Locale::ALL.len()] =
+                    [const { std::sync::OnceLock::new() }; Locale::ALL.len()];
+                TABLES[locale.index()].get_or_init(|| $name::build(locale))
             }
         }
     };
@@ -206,22 +213,6 @@ strings_table! {
     detail_missing,
     /// A check that could not run.
     detail_errored,
-}
-
-impl Strings {
-    /// The strings of `locale`, built once.
-    pub fn of(locale: Locale) -> &'static Strings {
-        static TABLES: [OnceLock<Strings>; 6] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
-        let slot = Locale::ALL.iter().position(|l| *l == locale).unwrap_or(0);
-        TABLES[slot].get_or_init(|| Strings::build(locale))
-    }
 }
 
 /// English, as digline 0.10.0 writes it (`templates/locales/en.toml`).

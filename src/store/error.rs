@@ -142,6 +142,26 @@ pub enum StoreError {
         /// The store directory.
         store: PathBuf,
     },
+    /// A write through a symbolic link that stays inside the store (one
+    /// record written over another): refused before anything is written.
+    #[error(
+        "{path} is a symbolic link inside the store: digline writes under .digline/ only through real folders and files, so nothing was written; remove the link"
+    )]
+    WriteThroughLink {
+        /// The link.
+        path: PathBuf,
+    },
+    /// `.digline` is a symbolic link to a place outside the repository (a
+    /// link a pull request could commit): nothing is written there.
+    #[error(
+        "{path} is a symbolic link to {store}, outside the repository: digline writes its store only inside the repository, so nothing was written; remove the link or point it inside the repository"
+    )]
+    StoreOutsideRoot {
+        /// `<root>/.digline`.
+        path: PathBuf,
+        /// Where it leads.
+        store: PathBuf,
+    },
     /// An output file whose directory is a symbolic link (or lies under
     /// one, for a relative path): refused before anything is written.
     #[error(

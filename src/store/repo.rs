@@ -156,7 +156,7 @@ impl Store {
     /// # Errors
     /// [`StoreError::Io`] when the directory or file cannot be written.
     pub fn ensure_layout(&self) -> Result<(), StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+        self.real_store()?;
         let ignore = self.dir.join(".gitignore");
         if !ignore.exists() {
             write_atomic(&ignore, GITIGNORE.as_bytes(), 0o644)?;
@@ -546,18 +546,19 @@ impl Store {
     }
 
     /// Make ready to write `path` (a file under the store): every directory
-    /// from `.digline/` down is created, or must resolve inside the store,
-    /// and an existing `path` must too — checked before anything is
-    /// written, as reads are ([`StoreError::WriteOutside`]).
+    /// from `.digline/` down is created, or must be a real folder (no
+    /// symbolic link, whether it leads out of the store or to another place
+    /// inside it), and an existing `path` must be a real file — checked
+    /// before anything is written. `.digline` itself may be a link to a
+    /// place inside the repository.
     ///
     /// # Errors
-    /// [`StoreError::WriteOutside`] for a symlink out of the store; an I/O error.
+    /// [`StoreError::WriteOutside`] for a symlink out of the store,
+    /// [`StoreError::WriteThroughLink`] for one inside it,
+    /// [`StoreError::StoreOutsideRoot`] for a `.digline` leading out of the
+    /// repository; an I/O error.
     pub fn place_inside(&self, path: &Path) -> Result<(), StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
-        let store = self
-            .dir
-            .canonicalize()
-            .map_err(|e| StoreError::io(&self.dir, e))?;
+        let store = self.real_store()?;
         let outside = |p: &Path| StoreError::WriteOutside {
             path: p.to_path_buf(),
             store: store.clone(),
@@ -571,20 +572,27 @@ impl Store {
             at.push(part);
             let last = i + 1 == parts.len();
             match std::fs::symlink_metadata(&at) {
-                Ok(_) => match at.canonicalize() {
-                    Ok(real) if real.starts_with(&store) => {}
-                    // Outside, or a link to nowhere.
-                    _ => return Err(outside(&at)),
-                },
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(match at.canonicalize() {
+                        // A link inside the store would write one record
+                        // over another (`timings -> .`): no link at all.
+                        Ok(real) if real.starts_with(&store) => {
+                            StoreError::WriteThroughLink { path: at.clone() }
+                        }
+                        // Outside, or a link to nowhere.
+                        _ => outside(&at),
+                    });
+                }
+                Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     if !last {
                         match std::fs::create_dir(&at) {
                             Ok(()) => {}
                             // Another writer (a shard beside this one) made
-                            // it first: what it made must be inside too.
+                            // it first: what it made must be a real folder.
                             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                                match at.canonicalize() {
-                                    Ok(real) if real.starts_with(&store) && real.is_dir() => {}
+                                match std::fs::symlink_metadata(&at) {
+                                    Ok(meta) if meta.is_dir() => {}
                                     _ => return Err(outside(&at)),
                                 }
                             }
@@ -596,6 +604,47 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// The store's real place, made if absent: `.digline` itself may be a
+    /// symbolic link, but only to a place inside the repository (a link a
+    /// pull request commits cannot send the store's writes elsewhere).
+    fn real_store(&self) -> Result<PathBuf, StoreError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| StoreError::io(&self.dir, e))?;
+        let store = self
+            .dir
+            .canonicalize()
+            .map_err(|e| StoreError::io(&self.dir, e))?;
+        if let Some(root) = self.dir.parent() {
+            let root = root.canonicalize().map_err(|e| StoreError::io(root, e))?;
+            if !store.starts_with(&root) {
+                return Err(StoreError::StoreOutsideRoot {
+                    path: self.dir.clone(),
+                    store,
+                });
+            }
+        }
+        Ok(store)
+    }
+
+    /// A small record kept beside the documents (spend, timings), read only
+    /// when it is a regular file inside the store of at most 1 MiB: a link
+    /// out of the store, a device or an oversized file reads as "not
+    /// recorded" (`None`), never as an error.
+    pub fn read_record(&self, path: &Path) -> Option<String> {
+        const MAX: u64 = 1 << 20;
+        self.check_inside(path).ok()?;
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() || meta.len() > MAX {
+            return None;
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut std::io::Read::take(std::fs::File::open(path).ok()?, MAX),
+            &mut text,
+        )
+        .ok()?;
+        Some(text)
     }
 
     fn check_inside(&self, path: &Path) -> Result<(), StoreError> {
@@ -695,6 +744,34 @@ mod tests {
             });
             assert!(path.parent().unwrap().is_dir());
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_linked_out_of_the_repository_is_never_written() {
+        let repo = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), repo.path().join(".digline")).unwrap();
+        let store = Store::new(repo.path());
+        let err = store.check_writable("t", "s").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}/.digline is a symbolic link to {}, outside the repository: digline writes its store only inside the repository, so nothing was written; remove the link or point it inside the repository",
+                repo.path().display(),
+                elsewhere.path().canonicalize().unwrap().display()
+            )
+        );
+        assert!(store.write_run(&golden_doc()).is_err());
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+        // A link to a place inside the repository is the store.
+        let inside = repo.path().join("kept/store");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::remove_file(repo.path().join(".digline")).unwrap();
+        std::os::unix::fs::symlink(&inside, repo.path().join(".digline")).unwrap();
+        store.check_writable("t", "s").unwrap();
+        store.write_run(&golden_doc()).unwrap();
+        assert!(inside.join(".gitignore").is_file());
     }
 
     #[test]

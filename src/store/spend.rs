@@ -73,12 +73,12 @@ impl Store {
 
     /// What run `key` spent, `None` when not recorded.
     pub fn read_run_spend(&self, tenant: &str, suite: &str, key: &str) -> Option<Spend> {
-        read(self.run_spend_path(tenant, suite, key).ok()?)
+        self.read_spend(&self.run_spend_path(tenant, suite, key).ok()?)
     }
 
     /// What the reference spent, `None` when not recorded.
     pub fn read_baseline_spend(&self, tenant: &str, suite: &str) -> Option<Spend> {
-        read(self.baseline_spend_path(tenant, suite).ok()?)
+        self.read_spend(&self.baseline_spend_path(tenant, suite).ok()?)
     }
 
     /// On promote: the run's spend becomes the reference's; a run with
@@ -88,6 +88,10 @@ impl Store {
     /// An unsafe name, or the file cannot be written or removed.
     pub fn promote_spend(&self, tenant: &str, suite: &str, key: &str) -> Result<(), StoreError> {
         let to = self.baseline_spend_path(tenant, suite)?;
+        // Written or removed only through real folders: a committed link
+        // (`spend/baselines -> ../baselines`) would put the record over the
+        // baseline, or remove it.
+        self.place_inside(&to)?;
         match self.read_run_spend(tenant, suite, key) {
             Some(spend) => self.write_spend(to, &spend),
             None => match std::fs::remove_file(&to) {
@@ -100,6 +104,10 @@ impl Store {
 }
 
 impl Store {
+    fn read_spend(&self, path: &std::path::Path) -> Option<Spend> {
+        serde_json::from_str(&self.read_record(path)?).ok()
+    }
+
     /// Every folder down to `path` made or checked inside the store (a
     /// committed symlink cannot carry the write elsewhere), then written whole.
     fn write_spend(&self, path: PathBuf, spend: &Spend) -> Result<(), StoreError> {
@@ -108,11 +116,6 @@ impl Store {
         text.push('\n');
         write_atomic(&path, text.as_bytes(), 0o644)
     }
-}
-
-fn read(path: PathBuf) -> Option<Spend> {
-    let text = std::fs::read_to_string(path).ok()?;
-    serde_json::from_str(&text).ok()
 }
 
 #[cfg(test)]
@@ -176,5 +179,51 @@ mod tests {
             assert!(matches!(err, StoreError::WriteOutside { .. }), "{err}");
             assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_inside_the_store_never_put_a_record_over_a_document() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let baselines = dir.path().join(".digline/t/baselines");
+        std::fs::create_dir_all(&baselines).unwrap();
+        std::fs::write(baselines.join("s.json"), "the baseline").unwrap();
+        std::fs::create_dir_all(dir.path().join(".digline/t/spend")).unwrap();
+        symlink(
+            "../baselines",
+            dir.path().join(".digline/t/spend/baselines"),
+        )
+        .unwrap();
+        let spend = Spend::default();
+        store.write_run_spend("t", "s", "k1", &spend).unwrap();
+        // Promote writes the record through the link: refused.
+        let err = store.promote_spend("t", "s", "k1").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}/.digline/t/spend/baselines is a symbolic link inside the store: digline writes under .digline/ only through real folders and files, so nothing was written; remove the link",
+                dir.path().display()
+            )
+        );
+        // A run with no record would remove the reference's: refused too.
+        assert!(store.promote_spend("t", "s", "k2").is_err());
+        assert_eq!(
+            std::fs::read_to_string(baselines.join("s.json")).unwrap(),
+            "the baseline"
+        );
+        // A record that is a device or leads out of the store reads as none.
+        std::fs::remove_file(dir.path().join(".digline/t/spend/baselines")).unwrap();
+        std::fs::create_dir_all(dir.path().join(".digline/t/spend/baselines")).unwrap();
+        symlink(
+            "/dev/zero",
+            dir.path().join(".digline/t/spend/baselines/s.json"),
+        )
+        .unwrap();
+        assert_eq!(store.read_baseline_spend("t", "s"), None);
+        let big = dir.path().join(".digline/t/spend/runs/s/k3.json");
+        std::fs::write(&big, vec![b' '; (1 << 20) + 1]).unwrap();
+        assert_eq!(store.read_run_spend("t", "s", "k3"), None);
     }
 }

@@ -65,7 +65,7 @@ impl Store {
     pub fn read_run_timings(&self, tenant: &str, suite: &str, key: &str) -> FailedCalls {
         self.run_timings_path(tenant, suite, key)
             .ok()
-            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|p| self.read_record(&p))
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()
     }

@@ -359,6 +359,44 @@ fn an_unchanged_baseline_says_nothing_of_a_replacement() {
 }
 
 #[test]
+fn the_reference_spend_comes_from_the_base_when_the_baseline_is_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    let record = root.join(".digline/quickstart/spend/baselines/support.json");
+    std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+    let spend = |usd: &str| {
+        format!(
+            "{{\"target\": {{\"calls\": 3, \"usd\": {usd}, \"input_tokens\": 30, \"output_tokens\": 60}}, \"judges\": {{\"calls\": 0, \"usd\": 0.0}}}}\n"
+        )
+    };
+    std::fs::write(&record, spend("0.0012")).unwrap();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A", "-f"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    // The pull request restates what the reference spent, tenfold, and
+    // leaves the baseline alone.
+    std::fs::write(&record, spend("0.012")).unwrap();
+    git(root, &["add", "-A", "-f"]);
+    git(root, &["commit", "-q", "-m", "pr"]);
+    let mut args = GATE.to_vec();
+    args.extend(["--base-ref", "HEAD^1"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let outcome = outcome(root);
+    assert_eq!(outcome["baseline_changed"], false);
+    assert_eq!(outcome["spent_usd"]["reference_target"], 0.0012);
+    assert_eq!(outcome["reference_spent"]["target"]["usd"], 0.0012);
+    // Without a base, the working copy's record is all there is.
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        crate::integrity::outcome(root)["spent_usd"]["reference_target"],
+        0.012
+    );
+}
+
+#[test]
 fn a_shallow_clone_without_the_base_says_what_to_fetch() {
     let dir = tempfile::tempdir().unwrap();
     let origin = dir.path().join("origin");
