@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    match digline::host::cases::parse_cases(data, "cases.json") {
+    match digline::host::suite::cases::parse_cases(data, "cases.json") {
         Ok(cases) => assert!(!cases.is_empty(), "an empty list is refused"),
         Err(e) => {
             let _ = e.to_string();

@@ -6,7 +6,7 @@
 //! the sentence as `digline: <sentence>` and then each hint once, as a
 //! `(hint: …)` line ([`render`]) — or none with `-q`.
 
-use crate::host::load_errors::LoadError;
+use crate::host::suite::errors::LoadError;
 use crate::store::StoreError;
 
 use super::exit::ExitStatus;

@@ -3,7 +3,7 @@
 //! and says where a `NaN`/`Infinity` sits.
 //!
 //! Used for every file digline reads that a person or a tool may have
-//! written: `cases.json` (`host::cases`) and run documents (`store`).
+//! written: `cases.json` (`host::suite::cases`) and run documents (`store`).
 //! Pure: text in, value or error out.
 
 use std::cell::RefCell;

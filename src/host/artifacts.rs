@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use super::load_errors::{LoadError, LoadErrorKind};
+use super::suite::errors::{LoadError, LoadErrorKind};
 
 /// `path → {"sha": <sha256 hex>, "text": <content>}` for each declared
 /// artifact, as digline 0.10.0 records them (`text` only for UTF-8 files).

@@ -15,8 +15,8 @@
 //! The loader calls [`check_base_url`] for a declared `base_url`; the
 //! runner calls [`judge_endpoint`].
 
-use super::load_errors::{LoadError, LoadErrorKind};
-use super::provider_suite::endpoint;
+use super::suite::errors::{LoadError, LoadErrorKind};
+use super::suite::provider::endpoint;
 use crate::client::provider::{Endpoint, ProviderKind};
 
 /// A located load error in the suite file.

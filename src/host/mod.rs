@@ -3,13 +3,12 @@
 //! The only layer that reads the clock, git, environment variables and
 //! suite files. Loads `suite.toml` + `cases.json` into a `core::suite::Suite`
 //! and a target spec, refusing bad input with located sentences
-//! ([`load_errors::LoadError`]). May import `run`, `client`, `report`,
+//! ([`suite::errors::LoadError`]). May import `run`, `client`, `report`,
 //! `wire`, `store`, `core`; never the front ends.
 
 pub mod allowed_hosts;
 pub mod artifacts;
 pub mod base_ref;
-pub mod cases;
 pub mod ci_tokens;
 pub mod clock;
 pub mod crlf;
@@ -17,11 +16,8 @@ pub mod endpoints;
 pub mod env;
 pub mod git;
 pub mod git_objects;
-pub mod load_errors;
-pub mod located;
 pub mod logging;
 pub mod near_miss;
-pub mod provider_suite;
 pub mod run_trust;
 pub mod runner;
 pub mod shards;

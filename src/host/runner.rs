@@ -22,8 +22,8 @@ use crate::client::provider::ProviderTarget;
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
 use crate::host;
-use crate::host::load_errors::LoadError;
-use crate::host::provider_suite;
+use crate::host::suite::errors::LoadError;
+use crate::host::suite::provider;
 use crate::host::suite::{LoadedSuite, TargetSpec};
 use crate::report::progress::ProgressStrings;
 use crate::run::journal::{self, Prior, Recorder};
@@ -178,7 +178,7 @@ pub fn judges(suite: &crate::core::suite::Suite) -> Result<(Judges, Vec<String>)
 /// A refusal about the suite file's `[target]`, placed at `key` in it and
 /// named as the user named the file.
 fn located(loaded: &LoadedSuite, locator: &str, key: &str, sentence: &str) -> RunRefusal {
-    use host::load_errors::{LoadError, LoadErrorKind};
+    use host::suite::errors::{LoadError, LoadErrorKind};
     let error = LoadError::new(
         LoadErrorKind::Credential,
         "suite.toml",
@@ -186,15 +186,7 @@ fn located(loaded: &LoadedSuite, locator: &str, key: &str, sentence: &str) -> Ru
         Some(key),
         sentence,
     );
-    let text = std::fs::read(&loaded.suite_path)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok());
-    let error = host::located::place(error, text.as_deref(), None);
-    let name = loaded
-        .suite_path
-        .file_name()
-        .map_or_else(|| "suite.toml".into(), |n| n.to_string_lossy().into_owned());
-    RunRefusal::Load(error.in_file(&name))
+    RunRefusal::Load(loaded.place(error))
 }
 
 /// An HTTP target's `${NAME}` values go only to a host the CI allows
@@ -254,7 +246,8 @@ impl Prepared {
         let mut problems: Vec<String> = Vec::new();
         let built = match &loaded.target {
             TargetSpec::Http(spec) => {
-                let headers = host::suite::expand_headers(spec, env)?;
+                let headers =
+                    host::suite::expand_headers(spec, env).map_err(|e| loaded.place(e))?;
                 credentials_allowed(&loaded, spec, &headers)?;
                 let secrets = host::suite::header_secrets(spec, env);
                 Built::Http(
@@ -271,7 +264,7 @@ impl Prepared {
                         }
                     }
                 }
-                let endpoint = provider_suite::endpoint(spec.kind, spec.base_url.as_deref(), &env);
+                let endpoint = provider::endpoint(spec.kind, spec.base_url.as_deref(), &env);
                 let target =
                     ProviderTarget::new(spec.clone(), &endpoint).map_err(RunRefusal::Refused)?;
                 if endpoint.key.is_some() {
@@ -331,7 +324,8 @@ impl Prepared {
         let store = Store::new(&options.root);
         let (tenant, suite_name) = (&loaded.suite.tenant, &loaded.suite.name);
         store.check_writable(tenant, suite_name)?;
-        let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)?;
+        let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)
+            .map_err(|e| loaded.place(e))?;
         let fresh = RunContext {
             created_at: host::clock::now_iso(),
             git_commit: host::git::commit(&options.root)

@@ -11,7 +11,7 @@ use std::fmt;
 
 use crate::core::compare::CompareError;
 use crate::core::diff::DiffRefused;
-use crate::host::load_errors::LoadError;
+use crate::host::suite::errors::LoadError;
 use crate::run::RunError;
 use crate::store::StoreError;
 

@@ -5,6 +5,9 @@
 //!   and exit code must equal `digline-stderr.txt` and `digline-exit` (beside
 //!   0.10.0's `stderr.txt` and `exit`, which stay as they were made). The
 //!   temporary folder's path reads `[ROOT]`.
+//! - Every folder under `tests/snapshots/refusals/` is a fixture of the same
+//!   shape for a refusal 0.10.0 has no counterpart of (several independent
+//!   problems reported in one run).
 //! - `--help` of digline and of every command is kept whole under
 //!   `tests/snapshots/help/<command>.txt`.
 //!
@@ -53,17 +56,23 @@ fn report(problems: Vec<String>) {
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
-#[test]
-fn every_refusal_golden_is_a_command_line_fixture_with_digline_s_exact_stderr_and_exit() {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(golden("refusals"))
+/// The fixture folders under `parent`, sorted.
+fn fixture_dirs(parent: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(parent)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    assert_eq!(dirs.len(), 58, "the refusal goldens");
+    dirs
+}
+
+/// Run each fixture folder's `command.txt` in a copy of its `suite.toml`
+/// and `cases.json`; its stderr and exit code must equal
+/// `digline-stderr.txt` and `digline-exit`. Returns every mismatch.
+fn run_fixtures(dirs: &[PathBuf]) -> Vec<String> {
     let mut problems = Vec::new();
-    for dir in &dirs {
+    for dir in dirs {
         let command = std::fs::read_to_string(dir.join("command.txt")).unwrap();
         let args: Vec<&str> = command
             .trim()
@@ -90,7 +99,23 @@ fn every_refusal_golden_is_a_command_line_fixture_with_digline_s_exact_stderr_an
             }
         }
     }
-    report(problems);
+    problems
+}
+
+#[test]
+fn every_refusal_golden_is_a_command_line_fixture_with_digline_s_exact_stderr_and_exit() {
+    let dirs = fixture_dirs(&golden("refusals"));
+    assert_eq!(dirs.len(), 58, "the refusal goldens");
+    report(run_fixtures(&dirs));
+}
+
+/// Refusals of digline's own (no 0.10.0 output beside them), e.g. several
+/// independent problems of one suite reported together, each at its place.
+#[test]
+fn every_refusal_snapshot_is_a_command_line_fixture_with_digline_s_exact_stderr_and_exit() {
+    let dirs = fixture_dirs(&repo().join("tests/snapshots/refusals"));
+    assert!(dirs.len() >= 2, "the refusal snapshots: {dirs:?}");
+    report(run_fixtures(&dirs));
 }
 
 #[test]

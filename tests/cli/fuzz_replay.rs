@@ -33,7 +33,7 @@ fn the_cases_corpus_parses_or_is_refused() {
     assert!(all.len() >= 10, "{all:?}");
     for path in all {
         let bytes = std::fs::read(&path).unwrap();
-        if let Err(e) = digline::host::cases::parse_cases(&bytes, "cases.json") {
+        if let Err(e) = digline::host::suite::cases::parse_cases(&bytes, "cases.json") {
             assert!(!e.to_string().is_empty(), "{}", path.display());
         }
     }

@@ -391,6 +391,48 @@ fn header_secrets_must_be_set_and_single_line() {
     }
 }
 
+/// A refusal found after the load (a `${NAME}` the environment does not
+/// set, an artifact gone) is placed at `file:line:column` of the suite
+/// file under its own name, like a refusal of the load itself.
+#[test]
+fn a_refusal_after_the_load_is_placed_in_the_suite_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = GOOD_SUITE.replace(
+        "\n[[assertions]]",
+        "\n[target.headers]\n  Authorization = \"Bearer ${DIGLINE_UNSET_TOKEN}\"\n\n[[assertions]]",
+    );
+    std::fs::write(dir.path().join("support.toml"), suite).unwrap();
+    std::fs::write(dir.path().join("cases.json"), GOOD_CASES).unwrap();
+    let ran = digline(dir.path(), &["run", "--suite", "support.toml"]);
+    assert_eq!(
+        ran.stderr,
+        "digline: support.toml:16:3, [target.headers]: `Authorization` takes \
+         ${DIGLINE_UNSET_TOKEN} from the environment, and DIGLINE_UNSET_TOKEN is not set. Set it \
+         before the run; nothing was sent\n"
+    );
+    assert_eq!(ran.code, 64);
+
+    let suite = GOOD_SUITE.replace(
+        "cases = \"cases.json\"",
+        "cases = \"cases.json\"\nartifacts = [\"prompt.md\"]",
+    );
+    write(dir.path(), &suite, Some(GOOD_CASES));
+    std::fs::write(dir.path().join("prompt.md"), "p").unwrap();
+    // Readable at the load, gone (unreadable) by the time it is recorded.
+    std::fs::create_dir(dir.path().join("gone")).unwrap();
+    std::fs::remove_file(dir.path().join("prompt.md")).unwrap();
+    std::os::unix::fs::symlink("gone", dir.path().join("prompt.md")).unwrap();
+    let ran = digline(dir.path(), &["run", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert!(
+        ran.stderr.starts_with(
+            "digline: suite.toml:6:1, [suite]: `artifacts` names prompt.md, which cannot be read ("
+        ),
+        "{}",
+        ran.stderr
+    );
+}
+
 /// Three independent mistakes in three sections: three located refusals in
 /// one run (the first is the one 0.10.0 named), exit 64, nothing written.
 #[test]
@@ -415,6 +457,9 @@ needle = ""
 type = "http"
 url = "http://127.0.0.1:9/answer"
 output_pth = "data.answer"
+
+[target.body]
+id = "case.id"
 "#;
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), suite, Some(GOOD_CASES));

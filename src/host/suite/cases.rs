@@ -14,13 +14,16 @@
 //! `expected` (payload).
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::load_errors::{LoadError, LoadErrorKind};
-use super::near_miss::{hint, listing};
+use super::errors::{LoadError, LoadErrorKind};
+use super::paths::inside_root;
+use super::{err, io_reason, located};
 use crate::core::strict_json::{self, StrictJsonError};
 use crate::core::suite::Case;
+use crate::host::near_miss::{hint, listing};
 
 /// The fields a case may have (0.10.0's `Case`), sorted.
 pub const CASE_FIELDS: &[&str] = &[
@@ -112,7 +115,9 @@ pub fn parse_json(text: &str, file: &str) -> Result<Value, LoadError> {
 /// Read the cases from the bytes of a cases file named `file`.
 ///
 /// # Errors
-/// A located [`LoadError`] for every rule of `10-suite.md` on cases.
+/// A located [`LoadError`] for every rule of `10-suite.md` on cases: each
+/// case is checked on its own, and the first refused case carries the
+/// others ([`LoadError::further`]).
 pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
     let text = decode_utf8(bytes, file)?;
     let value = parse_json(text, file)?;
@@ -137,13 +142,21 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
             "this file holds no cases, and a suite without cases checks nothing",
         ));
     }
+    // Each case is checked on its own: every refused case is noted.
+    let mut problems = Vec::new();
     let mut cases = Vec::with_capacity(entries.len());
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, entry) in entries.iter().enumerate() {
         let n = i + 1;
-        let case = parse_case(entry, n, file)?;
+        let case = match parse_case(entry, n, file) {
+            Ok(case) => case,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
+        };
         if let Some(first) = seen.get(&case.id) {
-            return Err(LoadError::new(
+            problems.push(LoadError::new(
                 LoadErrorKind::Invalid,
                 file,
                 Some(&format!("#{n}")),
@@ -154,11 +167,15 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
                     case.id
                 ),
             ));
+            continue;
         }
         seen.insert(case.id.clone(), n);
         cases.push(case);
     }
-    Ok(cases)
+    match LoadError::all(problems) {
+        Some(error) => Err(error),
+        None => Ok(cases),
+    }
 }
 
 fn noun(value: &Value) -> &'static str {
@@ -204,7 +221,7 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
             let hints: Vec<String> = unknown
                 .iter()
                 .filter_map(|k| {
-                    super::near_miss::did_you_mean(k, CASE_FIELDS)
+                    crate::host::near_miss::did_you_mean(k, CASE_FIELDS)
                         .map(|h| format!("  `{k}`: did you mean `{h}`?"))
                 })
                 .collect();
@@ -315,7 +332,7 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
     let group = optional_text("group", ", and a group needs a name")?;
     if let Some(why) = group
         .as_deref()
-        .and_then(|g| super::visible::refusal("group", g))
+        .and_then(|g| crate::host::visible::refusal("group", g))
     {
         return Err(invalid("group", format!("case '{id}': {why}")));
     }
@@ -386,9 +403,57 @@ fn empty_expected(id: &str, invalid: &dyn Fn(&str, String) -> LoadError) -> Load
     )
 }
 
+/// The cases file `cases_rel` names: inside the root, read, parsed.
+pub(super) fn read_cases(
+    cases_rel: &str,
+    suite_dir: &Path,
+    root: &Path,
+) -> Result<(Vec<crate::core::suite::Case>, String, String, PathBuf), LoadError> {
+    let cases_path = inside_root("cases", cases_rel, suite_dir, root)?;
+    let cases_name = Path::new(cases_rel).file_name().map_or_else(
+        || cases_rel.to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let cases_bytes = std::fs::read(&cases_path).map_err(|e| {
+        err(
+            LoadErrorKind::Read,
+            Some("[suite]"),
+            Some("cases"),
+            &format!(
+                "the cases file {cases_rel} could not be read at {}: {}",
+                cases_path.display(),
+                io_reason(&e)
+            ),
+        )
+    })?;
+    let text = decode_utf8(&cases_bytes, &cases_name).unwrap_or_default();
+    let cases = parse_cases(&cases_bytes, &cases_name)
+        .map_err(|e| located::place(e, None, Some((&cases_name, text))))?;
+    Ok((cases, cases_name.clone(), text.to_string(), cases_path))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each case is checked on its own: every refused case and every
+    /// taken id is reported in one run, in file order.
+    #[test]
+    fn every_refused_case_is_reported_at_once() {
+        let text = r#"[{"id": "a", "expectd": "x"}, {"id": "b"}, {"vars": {}}, {"id": "b"}]"#;
+        let e = parse_cases(text.as_bytes(), "cases.json").unwrap_err();
+        let sentences: Vec<&str> = e.problems().map(|p| p.message.as_str()).collect();
+        assert_eq!(
+            sentences,
+            [
+                "cases.json #1: no such field `expectd`. Did you mean `expected`?",
+                "cases.json #3: no `id`, and every case needs one: it pairs the case with the \
+                 baseline",
+                "cases.json #4: the case id 'b' is already taken by #2: ids are how a result \
+                 finds its counterpart in the baseline, so each must be unique",
+            ]
+        );
+    }
 
     #[test]
     fn good_files_load() {

@@ -1,8 +1,9 @@
 //! Where a load error is: `line:column` in the suite or cases file.
 //!
-//! The suite file is parsed a second time into the toml crate's spanned
-//! tree ([`toml::de::DeTable`]), which keeps the span of every key and
-//! value; a [`LoadError`]'s entry (`[suite]`, `[[assertions]] #2, [inner]`,
+//! The suite file is parsed once into the toml crate's spanned tree
+//! ([`toml::de::DeTable`]), which keeps the span of every key and value
+//! (the values the loader validates are deserialized from that same
+//! tree, `super::parse_toml`); a [`LoadError`]'s entry (`[suite]`, `[[assertions]] #2, [inner]`,
 //! `[target.headers]`) and key then name a place in that tree. The cases
 //! file is valid JSON by the time a case is refused, so its entries are
 //! found by a small scan for the N-th element of the top-level array and
@@ -12,7 +13,7 @@
 
 use toml::de::{DeTable, DeValue};
 
-use super::load_errors::LoadError;
+use super::errors::LoadError;
 
 /// A 1-based line and column (columns count characters, not bytes).
 pub type LineColumn = (usize, usize);
@@ -51,13 +52,16 @@ fn steps(locator: &str) -> Vec<Step> {
     steps
 }
 
-/// Locate an error of the suite file whose text is `text`: the key to blame
-/// inside the entry the locator names, else the entry itself.
-pub fn in_suite(text: &str, locator: Option<&str>, key: Option<&str>) -> LineColumn {
-    let Ok(root) = DeTable::parse(text) else {
-        return (1, 1);
-    };
-    let mut table = root.get_ref();
+/// Locate an error of the suite file whose text is `text` and spanned tree
+/// `root`: the key to blame inside the entry the locator names, else the
+/// entry itself.
+pub fn in_suite(
+    text: &str,
+    root: &DeTable<'_>,
+    locator: Option<&str>,
+    key: Option<&str>,
+) -> LineColumn {
+    let mut table = root;
     // The start of the deepest entry found so far.
     let mut at: Option<usize> = None;
     let mut pending_index = None;
@@ -200,20 +204,21 @@ fn key_in_object(text: &str, open: usize, key: &str) -> Option<usize> {
     .flatten()
 }
 
-/// Put every error of `errors` at its place in `text` (the file `file` as
-/// the loader calls it: `suite.toml` or the cases file's name).
+/// Put `error` and each of its further problems at its place: in the
+/// suite file (its text and spanned tree) or in the cases file (its name
+/// and text), by the file each names.
 pub fn place(
     mut error: LoadError,
-    suite_text: Option<&str>,
+    suite: Option<(&str, &DeTable<'_>)>,
     cases: Option<(&str, &str)>,
 ) -> LoadError {
     let at = |e: &LoadError| -> Option<LineColumn> {
         if e.line_column().is_some() {
             return e.line_column();
         }
-        match (suite_text, cases) {
-            (Some(text), _) if e.file == "suite.toml" => {
-                Some(in_suite(text, e.locator.as_deref(), e.key.as_deref()))
+        match (suite, cases) {
+            (Some((text, tree)), _) if e.file == "suite.toml" => {
+                Some(in_suite(text, tree, e.locator.as_deref(), e.key.as_deref()))
             }
             (_, Some((name, text))) if e.file == name => {
                 Some(in_cases(text, e.locator.as_deref(), e.key.as_deref()))
@@ -256,9 +261,10 @@ mod tests {
             (Some("top level"), Some("target"), (14, 2)),
             (None, Some("nothing"), (1, 1)),
         ];
+        let tree = DeTable::parse(SUITE).unwrap().into_inner();
         for (locator, key, want) in table {
             assert_eq!(
-                in_suite(SUITE, *locator, *key),
+                in_suite(SUITE, &tree, *locator, *key),
                 *want,
                 "{locator:?} {key:?}"
             );

@@ -16,13 +16,16 @@ use std::path::Path;
 
 use serde_json::{Map, Number, Value};
 
-use super::load_errors::{LoadError, LoadErrorKind};
-use super::suite::{err, inside_root, toml_to_json, toml_type, unknown_keys};
+use super::errors::{LoadError, LoadErrorKind};
+use super::paths::inside_root;
+use super::toml_values::{toml_to_json, toml_type};
+use super::{err, missing_keys, noted, unknown_keys};
 use crate::client::pricing::Price;
 use crate::client::provider::{
     parse_coordinate, ApiKey, Endpoint, ProviderKind, ProviderSpec, TokenParam,
 };
 use crate::client::template::PromptTemplate;
+use crate::host::near_miss::did_you_mean;
 
 const AT: Option<&str> = Some("[target]");
 
@@ -200,131 +203,146 @@ fn pricing(table: &toml::Table) -> Result<Option<Price>, LoadError> {
     }))
 }
 
-/// Validate `[target] type = "provider"`.
+/// Validate `[target] type = "provider"`, noting every independent
+/// problem: the coordinate, unknown keys (against the keys of every
+/// provider when the coordinate was refused, and a near miss of a
+/// required key is not also reported missing), missing keys, then each
+/// value on its own.
 ///
 /// # Errors
-/// A located [`LoadError`]: a bad coordinate, unknown keys (with the near
-/// miss), a missing `provider`/`prompt_file`/`max_tokens`, `system` beside
-/// `system_file`, a template that cannot be read or leaves the root, a
-/// value of the wrong type or range.
+/// A located [`LoadError`] carrying the others: a bad coordinate, unknown
+/// keys (with the near miss), a missing `provider`/`prompt_file`/
+/// `max_tokens`, `system` beside `system_file`, a template that cannot be
+/// read or leaves the root, a value of the wrong type or range.
 pub fn provider_target(
     table: &toml::Table,
     suite_dir: &Path,
     root: &Path,
 ) -> Result<ProviderSpec, LoadError> {
-    let coordinate = string(table, "provider")?;
-    let parsed = match &coordinate {
-        Some(c) => Some(
-            parse_coordinate(c).map_err(|why| invalid("provider", format!("`provider`: {why}")))?,
-        ),
-        None => None,
+    let mut problems = Vec::new();
+    let parsed = noted(
+        &mut problems,
+        string(table, "provider").and_then(|coordinate| {
+            coordinate
+                .map(|c| {
+                    parse_coordinate(&c)
+                        .map_err(|why| invalid("provider", format!("`provider`: {why}")))
+                })
+                .transpose()
+        }),
+    );
+    let kind = parsed.as_ref().and_then(|p| p.as_ref().map(|(k, _)| *k));
+    // A refused coordinate says nothing about which keys belong: judge
+    // the keys against every provider's, so none is refused for it.
+    let judged_by = match parsed {
+        Some(_) => keys_of(kind),
+        None => {
+            let mut all = keys_of(Some(ProviderKind::Anthropic));
+            all.extend(keys_of(Some(ProviderKind::OpenAi)));
+            all.sort_unstable();
+            all.dedup();
+            all
+        }
     };
-    let kind = parsed.as_ref().map(|(k, _)| *k);
-    let known = keys_of(kind);
     let unknown: Vec<&str> = table
         .keys()
         .map(String::as_str)
-        .filter(|k| *k != "type" && !known.contains(k))
+        .filter(|k| *k != "type" && !judged_by.contains(k))
+        .collect();
+    let meant: Vec<&str> = unknown
+        .iter()
+        .filter_map(|k| did_you_mean(k, &judged_by))
         .collect();
     if !unknown.is_empty() {
         let owner = kind.map_or("provider", ProviderKind::name);
-        return Err(unknown_keys(AT, Some(owner), "parameter", &unknown, &known));
-    }
-    let missing: Vec<&str> = ["provider", "prompt_file", "max_tokens"]
-        .into_iter()
-        .filter(|k| !table.contains_key(*k))
-        .collect();
-    if !missing.is_empty() {
-        let named: Vec<String> = missing.iter().map(|k| format!("`{k}`")).collect();
-        return Err(err(
-            LoadErrorKind::Missing,
+        problems.push(unknown_keys(
             AT,
-            missing.first().copied(),
-            &format!(
-                "a provider target needs {}, which this table does not give it.",
-                named.join(", ")
-            ),
+            Some(owner),
+            "parameter",
+            &unknown,
+            &judged_by,
         ));
     }
-    let (kind, model) = parsed.unwrap_or((ProviderKind::Anthropic, String::new()));
+    problems.extend(missing_keys(
+        table,
+        AT,
+        "a provider target",
+        &["provider", "prompt_file", "max_tokens"],
+        &meant,
+    ));
     let max_tokens = match table.get("max_tokens") {
-        Some(toml::Value::Integer(n)) if *n >= 1 => *n as u64,
-        other => {
-            return Err(invalid(
+        None => None,
+        Some(toml::Value::Integer(n)) if *n >= 1 => Some(*n as u64),
+        Some(other) => {
+            problems.push(invalid(
                 "max_tokens",
                 format!(
                     "`max_tokens` is {}, and it has to be a whole number of tokens, at least 1",
                     match other {
-                        Some(toml::Value::Integer(n)) => n.to_string(),
-                        Some(v) => toml_type(v).to_string(),
-                        None => "missing".to_string(),
-                    }
-                ),
-            ))
-        }
-    };
-    let temperature = match table.get("temperature") {
-        None => None,
-        Some(toml::Value::Integer(n)) if *n >= 0 => Some(Number::from(*n)),
-        Some(toml::Value::Float(x)) if *x >= 0.0 && x.is_finite() => Number::from_f64(*x),
-        Some(other) => {
-            return Err(invalid(
-                "temperature",
-                format!(
-                    "`temperature` is {}, and it has to be a number, at least 0",
-                    match other {
                         toml::Value::Integer(n) => n.to_string(),
-                        toml::Value::Float(x) => x.to_string(),
-                        _ => toml_type(other).to_string(),
+                        v => toml_type(v).to_string(),
                     }
                 ),
-            ))
+            ));
+            None
         }
     };
-    let prompt_file = string(table, "prompt_file")?.unwrap_or_default();
-    let prompt = read_template("prompt_file", &prompt_file, suite_dir, root)?;
-    let system =
-        match (string(table, "system")?, string(table, "system_file")?) {
-            (Some(_), Some(_)) => return Err(invalid(
-                "system_file",
-                "`system` and `system_file` are both given, and a target has one system prompt: \
-                 keep one"
-                    .to_string(),
-            )),
-            (Some(text), None) => Some(PromptTemplate::inline(&text)),
-            (None, Some(file)) => Some(read_template("system_file", &file, suite_dir, root)?),
-            (None, None) => None,
-        };
-    let base_url = string(table, "base_url")?;
-    if let Some(url) = &base_url {
-        super::endpoints::check_base_url(AT, url, kind)?;
-    }
-    let response_format = json_table(table, "response_format")?.map(Value::Object);
-    let token_param = match string(table, "token_param")?.as_deref() {
-        None | Some("auto") => TokenParam::Auto,
-        Some("max_tokens") => TokenParam::MaxTokens,
-        Some("max_completion_tokens") => TokenParam::MaxCompletionTokens,
-        Some(other) => {
-            return Err(invalid(
-                "token_param",
-                format!(
-                    "`token_param` is '{other}', and it is one of \"auto\", \"max_tokens\", \
-                     \"max_completion_tokens\""
-                ),
-            ))
-        }
-    };
-    let timeout_s = match table.get("timeout") {
-        None => 60.0,
-        Some(_) => match number(table, "timeout") {
-            Some(x) if x > 0.0 && x.is_finite() => x,
-            _ => {
-                return Err(invalid(
-                    "timeout",
-                    "`timeout` has to be a number of seconds above 0".to_string(),
-                ))
+    let temperature = noted(&mut problems, temperature(table));
+    let prompt = noted(
+        &mut problems,
+        string(table, "prompt_file").and_then(|file| {
+            file.map(|file| read_template("prompt_file", &file, suite_dir, root))
+                .transpose()
+        }),
+    );
+    let system = noted(&mut problems, system(table, suite_dir, root));
+    let base_url = noted(
+        &mut problems,
+        string(table, "base_url").and_then(|url| match (&url, kind) {
+            (Some(written), Some(kind)) => {
+                crate::host::endpoints::check_base_url(AT, written, kind).map(|()| url)
             }
-        },
+            _ => Ok(url),
+        }),
+    );
+    let response_format = noted(&mut problems, json_table(table, "response_format"));
+    let token_param = noted(&mut problems, token_param(table));
+    let timeout_s = noted(&mut problems, timeout(table));
+    let prefill = noted(&mut problems, string(table, "prefill"));
+    let extra_body = noted(&mut problems, json_table(table, "extra_body"));
+    let pricing = noted(&mut problems, pricing(table));
+    if let Some(error) = LoadError::all(problems) {
+        return Err(error);
+    }
+    let (
+        Some(Some((kind, model))),
+        Some(max_tokens),
+        Some(temperature),
+        Some(Some(prompt)),
+        Some(system),
+        Some(base_url),
+        Some(response_format),
+        Some(token_param),
+        Some(timeout_s),
+        Some(prefill),
+        Some(extra_body),
+        Some(pricing),
+    ) = (
+        parsed,
+        max_tokens,
+        temperature,
+        prompt,
+        system,
+        base_url,
+        response_format,
+        token_param,
+        timeout_s,
+        prefill,
+        extra_body,
+        pricing,
+    )
+    else {
+        unreachable!("every value that was refused or missing noted a problem");
     };
     Ok(ProviderSpec {
         kind,
@@ -333,14 +351,83 @@ pub fn provider_target(
         system,
         max_tokens,
         temperature,
-        prefill: string(table, "prefill")?,
+        prefill,
         base_url,
-        response_format,
+        response_format: response_format.map(Value::Object),
         token_param,
-        extra_body: json_table(table, "extra_body")?,
-        pricing: pricing(table)?,
+        extra_body,
+        pricing,
         timeout_s,
     })
+}
+
+/// `temperature`: a number, at least 0, when given.
+fn temperature(table: &toml::Table) -> Result<Option<Number>, LoadError> {
+    match table.get("temperature") {
+        None => Ok(None),
+        Some(toml::Value::Integer(n)) if *n >= 0 => Ok(Some(Number::from(*n))),
+        Some(toml::Value::Float(x)) if *x >= 0.0 && x.is_finite() => Ok(Number::from_f64(*x)),
+        Some(other) => Err(invalid(
+            "temperature",
+            format!(
+                "`temperature` is {}, and it has to be a number, at least 0",
+                match other {
+                    toml::Value::Integer(n) => n.to_string(),
+                    toml::Value::Float(x) => x.to_string(),
+                    _ => toml_type(other).to_string(),
+                }
+            ),
+        )),
+    }
+}
+
+/// `system` or `system_file` (not both), when given.
+fn system(
+    table: &toml::Table,
+    suite_dir: &Path,
+    root: &Path,
+) -> Result<Option<PromptTemplate>, LoadError> {
+    match (string(table, "system")?, string(table, "system_file")?) {
+        (Some(_), Some(_)) => Err(invalid(
+            "system_file",
+            "`system` and `system_file` are both given, and a target has one system prompt: \
+             keep one"
+                .to_string(),
+        )),
+        (Some(text), None) => Ok(Some(PromptTemplate::inline(&text))),
+        (None, Some(file)) => Ok(Some(read_template("system_file", &file, suite_dir, root)?)),
+        (None, None) => Ok(None),
+    }
+}
+
+/// `token_param`: how the token limit is sent, `auto` when absent.
+fn token_param(table: &toml::Table) -> Result<TokenParam, LoadError> {
+    match string(table, "token_param")?.as_deref() {
+        None | Some("auto") => Ok(TokenParam::Auto),
+        Some("max_tokens") => Ok(TokenParam::MaxTokens),
+        Some("max_completion_tokens") => Ok(TokenParam::MaxCompletionTokens),
+        Some(other) => Err(invalid(
+            "token_param",
+            format!(
+                "`token_param` is '{other}', and it is one of \"auto\", \"max_tokens\", \
+                 \"max_completion_tokens\""
+            ),
+        )),
+    }
+}
+
+/// `timeout`: seconds above 0, 60 when absent.
+fn timeout(table: &toml::Table) -> Result<f64, LoadError> {
+    match table.get("timeout") {
+        None => Ok(60.0),
+        Some(_) => match number(table, "timeout") {
+            Some(x) if x > 0.0 && x.is_finite() => Ok(x),
+            _ => Err(invalid(
+                "timeout",
+                "`timeout` has to be a number of seconds above 0".to_string(),
+            )),
+        },
+    }
 }
 
 /// Where `kind` is reached, from the suite and the environment: the suite's
@@ -399,6 +486,35 @@ mod tests {
         let a = load(&format!("{BASE}provider = \"anthropic/claude-haiku-4-5\"\nprefill = \"{{\"\nsystem = \"Be {{lang}}\"\n")).unwrap();
         assert_eq!(a.prefill.as_deref(), Some("{"));
         assert_eq!(a.system.unwrap().origin, None);
+    }
+
+    /// Every independent problem of a provider target at once, in load
+    /// order; a refused coordinate does not make `prefill` unknown, and
+    /// a near miss of a required key is not also "missing".
+    #[test]
+    fn every_independent_problem_of_a_provider_target_is_reported() {
+        let e = load(
+            "type = \"provider\"\nprovider = \"antropic/m\"\nprompt_fil = \"prompt.txt\"\n\
+             max_tokens = 0\ntemperature = -1\nprefill = \"{\"\ntoken_param = \"max\"\n",
+        )
+        .unwrap_err();
+        let sentences: Vec<&str> = e.problems().map(|p| p.message.as_str()).collect();
+        assert_eq!(
+            sentences,
+            [
+                "suite.toml, [target]: `provider`: there is no provider 'antropic'. The providers \
+                 are: anthropic, openai. Any OpenAI-compatible endpoint is \"openai/<model>\" \
+                 with base_url",
+                "suite.toml, [target]: `provider` has no parameter `prompt_fil`. Did you mean \
+                 `prompt_file`?",
+                "suite.toml, [target]: `max_tokens` is 0, and it has to be a whole number of \
+                 tokens, at least 1",
+                "suite.toml, [target]: `temperature` is -1, and it has to be a number, at least 0",
+                "suite.toml, [target]: `token_param` is 'max', and it is one of \"auto\", \
+                 \"max_tokens\", \"max_completion_tokens\"",
+            ]
+        );
+        assert_eq!(e.kind, LoadErrorKind::Invalid);
     }
 
     #[test]

@@ -134,16 +134,16 @@ impl LoadError {
         self
     }
 
-    /// The first of `problems` carrying the others as `further`; `None`
+    /// The first of `problems` carrying the others as `further`, each
+    /// problem's own further ones right after it (flat, in order); `None`
     /// when there is no problem.
-    pub fn all(mut problems: Vec<LoadError>) -> Option<LoadError> {
-        if problems.is_empty() {
-            return None;
-        }
-        let mut first = problems.remove(0);
-        let mut further = first.take_further();
-        further.extend(problems);
-        first.set_further(further);
+    pub fn all(problems: Vec<LoadError>) -> Option<LoadError> {
+        let mut flat = problems.into_iter().flat_map(|mut problem| {
+            let further = problem.take_further();
+            std::iter::once(problem).chain(further)
+        });
+        let mut first = flat.next()?;
+        first.set_further(flat.collect());
         Some(first)
     }
 
@@ -229,6 +229,14 @@ mod tests {
             "support.toml:7:1, [suite]: a\nsupport.toml:12:3 #2: b\ncases.json:3:4 #2: c"
         );
         assert_eq!(all.problems().count(), 3);
+        // A problem that carries its own further ones keeps them, in order.
+        let inner = |s: &str| LoadError::new(LoadErrorKind::Invalid, "suite.toml", None, None, s);
+        let nested = LoadError::all(vec![inner("b"), inner("c")]).unwrap();
+        let flat = LoadError::all(vec![inner("a"), nested, inner("d")]).unwrap();
+        assert_eq!(
+            flat.to_string(),
+            "suite.toml: a\nsuite.toml: b\nsuite.toml: c\nsuite.toml: d"
+        );
         assert_eq!(all.line_column(), Some((7, 1)));
         assert!(LoadError::all(Vec::new()).is_none());
     }
