@@ -492,3 +492,32 @@ fn a_case_problem_is_placed_at_its_entry_and_key() {
     );
     assert_eq!(ran.code, 64);
 }
+
+/// A refusal names the suite file as it was called: with several suites in
+/// a repository, `ci/support.toml:9:1` says which one.
+#[test]
+fn a_refusal_names_the_suite_file_as_it_was_called() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("ci");
+    std::fs::create_dir_all(&sub).unwrap();
+    write(
+        &sub,
+        &GOOD_SUITE.replace("environment", "enviroment"),
+        Some(GOOD_CASES),
+    );
+    std::fs::rename(sub.join("suite.toml"), sub.join("support.toml")).unwrap();
+    let line = GOOD_SUITE
+        .lines()
+        .position(|l| l.starts_with("environment"))
+        .unwrap()
+        + 1;
+    let ran = digline(
+        dir.path(),
+        &["run", "--suite", "ci/support.toml", "--root", "."],
+    );
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        format!("digline: ci/support.toml:{line}:1, [suite]: no such key `enviroment`. Did you mean `environment`?\n")
+    );
+}

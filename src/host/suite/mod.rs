@@ -125,9 +125,10 @@ impl LoadedSuite {
             Ok(tree) => located::place(error, Some((&self.suite_text, tree.get_ref())), None),
             Err(_) => error,
         };
-        match self.suite_path.file_name() {
-            Some(name) if placed.file == SUITE_FILE => placed.in_file(&name.to_string_lossy()),
-            _ => placed,
+        if placed.file == SUITE_FILE {
+            placed.in_file(&shown_path(&self.suite_path))
+        } else {
+            placed
         }
     }
 }
@@ -141,10 +142,7 @@ impl LoadedSuite {
 /// invalid values, checks not built yet, Python-only constructs, inline
 /// credentials, and paths outside `root`.
 pub fn load(suite_path: &Path, root: &Path) -> Result<LoadedSuite, LoadError> {
-    let name = suite_path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| SUITE_FILE.to_string());
+    let name = shown_path(suite_path);
     load_named(suite_path, root).map_err(|e| {
         if e.file == SUITE_FILE {
             e.in_file(&name)
@@ -152,6 +150,19 @@ pub fn load(suite_path: &Path, root: &Path) -> Result<LoadedSuite, LoadError> {
             e
         }
     })
+}
+
+/// The suite file as the user called it (`--suite ci/support.toml` is
+/// named `ci/support.toml`, not `support.toml`): with several suites in a
+/// repository, a refusal says which file it means.
+fn shown_path(suite_path: &Path) -> String {
+    // `./support.toml` (a root of `.` joined to the name) reads as `support.toml`.
+    let path = suite_path.strip_prefix(".").unwrap_or(suite_path);
+    if path.as_os_str().is_empty() {
+        SUITE_FILE.to_string()
+    } else {
+        path.display().to_string()
+    }
 }
 
 fn load_named(suite_path: &Path, root: &Path) -> Result<LoadedSuite, LoadError> {
