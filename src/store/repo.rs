@@ -42,7 +42,8 @@ pub fn is_safe_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-fn safe<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
+/// `value` when it is one safe path segment, else [`StoreError::UnsafeName`].
+pub(super) fn safe<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
     if is_safe_name(value) {
         Ok(value)
     } else {

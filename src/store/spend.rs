@@ -15,19 +15,8 @@ use std::path::PathBuf;
 use crate::core::spend::Spend;
 
 use super::atomic::write_atomic;
-use super::repo::{is_safe_name, Store};
+use super::repo::{safe as segment, Store};
 use super::StoreError;
-
-pub(super) fn segment<'a>(kind: &'static str, value: &'a str) -> Result<&'a str, StoreError> {
-    if is_safe_name(value) {
-        Ok(value)
-    } else {
-        Err(StoreError::UnsafeName {
-            kind,
-            value: value.to_string(),
-        })
-    }
-}
 
 impl Store {
     fn spend_dir(&self, tenant: &str) -> Result<PathBuf, StoreError> {

@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use crate::core::failed_calls::FailedCalls;
 
 use super::atomic::write_atomic;
+use super::repo::safe as segment;
 use super::repo::Store;
-use super::spend::segment;
 use super::StoreError;
 
 impl Store {
