@@ -393,6 +393,17 @@ fn from_table(
             check_body_against_cases(spec, &values.cases, &values.cases_name),
         );
     }
+    // A misspelled table (`[[assertion]]`, `[targt]`) is refused once, by
+    // its near miss: "no [[assertions]]" would repeat the same mistake.
+    let misspelled: Vec<&str> = unknown
+        .iter()
+        .filter_map(|k| crate::host::near_miss::did_you_mean(k, TOP_LEVEL))
+        .collect();
+    problems.retain(|p| {
+        !(p.kind == LoadErrorKind::Missing
+            && p.line_column().is_none()
+            && p.key.as_deref().is_some_and(|k| misspelled.contains(&k)))
+    });
     if let Some(error) = LoadError::all(problems) {
         let cases = suite
             .as_ref()

@@ -984,3 +984,23 @@ fn every_parameter_json_cannot_hold_is_reported() {
         ]
     );
 }
+
+/// A misspelled table is one refusal (its near miss), not also "no such
+/// table": `[[assertion]]` does not also say "no [[assertions]]".
+#[test]
+fn a_misspelled_table_is_refused_once() {
+    let check = CHECK.replace("[[assertions]]", "[[assertion]]");
+    let target = TARGET
+        .replace("[target]", "[targt]")
+        .replace("[target.body]", "[targt.body]");
+    let dir = fixture(&format!("{HEAD}{target}{check}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let sentences: Vec<&str> = e.problems().map(|p| p.message.as_str()).collect();
+    assert_eq!(
+        sentences,
+        [
+            "suite.toml:14:3, top level: no such tables `assertion`, `targt`.\n  \
+             `assertion`: did you mean `assertions`?\n  `targt`: did you mean `target`?"
+        ],
+    );
+}
