@@ -238,7 +238,11 @@ fn gate(
     // ref (a base named with --base-ref that cannot be read refuses), and
     // the baseline (a corrupt one refuses before the first call is paid for).
     let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
-    let (base_baseline, base_warning) = read_base(&args, env, &baseline_path)?;
+    let base = base_ref::choose(args.base_ref.as_deref(), env);
+    let (base_baseline, base_warning) = read_base(base.as_ref(), &baseline_path)?;
+    // The base, when its baseline could be read: what the rule changes and
+    // the reference's spend are read from too.
+    let base_read = base.as_ref().filter(|_| base_baseline.is_some());
     let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
     let retried = crate::run::retry::Retried::default();
     let ran = args.run.is_none();
@@ -301,7 +305,7 @@ fn gate(
                 compare_in_suite_order(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
             // Infrastructure values (`base_url`) are named, never published.
             crate::report::redact::withhold_perimeter_values(&mut c);
-            spell_parameter_edits(&mut c, &args, env, base_baseline.is_some());
+            spell_parameter_edits(&mut c, &args, base_read);
             Some(c)
         }
         None => None,
@@ -404,10 +408,9 @@ fn gate(
     let spends = cost::Spends {
         run: store.read_run_spend(&suite.tenant, &suite.name, &key),
         reference: baseline.as_ref().and_then(|_| {
-            if base_same {
-                let base = base_ref::choose(args.base_ref.as_deref(), env)?;
+            if let Some(base) = base_read.filter(|_| base_same) {
                 let path = store.baseline_spend_path(&suite.tenant, &suite.name).ok()?;
-                serde_json::from_slice(&base_ref::file_at_base(&base, &path)?).ok()
+                serde_json::from_slice(&base_ref::file_at_base(base, &path)?).ok()
             } else {
                 store.read_baseline_spend(&suite.tenant, &suite.name)
             }
@@ -660,14 +663,13 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 /// # Errors
 /// [`CliError::Refused`] when `--base-ref` was given and cannot be read.
 fn read_base(
-    args: &GateArgs,
-    env: &CiEnv,
+    base: Option<&base_ref::BaseRev>,
     baseline_path: &Path,
 ) -> Result<(Option<BaseBaseline>, Option<String>), CliError> {
-    let Some(base) = base_ref::choose(args.base_ref.as_deref(), env) else {
+    let Some(base) = base else {
         return Ok((None, None));
     };
-    match base_ref::read(&base, baseline_path) {
+    match base_ref::read(base, baseline_path) {
         Ok(found) => Ok((Some(found), None)),
         Err(p) if p.refuses => Err(CliError::Refused(p.sentence)),
         Err(p) => Ok((None, Some(p.sentence))),
@@ -677,19 +679,18 @@ fn read_base(
 /// With a readable base ref, each parameter edit (check id a → b) is shown
 /// as the base's `suite.toml` and this one spell it: `maximum 40 → 50`,
 /// loosened or tightened where defined. Without one, the ids stay.
-fn spell_parameter_edits(c: &mut Comparison, args: &GateArgs, env: &CiEnv, base_read: bool) {
-    if !base_read
-        || !c
-            .rule_changes
-            .iter()
-            .any(|r| r.field == crate::core::compare::RuleField::Parameters)
+fn spell_parameter_edits(c: &mut Comparison, args: &GateArgs, base: Option<&base_ref::BaseRev>) {
+    let Some(base) = base else {
+        return;
+    };
+    if !c
+        .rule_changes
+        .iter()
+        .any(|r| r.field == crate::core::compare::RuleField::Parameters)
     {
         return;
     }
-    let Some(base) = base_ref::choose(args.base_ref.as_deref(), env) else {
-        return;
-    };
-    if let Some((before, after)) = base_ref::declared_checks(&base, &args.suite.suite) {
+    if let Some((before, after)) = base_ref::declared_checks(base, &args.suite.suite) {
         let changes = std::mem::take(&mut c.rule_changes);
         c.rule_changes = crate::core::compare::spell_parameters(changes, &before, &after);
     }
