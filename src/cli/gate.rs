@@ -741,7 +741,7 @@ impl Replaced {
                     .filter(|d| d.outcome == Outcome::Regressed)
                     .map(|d| SectionRow {
                         case: case_field(d),
-                        check: d.assertion.clone(),
+                        check: d.assertion.to_string(),
                         detail: format!("{} → {}", side(&d.before), side(&d.after)),
                     })
                     .collect()
@@ -753,7 +753,7 @@ impl Replaced {
 /// The case field of a row (`run` for a run-level measure).
 fn case_field(d: &Delta) -> String {
     match d.key.scope {
-        Scope::Case => d.key.case_id.clone(),
+        Scope::Case => d.key.case_id.to_string(),
         Scope::Run => "run".to_string(),
     }
 }
@@ -782,7 +782,7 @@ fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
             .into_iter()
             .map(|d| SectionRow {
                 case: case_field(d),
-                check: d.assertion.clone(),
+                check: d.assertion.to_string(),
                 detail: format!("{what} ({})", side(side_of(d))),
             })
             .collect::<Vec<_>>()

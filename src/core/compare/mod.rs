@@ -31,6 +31,7 @@ pub use coverage::{
 
 use super::document::RunDocument;
 use super::exit::ExitStatus;
+use super::name::Name;
 use super::python::dumps::round6;
 use super::verdict::{meets, within, Status, Verdict};
 
@@ -113,10 +114,10 @@ impl Outcome {
 pub struct PairKey {
     /// Case or run.
     pub scope: Scope,
-    /// The case id; `""` for run-level measures.
-    pub case_id: String,
-    /// The 16-hex identity of the check's declaration.
-    pub assertion_id: String,
+    /// The case id; `""` for run-level measures (shared by the deltas of one case).
+    pub case_id: Name,
+    /// The 16-hex identity of the check's declaration (shared with the verdicts).
+    pub assertion_id: Name,
     /// 0 for the first verdict with this id in the case (or aggregate list),
     /// 1 for the second, …
     pub occurrence: usize,
@@ -182,7 +183,7 @@ pub struct Delta {
     /// The pairing key.
     pub key: PairKey,
     /// The check's reported name (the run's, else the baseline's): display only.
-    pub assertion: String,
+    pub assertion: Name,
     /// The outcome.
     pub outcome: Outcome,
     /// The baseline's verdict, if it has one.
@@ -379,7 +380,7 @@ impl Comparison {
     /// True when `d` belongs to a case the run suspended (its verdicts are
     /// missing on purpose).
     pub fn suspended_here(&self, d: &Delta) -> bool {
-        d.key.scope == Scope::Case && self.suspended_in_run.contains(&d.key.case_id)
+        d.key.scope == Scope::Case && self.suspended_in_run.contains(d.key.case_id.as_str())
     }
 
     /// The canary deltas that regressed or improved, in delta order.
@@ -463,7 +464,7 @@ pub struct KeyRef<'a> {
     /// The case id; `""` for run-level measures.
     pub case_id: &'a str,
     /// The 16-hex identity of the check's declaration.
-    pub assertion_id: &'a str,
+    pub assertion_id: &'a Name,
     /// 0 for the first verdict with this id in the case, 1 for the second, …
     pub occurrence: usize,
 }
@@ -471,10 +472,16 @@ pub struct KeyRef<'a> {
 impl KeyRef<'_> {
     /// The owned key.
     pub fn to_key(self) -> PairKey {
+        self.to_key_in(Name::unshared(self.case_id))
+    }
+
+    /// The owned key, its case id given as an already shared `case_id`
+    /// (the deltas of one case share one).
+    fn to_key_in(self, case_id: Name) -> PairKey {
         PairKey {
             scope: self.scope,
-            case_id: self.case_id.to_string(),
-            assertion_id: self.assertion_id.to_string(),
+            case_id,
+            assertion_id: self.assertion_id.clone(),
             occurrence: self.occurrence,
         }
     }
@@ -485,7 +492,7 @@ impl PairKey {
     pub fn as_ref(&self) -> KeyRef<'_> {
         KeyRef {
             scope: self.scope,
-            case_id: &self.case_id,
+            case_id: self.case_id.as_str(),
             assertion_id: &self.assertion_id,
             occurrence: self.occurrence,
         }
@@ -536,38 +543,48 @@ pub fn keyed_verdicts(doc: &RunDocument) -> Vec<(KeyRef<'_>, &Verdict)> {
     deduped
 }
 
+/// One key of a [`join`]: the key, the left side's verdict, the right side's.
+pub type Joined<'a> = (KeyRef<'a>, Option<&'a Verdict>, Option<&'a Verdict>);
+
 /// Every key of either side, in key order, with each side's verdict: the
 /// merge of two [`keyed_verdicts`] lists (what `compare`, `diff` and the
 /// report walk).
 pub fn join_verdicts<'a>(
     left: &[(KeyRef<'a>, &'a Verdict)],
     right: &[(KeyRef<'a>, &'a Verdict)],
-) -> Vec<(KeyRef<'a>, Option<&'a Verdict>, Option<&'a Verdict>)> {
-    let mut out = Vec::with_capacity(left.len().max(right.len()));
+) -> Vec<Joined<'a>> {
+    join(left, right).collect()
+}
+
+/// [`join_verdicts`] one key at a time, never held whole.
+pub fn join<'a, 's>(
+    left: &'s [(KeyRef<'a>, &'a Verdict)],
+    right: &'s [(KeyRef<'a>, &'a Verdict)],
+) -> impl Iterator<Item = Joined<'a>> + 's {
     let (mut i, mut j) = (0, 0);
-    while i < left.len() || j < right.len() {
+    std::iter::from_fn(move || {
         let order = match (left.get(i), right.get(j)) {
             (Some(l), Some(r)) => l.0.cmp(&r.0),
             (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => return None,
         };
-        match order {
+        Some(match order {
             std::cmp::Ordering::Less => {
-                out.push((left[i].0, Some(left[i].1), None));
                 i += 1;
+                (left[i - 1].0, Some(left[i - 1].1), None)
             }
             std::cmp::Ordering::Greater => {
-                out.push((right[j].0, None, Some(right[j].1)));
                 j += 1;
+                (right[j - 1].0, None, Some(right[j - 1].1))
             }
             std::cmp::Ordering::Equal => {
-                out.push((left[i].0, Some(left[i].1), Some(right[j].1)));
                 i += 1;
                 j += 1;
+                (left[i - 1].0, Some(left[i - 1].1), Some(right[j - 1].1))
             }
-        }
-    }
-    out
+        })
+    })
 }
 
 /// Every verdict of `doc` by its borrowed pairing key, for lookups.
@@ -604,18 +621,24 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
             .filter(|c| c.is_canary() && !in_run.contains(c.case_id.as_str()))
             .map(|c| c.case_id.as_str()),
     );
-    let joined = join_verdicts(&current, &previous);
-    let mut deltas = Vec::with_capacity(joined.len());
+    let mut deltas = Vec::with_capacity(current.len().max(previous.len()));
     let mut paired = 0;
-    for (key, now, before) in joined {
+    // The deltas of one case share its id (keys come in case order).
+    let mut case_id = Name::unshared("");
+    for (key, now, before) in join(&current, &previous) {
         if now.is_some() && before.is_some() {
             paired += 1;
         }
+        if case_id.as_str() != key.case_id {
+            case_id = Name::unshared(key.case_id);
+        }
         let canary = !canaries.is_empty() && canaries.contains(key.case_id);
-        if let Some(delta) = pair(key, now, before, canary) {
+        if let Some(delta) = pair(key, case_id.clone(), now, before, canary) {
             deltas.push(delta);
         }
     }
+    drop((current, previous));
+    deltas.shrink_to_fit();
     let suspended_in_run: BTreeSet<String> = run
         .results
         .iter()
@@ -643,7 +666,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
             .aggregate
             .iter()
             .filter(|v| v.status == Status::Error)
-            .map(|v| v.assertion.clone())
+            .map(|v| v.assertion.to_string())
             .collect(),
         paired,
         uncovered_passes,
@@ -657,13 +680,14 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
 /// keys drawn from the two indexes).
 fn pair(
     key: KeyRef<'_>,
+    case_id: Name,
     now: Option<&Verdict>,
     before: Option<&Verdict>,
     canary: bool,
 ) -> Option<Delta> {
     let assertion = now.or(before)?.assertion.clone();
     let mut delta = Delta {
-        key: key.to_key(),
+        key: key.to_key_in(case_id),
         assertion,
         outcome: Outcome::Unchanged,
         before: before.map(Side::of),

@@ -60,8 +60,8 @@ fn outcomes(c: &Comparison) -> Vec<(String, String, usize, Outcome, bool)> {
         .iter()
         .map(|d| {
             (
-                d.key.case_id.clone(),
-                d.key.assertion_id.clone(),
+                d.key.case_id.to_string(),
+                d.key.assertion_id.to_string(),
                 d.key.occurrence,
                 d.outcome,
                 d.within_noise,
@@ -251,7 +251,7 @@ fn new_missing_and_key_order() {
     let got: Vec<(Scope, String, Outcome)> = c
         .deltas
         .iter()
-        .map(|d| (d.key.scope, d.key.case_id.clone(), d.outcome))
+        .map(|d| (d.key.scope, d.key.case_id.to_string(), d.outcome))
         .collect();
     assert_eq!(
         got,
