@@ -18,7 +18,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
-use crate::core::document::{run_key, RunDocument};
+use crate::core::document::{run_key, without_reasons, RunDocument};
 use crate::forge::comment::{self, CommentData, Section, SectionRow};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
 use crate::forge::{self, actions, escape, junit, Mode};
@@ -231,7 +231,7 @@ fn gate(
             Some(t) if env.github.actions => t.join("digline"),
             _ => PathBuf::from("digline-gate"),
         });
-    let loaded = load_suite(&args.suite)?;
+    let mut loaded = load_suite(&args.suite)?;
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
     // Everything that can refuse without the run is read first: the base
@@ -243,7 +243,16 @@ fn gate(
     // The base, when its baseline could be read: what the rule changes and
     // the reference's spend are read from too.
     let base_read = base.as_ref().filter(|_| base_baseline.is_some());
-    let baseline = store.read_baseline(&suite.tenant, &suite.name)?;
+    // A redacted report (the default) shows no pass or fail reason, and no
+    // other surface of the gate shows any: the documents the gate holds
+    // keep an error's reason (its cause) only. 100,000 cases hold ≈40 MB
+    // less.
+    let lean = !args.report_payload;
+    let baseline = if lean {
+        without_reasons(|| store.read_baseline(&suite.tenant, &suite.name))?
+    } else {
+        store.read_baseline(&suite.tenant, &suite.name)?
+    };
     let retried = crate::run::retry::Retried::default();
     let ran = args.run.is_none();
     let (key, doc) = match &args.run {
@@ -265,7 +274,18 @@ fn gate(
             (stored.key, stored.doc)
         }
         None if !args.shards.is_empty() => {
-            super::merge::merge_and_store(&args.suite, &loaded, &args.shards, quiet, locale)?
+            let (key, mut merged) = super::merge::merge_and_store(
+                &args.suite,
+                &mut loaded,
+                &args.shards,
+                quiet,
+                locale,
+            )?;
+            // Stored whole; held from here on as the gate reads it.
+            if lean {
+                merged.drop_case_reasons();
+            }
+            (key, merged)
         }
         None => {
             // The same steps as `digline run`, through the same function.

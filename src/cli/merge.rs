@@ -39,18 +39,31 @@ pub struct MergeArgs {
 /// # Errors
 /// [`CliError`] (exit 64): a shard that does not read, any refusal of the
 /// merge, a store that cannot take the run.
+///
+/// The cases' vars, expected answers, contexts and metadata are dropped
+/// once the plan is computed from them (the merge reads nothing else of
+/// them): 100,000 cases do not hold them beside the shard runs.
 pub fn merge_and_store(
     args: &SuiteArgs,
-    loaded: &LoadedSuite,
+    loaded: &mut LoadedSuite,
     paths: &[PathBuf],
     quiet: bool,
     locale: Locale,
 ) -> Result<(String, RunDocument), CliError> {
     let store = Store::new(&args.root);
     store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
+    let suite = &mut loaded.suite;
+    let plan = crate::core::shard::plan_hash(&suite.config_hash(), &suite.cases);
+    for case in &mut suite.cases {
+        case.vars = serde_json::Map::new();
+        case.expected = None;
+        case.context = Vec::new();
+        case.metadata = serde_json::Map::new();
+    }
     let shards = crate::host::shards::read_all(paths).map_err(CliError::Refused)?;
-    let merged = crate::run::merge::merge(&loaded.suite, shards, &crate::host::clock::now_iso())
-        .map_err(|why| CliError::Refused(format!("merge refused: {why}")))?;
+    let merged =
+        crate::run::merge::merge_planned(suite, plan, shards, &crate::host::clock::now_iso())
+            .map_err(|why| CliError::Refused(format!("merge refused: {why}")))?;
     let key = store.write_run(&merged.doc)?;
     super::run::notices(quiet, locale).plan(ProgressStrings::of(locale).merged(
         merged.shards as usize,
@@ -66,8 +79,8 @@ pub fn merge_and_store(
 /// # Errors
 /// As [`merge_and_store`].
 pub fn execute(args: MergeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let loaded = load_suite(&args.suite)?;
-    let (key, doc) = merge_and_store(&args.suite, &loaded, &args.shards, quiet, Locale::En)?;
+    let mut loaded = load_suite(&args.suite)?;
+    let (key, doc) = merge_and_store(&args.suite, &mut loaded, &args.shards, quiet, Locale::En)?;
     super::leave_to_exit(loaded);
     super::output::outln(&key)?;
     super::leave_to_exit(doc);

@@ -6,10 +6,12 @@
 //! (absent and empty mean different things). Design record: ADR 0014
 //! (`shared/seeds/001_*`); spec `30-documents.md`.
 
-use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use super::verdict::Verdict;
+use super::verdict::{Status, Verdict};
 
 /// The schema version this binary reads and writes.
 pub const SCHEMA_VERSION: i64 = 10;
@@ -37,6 +39,7 @@ pub struct CaseResult {
     )]
     pub canary: Option<bool>,
     /// One verdict per declared check, in declaration order (empty when suspended).
+    #[serde(deserialize_with = "verdicts")]
     pub verdicts: Vec<Verdict>,
     /// The recorded answers (`record_responses = true`), one per sample; payload.
     #[serde(
@@ -45,6 +48,47 @@ pub struct CaseResult {
         skip_serializing_if = "Option::is_none"
     )]
     pub responses: Option<Vec<Value>>,
+}
+
+thread_local! {
+    /// Set while [`without_reasons`] reads.
+    static WITHOUT_REASONS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run `read` (a document read on this thread) keeping the reasons of
+/// errored case verdicts only: every other case verdict's `reason` is
+/// dropped as soon as its case is read, so it never takes memory beside
+/// the rest. For a reader that never shows a pass or fail reason — the
+/// gate with a redacted report, whose surfaces say an error's cause (read
+/// from its reason) and never any other reason. A document read so is not
+/// the stored one, and is never written.
+pub fn without_reasons<T>(read: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            WITHOUT_REASONS.with(|w| w.set(self.0));
+        }
+    }
+    let _reset = Reset(WITHOUT_REASONS.with(|w| w.replace(true)));
+    read()
+}
+
+/// A case's verdicts, their pass and fail reasons dropped under
+/// [`without_reasons`].
+fn verdicts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Verdict>, D::Error> {
+    let mut verdicts = Vec::<Verdict>::deserialize(deserializer)?;
+    if WITHOUT_REASONS.with(Cell::get) {
+        drop_reasons(&mut verdicts);
+    }
+    verdicts.shrink_to_fit();
+    Ok(verdicts)
+}
+
+/// Drop the reasons of every verdict in `verdicts` that did not error.
+fn drop_reasons(verdicts: &mut [Verdict]) {
+    for v in verdicts.iter_mut().filter(|v| v.status != Status::Error) {
+        v.reason = String::new();
+    }
 }
 
 impl CaseResult {
@@ -123,12 +167,17 @@ impl RunDocument {
     pub fn unjudged_cases(&self) -> usize {
         self.results
             .iter()
-            .filter(|c| {
-                c.verdicts
-                    .iter()
-                    .any(|v| v.status == super::verdict::Status::Error)
-            })
+            .filter(|c| c.verdicts.iter().any(|v| v.status == Status::Error))
             .count()
+    }
+
+    /// Drop the reasons of every case verdict that did not error, as
+    /// [`without_reasons`] reads them: for a document already stored,
+    /// held by a reader that never shows them. Never written after.
+    pub fn drop_case_reasons(&mut self) {
+        for case in &mut self.results {
+            drop_reasons(&mut case.verdicts);
+        }
     }
 
     /// Suspended cases.

@@ -48,9 +48,9 @@ pub fn render(
 ) -> String {
     let s = Strings::of(locale);
     let causes = crate::report::gate::causes(run, failed);
-    let deltas: HashMap<KeyRef<'_>, &Delta> = comparison
-        .map(|c| c.deltas.iter().map(|d| (d.key.as_ref(), d)).collect())
-        .unwrap_or_default();
+    // The deltas are in key order: each verdict finds its own by binary
+    // search, with no index beside them.
+    let deltas: &[Delta] = comparison.map_or(&[], |c| &c.deltas);
     let coincides = comparison.map(|c| coincides_text(c, s)).unwrap_or_default();
     let mut suite = TestSuite::new(clean(&run.suite));
     suite.add_property(Property::new("tenant", clean(&run.tenant)));
@@ -59,7 +59,10 @@ pub fn render(
     let mut passes = 0usize;
     let mut collapsed = 0usize;
     let mut add = |suite: &mut TestSuite, case: &str, key: KeyRef<'_>, v: &Verdict| {
-        let delta = deltas.get(&key).copied();
+        let delta = deltas
+            .binary_search_by(|d| d.key.as_ref().cmp(&key))
+            .ok()
+            .map(|i| &deltas[i]);
         let regressed = delta.is_some_and(|d| d.outcome == Outcome::Regressed);
         if v.status == Status::Pass && !regressed {
             passes += 1;
