@@ -232,6 +232,9 @@ fn gate(
             _ => PathBuf::from("digline-gate"),
         });
     let mut loaded = load_suite(&args.suite)?;
+    // A merge reads little of the cases once their plan is taken: the rest
+    // goes before the reference is read beside them.
+    let plan = (!args.shards.is_empty()).then(|| super::merge::plan_and_shed(&mut loaded));
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
     // Everything that can refuse without the run is read first: the base
@@ -273,10 +276,11 @@ fn gate(
             }
             (stored.key, stored.doc)
         }
-        None if !args.shards.is_empty() => {
+        None if plan.is_some() => {
             let (key, mut merged) = super::merge::merge_and_store(
                 &args.suite,
-                &mut loaded,
+                &loaded,
+                plan.unwrap_or_default(),
                 &args.shards,
                 quiet,
                 locale,

@@ -32,26 +32,12 @@ pub struct MergeArgs {
     pub shards: Vec<PathBuf>,
 }
 
-/// Read, check and merge the shard runs under `paths` for `loaded` (the
-/// suite of `args`, loaded once by the caller), and store the merged run:
-/// its key and document.
-///
-/// # Errors
-/// [`CliError`] (exit 64): a shard that does not read, any refusal of the
-/// merge, a store that cannot take the run.
-///
-/// The cases' vars, expected answers, contexts and metadata are dropped
-/// once the plan is computed from them (the merge reads nothing else of
-/// them): 100,000 cases do not hold them beside the shard runs.
-pub fn merge_and_store(
-    args: &SuiteArgs,
-    loaded: &mut LoadedSuite,
-    paths: &[PathBuf],
-    quiet: bool,
-    locale: Locale,
-) -> Result<(String, RunDocument), CliError> {
-    let store = Store::new(&args.root);
-    store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
+/// The plan of `loaded`'s cases and rules (what every shard records), and
+/// then the cases without what a merge never reads of them — vars,
+/// expected answers, contexts, metadata (a merge reads a case's id,
+/// suspension, canary flag, label and group): 100,000 cases are not held
+/// whole beside the shard runs and the reference.
+pub fn plan_and_shed(loaded: &mut LoadedSuite) -> String {
     let suite = &mut loaded.suite;
     let plan = crate::core::shard::plan_hash(&suite.config_hash(), &suite.cases);
     for case in &mut suite.cases {
@@ -60,6 +46,27 @@ pub fn merge_and_store(
         case.context = Vec::new();
         case.metadata = serde_json::Map::new();
     }
+    plan
+}
+
+/// Read, check and merge the shard runs under `paths` for `loaded` (the
+/// suite of `args`, loaded once by the caller, its `plan` taken by
+/// [`plan_and_shed`]), and store the merged run: its key and document.
+///
+/// # Errors
+/// [`CliError`] (exit 64): a shard that does not read, any refusal of the
+/// merge, a store that cannot take the run.
+pub fn merge_and_store(
+    args: &SuiteArgs,
+    loaded: &LoadedSuite,
+    plan: String,
+    paths: &[PathBuf],
+    quiet: bool,
+    locale: Locale,
+) -> Result<(String, RunDocument), CliError> {
+    let store = Store::new(&args.root);
+    let suite = &loaded.suite;
+    store.check_writable(&suite.tenant, &suite.name)?;
     let shards = crate::host::shards::read_all(paths).map_err(CliError::Refused)?;
     let merged =
         crate::run::merge::merge_planned(suite, plan, shards, &crate::host::clock::now_iso())
@@ -80,7 +87,8 @@ pub fn merge_and_store(
 /// As [`merge_and_store`].
 pub fn execute(args: MergeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let mut loaded = load_suite(&args.suite)?;
-    let (key, doc) = merge_and_store(&args.suite, &mut loaded, &args.shards, quiet, Locale::En)?;
+    let plan = plan_and_shed(&mut loaded);
+    let (key, doc) = merge_and_store(&args.suite, &loaded, plan, &args.shards, quiet, Locale::En)?;
     super::leave_to_exit(loaded);
     super::output::outln(&key)?;
     super::leave_to_exit(doc);
