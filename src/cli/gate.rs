@@ -320,8 +320,10 @@ fn gate(
     };
     // The cases are in the run now: the rest of the gate reads documents,
     // so a large suite's cases are not held beside the run and its baseline.
-    let mut loaded = loaded;
     drop(std::mem::take(&mut loaded.suite.cases));
+    // What reading the cases, the reference and the shards freed goes back
+    // to the system before the comparison is built beside the documents.
+    host::memory::return_freed();
     let suite = &loaded.suite;
     let comparison = match &baseline {
         Some(b) => {

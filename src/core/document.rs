@@ -232,6 +232,43 @@ pub fn is_run_key(name: &str) -> bool {
 mod tests {
     use super::*;
 
+    const TWO_VERDICTS: &str = r#"{"aggregate": [], "artifacts": {}, "config_hash": "0000000000000000",
+        "created_at": "2026-01-01T00:00:00+00:00", "environment": "local", "git_commit": null,
+        "judge_config": {}, "metadata": {}, "redacted": false, "schema_version": 10, "suite": "s",
+        "target_config": {}, "tenant": "t", "results": [{"case_id": "c", "suspended": false, "verdicts": [
+          {"assertion": "contains", "assertion_id": "a", "metadata": {}, "reason": "found 'x'",
+           "score": 1.0, "status": "pass", "threshold": 1, "tolerance": 0},
+          {"assertion": "judge", "assertion_id": "b", "metadata": {}, "reason": "target raised TimeoutError: timed out",
+           "score": null, "status": "error", "threshold": 1, "tolerance": 0}]}]}"#;
+
+    fn reasons(doc: &RunDocument) -> Vec<&str> {
+        doc.results[0]
+            .verdicts
+            .iter()
+            .map(|v| v.reason.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn read_without_reasons_an_error_keeps_its_reason_and_nothing_else_does() {
+        let whole: RunDocument = serde_json::from_str(TWO_VERDICTS).unwrap();
+        assert_eq!(
+            reasons(&whole),
+            ["found 'x'", "target raised TimeoutError: timed out"]
+        );
+        let lean: RunDocument = without_reasons(|| serde_json::from_str(TWO_VERDICTS)).unwrap();
+        assert_eq!(
+            reasons(&lean),
+            ["", "target raised TimeoutError: timed out"]
+        );
+        // Only the reads inside it: the next read is whole again.
+        let again: RunDocument = serde_json::from_str(TWO_VERDICTS).unwrap();
+        assert_eq!(again, whole);
+        let mut dropped = whole;
+        dropped.drop_case_reasons();
+        assert_eq!(dropped, lean);
+    }
+
     #[test]
     fn run_key_collapses_separators() {
         assert_eq!(

@@ -388,6 +388,53 @@ mod tests {
     }
 
     #[test]
+    fn metadata_reads_and_writes_as_the_object_it_is() {
+        let text = r#"{"unit":"words","length":21,"maximum":40}"#;
+        let mut m: Metadata = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            serde_json::to_string(&m).unwrap(),
+            r#"{"length":21,"maximum":40,"unit":"words"}"#
+        );
+        assert_eq!((m.len(), m.is_empty()), (3, false));
+        assert_eq!(m["length"], serde_json::json!(21));
+        assert_eq!(m["absent"], Value::Null);
+        assert!(m.contains_key("unit") && !m.contains_key("units"));
+        assert_eq!(
+            serde_json::from_str::<Metadata>(r#"{"a": 1, "a": 2}"#)
+                .unwrap_err()
+                .to_string(),
+            "the key `a` appears twice in one object"
+        );
+        assert!(serde_json::from_str::<Metadata>("[1]").is_err());
+        assert_eq!(m.insert("between", serde_json::json!(1)), None);
+        assert_eq!(
+            m.insert("length", serde_json::json!(22)),
+            Some(serde_json::json!(21))
+        );
+        let keys: Vec<&str> = m.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["between", "length", "maximum", "unit"]);
+        m.retain(|_, v| v.is_number());
+        assert_eq!(
+            Value::Object(m.clone().into_map()),
+            serde_json::json!({"between": 1, "length": 22, "maximum": 40})
+        );
+        assert_eq!(m.to_map(), m.clone().into_map());
+        m.clear();
+        assert_eq!(serde_json::to_string(&m).unwrap(), "{}");
+    }
+
+    #[test]
+    fn a_verdict_is_held_in_at_most_184_bytes() {
+        // 208 while names and ids were owned strings and metadata a BTreeMap.
+        assert!(
+            std::mem::size_of::<Verdict>() <= 184,
+            "{}",
+            std::mem::size_of::<Verdict>()
+        );
+        assert_eq!(std::mem::size_of::<Metadata>(), 16);
+    }
+
+    #[test]
     fn contradictions_are_detected() {
         let mut v = Verdict::scored("x", "id", 1.0, 1.0, 0.0, "r".into(), Map::new());
         v.status = Status::Fail;
