@@ -109,14 +109,7 @@ impl DeclaredAggregate {
 }
 
 fn invalid(token: &str, key: &str, message: String) -> BuildError {
-    BuildError {
-        kind: BuildErrorKind::Invalid {
-            token: token.to_string(),
-            key: Some(key.to_string()),
-            message,
-        },
-        within: Vec::new(),
-    }
+    BuildError::invalid(token, key, message)
 }
 
 /// Validate one aggregate entry (`type` token plus its other keys).
@@ -133,12 +126,9 @@ pub fn build_aggregate(
 ) -> Result<DeclaredAggregate, BuildError> {
     let payload = identity_payload(token, params)?;
     let Some(kind) = AggregateKind::from_token(token) else {
-        return Err(BuildError {
-            kind: BuildErrorKind::UnknownType {
-                token: token.to_string(),
-            },
-            within: Vec::new(),
-        });
+        return Err(BuildError::new(BuildErrorKind::UnknownType {
+            token: token.to_string(),
+        }));
     };
     let over = match params.get("over") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),

@@ -264,8 +264,15 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
     Ok(Entry::Check(Box::new(check), rule))
 }
 
-/// Locate a [`BuildError`] and add its near miss.
+/// Locate each problem of a [`BuildError`] and add its near miss: one
+/// refusal per problem, in the order the check found them.
 fn build_error(e: &BuildError, locator: &str) -> LoadError {
+    let problems = e.problems().map(|p| build_problem(p, locator)).collect();
+    LoadError::all(problems).unwrap_or_else(|| build_problem(e, locator))
+}
+
+/// One problem of a [`BuildError`], located, with its near miss.
+fn build_problem(e: &BuildError, locator: &str) -> LoadError {
     let mut place = locator.to_string();
     for part in &e.within {
         place.push_str(&format!(", [{part}]"));

@@ -1004,3 +1004,27 @@ fn a_misspelled_table_is_refused_once() {
         ],
     );
 }
+
+/// Several independent problems inside one check entry: one refusal each,
+/// in one run, each at its own key; a key blamed once.
+#[test]
+fn several_problems_in_one_check_are_each_refused_at_their_key() {
+    let check = "\n[[assertions]]\ntype = \"contains\"\nneedle = \"\"\ntreshold = 0.9\n\
+                 threshold = \"high\"\ncase_sensitive = \"yes\"\n";
+    let dir = fixture(&format!("{HEAD}{TARGET}{check}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let sentences: Vec<&str> = e.problems().map(|p| p.message.as_str()).collect();
+    assert_eq!(
+        sentences,
+        [
+            "suite.toml:17:1, [[assertions]] #1: `contains` has no parameter `treshold`. Did \
+             you mean `threshold`?",
+            "suite.toml:18:1, [[assertions]] #1, `contains`: `threshold` is 'high', which is \
+             not a number or a fraction like \"2/3\"",
+            "suite.toml:16:1, [[assertions]] #1, `contains`: `needle` is empty, and searching \
+             for nothing always passes",
+            "suite.toml:19:1, [[assertions]] #1, `contains`: `case_sensitive` is 'yes', and it \
+             has to be true or false",
+        ]
+    );
+}
