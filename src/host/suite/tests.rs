@@ -1028,3 +1028,37 @@ fn several_problems_in_one_check_are_each_refused_at_their_key() {
         ]
     );
 }
+
+/// A refusal about one element of `artifacts` is placed at that element,
+/// not at the key; each refused element at its own.
+#[test]
+fn an_artifacts_refusal_is_placed_at_its_element() {
+    let head = HEAD.replace(
+        "cases = \"cases.json\"\n",
+        "cases = \"cases.json\"\nartifacts = [\n  \"prompt.md\",\n  7, \"prompt.md\",\n  \
+         \"../../../../../../outside.md\"]\n",
+    );
+    let dir = fixture(&format!("{head}{TARGET}{CHECK}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let places: Vec<&str> = e
+        .problems()
+        .map(|p| p.message.split(", [suite]").next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        places,
+        ["suite.toml:8:3", "suite.toml:8:6", "suite.toml:9:3"],
+        "{e}"
+    );
+    let sentences: Vec<&str> = e
+        .problems()
+        .map(|p| p.message.split(": ").nth(1).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        sentences[..2],
+        [
+            "`artifacts` holds an integer, and every entry has to be a path",
+            "`artifacts` names prompt.md twice",
+        ]
+    );
+    assert!(sentences[2].starts_with("`artifacts` names /outside.md, which is outside"));
+}
