@@ -676,8 +676,10 @@ mod tests {
     fn every_independent_problem_of_an_aggregate_is_refused() {
         let e = build_aggregate(
             "precision",
-            &params(json!({"over": "", "threshold": 2, "tolerance": -1, "by_group": "yes",
-                           "name": "p[group=x]"})),
+            &params(
+                json!({"over": "", "threshold": 2, "tolerance": -1, "by_group": "yes",
+                           "name": "p[group=x]"}),
+            ),
         )
         .expect_err("refused");
         let keys: Vec<Option<&str>> = e

@@ -179,7 +179,9 @@ impl Problems {
         let mut kept = self.found.into_iter().filter(|p| {
             !(misspelt
                 && p.within.is_empty()
-                && p.keys().iter().any(|k| *k != "type" && !params.contains_key(*k)))
+                && p.keys()
+                    .iter()
+                    .any(|k| *k != "type" && !params.contains_key(*k)))
         });
         match kept.next() {
             None => Ok(()),

@@ -54,8 +54,8 @@ pub mod search;
 mod tools;
 
 pub use declared::{DeclaredCheck, Grader, Inputs};
-pub use error::{BuildError, BuildErrorKind};
 pub(crate) use error::Problems;
+pub use error::{BuildError, BuildErrorKind};
 pub use kinds::{output_kind, LengthUnit, OutputKind};
 pub use registry::{
     build, default_threshold, group_copy_payload, identity_payload, is_aggregate, is_built,

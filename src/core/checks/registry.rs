@@ -100,7 +100,10 @@ fn python_only_token(token: &str) -> Option<String> {
 /// The catalogue row of a token, or why there is none.
 pub(super) fn lookup(token: &str) -> Result<&'static Kind, BuildError> {
     if let Some(message) = python_only_token(token) {
-        return Err(BuildError::new(BuildErrorKind::PythonOnly { key: None, message }));
+        return Err(BuildError::new(BuildErrorKind::PythonOnly {
+            key: None,
+            message,
+        }));
     }
     kind(token).ok_or_else(|| {
         BuildError::new(BuildErrorKind::UnknownType {
@@ -315,8 +318,7 @@ pub fn build(token: &str, params: &Params) -> Result<DeclaredCheck, BuildError> 
         Build::Whole(declare) => {
             // The check's own validation runs even when the payload could
             // not be derived, so that its independent problems are noted too.
-            let declared =
-                problems.note(declare(params, payload.clone().unwrap_or(Value::Null)));
+            let declared = problems.note(declare(params, payload.clone().unwrap_or(Value::Null)));
             return problems.give(params, declared);
         }
         Build::Grader(grader) => grader,

@@ -93,10 +93,12 @@ pub fn in_suite(
         }
     }
     let found = key.and_then(|key| find_key(table, key));
-    let element_at = found.zip(element).and_then(|((_, value), i)| match value.get_ref() {
-        DeValue::Array(items) => items.get(i).map(|item| item.span().start),
-        _ => None,
-    });
+    let element_at = found
+        .zip(element)
+        .and_then(|((_, value), i)| match value.get_ref() {
+            DeValue::Array(items) => items.get(i).map(|item| item.span().start),
+            _ => None,
+        });
     let offset = element_at
         .or(found.map(|(start, _)| start))
         .or(at)
@@ -230,15 +232,13 @@ pub fn place(
             return e.line_column();
         }
         match (suite, cases) {
-            (Some((text, tree)), _) if e.file == "suite.toml" => {
-                Some(in_suite(
-                    text,
-                    tree,
-                    e.locator.as_deref(),
-                    e.key.as_deref(),
-                    e.element(),
-                ))
-            }
+            (Some((text, tree)), _) if e.file == "suite.toml" => Some(in_suite(
+                text,
+                tree,
+                e.locator.as_deref(),
+                e.key.as_deref(),
+                e.element(),
+            )),
             (_, Some((name, text))) if e.file == name => {
                 Some(in_cases(text, e.locator.as_deref(), e.key.as_deref()))
             }
