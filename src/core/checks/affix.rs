@@ -100,16 +100,12 @@ pub struct Affix {
 
 fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
     let mut problems = Problems::default();
-    let affix = problems.note(params::string("affix", params, "affix").and_then(|affix| {
-        if affix.is_empty() {
-            return Err(BuildError::invalid(
-                "affix",
-                "affix",
-                "`affix` is empty, and every output starts and ends with nothing".to_string(),
-            ));
-        }
-        Ok(affix)
-    }));
+    let affix = problems.note(params::non_empty(
+        "affix",
+        params,
+        "affix",
+        "every output starts and ends with nothing",
+    ));
     // `at` was checked when the name was derived (identity payload).
     let at_end = params.get("at").and_then(Value::as_str) == Some("end");
     let case_sensitive = problems.note(params::boolean("affix", params, "case_sensitive", true));

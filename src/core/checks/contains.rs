@@ -70,16 +70,12 @@ pub struct Substring {
 fn build(params: &Params, absent: bool) -> Result<Arc<dyn Grader>, BuildError> {
     let token = if absent { "not_contains" } else { "contains" };
     let mut problems = Problems::default();
-    let needle = problems.note(params::string(token, params, "needle").and_then(|needle| {
-        if needle.is_empty() {
-            return Err(BuildError::invalid(
-                token,
-                "needle",
-                "`needle` is empty, and searching for nothing always passes".to_string(),
-            ));
-        }
-        Ok(needle)
-    }));
+    let needle = problems.note(params::non_empty(
+        token,
+        params,
+        "needle",
+        "searching for nothing always passes",
+    ));
     let case_sensitive = problems.note(params::boolean(token, params, "case_sensitive", true));
     let (needle, case_sensitive) = problems.give(params, needle.zip(case_sensitive))?;
     Ok(Arc::new(Substring {

@@ -20,8 +20,8 @@ pub struct BuildError {
     /// `[assertions.inner]` of a `repeated`; empty at the entry itself.
     pub within: Vec<String>,
     /// The entry's other independent problems, in validation order (flat:
-    /// none of them carries further ones).
-    further: Vec<BuildError>,
+    /// none of them carries further ones; a slice keeps the error small).
+    further: Box<[BuildError]>,
 }
 
 /// The kinds of [`BuildError`].
@@ -84,7 +84,7 @@ impl BuildError {
         BuildError {
             kind,
             within: Vec::new(),
-            further: Vec::new(),
+            further: Box::default(),
         }
     }
 
@@ -105,6 +105,7 @@ impl BuildError {
     pub(crate) fn inside(mut self, part: &str) -> BuildError {
         self.within.insert(0, part.to_string());
         self.further = std::mem::take(&mut self.further)
+            .into_vec()
             .into_iter()
             .map(|e| e.inside(part))
             .collect();
@@ -143,7 +144,7 @@ impl Problems {
 
     /// Note `error` and the further problems it carries.
     pub(crate) fn push(&mut self, mut error: BuildError) {
-        let further = std::mem::take(&mut error.further);
+        let further = std::mem::take(&mut error.further).into_vec();
         for problem in std::iter::once(error).chain(further) {
             let blamed = |p: &BuildError| {
                 p.within == problem.within && p.keys().iter().any(|k| problem.keys().contains(k))
