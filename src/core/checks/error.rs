@@ -112,6 +112,13 @@ impl BuildError {
         self
     }
 
+    /// True when one of the entry's problems is about parameter `key` at
+    /// the entry itself (not inside `[inner]`).
+    pub fn blames(&self, key: &str) -> bool {
+        self.problems()
+            .any(|p| p.within.is_empty() && p.keys().contains(&key))
+    }
+
     /// The parameters this problem is about (`type` for the check's type).
     fn keys(&self) -> Vec<&str> {
         match &self.kind {

@@ -1062,3 +1062,35 @@ fn an_artifacts_refusal_is_placed_at_its_element() {
     );
     assert!(sentences[2].starts_with("`artifacts` names /outside.md, which is outside"));
 }
+
+/// A judge whose provider digline does not speak is refused with the
+/// entry's other problems; a `judge` already refused is not refused again.
+#[test]
+fn an_unknown_judge_provider_is_refused_with_the_entry_s_other_problems() {
+    let check = "\n[[assertions]]\ntype = \"llm_rubric\"\nrubric = \"\"\njudge = \"antropic/m\"\n\
+                 threshold = 2\ntolerance = 0\n";
+    let dir = fixture(&format!("{HEAD}{TARGET}{check}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let sentences: Vec<&str> = e.problems().map(|p| p.message.as_str()).collect();
+    assert_eq!(
+        sentences,
+        [
+            "suite.toml:18:1, [[assertions]] #1, `llm_rubric`: `threshold` is 2, outside 0–1: a \
+             score is a share",
+            "suite.toml:16:1, [[assertions]] #1, `llm_rubric`: `rubric` is empty, and a judge \
+             with nothing to grade against grades nothing",
+            "suite.toml:17:1, [[assertions]] #1: `llm_rubric`: `judge`: there is no provider \
+             'antropic'. The providers are: anthropic, openai. Any OpenAI-compatible endpoint \
+             is \"openai/<model>\" with base_url",
+        ]
+    );
+    let check = check.replace("antropic/m", "antropic");
+    let dir = fixture(&format!("{HEAD}{TARGET}{check}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let judged: Vec<&str> = e
+        .problems()
+        .map(|p| p.message.as_str())
+        .filter(|m| m.contains("`judge`"))
+        .collect();
+    assert_eq!(judged.len(), 1, "{e}");
+}
