@@ -413,3 +413,53 @@ fn a_repeated_reports_its_own_problems_and_its_inner_check_s() {
         "{got:?}"
     );
 }
+
+/// Any two parameters of any check type, each given any of a few values
+/// (good, bad or of the wrong type), with or without an unknown key: the
+/// validation never panics, and a refusal never says the same thing twice.
+#[test]
+fn no_pair_of_parameter_values_makes_validation_panic() {
+    let values = [
+        json!(""),
+        json!("x"),
+        json!("anthropic/m"),
+        json!(2),
+        json!(-1),
+        json!(0.5),
+        json!(true),
+        json!(["text"]),
+        json!({"type": "contains", "needle": "a"}),
+        json!({"type": "precision"}),
+    ];
+    let mut refused = 0;
+    for kind in KINDS {
+        let names: Vec<&str> = kind.fields.iter().map(|f| f.name).collect();
+        for (i, a) in names.iter().enumerate() {
+            for b in &names[i..] {
+                for va in &values {
+                    for vb in &values {
+                        for extra in [false, true] {
+                            let mut p = Map::new();
+                            p.insert(a.to_string(), va.clone());
+                            p.insert(b.to_string(), vb.clone());
+                            if extra {
+                                p.insert("colour".to_string(), json!(1));
+                            }
+                            if let Err(e) = build(kind.token, &p) {
+                                refused += 1;
+                                let said: Vec<(Vec<String>, String)> = e
+                                    .problems()
+                                    .map(|p| (p.within.clone(), p.to_string()))
+                                    .collect();
+                                for (n, one) in said.iter().enumerate() {
+                                    assert!(!said[n + 1..].contains(one), "{p:?}: {said:?}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(refused > 0);
+}
