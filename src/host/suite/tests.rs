@@ -1094,3 +1094,19 @@ fn an_unknown_judge_provider_is_refused_with_the_entry_s_other_problems() {
         .collect();
     assert_eq!(judged.len(), 1, "{e}");
 }
+
+/// A refused name in `allow_ci_tokens` is placed at its element too.
+#[test]
+fn an_allow_ci_tokens_refusal_is_placed_at_its_element() {
+    let target = TARGET.replace(
+        "output_path = \"data.answer\"\n",
+        "output_path = \"data.answer\"\nallow_ci_tokens = [\"GITHUB_TOKEN\", \"HOME\"]\n",
+    );
+    let dir = fixture(&format!("{HEAD}{target}{CHECK}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        "suite.toml:11:36, [target]: `allow_ci_tokens` names HOME, which is not one of the \
+         CI's own tokens; only those need allowing"
+    );
+}
