@@ -12,7 +12,9 @@
 //! metadata), and shards split two ways (by hash and by durations, or
 //! balanced from different runs). A case recorded otherwise than the
 //! suite declares it (suspended or not, its suspension reason, canary or
-//! not) is an altered shard, refused too. A balanced split (`--balance
+//! not) is an altered shard, refused too, and so is a case that lacks a
+//! verdict, a sampled score or an answer the suite declares for it, or
+//! carries one it does not (`declared`). A balanced split (`--balance
 //! durations`) is checked whole: the partition the shards actually hold
 //! must hash to the one they record. A merge never fills a gap: a missing
 //! shard is a refusal, never a smaller green run.
@@ -294,6 +296,13 @@ pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<M
                             result.case_id
                         ));
                     }
+                    if let Err(what) = declared::carries_declared(suite, &suite.cases[i], &result)
+                    {
+                        return Err(format!(
+                            "{} {what}: an altered or incomplete shard is never merged",
+                            s.path.display()
+                        ));
+                    }
                     slots[i] = Some(result);
                     held_by[i] = r.shard.index;
                 }
@@ -403,5 +412,6 @@ fn user_metadata(metadata: &Map<String, Value>) -> Map<String, Value> {
     m
 }
 
+mod declared;
 #[cfg(test)]
 mod tests;
