@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 
 use crate::core::document::RunDocument;
 use crate::core::shard::{balance, partition_hash, plan_hash, Record, Shard, RECORD_KEY};
+use crate::core::suite::Case;
 use crate::host::suite::LoadedSuite;
 use crate::run::merge::ShardRun;
 
@@ -60,16 +61,22 @@ pub fn resolve(spec: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Shard
 }
 
 /// Cut `loaded` down to the cases of `shard` and return the record the
-/// run stores in its metadata (the plan is computed over every case first).
-pub fn restrict(loaded: &mut LoadedSuite, shard: Shard) -> Record {
+/// run stores in its metadata (the plan is computed over every case
+/// first), and the other shards' cases, which the caller may leave to the
+/// process's exit rather than free one by one.
+pub fn restrict(loaded: &mut LoadedSuite, shard: Shard) -> (Record, Vec<Case>) {
     let suite = &mut loaded.suite;
     let plan = plan_hash(&suite.config_hash(), &suite.cases);
-    suite.cases.retain(|c| shard.holds(&c.id));
-    Record {
+    let (mine, others) = std::mem::take(&mut suite.cases)
+        .into_iter()
+        .partition(|c| shard.holds(&c.id));
+    suite.cases = mine;
+    let record = Record {
         shard,
         plan,
         balanced: None,
-    }
+    };
+    (record, others)
 }
 
 /// Cut `loaded` down to the cases `shard` takes when the suite is balanced
