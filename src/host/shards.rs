@@ -11,8 +11,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::core::document::RunDocument;
 use crate::core::shard::{balance, partition_hash, plan_hash, Record, Shard, RECORD_KEY};
 use crate::core::suite::Case;
@@ -192,13 +190,9 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, String> {
     let mut runs = Vec::with_capacity(files.len());
     for path in files {
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let digest = Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
         let doc = crate::store::document::from_bytes(&path, &bytes).map_err(|e| e.to_string())?;
         drop(bytes);
-        runs.push(ShardRun { path, digest, doc });
+        runs.push(ShardRun { path, doc });
     }
     Ok(runs)
 }
