@@ -967,3 +967,45 @@ fn a_shard_that_lacks_its_cases_verdicts_is_never_merged() {
     ok(&merge(&f, &[&honest]));
     let _ = f.stub.port;
 }
+
+#[test]
+fn a_broken_case_refuses_every_shard_not_only_its_own() {
+    let f = fixture(30);
+    // Three shards, one broken case: two shards do not hold it, and each is
+    // refused as the whole run is, with the same sentence.
+    let holder = digline::core::shard::shard_of("ticket-05", 3);
+    assert!((1..=3).any(|k| k != holder));
+    type Break = fn(&mut Value);
+    let breaks: [(Break, &str); 2] = [
+        // A case the loader refuses.
+        (
+            |c| c["expected"] = json!(""),
+            "declares an empty `expected`",
+        ),
+        // A case the request body cannot be filled from.
+        (|c| c["vars"] = json!({}), "has no vars['subject']"),
+    ];
+    for (break_case, what) in breaks {
+        let mut list = cases(30);
+        break_case(&mut list[5]);
+        std::fs::write(f.root.join("cases.json"), list.to_string()).unwrap();
+        let whole = digline(&f.root, &["run", "--suite", "suite.toml", "-q"]);
+        assert_eq!(whole.code, 64, "{}{}", whole.stdout, whole.stderr);
+        assert!(
+            whole.stderr.contains("#6") && whole.stderr.contains(what),
+            "{}",
+            whole.stderr
+        );
+        for k in 1..=3 {
+            let spec = format!("{k}/3");
+            let ran = digline(
+                &f.root,
+                &["run", "--suite", "suite.toml", "--shard", &spec, "-q"],
+            );
+            assert_eq!(ran.code, 64, "shard {spec}: {}{}", ran.stdout, ran.stderr);
+            assert_eq!(ran.stderr, whole.stderr, "shard {spec}");
+        }
+    }
+    assert!(!runs_dir(&f.root).exists());
+    let _ = f.stub.port;
+}
