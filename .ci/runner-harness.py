@@ -23,7 +23,6 @@ is edited in place. Exits non-zero with a sentence on any failure.
 """
 
 import argparse
-import http.server
 import json
 import os
 import re
@@ -37,6 +36,9 @@ import time
 import urllib.parse
 
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from json_api import JsonHandler, loopback_server  # noqa: E402
 
 TOKEN = "ghs_harness_token_0123456789"
 REPO = "o/r"
@@ -61,33 +63,17 @@ class FakeGitHub:
         self.requests = []
         fake = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *a):
-                pass
-
-            def reply(self, status, value, headers=()):
-                data = json.dumps(value).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for k, v in headers:
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def handle_any(self):
-                length = int(self.headers.get("content-length") or 0)
-                body = self.rfile.read(length).decode() if length else ""
-                url = urllib.parse.urlsplit(self.path)
+        class Handler(JsonHandler):
+            def answer(self, method, url, body):
                 with fake.lock:
-                    fake.requests.append((self.command, url.path))
+                    fake.requests.append((method, url.path))
                     if self.headers.get("authorization") != f"Bearer {TOKEN}":
                         return self.reply(401, {"message": "Bad credentials"})
-                    return fake.route(self, self.command, url, body)
+                    return fake.route(self, method, url, body)
 
-            do_GET = do_POST = do_PATCH = handle_any
+            do_GET = do_POST = do_PATCH = JsonHandler.handle_any
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = loopback_server(Handler)
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

@@ -476,14 +476,9 @@ impl HttpTarget {
                         .map_err(|e| transport(&e));
                 }
                 _ => {
-                    let header = |name: &str| {
-                        response
-                            .headers()
-                            .get(name)
-                            .and_then(|v| v.to_str().ok())
-                            .map(str::to_string)
-                    };
-                    let wait = RateLimits::read(&header, std::time::SystemTime::now()).wait;
+                    let wait =
+                        RateLimits::from_headers(response.headers(), std::time::SystemTime::now())
+                            .wait;
                     return Err(Failure::from_status(
                         code,
                         format!("HTTP Error {code}: {reason}"),

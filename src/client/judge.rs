@@ -135,15 +135,8 @@ impl JudgeClient {
         let cost_usd = self
             .price
             .and_then(|p| p.cost(&self.model, completion.usage).ok());
-        let usage = completion.usage;
         Ok(JudgeAnswer {
-            tokens: Some((
-                usage
-                    .input_tokens
-                    .saturating_add(usage.cache_read_tokens)
-                    .saturating_add(usage.cache_write_tokens),
-                usage.output_tokens,
-            )),
+            tokens: Some(completion.usage.recorded()),
             text: completion.text,
             cost_usd,
             latency_ms,

@@ -38,6 +38,17 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// (input, output) tokens as a run records them: the input counts
+    /// cache reads and 5-minute cache writes with the uncached tokens.
+    pub fn recorded(&self) -> (u64, u64) {
+        (
+            self.input_tokens
+                .saturating_add(self.cache_read_tokens)
+                .saturating_add(self.cache_write_tokens),
+            self.output_tokens,
+        )
+    }
+
     /// The sum of two usages (counters add up across calls).
     pub fn plus(self, other: Usage) -> Usage {
         Usage {
@@ -270,6 +281,18 @@ pub fn unpriced(provider: &str, model: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_records_cached_input_with_the_input() {
+        let usage = Usage {
+            input_tokens: 10,
+            output_tokens: 7,
+            cache_read_tokens: 100,
+            cache_write_tokens: 1000,
+            cache_write_1h_tokens: 5,
+        };
+        assert_eq!(usage.recorded(), (1110, 7));
+    }
 
     #[test]
     fn lookups_by_name_and_family() {

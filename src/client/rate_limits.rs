@@ -1,5 +1,6 @@
 //! What a server says about its rate limits, read one way for every caller:
-//! the HTTP target, the providers, the judges and the forges.
+//! the HTTP target, the providers, the judges and the forges
+//! ([`RateLimits::from_headers`]; any other header by [`header_text`]).
 //!
 //! A response may ask for a wait ([`RateLimits::wait`]) and may say how
 //! much of a quota is left ([`RateLimits::windows`]). The wait is read, in
@@ -34,6 +35,19 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
+
+use ureq::http::HeaderMap;
+
+/// A response header's value by its name, trimmed; `None` when it is
+/// absent, empty or not visible ASCII. How every caller reads a header.
+pub fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+}
 
 /// Headers carrying a wait in milliseconds, first match wins.
 const WAIT_MS: &[&str] = &["retry-after-ms", "llm_provider-retry-after-ms"];
@@ -157,6 +171,11 @@ impl RateLimits {
                 .max()
         });
         RateLimits { wait, windows }
+    }
+
+    /// Read a response's headers ([`RateLimits::read`] through [`header_text`]).
+    pub fn from_headers(headers: &HeaderMap, now: SystemTime) -> RateLimits {
+        RateLimits::read(&|name| header_text(headers, name), now)
     }
 
     /// The longest reset among the exhausted windows: how long the next
@@ -320,6 +339,27 @@ mod tests {
 
     fn ms(d: Option<Duration>) -> Option<u64> {
         d.map(|d| d.as_millis() as u64)
+    }
+
+    #[test]
+    fn a_header_is_read_trimmed_and_an_empty_one_is_absent() {
+        use ureq::http::header::HeaderValue;
+        let mut headers = HeaderMap::new();
+        headers.insert("x-next-page", HeaderValue::from_static(" 3 "));
+        headers.insert("retry-after", HeaderValue::from_static(""));
+        headers.insert("retry-after-ms", HeaderValue::from_static("250"));
+        headers.insert("x-odd", HeaderValue::from_bytes(b"caf\xe9").unwrap());
+        assert_eq!(header_text(&headers, "x-next-page").as_deref(), Some("3"));
+        assert_eq!(header_text(&headers, "X-Next-Page").as_deref(), Some("3"));
+        assert_eq!(header_text(&headers, "retry-after"), None);
+        assert_eq!(header_text(&headers, "x-odd"), None);
+        assert_eq!(header_text(&headers, "absent"), None);
+        let limits = RateLimits::from_headers(&headers, SystemTime::now());
+        assert_eq!(limits.wait, Some(Duration::from_millis(250)));
+        assert_eq!(
+            RateLimits::from_headers(&HeaderMap::new(), SystemTime::now()),
+            RateLimits::default()
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@
 use serde_json::{Map, Value};
 
 use super::checks::{group_copy_payload, identity_payload};
-use super::checks::{BuildError, BuildErrorKind};
+use super::checks::{BuildError, BuildErrorKind, Problems};
 use super::identity::{self, RuleEntry};
 use super::python::dumps::round6;
 use super::ratio::{as_ratio, describe};
@@ -109,14 +109,7 @@ impl DeclaredAggregate {
 }
 
 fn invalid(token: &str, key: &str, message: String) -> BuildError {
-    BuildError {
-        kind: BuildErrorKind::Invalid {
-            token: token.to_string(),
-            key: Some(key.to_string()),
-            message,
-        },
-        within: Vec::new(),
-    }
+    BuildError::invalid(token, key, message)
 }
 
 /// Validate one aggregate entry (`type` token plus its other keys).
@@ -131,92 +124,96 @@ pub fn build_aggregate(
     token: &str,
     params: &Map<String, Value>,
 ) -> Result<DeclaredAggregate, BuildError> {
-    let payload = identity_payload(token, params)?;
     let Some(kind) = AggregateKind::from_token(token) else {
-        return Err(BuildError {
-            kind: BuildErrorKind::UnknownType {
-                token: token.to_string(),
-            },
-            within: Vec::new(),
-        });
+        // Not an aggregate: the payload's refusal names the type when it can.
+        identity_payload(token, params)?;
+        return Err(BuildError::new(BuildErrorKind::UnknownType {
+            token: token.to_string(),
+        }));
     };
+    // Every independent problem of the entry is noted.
+    let mut problems = Problems::default();
+    let payload = problems.note(identity_payload(token, params));
     let over = match params.get("over") {
-        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
         other => {
-            return Err(invalid(
+            problems.push(invalid(
                 token,
                 "over",
                 format!(
                     "`over` is {}, and it has to be the name of the check this aggregate counts",
                     describe(other.unwrap_or(&Value::Null))
                 ),
+            ));
+            None
+        }
+    };
+    let ratio = |key: &str, why: &str, within: fn(f64) -> bool| -> Result<f64, BuildError> {
+        let value = params.get(key).unwrap_or(&Value::Null);
+        let ratio = as_ratio(value, key).map_err(|e| invalid(token, key, e.message))?;
+        if within(ratio) {
+            Ok(ratio)
+        } else {
+            Err(invalid(
+                token,
+                key,
+                format!("`{key}` is {}, {why}", describe(value)),
             ))
         }
     };
-    let ratio = |key: &str| -> Result<f64, BuildError> {
-        let value = params.get(key).unwrap_or(&Value::Null);
-        as_ratio(value, key).map_err(|e| invalid(token, key, e.message))
-    };
-    let threshold = ratio("threshold")?;
-    if !(0.0..=1.0).contains(&threshold) {
-        return Err(invalid(
-            token,
-            "threshold",
-            format!(
-                "`threshold` is {}, outside 0–1: a {token} is a share",
-                describe(params.get("threshold").unwrap_or(&Value::Null))
-            ),
-        ));
-    }
-    let tolerance = ratio("tolerance")?;
-    if tolerance < 0.0 {
-        return Err(invalid(
-            token,
-            "tolerance",
-            format!(
-                "`tolerance` is {}, below 0: it is how far the score may move",
-                describe(params.get("tolerance").unwrap_or(&Value::Null))
-            ),
-        ));
-    }
+    let threshold = problems.note(ratio(
+        "threshold",
+        &format!("outside 0–1: a {token} is a share"),
+        |t| (0.0..=1.0).contains(&t),
+    ));
+    let tolerance = problems.note(ratio(
+        "tolerance",
+        "below 0: it is how far the score may move",
+        |t| t >= 0.0,
+    ));
     let name = match params.get("name") {
         None => token.to_string(),
         Some(Value::String(s)) if !s.is_empty() && !s.contains("[group=") => s.clone(),
         Some(Value::String(s)) if !s.is_empty() => {
-            return Err(invalid(
+            problems.push(invalid(
                 token,
                 "name",
                 format!(
                     "`name` is '{s}', and `[group=` is how digline names the per-group copies \
                      of an aggregate: choose a name without it"
                 ),
-            ))
+            ));
+            String::new()
         }
         Some(other) => {
-            return Err(invalid(
+            problems.push(invalid(
                 token,
                 "name",
                 format!(
                     "`name` is {}, and it has to be a non-empty string",
                     describe(other)
                 ),
-            ))
+            ));
+            String::new()
         }
     };
     let by_group = match params.get("by_group") {
         None => false,
         Some(Value::Bool(b)) => *b,
         Some(other) => {
-            return Err(invalid(
+            problems.push(invalid(
                 token,
                 "by_group",
                 format!(
                     "`by_group` is {}, and it has to be true or false",
                     describe(other)
                 ),
-            ))
+            ));
+            false
         }
     };
+    let (((payload, over), threshold), tolerance) =
+        problems.give(params, payload.zip(over).zip(threshold).zip(tolerance))?;
     Ok(DeclaredAggregate {
         kind,
         name,
@@ -672,6 +669,52 @@ mod tests {
         assert_eq!(
             ratio.map(|a| (a.threshold, a.tolerance)).ok(),
             Some((0.9, 0.05))
+        );
+    }
+
+    #[test]
+    fn every_independent_problem_of_an_aggregate_is_refused() {
+        let e = build_aggregate(
+            "precision",
+            &params(
+                json!({"over": "", "threshold": 2, "tolerance": -1, "by_group": "yes",
+                           "name": "p[group=x]"}),
+            ),
+        )
+        .expect_err("refused");
+        let keys: Vec<Option<&str>> = e
+            .problems()
+            .map(|p| match &p.kind {
+                BuildErrorKind::Invalid { key, .. } => key.as_deref(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                Some("over"),
+                Some("threshold"),
+                Some("tolerance"),
+                Some("name"),
+                Some("by_group")
+            ]
+        );
+        // A misspelled `tolerance` is not also "missing" or "not a ratio".
+        let e = build_aggregate(
+            "precision",
+            &params(json!({"over": "c", "threshold": 2, "tolerence": 0})),
+        )
+        .expect_err("refused");
+        let kinds: Vec<&BuildErrorKind> = e.problems().map(|p| &p.kind).collect();
+        assert!(
+            matches!(
+                kinds[..],
+                [
+                    BuildErrorKind::UnknownParameters { .. },
+                    BuildErrorKind::Invalid { .. }
+                ]
+            ),
+            "{kinds:?}"
         );
     }
 

@@ -4,7 +4,8 @@
 //!
 //! Used for every file digline reads that a person or a tool may have
 //! written: `cases.json` (`host::suite::cases`) and run documents (`store`).
-//! Pure: text in, value or error out.
+//! Pure: text in, value or error out; and the one noun phrase both use
+//! for a value of the wrong JSON type ([`noun`]).
 
 use std::cell::RefCell;
 use std::fmt;
@@ -12,6 +13,19 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
+
+/// The JSON type of a value as a noun phrase for messages about a file
+/// that should hold another (`an object`, `a string`); never the value.
+pub fn noun(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
 
 /// Why strict parsing failed.
 #[derive(Clone, Debug, PartialEq, Eq)]

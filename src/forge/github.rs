@@ -255,14 +255,11 @@ fn rate_limit_wait(err: &octocrab::GitHubError, now: u64) -> Option<Duration> {
     if status != 403 && status != 429 {
         return None;
     }
-    let header = |name: &str| {
-        err.headers
-            .as_ref()
-            .and_then(|h| h.get(name))
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-    };
-    let limits = RateLimits::read(&header, UNIX_EPOCH + Duration::from_secs(now));
+    let limits = err
+        .headers
+        .as_ref()
+        .map(|h| RateLimits::from_headers(h, UNIX_EPOCH + Duration::from_secs(now)))
+        .unwrap_or_default();
     let throttled = status == 429 || err.message.to_ascii_lowercase().contains("rate limit");
     rate_limit::wait(&limits, throttled)
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::{rate_limit, Posted, PublishError};
-use crate::client::rate_limits::RateLimits;
+use crate::client::rate_limits::{header_text, RateLimits};
 use crate::host::env::Secret;
 
 /// Where the note goes.
@@ -221,16 +221,8 @@ fn call(
             PublishError::Other(format!("could not reach GitLab at {}: {e}", target.api_url))
         })?;
         let status = response.status().as_u16();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
-        };
         if status == 429 {
-            let limits = RateLimits::read(&header, std::time::SystemTime::now());
+            let limits = RateLimits::from_headers(response.headers(), std::time::SystemTime::now());
             if let Some(wait) = rate_limit::wait(&limits, true) {
                 rate_limit::may_wait("GitLab", wait, waits, target.max_wait)?;
                 waits += 1;
@@ -238,7 +230,7 @@ fn call(
                 continue;
             }
         }
-        let next = header("x-next-page");
+        let next = header_text(response.headers(), "x-next-page");
         let text = response
             .body_mut()
             .with_config()

@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::core::document::{run_key, RunDocument, SCHEMA_VERSION};
 use crate::core::python::dumps::{round6, write_document_streamed};
+use crate::core::strict_json;
 use crate::core::verdict::Verdict;
 
 use super::repo::is_safe_name;
@@ -94,7 +95,7 @@ pub fn parse_versioned(path: &Path, bytes: &[u8]) -> Result<(Map<String, Value>,
     let Value::Object(map) = value else {
         return Err(malformed(format!(
             "it holds {}, not a run object",
-            json_kind(&value)
+            strict_json::noun(&value)
         )));
     };
     let version = match map.get("schema_version") {
@@ -103,7 +104,7 @@ pub fn parse_versioned(path: &Path, bytes: &[u8]) -> Result<(Map<String, Value>,
         Some(other) => {
             return Err(malformed(format!(
                 "`schema_version` is {}, not an integer",
-                json_kind(other)
+                strict_json::noun(other)
             )))
         }
     };
@@ -177,17 +178,6 @@ pub fn from_map(path: &Path, map: Map<String, Value>) -> Result<RunDocument, Sto
 pub fn read(path: &Path) -> Result<RunDocument, StoreError> {
     let bytes = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
     from_bytes(path, &bytes)
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Top-level keys 0.10.0 writes only when they carry something.

@@ -294,14 +294,7 @@ impl Client {
         }
         let response = call.send(sent.as_str()).map_err(|e| self.failed(&e))?;
         let status = response.status().as_u16();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-        };
-        let limits = RateLimits::read(&header, std::time::SystemTime::now());
+        let limits = RateLimits::from_headers(response.headers(), std::time::SystemTime::now());
         self.meter.saw(&limits, std::time::Instant::now());
         let wait = limits.wait;
         let raw = response

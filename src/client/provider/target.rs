@@ -225,15 +225,8 @@ impl ProviderTarget {
                 Some(_) => {}
             }
         }
-        let usage = completion.usage;
         Ok(Response {
-            tokens: Some((
-                usage
-                    .input_tokens
-                    .saturating_add(usage.cache_read_tokens)
-                    .saturating_add(usage.cache_write_tokens),
-                usage.output_tokens,
-            )),
+            tokens: Some(completion.usage.recorded()),
             output: Value::String(completion.text),
             input: request.user,
             cost_usd,

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
 use super::contains::casefold;
 use super::declared::{DeclaredCheck, Inputs};
-use super::error::BuildError;
+use super::error::{BuildError, Problems};
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
 use super::params;
@@ -99,20 +99,21 @@ pub struct Affix {
 }
 
 fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
-    let affix = params::string("affix", params, "affix")?;
-    if affix.is_empty() {
-        return Err(BuildError::invalid(
-            "affix",
-            "affix",
-            "`affix` is empty, and every output starts and ends with nothing".to_string(),
-        ));
-    }
+    let mut problems = Problems::default();
+    let affix = problems.note(params::non_empty(
+        "affix",
+        params,
+        "affix",
+        "every output starts and ends with nothing",
+    ));
     // `at` was checked when the name was derived (identity payload).
     let at_end = params.get("at").and_then(Value::as_str) == Some("end");
+    let case_sensitive = problems.note(params::boolean("affix", params, "case_sensitive", true));
+    let (affix, case_sensitive) = problems.give(params, affix.zip(case_sensitive))?;
     Ok(Arc::new(Affix {
         affix,
         at_end,
-        case_sensitive: params::boolean("affix", params, "case_sensitive", true)?,
+        case_sensitive,
     }))
 }
 

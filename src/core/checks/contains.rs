@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
 use super::declared::{DeclaredCheck, Inputs};
-use super::error::BuildError;
+use super::error::{BuildError, Problems};
 use super::judge::{verdict, with_text};
 use super::outcome::Outcome;
 use super::params;
@@ -69,15 +69,15 @@ pub struct Substring {
 
 fn build(params: &Params, absent: bool) -> Result<Arc<dyn Grader>, BuildError> {
     let token = if absent { "not_contains" } else { "contains" };
-    let needle = params::string(token, params, "needle")?;
-    if needle.is_empty() {
-        return Err(BuildError::invalid(
-            token,
-            "needle",
-            "`needle` is empty, and searching for nothing always passes".to_string(),
-        ));
-    }
-    let case_sensitive = params::boolean(token, params, "case_sensitive", true)?;
+    let mut problems = Problems::default();
+    let needle = problems.note(params::non_empty(
+        token,
+        params,
+        "needle",
+        "searching for nothing always passes",
+    ));
+    let case_sensitive = problems.note(params::boolean(token, params, "case_sensitive", true));
+    let (needle, case_sensitive) = problems.give(params, needle.zip(case_sensitive))?;
     Ok(Arc::new(Substring {
         needle,
         case_sensitive,

@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 pub use super::catalogue::JudgeKind;
 use super::catalogue::{field, Build, Def, Grader, Judged, Kind, Params, TEXT};
 use super::declared::{DeclaredCheck, Inputs};
-use super::error::{BuildError, BuildErrorKind};
+use super::error::{BuildError, BuildErrorKind, Problems};
 use super::judge::verdict;
 use super::kinds::{output_kind, OutputKind};
 use super::outcome::Outcome;
@@ -76,6 +76,7 @@ pub const FAITHFULNESS: Kind = Kind {
 fn walls(params: &Params) -> Result<(), BuildError> {
     match params.get("judge") {
         Some(Value::Object(_)) => Err(BuildError::new(BuildErrorKind::PythonOnly {
+            key: Some("judge".to_string()),
             message: "`judge` is a table, and a judge written in data is its coordinate alone \
                       (\"anthropic/claude-haiku-4-5\"), which grades with the provider's own \
                       defaults. A judge set up differently is code, and needs a suite.py."
@@ -83,6 +84,7 @@ fn walls(params: &Params) -> Result<(), BuildError> {
         })),
         Some(Value::String(s)) if s.contains(':') || (s.contains('.') && !s.contains('/')) => {
             Err(BuildError::new(BuildErrorKind::PythonOnly {
+                key: Some("judge".to_string()),
                 message: format!(
                     "`judge` is '{s}', which reads like a Python import. A judge is named by \
                      its coordinate instead, provider/model as in \"anthropic/claude-haiku-4-5\", \
@@ -143,19 +145,24 @@ fn coordinate(token: &str, params: &Params) -> Result<String, BuildError> {
 
 fn build_rubric(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
     let token = "llm_rubric";
-    let rubric = params::string(token, params, "rubric")?;
-    if rubric.trim().is_empty() {
-        return Err(BuildError::invalid(
-            token,
-            "rubric",
-            "`rubric` is empty, and a judge with nothing to grade against grades nothing"
-                .to_string(),
-        ));
-    }
+    let mut problems = Problems::default();
+    let rubric = problems.note(params::string(token, params, "rubric").and_then(|rubric| {
+        if rubric.trim().is_empty() {
+            return Err(BuildError::invalid(
+                token,
+                "rubric",
+                "`rubric` is empty, and a judge with nothing to grade against grades nothing"
+                    .to_string(),
+            ));
+        }
+        Ok(rubric)
+    }));
+    let judge = problems.note(coordinate(token, params));
+    let (rubric, judge) = problems.give(params, rubric.zip(judge))?;
     Ok(Arc::new(JudgedCheck {
         kind: JudgeKind::Score,
         rubric: Some(rubric),
-        judge: coordinate(token, params)?,
+        judge,
     }))
 }
 

@@ -13,7 +13,7 @@ use serde_json::{Map, Number, Value};
 
 use super::catalogue::{field, per_case, per_case_fields, Build, Def, Grader, Kind, Params, TEXT};
 use super::declared::{DeclaredCheck, Inputs};
-use super::error::BuildError;
+use super::error::{BuildError, Problems};
 use super::judge::{verdict, with_text};
 use super::kinds::LengthUnit;
 use super::outcome::Outcome;
@@ -200,8 +200,27 @@ fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
             )),
         }
     };
-    let minimum = bound("minimum")?;
-    let maximum = bound("maximum")?;
+    let mut problems = Problems::default();
+    let minimum = problems.note(bound("minimum"));
+    let maximum = problems.note(bound("maximum"));
+    let unit = match params.get("unit") {
+        None => Some(LengthUnit::Characters),
+        Some(Value::String(s)) if s == "characters" => Some(LengthUnit::Characters),
+        Some(Value::String(s)) if s == "words" => Some(LengthUnit::Words),
+        Some(other) => {
+            problems.push(BuildError::invalid(
+                "length",
+                "unit",
+                format!(
+                    "`unit` is {}, and it has to be \"characters\" or \"words\"",
+                    describe(other)
+                ),
+            ));
+            None
+        }
+    };
+    // The bounds together, once each is readable.
+    let ((minimum, maximum), unit) = problems.give(params, minimum.zip(maximum).zip(unit))?;
     if minimum.is_none() && maximum.is_none() {
         return Err(BuildError::invalid(
             "length",
@@ -227,21 +246,6 @@ fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
             ));
         }
     }
-    let unit = match params.get("unit") {
-        None => LengthUnit::Characters,
-        Some(Value::String(s)) if s == "characters" => LengthUnit::Characters,
-        Some(Value::String(s)) if s == "words" => LengthUnit::Words,
-        Some(other) => {
-            return Err(BuildError::invalid(
-                "length",
-                "unit",
-                format!(
-                    "`unit` is {}, and it has to be \"characters\" or \"words\"",
-                    describe(other)
-                ),
-            ))
-        }
-    };
     Ok(Arc::new(Length {
         minimum,
         maximum,

@@ -54,6 +54,7 @@ pub mod search;
 mod tools;
 
 pub use declared::{DeclaredCheck, Grader, Inputs};
+pub(crate) use error::Problems;
 pub use error::{BuildError, BuildErrorKind};
 pub use kinds::{output_kind, LengthUnit, OutputKind};
 pub use registry::{

@@ -26,6 +26,20 @@ pub fn string(token: &str, params: &Params, key: &str) -> Result<String, BuildEr
     }
 }
 
+/// A string parameter that must not be empty; `why` ends the sentence
+/// (`` `needle` is empty, and <why>``).
+pub fn non_empty(token: &str, params: &Params, key: &str, why: &str) -> Result<String, BuildError> {
+    let value = string(token, params, key)?;
+    if value.is_empty() {
+        return Err(BuildError::invalid(
+            token,
+            key,
+            format!("`{key}` is empty, and {why}"),
+        ));
+    }
+    Ok(value)
+}
+
 /// A boolean parameter, `default` when absent.
 pub fn boolean(token: &str, params: &Params, key: &str, default: bool) -> Result<bool, BuildError> {
     match params.get(key) {

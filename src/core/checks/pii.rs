@@ -283,6 +283,7 @@ pub const KIND: Kind = Kind {
 fn walls(params: &Params) -> Result<(), BuildError> {
     if params.contains_key("patterns") {
         return Err(BuildError::new(BuildErrorKind::PythonOnly {
+            key: Some("patterns".to_string()),
             message: "`pii_absent` takes `patterns` as PII patterns, and each carries a \
                       checksum function, which is code: a suite that is data uses the shipped \
                       set. Custom PII patterns need a suite.py."

@@ -49,14 +49,12 @@ pub struct Regex {
 
 fn build(params: &Params) -> Result<Arc<dyn Grader>, BuildError> {
     let token = "regex";
-    let pattern = params::string(token, params, "pattern")?;
-    if pattern.is_empty() {
-        return Err(BuildError::invalid(
-            token,
-            "pattern",
-            "`pattern` is empty, and an empty pattern matches every output".to_string(),
-        ));
-    }
+    let pattern = params::non_empty(
+        token,
+        params,
+        "pattern",
+        "an empty pattern matches every output",
+    )?;
     let compiled = pattern::compile(&pattern).map_err(|why| {
         BuildError::invalid(
             token,

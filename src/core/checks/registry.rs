@@ -20,7 +20,7 @@ use serde_json::{Map, Number, Value};
 
 use super::catalogue::{Build, Def, Kind, Params};
 use super::declared::DeclaredCheck;
-use super::error::{BuildError, BuildErrorKind};
+use super::error::{BuildError, BuildErrorKind, Problems};
 use super::kinds::OutputKind;
 use super::{
     affix, aggregates, budget, contains, equals, is_json, json_schema, judged, length, levenshtein,
@@ -100,7 +100,10 @@ fn python_only_token(token: &str) -> Option<String> {
 /// The catalogue row of a token, or why there is none.
 pub(super) fn lookup(token: &str) -> Result<&'static Kind, BuildError> {
     if let Some(message) = python_only_token(token) {
-        return Err(BuildError::new(BuildErrorKind::PythonOnly { message }));
+        return Err(BuildError::new(BuildErrorKind::PythonOnly {
+            key: None,
+            message,
+        }));
     }
     kind(token).ok_or_else(|| {
         BuildError::new(BuildErrorKind::UnknownType {
@@ -122,7 +125,11 @@ pub(super) fn lookup(token: &str) -> Result<&'static Kind, BuildError> {
 /// `inner`, `samples` or `min_agreement`; `affix` with a bad `at`; a
 /// non-string `accepts` entry).
 pub fn identity_payload(token: &str, params: &Params) -> Result<Value, BuildError> {
-    let kind = lookup(token)?;
+    payload_of(lookup(token)?, params)
+}
+
+/// [`identity_payload`] of a known check type.
+fn payload_of(kind: &Kind, params: &Params) -> Result<Value, BuildError> {
     let mut fields = field_values(kind, params)?;
     let excluded: &[&str] = if kind.per_run {
         &["threshold", "tolerance", "by_group", "group"]
@@ -158,8 +165,12 @@ pub fn group_copy_payload(payload: &Value, group: &str) -> Value {
 }
 
 /// Every field of the check (identity exclusions not yet applied) with its
-/// canonical value: what Python's `asdict` + `canonical` give.
+/// canonical value: what Python's `asdict` + `canonical` give. Every
+/// independent problem of the entry is noted, in this order: unknown keys,
+/// Python-only walls (and a nested check's refusals), missing parameters,
+/// `accepts`, what the check derives.
 pub(super) fn field_values(kind: &Kind, params: &Params) -> Result<Map<String, Value>, BuildError> {
+    let mut problems = Problems::default();
     // 1. unknown keys
     let known: Vec<&str> = kind
         .fields
@@ -175,14 +186,14 @@ pub(super) fn field_values(kind: &Kind, params: &Params) -> Result<Map<String, V
     if !unknown.is_empty() {
         let mut known: Vec<String> = known.iter().map(|k| k.to_string()).collect();
         known.sort();
-        return Err(BuildError::new(BuildErrorKind::UnknownParameters {
+        problems.push(BuildError::new(BuildErrorKind::UnknownParameters {
             token: kind.token.to_string(),
             keys: unknown,
             known,
         }));
     }
     // 2. what only Python can express, and a nested check's refusals
-    (kind.walls)(params)?;
+    problems.note((kind.walls)(params));
     // 3. missing mandatory parameters
     let missing: Vec<String> = kind
         .fields
@@ -191,7 +202,7 @@ pub(super) fn field_values(kind: &Kind, params: &Params) -> Result<Map<String, V
         .map(|f| f.name.to_string())
         .collect();
     if !missing.is_empty() {
-        return Err(BuildError::new(BuildErrorKind::MissingParameters {
+        problems.push(BuildError::new(BuildErrorKind::MissingParameters {
             token: kind.token.to_string(),
             keys: missing,
         }));
@@ -200,14 +211,17 @@ pub(super) fn field_values(kind: &Kind, params: &Params) -> Result<Map<String, V
     let mut out = Map::new();
     for field in kind.fields {
         let value = match (field.name, params.get(field.name)) {
-            ("accepts", Some(given)) => params::accepts_value(kind.token, given)?,
+            ("accepts", Some(given)) => problems
+                .note(params::accepts_value(kind.token, given))
+                .unwrap_or(Value::Null),
             (_, Some(given)) => params::canonical(given),
             (_, None) => default_value(field.def),
         };
         out.insert(field.name.to_string(), value);
     }
     // 5. what the check derives
-    (kind.derive)(&mut out, params)?;
+    problems.note((kind.derive)(&mut out, params));
+    problems.finish(params)?;
     Ok(out)
 }
 
@@ -278,26 +292,35 @@ pub fn rule_entry(check: &DeclaredCheck, params: &Params) -> RuleEntry {
 /// Validate one entry (`type` token plus its other keys, TOML integers and
 /// floats kept apart) into a [`DeclaredCheck`].
 ///
-/// Order of refusals: unknown type, unknown parameters (the loader adds the
-/// near miss), Python-only walls, missing parameters, then — for the built
-/// checks — name, threshold, tolerance, accepts and each of the check's own
-/// values by type and range. Every other 0.10.0 type is
+/// Order of refusals: unknown type (alone: nothing else can be judged),
+/// then every independent problem in this order: unknown parameters (the
+/// loader adds the near miss), Python-only walls, missing parameters, then
+/// — for the built checks — name, threshold, tolerance, accepts and each of
+/// the check's own values by type and range. Every other 0.10.0 type is
 /// [`BuildErrorKind::NotBuiltYet`]. A `repeated` builds its inner check by
 /// the same rules (errors located in `inner`) and takes its threshold,
 /// tolerance and accepts.
 ///
 /// # Errors
-/// A [`BuildError`] saying which key is wrong and why.
+/// A [`BuildError`] saying which key is wrong and why, carrying the
+/// entry's other problems ([`BuildError::problems`]).
 pub fn build(token: &str, params: &Params) -> Result<DeclaredCheck, BuildError> {
-    let payload = identity_payload(token, params)?;
     let kind = lookup(token)?;
+    let mut problems = Problems::default();
+    let payload = problems.note(payload_of(kind, params));
     let grader = match kind.build {
         Build::NotYet => {
-            return Err(BuildError::new(BuildErrorKind::NotBuiltYet {
+            problems.push(BuildError::new(BuildErrorKind::NotBuiltYet {
                 token: token.to_string(),
-            }))
+            }));
+            return problems.give(params, None);
         }
-        Build::Whole(declare) => return declare(params, payload),
+        Build::Whole(declare) => {
+            // The check's own validation runs even when the payload could
+            // not be derived, so that its independent problems are noted too.
+            let declared = problems.note(declare(params, payload.clone().unwrap_or(Value::Null)));
+            return problems.give(params, declared);
+        }
         Build::Grader(grader) => grader,
     };
     let default_of = |key: &str| {
@@ -310,13 +333,13 @@ pub fn build(token: &str, params: &Params) -> Result<DeclaredCheck, BuildError> 
     let name = match params.get("name") {
         // The payload holds the default, derived where 0.10.0 derives it
         // (`affix` → `starts_with`/`ends_with`).
-        None => match payload.get("name").and_then(Value::as_str) {
+        None => match payload.as_ref().and_then(|p| p.get("name")?.as_str()) {
             Some(s) if !s.is_empty() => s.to_string(),
             _ => token.to_string(),
         },
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         Some(other) => {
-            return Err(BuildError::invalid(
+            problems.push(BuildError::invalid(
                 token,
                 "name",
                 format!(
@@ -324,56 +347,37 @@ pub fn build(token: &str, params: &Params) -> Result<DeclaredCheck, BuildError> 
                      reports and aggregates call the check",
                     describe(other)
                 ),
-            ))
+            ));
+            String::new()
         }
     };
     let threshold = match params.get("threshold") {
-        None => Level::float(match default_of("threshold") {
+        None => Some(Level::float(match default_of("threshold") {
             Def::Float(x) => x,
             _ => 1.0,
-        }),
-        Some(v) => {
-            let t = as_ratio(v, "threshold")
-                .map_err(|e| BuildError::invalid(token, "threshold", e.message))?;
-            if !(0.0..=1.0).contains(&t) {
-                return Err(BuildError::invalid(
-                    token,
-                    "threshold",
-                    format!(
-                        "`threshold` is {}, outside 0–1: a score is a share",
-                        describe(v)
-                    ),
-                ));
-            }
-            as_level(v, t)
-        }
+        })),
+        Some(v) => problems.note(level(token, "threshold", v)),
     };
     let tolerance = match params.get("tolerance") {
-        None => Level::float(0.0),
-        Some(v) => {
-            let t = as_ratio(v, "tolerance")
-                .map_err(|e| BuildError::invalid(token, "tolerance", e.message))?;
-            if t < 0.0 {
-                return Err(BuildError::invalid(
-                    token,
-                    "tolerance",
-                    format!(
-                        "`tolerance` is {}, below 0: it is how far a score may move",
-                        describe(v)
-                    ),
-                ));
-            }
-            as_level(v, t)
-        }
+        None => Some(Level::float(0.0)),
+        Some(v) => problems.note(level(token, "tolerance", v)),
     };
     let accepts = match params.get("accepts") {
-        None => match default_of("accepts") {
+        None => Some(match default_of("accepts") {
             Def::Kinds(kinds) => kinds.iter().filter_map(|k| params::kind(k)).collect(),
             _ => vec![OutputKind::Text],
-        },
-        Some(v) => params::accepts_kinds(token, v)?,
+        }),
+        Some(v) => problems.note(params::accepts_kinds(token, v)),
     };
-    let grader = grader(params)?;
+    let grader = problems.note(grader(params));
+    let ((((payload, threshold), tolerance), accepts), grader) = problems.give(
+        params,
+        payload
+            .zip(threshold)
+            .zip(tolerance)
+            .zip(accepts)
+            .zip(grader),
+    )?;
     Ok(DeclaredCheck {
         token: token.to_string(),
         name,
@@ -384,6 +388,21 @@ pub fn build(token: &str, params: &Params) -> Result<DeclaredCheck, BuildError> 
         assertion_id: identity::digest(&payload),
         identity_payload: payload,
     })
+}
+
+/// A declared `threshold` (a share, 0–1) or `tolerance` (≥ 0).
+fn level(token: &str, key: &str, v: &Value) -> Result<Level, BuildError> {
+    let t = as_ratio(v, key).map_err(|e| BuildError::invalid(token, key, e.message))?;
+    let why = match key {
+        "threshold" if !(0.0..=1.0).contains(&t) => "outside 0–1: a score is a share",
+        "tolerance" if t < 0.0 => "below 0: it is how far a score may move",
+        _ => return Ok(as_level(v, t)),
+    };
+    Err(BuildError::invalid(
+        token,
+        key,
+        format!("`{key}` is {}, {why}", describe(v)),
+    ))
 }
 
 #[cfg(test)]

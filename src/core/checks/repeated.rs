@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::catalogue::{derived, field, Build, Def, Grader, Kind, Params, Repetition};
 use super::declared::{DeclaredCheck, Inputs};
-use super::error::{BuildError, BuildErrorKind};
+use super::error::{BuildError, BuildErrorKind, Problems};
 use super::params;
 use super::registry::{self, is_aggregate};
 use crate::core::identity;
@@ -58,9 +58,8 @@ pub struct Repeated {
 }
 
 /// A refusal inside `[assertions.inner]`.
-fn located(mut e: BuildError) -> BuildError {
-    e.within.insert(0, "inner".to_string());
-    e
+fn located(e: BuildError) -> BuildError {
+    e.inside("inner")
 }
 
 /// The JSON type of a value, as a noun phrase for messages.
@@ -117,23 +116,26 @@ fn inner_fields(value: &Value) -> Result<Map<String, Value>, BuildError> {
 /// Threshold, tolerance and accepts come from the inner check, the name
 /// too when none is given; `min_agreement` must be reachable.
 fn derive(out: &mut Map<String, Value>, params: &Params) -> Result<(), BuildError> {
-    let inner = inner_fields(params.get("inner").unwrap_or(&Value::Null))?;
-    for key in ["threshold", "tolerance", "accepts"] {
-        out.insert(
-            key.to_string(),
-            inner.get(key).cloned().unwrap_or(Value::Null),
-        );
-    }
-    if out.get("name").and_then(Value::as_str) == Some("") {
-        out.insert(
-            "name".to_string(),
-            inner.get("name").cloned().unwrap_or(Value::Null),
-        );
+    let mut problems = Problems::default();
+    let inner = problems.note(inner_fields(params.get("inner").unwrap_or(&Value::Null)));
+    if let Some(inner) = &inner {
+        for key in ["threshold", "tolerance", "accepts"] {
+            out.insert(
+                key.to_string(),
+                inner.get(key).cloned().unwrap_or(Value::Null),
+            );
+        }
+        if out.get("name").and_then(Value::as_str) == Some("") {
+            out.insert(
+                "name".to_string(),
+                inner.get("name").cloned().unwrap_or(Value::Null),
+            );
+        }
     }
     let samples = match params.get("samples").and_then(Value::as_u64) {
-        Some(n) if n >= 2 => u32::try_from(n).unwrap_or(u32::MAX),
+        Some(n) if n >= 2 => Some(u32::try_from(n).unwrap_or(u32::MAX)),
         _ => {
-            return Err(BuildError::invalid(
+            problems.push(BuildError::invalid(
                 "repeated",
                 "samples",
                 format!(
@@ -141,43 +143,64 @@ fn derive(out: &mut Map<String, Value>, params: &Params) -> Result<(), BuildErro
                      (repeating once is the check itself)",
                     describe(params.get("samples").unwrap_or(&Value::Null))
                 ),
-            ))
+            ));
+            None
         }
     };
-    let agreement = as_agreement(
-        params.get("min_agreement").unwrap_or(&Value::Null),
-        samples,
-        "min_agreement",
-    )
-    .map_err(|e| BuildError::invalid("repeated", "min_agreement", e.message))?;
-    out.insert(
-        "min_agreement".to_string(),
-        params::float(round6(agreement)),
-    );
-    out.insert("inner".to_string(), Value::Object(inner));
-    Ok(())
+    if let Some(samples) = samples {
+        let agreement = as_agreement(
+            params.get("min_agreement").unwrap_or(&Value::Null),
+            samples,
+            "min_agreement",
+        )
+        .map_err(|e| BuildError::invalid("repeated", "min_agreement", e.message));
+        if let Some(agreement) = problems.note(agreement) {
+            out.insert(
+                "min_agreement".to_string(),
+                params::float(round6(agreement)),
+            );
+        }
+    }
+    if let Some(inner) = inner {
+        out.insert("inner".to_string(), Value::Object(inner));
+    }
+    problems.finish(params)
 }
 
 /// Build the inner check (errors located in `inner`), take its threshold,
 /// tolerance and accepts, and its name unless one is given.
 fn build(params: &Params, payload: Value) -> Result<DeclaredCheck, BuildError> {
     let token = "repeated";
-    let mut inner_params = match params.get("inner") {
-        Some(Value::Object(table)) => table.clone(),
+    let mut problems = Problems::default();
+    let inner = match params.get("inner") {
+        Some(value @ Value::Object(table)) => {
+            let mut inner_params = table.clone();
+            match inner_params.remove("type") {
+                // The walls' refusal again (noted once): only a per-case
+                // check can be repeated.
+                Some(Value::String(t)) if is_aggregate(&t) => {
+                    problems.note(inner_fields(value));
+                    None
+                }
+                Some(Value::String(t)) => {
+                    problems.note(registry::build(&t, &inner_params).map_err(located))
+                }
+                _ => {
+                    problems.push(located(BuildError::new(BuildErrorKind::MissingType)));
+                    None
+                }
+            }
+        }
         _ => {
-            return Err(BuildError::invalid(
+            problems.push(BuildError::invalid(
                 token,
                 "inner",
                 "`inner` has to be a table: write the wrapped check as [assertions.inner]"
                     .to_string(),
-            ))
+            ));
+            None
         }
     };
-    let inner_token = match inner_params.remove("type") {
-        Some(Value::String(t)) => t,
-        _ => return Err(located(BuildError::new(BuildErrorKind::MissingType))),
-    };
-    let inner = registry::build(&inner_token, &inner_params).map_err(located)?;
     let samples = params
         .get("samples")
         .and_then(Value::as_u64)
@@ -189,28 +212,35 @@ fn build(params: &Params, payload: Value) -> Result<DeclaredCheck, BuildError> {
                 "samples",
                 "`samples` has to be a whole number of at least 2".to_string(),
             )
-        })?;
-    let min_agreement = as_agreement(
-        params.get("min_agreement").unwrap_or(&Value::Null),
-        samples,
-        "min_agreement",
-    )
-    .map_err(|e| BuildError::invalid(token, "min_agreement", e.message))?;
+        });
+    let samples = problems.note(samples);
+    let min_agreement = samples.and_then(|samples| {
+        let agreement = as_agreement(
+            params.get("min_agreement").unwrap_or(&Value::Null),
+            samples,
+            "min_agreement",
+        )
+        .map_err(|e| BuildError::invalid(token, "min_agreement", e.message));
+        problems.note(agreement)
+    });
     let name = match params.get("name") {
-        None => inner.name.clone(),
-        Some(Value::String(s)) if s.is_empty() => inner.name.clone(),
-        Some(Value::String(s)) => s.clone(),
+        None => None,
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(Value::String(s)) => Some(s.clone()),
         Some(other) => {
-            return Err(BuildError::invalid(
+            problems.push(BuildError::invalid(
                 token,
                 "name",
                 format!("`name` is {}, and it has to be a string", describe(other)),
-            ))
+            ));
+            None
         }
     };
+    let ((inner, samples), min_agreement) =
+        problems.give(params, inner.zip(samples).zip(min_agreement))?;
     Ok(DeclaredCheck {
         token: token.to_string(),
-        name,
+        name: name.unwrap_or_else(|| inner.name.clone()),
         threshold: inner.threshold,
         tolerance: inner.tolerance,
         accepts: inner.accepts.clone(),

@@ -10,6 +10,7 @@ use super::toml_values::{toml_to_json, toml_type};
 use super::{err, noted, unknown_keys};
 use crate::client::provider::parse_coordinate;
 use crate::core::aggregate::{build_aggregate, expand_by_group, DeclaredAggregate};
+use crate::core::checks::registry::kind;
 use crate::core::checks::{
     build, is_aggregate, per_case_types, per_run_types, rule_entry, BuildError, BuildErrorKind,
     DeclaredCheck,
@@ -249,23 +250,57 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
         let aggregate = build_aggregate(&token, &params).map_err(|e| build_error(&e, locator))?;
         return Ok(Entry::Aggregate(aggregate));
     }
-    let check = build(&token, &params).map_err(|e| build_error(&e, locator))?;
-    if let Some(coordinate) = check.judge_coordinate() {
-        parse_coordinate(coordinate).map_err(|why| {
+    let built = build(&token, &params);
+    // Whether digline speaks the judge's provider is the loader's to say;
+    // it is said with the entry's other problems, unless `judge` is one.
+    let coordinate = match &built {
+        Ok(check) => check.judge_coordinate(),
+        Err(e) if takes_judge(&token) && !e.blames("judge") => {
+            params.get("judge").and_then(serde_json::Value::as_str)
+        }
+        Err(_) => None,
+    };
+    let judge = coordinate.and_then(|coordinate| {
+        parse_coordinate(coordinate).err().map(|why| {
             err(
                 LoadErrorKind::Invalid,
                 Some(locator),
                 Some("judge"),
                 &format!("`{token}`: `judge`: {why}"),
             )
-        })?;
+        })
+    });
+    let check = match built {
+        Ok(check) => check,
+        Err(e) => {
+            let mut refused = build_error(&e, locator);
+            let mut further = refused.take_further();
+            further.extend(judge);
+            refused.set_further(further);
+            return Err(refused);
+        }
+    };
+    if let Some(refused) = judge {
+        return Err(refused);
     }
     let rule = rule_entry(&check, &params);
     Ok(Entry::Check(Box::new(check), rule))
 }
 
-/// Locate a [`BuildError`] and add its near miss.
+/// True for a check type with a `judge` parameter.
+fn takes_judge(token: &str) -> bool {
+    kind(token).is_some_and(|k| k.fields.iter().any(|f| f.name == "judge" && f.settable))
+}
+
+/// Locate each problem of a [`BuildError`] and add its near miss: one
+/// refusal per problem, in the order the check found them.
 fn build_error(e: &BuildError, locator: &str) -> LoadError {
+    let problems = e.problems().map(|p| build_problem(p, locator)).collect();
+    LoadError::all(problems).unwrap_or_else(|| build_problem(e, locator))
+}
+
+/// One problem of a [`BuildError`], located, with its near miss.
+fn build_problem(e: &BuildError, locator: &str) -> LoadError {
     let mut place = locator.to_string();
     for part in &e.within {
         place.push_str(&format!(", [{part}]"));

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use super::errors::{LoadError, LoadErrorKind};
 use super::paths::inside_root;
 use super::{err, io_reason, located};
-use crate::core::strict_json::{self, StrictJsonError};
+use crate::core::strict_json::{self, noun, StrictJsonError};
 use crate::core::suite::Case;
 use crate::host::near_miss::{hint, listing};
 
@@ -175,17 +175,6 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
     match LoadError::all(problems) {
         Some(error) => Err(error),
         None => Ok(cases),
-    }
-}
-
-fn noun(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

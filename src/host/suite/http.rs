@@ -371,20 +371,24 @@ fn allowed_ci_tokens(table: &toml::Table) -> Result<Vec<String>, LoadError> {
     let refuse = |why: String| err(LoadErrorKind::Invalid, Some("[target]"), Some(key), &why);
     match table.get(key) {
         None => Ok(Vec::new()),
+        // A refused name is placed at its element.
         Some(toml::Value::Array(items)) => items
             .iter()
-            .map(|item| match item {
+            .enumerate()
+            .map(|(i, item)| match item {
                 toml::Value::String(name) if crate::host::ci_tokens::is_ci_token(name) => {
                     Ok(name.clone())
                 }
                 toml::Value::String(name) => Err(refuse(format!(
                     "`{key}` names {name}, which is not one of the CI's own tokens; only those \
                      need allowing"
-                ))),
+                ))
+                .at_element(i)),
                 other => Err(refuse(format!(
                     "`{key}` holds {}, and it is a list of environment variable names",
                     toml_type(other)
-                ))),
+                ))
+                .at_element(i)),
             })
             .collect(),
         Some(other) => Err(refuse(format!(

@@ -12,6 +12,7 @@
 //! Spec `10-suite.md` "Errors are the feature".
 
 use toml::de::{DeTable, DeValue};
+use toml::Spanned;
 
 use super::errors::LoadError;
 
@@ -53,13 +54,14 @@ fn steps(locator: &str) -> Vec<Step> {
 }
 
 /// Locate an error of the suite file whose text is `text` and spanned tree
-/// `root`: the key to blame inside the entry the locator names, else the
-/// entry itself.
+/// `root`: element `element` of the key's array, else the key to blame
+/// inside the entry the locator names, else the entry itself.
 pub fn in_suite(
     text: &str,
     root: &DeTable<'_>,
     locator: Option<&str>,
     key: Option<&str>,
+    element: Option<usize>,
 ) -> LineColumn {
     let mut table = root;
     // The start of the deepest entry found so far.
@@ -90,16 +92,29 @@ pub fn in_suite(
             }
         }
     }
-    let key_at = key.and_then(|key| find_key(table, key));
-    let offset = key_at.or(at).unwrap_or(0);
+    let found = key.and_then(|key| find_key(table, key));
+    let element_at = found
+        .zip(element)
+        .and_then(|((_, value), i)| match value.get_ref() {
+            DeValue::Array(items) => items.get(i).map(|item| item.span().start),
+            _ => None,
+        });
+    let offset = element_at
+        .or(found.map(|(start, _)| start))
+        .or(at)
+        .unwrap_or(0);
     line_column(text, offset)
 }
 
-/// The start of `key` in `table`, or of a dotted path (`headers.api_key`),
-/// or of the first key of that name nested anywhere below.
-fn find_key(table: &DeTable<'_>, key: &str) -> Option<usize> {
-    if let Some((k, _)) = table.get_key_value(key) {
-        return Some(k.span().start);
+/// The start of `key` in `table` and its value, or of a dotted path
+/// (`headers.api_key`), or of the first key of that name nested anywhere
+/// below.
+fn find_key<'a, 't>(
+    table: &'a DeTable<'t>,
+    key: &str,
+) -> Option<(usize, &'a Spanned<DeValue<'t>>)> {
+    if let Some((k, v)) = table.get_key_value(key) {
+        return Some((k.span().start, v));
     }
     if let Some((head, rest)) = key.split_once('.') {
         if let Some(DeValue::Table(inner)) = table.get(head).map(|v| v.get_ref()) {
@@ -217,9 +232,13 @@ pub fn place(
             return e.line_column();
         }
         match (suite, cases) {
-            (Some((text, tree)), _) if e.file == "suite.toml" => {
-                Some(in_suite(text, tree, e.locator.as_deref(), e.key.as_deref()))
-            }
+            (Some((text, tree)), _) if e.file == "suite.toml" => Some(in_suite(
+                text,
+                tree,
+                e.locator.as_deref(),
+                e.key.as_deref(),
+                e.element(),
+            )),
             (_, Some((name, text))) if e.file == name => {
                 Some(in_cases(text, e.locator.as_deref(), e.key.as_deref()))
             }
@@ -264,11 +283,25 @@ mod tests {
         let tree = DeTable::parse(SUITE).unwrap().into_inner();
         for (locator, key, want) in table {
             assert_eq!(
-                in_suite(SUITE, &tree, *locator, *key),
+                in_suite(SUITE, &tree, *locator, *key, None),
                 *want,
                 "{locator:?} {key:?}"
             );
         }
+    }
+
+    #[test]
+    fn an_element_of_an_array_is_found_at_the_element() {
+        let text = "[suite]\nartifacts = [\"a.md\", 7,\n  \"b.md\"]\nname = \"s\"\n";
+        let tree = DeTable::parse(text).unwrap().into_inner();
+        let at = |key, element| in_suite(text, &tree, Some("[suite]"), Some(key), element);
+        assert_eq!(at("artifacts", None), (2, 1));
+        assert_eq!(at("artifacts", Some(0)), (2, 14));
+        assert_eq!(at("artifacts", Some(1)), (2, 22));
+        assert_eq!(at("artifacts", Some(2)), (3, 3));
+        // No such element, or a key that holds no array: the key.
+        assert_eq!(at("artifacts", Some(3)), (2, 1));
+        assert_eq!(at("name", Some(0)), (4, 1));
     }
 
     #[test]

@@ -223,13 +223,15 @@ fn artifacts(
     match suite_table.get("artifacts") {
         None => Ok((Vec::new(), Vec::new())),
         Some(toml::Value::Array(items)) => {
-            // Each entry on its own: every refused entry is noted.
+            // Each entry on its own: every refused entry is noted, placed
+            // at the entry.
             let mut problems = Vec::new();
             let mut written = Vec::new();
             let mut resolved = Vec::new();
-            for item in items {
+            for (i, item) in items.iter().enumerate() {
+                let mut noted_at = |e: LoadError| problems.push(e.at_element(i));
                 let toml::Value::String(path) = item else {
-                    problems.push(err(
+                    noted_at(err(
                         LoadErrorKind::Invalid,
                         Some("[suite]"),
                         Some("artifacts"),
@@ -241,7 +243,7 @@ fn artifacts(
                     continue;
                 };
                 if written.contains(path) {
-                    problems.push(err(
+                    noted_at(err(
                         LoadErrorKind::Invalid,
                         Some("[suite]"),
                         Some("artifacts"),
@@ -250,11 +252,9 @@ fn artifacts(
                     continue;
                 }
                 written.push(path.clone());
-                if let Some(full) = noted(
-                    &mut problems,
-                    inside_root("artifacts", path, suite_dir, root),
-                ) {
-                    resolved.push(full);
+                match inside_root("artifacts", path, suite_dir, root) {
+                    Ok(full) => resolved.push(full),
+                    Err(e) => noted_at(e),
                 }
             }
             match LoadError::all(problems) {

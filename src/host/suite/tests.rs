@@ -1004,3 +1004,109 @@ fn a_misspelled_table_is_refused_once() {
         ],
     );
 }
+
+/// Several independent problems inside one check entry: one refusal each,
+/// in one run, each at its own key; a key blamed once.
+#[test]
+fn several_problems_in_one_check_are_each_refused_at_their_key() {
+    let check = "\n[[assertions]]\ntype = \"contains\"\nneedle = \"\"\ntreshold = 0.9\n\
+                 threshold = \"high\"\ncase_sensitive = \"yes\"\n";
+    let dir = fixture(&format!("{HEAD}{TARGET}{check}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let sentences: Vec<&str> = e.problems().map(|p| p.message.as_str()).collect();
+    assert_eq!(
+        sentences,
+        [
+            "suite.toml:17:1, [[assertions]] #1: `contains` has no parameter `treshold`. Did \
+             you mean `threshold`?",
+            "suite.toml:18:1, [[assertions]] #1, `contains`: `threshold` is 'high', which is \
+             not a number or a fraction like \"2/3\"",
+            "suite.toml:16:1, [[assertions]] #1, `contains`: `needle` is empty, and searching \
+             for nothing always passes",
+            "suite.toml:19:1, [[assertions]] #1, `contains`: `case_sensitive` is 'yes', and it \
+             has to be true or false",
+        ]
+    );
+}
+
+/// A refusal about one element of `artifacts` is placed at that element,
+/// not at the key; each refused element at its own.
+#[test]
+fn an_artifacts_refusal_is_placed_at_its_element() {
+    let head = HEAD.replace(
+        "cases = \"cases.json\"\n",
+        "cases = \"cases.json\"\nartifacts = [\n  \"prompt.md\",\n  7, \"prompt.md\",\n  \
+         \"../../../../../../outside.md\"]\n",
+    );
+    let dir = fixture(&format!("{head}{TARGET}{CHECK}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let places: Vec<&str> = e
+        .problems()
+        .map(|p| p.message.split(", [suite]").next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        places,
+        ["suite.toml:8:3", "suite.toml:8:6", "suite.toml:9:3"],
+        "{e}"
+    );
+    let sentences: Vec<&str> = e
+        .problems()
+        .map(|p| p.message.split(": ").nth(1).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        sentences[..2],
+        [
+            "`artifacts` holds an integer, and every entry has to be a path",
+            "`artifacts` names prompt.md twice",
+        ]
+    );
+    assert!(sentences[2].starts_with("`artifacts` names /outside.md, which is outside"));
+}
+
+/// A judge whose provider digline does not speak is refused with the
+/// entry's other problems; a `judge` already refused is not refused again.
+#[test]
+fn an_unknown_judge_provider_is_refused_with_the_entry_s_other_problems() {
+    let check = "\n[[assertions]]\ntype = \"llm_rubric\"\nrubric = \"\"\njudge = \"antropic/m\"\n\
+                 threshold = 2\ntolerance = 0\n";
+    let dir = fixture(&format!("{HEAD}{TARGET}{check}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let sentences: Vec<&str> = e.problems().map(|p| p.message.as_str()).collect();
+    assert_eq!(
+        sentences,
+        [
+            "suite.toml:18:1, [[assertions]] #1, `llm_rubric`: `threshold` is 2, outside 0–1: a \
+             score is a share",
+            "suite.toml:16:1, [[assertions]] #1, `llm_rubric`: `rubric` is empty, and a judge \
+             with nothing to grade against grades nothing",
+            "suite.toml:17:1, [[assertions]] #1: `llm_rubric`: `judge`: there is no provider \
+             'antropic'. The providers are: anthropic, openai. Any OpenAI-compatible endpoint \
+             is \"openai/<model>\" with base_url",
+        ]
+    );
+    let check = check.replace("antropic/m", "antropic");
+    let dir = fixture(&format!("{HEAD}{TARGET}{check}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    let judged: Vec<&str> = e
+        .problems()
+        .map(|p| p.message.as_str())
+        .filter(|m| m.contains("`judge`"))
+        .collect();
+    assert_eq!(judged.len(), 1, "{e}");
+}
+
+/// A refused name in `allow_ci_tokens` is placed at its element too.
+#[test]
+fn an_allow_ci_tokens_refusal_is_placed_at_its_element() {
+    let target = TARGET.replace(
+        "output_path = \"data.answer\"\n",
+        "output_path = \"data.answer\"\nallow_ci_tokens = [\"GITHUB_TOKEN\", \"HOME\"]\n",
+    );
+    let dir = fixture(&format!("{HEAD}{target}{CHECK}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    assert_eq!(
+        e.to_string(),
+        "suite.toml:11:36, [target]: `allow_ci_tokens` names HOME, which is not one of the \
+         CI's own tokens; only those need allowing"
+    );
+}

@@ -297,3 +297,169 @@ fn the_registry_lists_every_0_10_0_type_once_in_order() {
     assert_eq!(default_threshold("llm_rubric"), None);
     assert_eq!(default_threshold("repeated"), None);
 }
+
+/// Each problem of the entry as (where inside it, the key, the sentence).
+fn every_problem(token: &str, p: Value) -> Vec<(Vec<String>, Option<String>, String)> {
+    let err = build(token, &params(p)).expect_err(token);
+    err.problems()
+        .map(|e| {
+            let key = match &e.kind {
+                BuildErrorKind::Invalid { key, .. } => key.clone(),
+                BuildErrorKind::MissingParameters { keys, .. } => keys.first().cloned(),
+                BuildErrorKind::UnknownParameters { keys, .. } => keys.first().cloned(),
+                BuildErrorKind::MissingType => Some("type".to_string()),
+                _ => None,
+            };
+            (e.within.clone(), key, e.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_independent_problem_of_an_entry_is_reported_in_validation_order() {
+    let got = every_problem(
+        "contains",
+        json!({"needle": "", "treshold": 1, "threshold": "high", "case_sensitive": "yes",
+               "accepts": ["text", 3]}),
+    );
+    let keys: Vec<Option<&str>> = got.iter().map(|(_, k, _)| k.as_deref()).collect();
+    assert_eq!(
+        keys,
+        [
+            Some("treshold"),
+            Some("accepts"),
+            Some("threshold"),
+            Some("needle"),
+            Some("case_sensitive"),
+        ]
+    );
+    // `accepts` is read twice (identity, then kinds) and blamed once.
+    assert_eq!(
+        got[1].2,
+        "`contains`: `accepts` holds 3, and every entry has to be one of \"text\", \
+         \"structured\", \"conversation\""
+    );
+    assert_eq!(
+        got[2].2,
+        "`contains`: `threshold` is 'high', which is not a number or a fraction like \"2/3\""
+    );
+    // length: each bound and the unit on its own; the bounds' relation
+    // only once both are readable.
+    let got = every_problem(
+        "length",
+        json!({"minimum": -1, "maximum": "ten", "unit": "lines"}),
+    );
+    let keys: Vec<Option<&str>> = got.iter().map(|(_, k, _)| k.as_deref()).collect();
+    assert_eq!(keys, [Some("minimum"), Some("maximum"), Some("unit")]);
+    let got = every_problem("length", json!({"minimum": 5, "maximum": 2, "unit": "x"}));
+    let keys: Vec<Option<&str>> = got.iter().map(|(_, k, _)| k.as_deref()).collect();
+    assert_eq!(keys, [Some("unit")], "{got:?}");
+}
+
+#[test]
+fn a_problem_that_follows_from_another_is_not_reported() {
+    // A misspelled mandatory key: not also "needs `needle`", nor "`needle`
+    // is None"; the independent bad threshold still is.
+    let got = every_problem("contains", json!({"neddle": "x", "threshold": 2}));
+    let sentences: Vec<&str> = got.iter().map(|(_, _, s)| s.as_str()).collect();
+    assert_eq!(
+        sentences,
+        [
+            "`contains` has no parameter `neddle`.",
+            "`contains`: `threshold` is 2, outside 0–1: a score is a share",
+        ]
+    );
+    // A misspelled optional bound: not also "needs `minimum`, `maximum` or both".
+    let got = every_problem("length", json!({"minimun": 3}));
+    assert_eq!(got.len(), 1, "{got:?}");
+    // A Python-only judge is not also "not a coordinate"; the empty rubric is its own.
+    let got = every_problem(
+        "llm_rubric",
+        json!({"rubric": "", "judge": {"p": 1}, "threshold": 0.5, "tolerance": 0}),
+    );
+    let keys: Vec<Option<&str>> = got.iter().map(|(_, k, _)| k.as_deref()).collect();
+    assert_eq!(keys, [None, Some("rubric")], "{got:?}");
+    // An aggregate as `inner` is one refusal, not also the aggregate's own.
+    let got = every_problem(
+        "repeated",
+        json!({"samples": 3, "min_agreement": "2/3",
+               "inner": {"type": "precision", "over": "x", "threshold": 1, "tolerance": 0}}),
+    );
+    assert_eq!(got.len(), 1, "{got:?}");
+}
+
+#[test]
+fn a_repeated_reports_its_own_problems_and_its_inner_check_s() {
+    let got = every_problem(
+        "repeated",
+        json!({"samples": 1, "name": 7,
+               "inner": {"type": "regex", "pattern": "(", "tolerance": -0.5, "neddle": 1}}),
+    );
+    let places: Vec<(Vec<String>, Option<&str>)> = got
+        .iter()
+        .map(|(within, key, _)| (within.clone(), key.as_deref()))
+        .collect();
+    let inner = || vec!["inner".to_string()];
+    assert_eq!(
+        places,
+        [
+            (inner(), Some("neddle")),
+            (vec![], Some("min_agreement")),
+            (vec![], Some("samples")),
+            (inner(), Some("tolerance")),
+            (inner(), Some("pattern")),
+            (vec![], Some("name")),
+        ],
+        "{got:?}"
+    );
+}
+
+/// Any two parameters of any check type, each given any of a few values
+/// (good, bad or of the wrong type), with or without an unknown key: the
+/// validation never panics, and a refusal never says the same thing twice.
+#[test]
+fn no_pair_of_parameter_values_makes_validation_panic() {
+    let values = [
+        json!(""),
+        json!("x"),
+        json!("anthropic/m"),
+        json!(2),
+        json!(-1),
+        json!(0.5),
+        json!(true),
+        json!(["text"]),
+        json!({"type": "contains", "needle": "a"}),
+        json!({"type": "precision"}),
+    ];
+    let mut refused = 0;
+    for kind in KINDS {
+        let names: Vec<&str> = kind.fields.iter().map(|f| f.name).collect();
+        for (i, a) in names.iter().enumerate() {
+            for b in &names[i..] {
+                for va in &values {
+                    for vb in &values {
+                        for extra in [false, true] {
+                            let mut p = Map::new();
+                            p.insert(a.to_string(), va.clone());
+                            p.insert(b.to_string(), vb.clone());
+                            if extra {
+                                p.insert("colour".to_string(), json!(1));
+                            }
+                            if let Err(e) = build(kind.token, &p) {
+                                refused += 1;
+                                let said: Vec<(Vec<String>, String)> = e
+                                    .problems()
+                                    .map(|p| (p.within.clone(), p.to_string()))
+                                    .collect();
+                                for (n, one) in said.iter().enumerate() {
+                                    assert!(!said[n + 1..].contains(one), "{p:?}: {said:?}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(refused > 0);
+}
