@@ -3,7 +3,7 @@
 //!
 //! - `-z pack-relative-relocs`: the static-pie binary's relative
 //!   relocations packed as `.relr.dyn` (musl's start-up code applies them)
-//!   instead of 24 bytes each in `.rela.dyn`: ≈0.5 MB less, still
+//!   instead of 24 bytes each in `.rela.dyn`: ≈0.6 MB less, still
 //!   position-independent (ASLR).
 //! - `link/static-musl.ld`: no unwind tables (≈1.3 MB) — the release
 //!   profile aborts on panic (`panic = "abort"`) and the hook exits 70
