@@ -152,18 +152,38 @@ if $arm_ok; then
 fi
 
 step "sizes"
+# The budgets (80-quality.md: the static binary at most 12 MB stripped;
+# 50-gate.md: the image under 15 MB, its -gitlab variant included): a
+# delivery that grew over one fails here, with the size it reached.
+binary_budget=12000000
+image_budget=15000000
+over=0
+within() { # WHAT BYTES BUDGET: print the size, count it when over budget
+  if [ "$2" -le "$3" ]; then
+    echo "$1: $2 bytes (budget $3)"
+  else
+    echo "delivery: FAIL: $1 is $2 bytes, over its budget of $3 by $(($2 - $3))" >&2
+    over=$((over + 1))
+  fi
+}
+if [ "$CI" = true ] && [ ! -f "$target/x86_64-unknown-linux-musl/release/digline" ]; then
+  echo "delivery: FAIL: no static x86_64 binary to size ($target/x86_64-unknown-linux-musl/release/digline)" >&2
+  exit 1
+fi
 for t in x86_64 aarch64; do
   b="$target/$t-unknown-linux-musl/release/digline"
   [ -f "$b" ] || continue
   s="$(mktemp)"; examples/image/strip.sh "$b" "$s"
-  echo "static binary $t: $(stat -c %s "$s") bytes stripped"
+  size="$(stat -c %s "$s")"
   rm -f "$s"
+  within "static binary $t, stripped" "$size" "$binary_budget"
 done
 if $have_engine; then
   for ref in "$image" "$gitlab_image" ${arm_image:+"$arm_image"}; do
-    echo "image $ref: $(podman image inspect --format '{{.Size}}' "$ref") bytes"
+    within "image $ref" "$(podman image inspect --format '{{.Size}}' "$ref")" "$image_budget"
   done
 fi
+[ "$over" = 0 ] || exit 1
 step "done"
 printf '  %s\n' "${times[@]}"
 echo "delivery: ok"

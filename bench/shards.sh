@@ -11,6 +11,10 @@
 #   bench/shards.sh [CASES]         # writes bench/results/shards.md
 #   ROWS=gate bench/shards.sh 1000000   # the merge + gate row alone
 #                                       # (writes bench/results/shards-CASES.md)
+#   ROWS=overhead REPEAT=5 bench/shards.sh  # the overhead row alone, 5 times:
+#                                       # the medians of user+sys CPU
+#                                       # (writes bench/results/shards-overhead.md)
+#   NO_BUILD=1 skips the build; CARGO_TARGET_DIR picks the binaries.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cases="${1:-100000}"
@@ -32,10 +36,17 @@ timed() { local out="$1"; shift; /usr/bin/time -f "%e %U %S %M" -o "$work/time" 
 rows="${ROWS:-all}"
 if [ "$rows" = gate ]; then out="$repo/bench/results/shards-$cases.md"; fi
 
-# 1. Overhead: 10 x 1,000 against 1 x 10,000.
+# 1. Overhead: 10 x 1,000 against 1 x 10,000, REPEAT times (medians: the
+# machine is shared, one measurement is noise).
+repeat="${REPEAT:-1}"
+if [ "$rows" = overhead ]; then out="$repo/bench/results/shards-overhead.md"; fi
+median() { python3 -c "import statistics,sys; print(round(statistics.median(float(x) for x in sys.argv[1:]), 2))" "$@"; }
 if [ "$rows" != gate ]; then
 python3 bench/gen.py suite "$work/o" --cases 10000 --port "$port"
 cd "$work/o"
+ones=(); totals=(); ratios=(); walls=(); wms=(); same=yes
+for rep in $(seq 1 "$repeat"); do
+rm -rf .digline shards
 read -r w1 u1 s1 m1 < <(timed whole.key "$digline" run --suite suite.toml -q --concurrency 32)
 whole="$(cat whole.key)"
 total_cpu=0; total_wall=0
@@ -47,13 +58,18 @@ done
 read -r wm um sm mm < <(timed merged.key "$digline" merge --suite suite.toml --shards shards/ -q)
 total_cpu=$(python3 -c "print(round($total_cpu + $um + $sm, 2))")
 runs=.digline/bench/runs/bench10000
-if diff <(grep -v '^  "created_at": ' "$runs/$(cat merged.key).json") <(grep -v '^  "created_at": ' "$runs/$whole.json") >/dev/null; then same=yes; else same=NO; fi
+if ! diff <(grep -v '^  "created_at": ' "$runs/$(cat merged.key).json") <(grep -v '^  "created_at": ' "$runs/$whole.json") >/dev/null; then same=NO; fi
 one_cpu=$(python3 -c "print(round($u1 + $s1, 2))")
-ratio=$(python3 -c "print(round($total_cpu / $one_cpu, 2))")
+ones+=("$one_cpu"); totals+=("$total_cpu"); walls+=("$total_wall"); wms+=("$wm")
+ratios+=("$(python3 -c "print(round($total_cpu / $one_cpu, 2))")")
+done
+one_cpu=$(median "${ones[@]}"); total_cpu=$(median "${totals[@]}"); total_wall=$(median "${walls[@]}"); wm=$(median "${wms[@]}")
+ratio=$(median "${ratios[@]}")
 cd "$repo"
 fi
 
 # 2. Merge + gate of $cases cases from 10 shards.
+if [ "$rows" != overhead ]; then
 python3 bench/gen.py suite "$work/t" --cases 10 --port "$port"
 sed -i 's/name = "bench10"/name = "bench"/' "$work/t/suite.toml"
 (cd "$work/t" && "$digline" run --suite suite.toml -q >key)
@@ -65,6 +81,7 @@ read -r wg ug sg mg < <(timed gate.txt "$digline" gate --suite suite.toml --shar
 junit=$(du -m out/junit.xml | cut -f1); report=$(du -m out/report.html 2>/dev/null | cut -f1 || echo -)
 per_case=$(python3 -c "print(round($mg * 1024 / $cases))")
 cd "$repo"
+fi
 
 {
   echo "# Shards (bench/shards.sh $cases, $(date -u +%Y-%m-%d))"
@@ -76,7 +93,13 @@ cd "$repo"
   if [ "$rows" != gate ]; then
   echo "| 1 run × 10,000 cases, 0 ms stub | ${w1} s | ${one_cpu} s | $((m1 / 1024)) MB | |"
   echo "| 10 shard runs × 1,000 cases + merge | ${total_wall} s (one after another) + ${wm} s | ${total_cpu} s (${ratio}× the single run) | $((mm / 1024)) MB (merge) | merged run byte-identical: ${same} |"
+  if [ "$repeat" -gt 1 ]; then
+  echo
+  echo "Medians of $repeat repetitions. Single run CPU: ${ones[*]} s; shards + merge CPU: ${totals[*]} s; ratios: ${ratios[*]}."
   fi
+  fi
+  if [ "$rows" != overhead ]; then
   echo "| merge + gate, $cases cases from 10 shards | ${wg} s | $(python3 -c "print(round($ug + $sg, 2))") s | $((mg / 1024)) MB | ${per_case} bytes of peak per case; JUnit ${junit} MB, report ${report} MB |"
+  fi
 } >"$out"
 cat "$out"

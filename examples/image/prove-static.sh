@@ -24,7 +24,9 @@ if readelf -d "$bin" 2>/dev/null | grep -q NEEDED; then echo "needs shared libra
 # As the Dockerfile does: cargo's `strip = true` leaves a musl static-pie's symbols.
 stripped="$(mktemp)"
 strip -o "$stripped" "$bin"
-echo "== size: $(stat -c %s "$stripped") bytes stripped (target: at most 12,000,000)"
+size="$(stat -c %s "$stripped")"
+echo "== size: $size bytes stripped (budget: at most 12,000,000)"
+if [ "$size" -gt 12000000 ]; then echo "over the 12,000,000-byte budget by $((size - 12000000)) bytes" >&2; exit 1; fi
 
 rootfs="$(mktemp -d)"
 log="$(mktemp)"

@@ -6,7 +6,8 @@
 //!
 //! Refused (64, one sentence): a missing shard, a shard of another plan,
 //! suite, tenant or configuration, overlapping or duplicated shards, a
-//! copy of another shard (`run::merge`). Never a gate: 0 when stored.
+//! copy of another shard, a shard whose cases lack what the suite declares
+//! for them (`run::merge`). Never a gate: 0 when stored.
 
 use std::path::PathBuf;
 

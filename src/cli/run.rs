@@ -147,7 +147,12 @@ pub fn run_and_count(
         let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
             .map_err(|why| CliError::usage(why, None))?;
         let record = match &args.balance {
-            None => crate::host::shards::restrict(&mut loaded, shard),
+            None => {
+                let (record, others) = crate::host::shards::restrict(&mut loaded, shard);
+                // The other shards' cases are not needed again in this process.
+                super::leave_to_exit(others);
+                record
+            }
             Some(_) => {
                 let store = crate::store::Store::new(&args.suite.root);
                 let source = crate::host::shards::newest_full_run(

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use url::{Position, Url};
 
-pub use body::{check_body_references, render_body};
+pub use body::{check_body_references, check_case, render_body};
 pub use paths::{endpoint_host, CONFIG_KEYS};
 
 use super::failure::{ureq_is_transient, Failure};

@@ -107,35 +107,43 @@ pub fn plan_hash(config_hash: &str, cases: &[Case]) -> String {
         h.update((bytes.len() as u64).to_be_bytes());
         h.update(bytes);
     };
+    // One buffer for every case's serialized fields: the plan is hashed by
+    // every shard job over every case, so it allocates nothing per case.
+    let mut buf: Vec<u8> = Vec::with_capacity(256);
+    // The compact JSON `serde_json::to_string` writes; writing to a Vec
+    // cannot fail, nor can JSON values and string-keyed maps.
+    fn json<T: serde::Serialize>(buf: &mut Vec<u8>, value: &T) {
+        buf.clear();
+        let _ = serde_json::to_writer(&mut *buf, value);
+    }
     field(b"digline shard plan 1");
     field(config_hash.as_bytes());
     for case in cases {
-        let optional = |v: Option<&str>| v.map_or_else(|| "\u{0}".to_string(), |s| format!("={s}"));
         field(case.id.as_bytes());
-        field(
-            serde_json::to_string(&case.vars)
-                .unwrap_or_default()
-                .as_bytes(),
-        );
-        field(
-            case.expected
-                .as_ref()
-                .map_or_else(|| "\u{0}".to_string(), |v| v.to_string())
-                .as_bytes(),
-        );
-        field(
-            serde_json::to_string(&case.context)
-                .unwrap_or_default()
-                .as_bytes(),
-        );
-        field(
-            serde_json::to_string(&case.metadata)
-                .unwrap_or_default()
-                .as_bytes(),
-        );
-        field(optional(case.suspended.as_deref()).as_bytes());
-        field(optional(case.label.as_deref()).as_bytes());
-        field(optional(case.group.as_deref()).as_bytes());
+        json(&mut buf, &case.vars);
+        field(&buf);
+        match &case.expected {
+            None => field(b"\0"),
+            Some(v) => {
+                json(&mut buf, v);
+                field(&buf);
+            }
+        }
+        json(&mut buf, &case.context);
+        field(&buf);
+        json(&mut buf, &case.metadata);
+        field(&buf);
+        for optional in [&case.suspended, &case.label, &case.group] {
+            match optional {
+                None => field(b"\0"),
+                Some(s) => {
+                    buf.clear();
+                    buf.push(b'=');
+                    buf.extend_from_slice(s.as_bytes());
+                    field(&buf);
+                }
+            }
+        }
         field(if case.canary { b"canary" } else { b"-" });
     }
     let digest = h.finalize();
@@ -347,6 +355,54 @@ mod tests {
     // Pinned (checked with Python's hashlib): a change here moves every
     // case of every sharded suite.
     const KNOWN: [u32; 8] = [4, 2, 3, 3, 3, 3, 3, 1];
+
+    /// The plan as documented: length-prefixed fields, each JSON field as
+    /// `serde_json::to_string` writes it (what `bench/gen_shards.py`
+    /// recomputes), whatever buffer the hash is computed through.
+    #[test]
+    fn the_plan_is_the_documented_hash_of_every_field() {
+        let mut full = case("a");
+        full.vars
+            .insert("q".into(), serde_json::json!({"x": [1, "é"]}));
+        full.expected = Some(serde_json::json!("yes"));
+        full.context = vec!["c1".into(), "c2".into()];
+        full.metadata.insert("m".into(), serde_json::json!(null));
+        full.suspended = Some("moving".into());
+        full.label = Some("negative".into());
+        full.group = Some("g".into());
+        full.canary = true;
+        let cases = [full, case("b")];
+        let mut h = Sha256::new();
+        let mut field = |bytes: &[u8]| {
+            h.update((bytes.len() as u64).to_be_bytes());
+            h.update(bytes);
+        };
+        field(b"digline shard plan 1");
+        field(b"d4d9fd58fc759255");
+        for c in &cases {
+            let optional =
+                |v: &Option<String>| v.as_ref().map_or("\u{0}".to_string(), |s| format!("={s}"));
+            field(c.id.as_bytes());
+            field(serde_json::to_string(&c.vars).unwrap().as_bytes());
+            field(
+                c.expected
+                    .as_ref()
+                    .map_or("\u{0}".to_string(), |v| v.to_string())
+                    .as_bytes(),
+            );
+            field(serde_json::to_string(&c.context).unwrap().as_bytes());
+            field(serde_json::to_string(&c.metadata).unwrap().as_bytes());
+            field(optional(&c.suspended).as_bytes());
+            field(optional(&c.label).as_bytes());
+            field(optional(&c.group).as_bytes());
+            field(if c.canary { b"canary" } else { b"-" });
+        }
+        let want: String = h.finalize()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(plan_hash("d4d9fd58fc759255", &cases), want);
+    }
 
     #[test]
     fn the_plan_moves_with_a_case_or_the_rules_and_reads_back() {

@@ -11,10 +11,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::core::document::RunDocument;
 use crate::core::shard::{balance, partition_hash, plan_hash, Record, Shard, RECORD_KEY};
+use crate::core::suite::Case;
 use crate::host::suite::LoadedSuite;
 use crate::run::merge::ShardRun;
 
@@ -60,16 +59,22 @@ pub fn resolve(spec: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Shard
 }
 
 /// Cut `loaded` down to the cases of `shard` and return the record the
-/// run stores in its metadata (the plan is computed over every case first).
-pub fn restrict(loaded: &mut LoadedSuite, shard: Shard) -> Record {
+/// run stores in its metadata (the plan is computed over every case
+/// first), and the other shards' cases, which the caller may leave to the
+/// process's exit rather than free one by one.
+pub fn restrict(loaded: &mut LoadedSuite, shard: Shard) -> (Record, Vec<Case>) {
     let suite = &mut loaded.suite;
     let plan = plan_hash(&suite.config_hash(), &suite.cases);
-    suite.cases.retain(|c| shard.holds(&c.id));
-    Record {
+    let (mine, others) = std::mem::take(&mut suite.cases)
+        .into_iter()
+        .partition(|c| shard.holds(&c.id));
+    suite.cases = mine;
+    let record = Record {
         shard,
         plan,
         balanced: None,
-    }
+    };
+    (record, others)
 }
 
 /// Cut `loaded` down to the cases `shard` takes when the suite is balanced
@@ -185,13 +190,9 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, String> {
     let mut runs = Vec::with_capacity(files.len());
     for path in files {
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let digest = Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
         let doc = crate::store::document::from_bytes(&path, &bytes).map_err(|e| e.to_string())?;
         drop(bytes);
-        runs.push(ShardRun { path, digest, doc });
+        runs.push(ShardRun { path, doc });
     }
     Ok(runs)
 }

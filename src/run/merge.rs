@@ -12,7 +12,9 @@
 //! metadata), and shards split two ways (by hash and by durations, or
 //! balanced from different runs). A case recorded otherwise than the
 //! suite declares it (suspended or not, its suspension reason, canary or
-//! not) is an altered shard, refused too. A balanced split (`--balance
+//! not) is an altered shard, refused too, and so is a case that lacks a
+//! verdict, a sampled score or an answer the suite declares for it, or
+//! carries one it does not (`declared`). A balanced split (`--balance
 //! durations`) is checked whole: the partition the shards actually hold
 //! must hash to the one they record. A merge never fills a gap: a missing
 //! shard is a refusal, never a smaller green run.
@@ -20,8 +22,8 @@
 //! Each result is moved, not copied, into its case's place: the merge
 //! holds the shard runs once.
 //!
-//! Pure apart from what the caller passes in (the documents, their bytes'
-//! digests, `created_at`). Spec `50-gate.md` ("Shards").
+//! Pure apart from what the caller passes in (the documents, their paths,
+//! `created_at`). Spec `50-gate.md` ("Shards").
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -39,8 +41,6 @@ use super::driver::count_aggregates;
 pub struct ShardRun {
     /// Where it was read (names it in refusals).
     pub path: PathBuf,
-    /// SHA-256 of its bytes (two equal digests: a copy).
-    pub digest: String,
     /// The document.
     pub doc: RunDocument,
 }
@@ -132,7 +132,9 @@ pub fn merge_planned(
     let mut by_index: BTreeMap<u32, usize> = BTreeMap::new();
     for (i, (s, r)) in shards.iter().zip(&records).enumerate() {
         for (j, earlier) in shards[..i].iter().enumerate() {
-            if earlier.digest == s.digest || earlier.doc.created_at == s.doc.created_at {
+            // The same bytes are the same run: one `created_at` (the time,
+            // to the microsecond, its job started) covers both copies.
+            if earlier.doc.created_at == s.doc.created_at {
                 return Err(format!(
                     "{} is a copy of {} (the same run, created at {}): give each shard once",
                     s.path.display(),
@@ -311,6 +313,13 @@ pub fn merge_planned(
                             result.case_id
                         ));
                     }
+                    if let Err(what) = declared::carries_declared(suite, &suite.cases[i], &result)
+                    {
+                        return Err(format!(
+                            "{} {what}: an altered or incomplete shard is never merged",
+                            s.path.display()
+                        ));
+                    }
                     slots[i] = Some(result);
                     held_by[i] = r.shard.index;
                 }
@@ -420,5 +429,6 @@ fn user_metadata(metadata: &Map<String, Value>) -> Map<String, Value> {
     m
 }
 
+mod declared;
 #[cfg(test)]
 mod tests;

@@ -853,3 +853,159 @@ fn a_shard_cannot_suspend_a_failing_case_or_make_it_a_canary() {
     );
     let _ = f.stub.port;
 }
+
+#[test]
+fn a_shard_that_lacks_its_cases_verdicts_is_never_merged() {
+    let f = fixture(30);
+    let whole = ok(&digline(&f.root, &["run", "--suite", "suite.toml", "-q"]));
+    ok(&digline(
+        &f.root,
+        &["promote", "--suite", "suite.toml", "--run", &whole],
+    ));
+    // ticket-02 regresses; the honest shards fail the gate.
+    let mut table = answers(30);
+    table["ticket-02"] = json!("urgent");
+    std::fs::write(f.root.join("answers.json"), table.to_string()).unwrap();
+    let honest = f.root.join("honest");
+    std::fs::create_dir_all(&honest).unwrap();
+    for p in all_shards(&f, 3) {
+        std::fs::rename(&p, honest.join(p.file_name().unwrap())).unwrap();
+    }
+    let ran = gate(&f, &["--shards", "honest"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    std::fs::remove_dir_all(f.root.join("out")).unwrap();
+
+    let copy = |name: &str| {
+        let dir = f.root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for e in std::fs::read_dir(&honest).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+        }
+        dir
+    };
+    let refused_gate = |dir: &str, path: &Path, what: &str| {
+        let ran = gate(&f, &["--shards", dir]);
+        assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+        assert_eq!(
+            ran.stderr,
+            format!(
+                "digline: merge refused: {dir}/{} {what}: an altered or incomplete shard is never merged\n",
+                path.file_name().unwrap().to_str().unwrap()
+            )
+        );
+        assert!(!f.root.join("out/outcome.json").exists());
+        // `merge` refuses the same shard with the same sentence.
+        let ran = merge(&f, &[&f.root.join(dir)]);
+        assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+        assert!(ran.stderr.ends_with(&format!(
+            "{} {what}: an altered or incomplete shard is never merged\n",
+            path.display()
+        )));
+    };
+
+    // The failing case kept, its verdicts dropped: the gate would only
+    // have said "could not be judged" (2).
+    let forged = alter_case(&copy("no-verdicts"), "ticket-02", |r| {
+        r["verdicts"] = json!([]);
+    });
+    refused_gate(
+        "no-verdicts",
+        &forged,
+        "lacks the verdict of check 'label' on case 'ticket-02'",
+    );
+    // Its sampled scores dropped: one sample's failure is no longer shown.
+    let forged = alter_case(&copy("no-samples"), "ticket-02", |r| {
+        let v = r["verdicts"][0].as_object_mut().unwrap();
+        for key in ["samples", "sample_min", "sample_max"] {
+            v.remove(key);
+        }
+    });
+    refused_gate(
+        "no-samples",
+        &forged,
+        "lacks the sampled scores of check 'label' on case 'ticket-02' (a sampled verdict carries 1 to 2 of them, with their lowest and highest)",
+    );
+    // A passing verdict of another case added beside the failing one.
+    let passing = doc(&honest.join(
+        std::fs::read_dir(&honest)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| case_ids(&doc(p)).contains(&"ticket-01".to_string()))
+            .unwrap()
+            .file_name()
+            .unwrap(),
+    ))["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["case_id"] == json!("ticket-01"))
+        .unwrap()["verdicts"][0]
+        .clone();
+    let forged = alter_case(&copy("extra"), "ticket-02", |r| {
+        r["verdicts"]
+            .as_array_mut()
+            .unwrap()
+            .insert(0, passing.clone());
+    });
+    refused_gate(
+        "extra",
+        &forged,
+        "records 2 verdicts on case 'ticket-02', but the suite declares 1 check(s)",
+    );
+    // Its threshold lowered so the failure reads as a pass.
+    let forged = alter_case(&copy("threshold"), "ticket-02", |r| {
+        r["verdicts"][0]["threshold"] = json!(0.0);
+        r["verdicts"][0]["status"] = json!("pass");
+    });
+    refused_gate(
+        "threshold",
+        &forged,
+        "records the verdict of check 'label' on case 'ticket-02' with another threshold or tolerance than the suite declares",
+    );
+    // The honest shards still merge.
+    ok(&merge(&f, &[&honest]));
+    let _ = f.stub.port;
+}
+
+#[test]
+fn a_broken_case_refuses_every_shard_not_only_its_own() {
+    let f = fixture(30);
+    // Three shards, one broken case: two shards do not hold it, and each is
+    // refused as the whole run is, with the same sentence.
+    let holder = digline::core::shard::shard_of("ticket-05", 3);
+    assert!((1..=3).any(|k| k != holder));
+    type Break = fn(&mut Value);
+    let breaks: [(Break, &str); 2] = [
+        // A case the loader refuses.
+        (
+            |c| c["expected"] = json!(""),
+            "declares an empty `expected`",
+        ),
+        // A case the request body cannot be filled from.
+        (|c| c["vars"] = json!({}), "has no vars['subject']"),
+    ];
+    for (break_case, what) in breaks {
+        let mut list = cases(30);
+        break_case(&mut list[5]);
+        std::fs::write(f.root.join("cases.json"), list.to_string()).unwrap();
+        let whole = digline(&f.root, &["run", "--suite", "suite.toml", "-q"]);
+        assert_eq!(whole.code, 64, "{}{}", whole.stdout, whole.stderr);
+        assert!(
+            whole.stderr.contains("#6") && whole.stderr.contains(what),
+            "{}",
+            whole.stderr
+        );
+        for k in 1..=3 {
+            let spec = format!("{k}/3");
+            let ran = digline(
+                &f.root,
+                &["run", "--suite", "suite.toml", "--shard", &spec, "-q"],
+            );
+            assert_eq!(ran.code, 64, "shard {spec}: {}{}", ran.stdout, ran.stderr);
+            assert_eq!(ran.stderr, whole.stderr, "shard {spec}");
+        }
+    }
+    assert!(!runs_dir(&f.root).exists());
+    let _ = f.stub.port;
+}

@@ -43,25 +43,29 @@ enum Reference<'a> {
 fn parse<'a>(reference: &'a str, where_: &str) -> Result<Reference<'a>, String> {
     let path = reference.strip_prefix(PREFIX).unwrap_or(reference);
     let (head, rest) = path.split_once('.').unwrap_or((path, ""));
-    let quoted = repr_str(reference);
+    // Quoted only for a refusal: the load checks every case's references.
+    let quoted = || repr_str(reference);
     match head {
         "id" | "expected" | "context" if !rest.is_empty() => Err(format!(
-            "{where_} is {quoted}, but case.{head} is a single value, so nothing can follow it. \
-             A body can read {READABLE}"
+            "{where_} is {}, but case.{head} is a single value, so nothing can follow it. \
+             A body can read {READABLE}",
+            quoted()
         )),
         "id" => Ok(Reference::Id),
         "expected" => Ok(Reference::Expected),
         "context" => Ok(Reference::Context),
         "vars" | "metadata" if rest.is_empty() => Err(format!(
-            "{where_} is {quoted}, which is the whole case.{head} table rather than one value \
-             in it. Write case.{head}.<key>"
+            "{where_} is {}, which is the whole case.{head} table rather than one value \
+             in it. Write case.{head}.<key>",
+            quoted()
         )),
         "vars" | "metadata" => Ok(Reference::Keyed {
             vars: head == "vars",
             key: rest,
         }),
         _ => Err(format!(
-            "{where_} is {quoted}, but a case has no field {}. A body can read {READABLE}",
+            "{where_} is {}, but a case has no field {}. A body can read {READABLE}",
+            quoted(),
             repr_str(head)
         )),
     }
@@ -105,6 +109,34 @@ fn check_at(body: &Map<String, Value>, at: &str) -> Result<(), String> {
 /// b`), or a reference [`check_body_references`] would have refused.
 pub fn render_body(body: &Map<String, Value>, case: &Case) -> Result<Map<String, Value>, String> {
     render_at(body, case, "body")
+}
+
+/// [`render_body`]'s refusal for `case`, without building the body: what
+/// the load asks of every case, so it reads the references and renders
+/// only a case that fails (for the sentence).
+///
+/// # Errors
+/// As [`render_body`].
+pub fn check_case(body: &Map<String, Value>, case: &Case) -> Result<(), String> {
+    if reads_all(body, case) {
+        Ok(())
+    } else {
+        render_body(body, case).map(|_| ())
+    }
+}
+
+/// True when every reference of `body` (nested tables too) reads something in `case`.
+fn reads_all(body: &Map<String, Value>, case: &Case) -> bool {
+    body.values().all(|value| match value {
+        Value::Object(inner) => reads_all(inner, case),
+        Value::String(s) if s.starts_with(PREFIX) => match parse(s, "") {
+            Ok(Reference::Keyed { vars: true, key }) => case.vars.contains_key(key),
+            Ok(Reference::Keyed { vars: false, key }) => case.metadata.contains_key(key),
+            Ok(_) => true,
+            Err(_) => false,
+        },
+        _ => true,
+    })
 }
 
 fn render_at(
@@ -281,7 +313,38 @@ mod tests {
             ),
         ];
         for (body, case, want) in table {
-            assert_eq!(render_body(&map(body), &case), Err(want.to_string()));
+            assert_eq!(
+                render_body(&map(body.clone()), &case),
+                Err(want.to_string())
+            );
+            assert_eq!(check_case(&map(body), &case), Err(want.to_string()));
+        }
+    }
+
+    /// The load's check of a case refuses exactly what rendering refuses,
+    /// with the same sentence.
+    #[test]
+    fn the_load_check_of_a_case_says_what_rendering_says() {
+        let bodies = [
+            json!({"id": "case.id", "q": "case.vars.question", "lit": "x", "n": 1}),
+            json!({"n": {"deep": {"m": "case.metadata.tier"}}, "e": "case.expected"}),
+            json!({"c": "case.context", "dotted": "case.vars.a.b"}),
+            json!({"q": "case.vars.missing"}),
+            json!({"q": "case.question"}),
+            json!({"q": "case.vars"}),
+            json!({"q": "case.id.x"}),
+        ];
+        let mut tiered = case();
+        tiered.metadata.insert("tier".into(), json!("gold"));
+        for body in bodies {
+            for c in [case(), tiered.clone(), Case::default()] {
+                let body = map(body.clone());
+                assert_eq!(
+                    check_case(&body, &c),
+                    render_body(&body, &c).map(|_| ()),
+                    "{body:?}"
+                );
+            }
         }
     }
 }

@@ -146,9 +146,9 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
     let mut problems = Vec::new();
     let mut cases = Vec::with_capacity(entries.len());
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for (i, entry) in entries.iter().enumerate() {
+    for (i, mut entry) in entries.into_iter().enumerate() {
         let n = i + 1;
-        let case = match parse_case(entry, n, file) {
+        let case = match parse_case(&mut entry, n, file) {
             Ok(case) => case,
             Err(problem) => {
                 problems.push(problem);
@@ -178,10 +178,11 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
     }
 }
 
-fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
-    let locator = format!("#{n}");
+/// One case from its entry; what it keeps (id, vars, metadata, expected,
+/// context) is moved out of `entry`, not copied.
+fn parse_case(entry: &mut Value, n: usize, file: &str) -> Result<Case, LoadError> {
     let refuse = |kind: LoadErrorKind, key: Option<&str>, sentence: String| {
-        LoadError::new(kind, file, Some(&locator), key, &sentence)
+        LoadError::new(kind, file, Some(&format!("#{n}")), key, &sentence)
     };
     let invalid = |key: &str, sentence: String| refuse(LoadErrorKind::Invalid, Some(key), sentence);
     let Value::Object(fields) = entry else {
@@ -255,10 +256,9 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
             ))
         }
     };
-    let object = |key: &str| -> Result<Map<String, Value>, LoadError> {
+    let object = |key: &str| -> Result<(), LoadError> {
         match fields.get(key) {
-            None => Ok(Map::new()),
-            Some(Value::Object(map)) => Ok(map.clone()),
+            None | Some(Value::Object(_)) => Ok(()),
             Some(other) => Err(invalid(
                 key,
                 format!(
@@ -268,13 +268,13 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
             )),
         }
     };
-    let vars = object("vars")?;
-    let metadata = object("metadata")?;
-    let expected = match fields.get("expected") {
-        None | Some(Value::Null) => None,
+    object("vars")?;
+    object("metadata")?;
+    match fields.get("expected") {
+        None | Some(Value::Null) => {}
         Some(Value::String(s)) if s.is_empty() => return Err(empty_expected(&id, &invalid)),
         Some(Value::Object(m)) if m.is_empty() => return Err(empty_expected(&id, &invalid)),
-        Some(v @ (Value::String(_) | Value::Object(_))) => Some(v.clone()),
+        Some(Value::String(_) | Value::Object(_)) => {}
         Some(other) => {
             return Err(invalid(
                 "expected",
@@ -285,12 +285,9 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
             ))
         }
     };
-    let context = match fields.get("context") {
-        None => Vec::new(),
-        Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
+    match fields.get("context") {
+        None => {}
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => {}
         Some(_) => {
             return Err(invalid(
                 "context",
@@ -368,6 +365,23 @@ fn parse_case(entry: &Value, n: usize, file: &str) -> Result<Case, LoadError> {
             ),
         ));
     }
+    // Checked above: each is absent or of its kind, so moving is all that is left.
+    let mut object = |key: &str| match fields.remove(key) {
+        Some(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    let (vars, metadata) = (object("vars"), object("metadata"));
+    let expected = fields.remove("expected").filter(|v| !v.is_null());
+    let context = match fields.remove("context") {
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::String(s) => Some(s),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     Ok(Case {
         id,
         vars,

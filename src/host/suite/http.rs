@@ -412,7 +412,7 @@ pub(super) fn check_body_against_cases(
         .enumerate()
         .filter(|(_, c)| c.suspended.is_none())
         .filter_map(|(i, c)| {
-            crate::client::http::render_body(&spec.body, c)
+            crate::client::http::check_case(&spec.body, c)
                 .err()
                 .map(|why| (i + 1, why))
         })
