@@ -8,6 +8,12 @@
 //! for some `k` in `1..=samples`, compared at 6 decimals: `"2/4"` with three
 //! samples is refused because of its value, not its notation.
 //! Spec `10-suite.md`; facts `python-input.md` §0.
+//!
+//! A count of samples (`[suite] samples`, a `repeated` check's `samples`)
+//! is read here too, by one rule: a whole number from a floor (1 or 2) up
+//! to [`MOST_SAMPLES`]. The bound is digline's own (0.10.0 has none): each
+//! sample is one more call or grading per case, and a suite from a pull
+//! request must not be able to plan an endless run.
 
 use serde_json::Value;
 
@@ -138,12 +144,50 @@ pub fn as_ratio(value: &Value, field: &str) -> Result<f64, RatioError> {
     }
 }
 
+/// The most samples a suite or a `repeated` check may ask for. No real
+/// suite comes near it (the documented ones sample 2–5 times); above it a
+/// run is a hang or an exhausted memory, not a measurement.
+pub const MOST_SAMPLES: u32 = 1_000;
+
+/// Why a count of samples was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SamplesRefused {
+    /// Below the floor the caller states (its own sentence says why).
+    TooFew,
+    /// Above [`MOST_SAMPLES`]; [`too_many_samples`] is the sentence.
+    TooMany,
+}
+
+/// Read a count of samples: `n` in `least..=MOST_SAMPLES`.
+///
+/// # Errors
+/// [`SamplesRefused::TooFew`] below `least`, [`SamplesRefused::TooMany`]
+/// above [`MOST_SAMPLES`].
+pub fn sample_count(n: i128, least: u32) -> Result<u32, SamplesRefused> {
+    if n < i128::from(least) {
+        Err(SamplesRefused::TooFew)
+    } else if n > i128::from(MOST_SAMPLES) {
+        Err(SamplesRefused::TooMany)
+    } else {
+        u32::try_from(n).map_err(|_| SamplesRefused::TooMany)
+    }
+}
+
+/// The sentence refusing `samples = n` above [`MOST_SAMPLES`].
+pub fn too_many_samples(n: i128) -> String {
+    format!(
+        "`samples` is {n}, more than digline takes: at most {MOST_SAMPLES} (each sample is \
+         one more call or grading per case)"
+    )
+}
+
 /// Read an agreement: a ratio in (0, 1] that `samples` samples can produce
 /// as `k/samples` (compared at 6 decimals).
 ///
 /// # Errors
 /// Not a ratio, outside (0, 1], or unreachable; the unreachable sentence
-/// lists every reachable `k/n = 0.xxxxxx`.
+/// lists every reachable `k/n = 0.xxxxxx` for a few samples, the nearest
+/// ones otherwise; the decision takes the same time whatever `samples` is.
 pub fn as_agreement(value: &Value, samples: u32, field: &str) -> Result<f64, RatioError> {
     let parsed = as_ratio(value, field)?;
     if !(parsed > 0.0 && parsed <= 1.0) {
@@ -156,20 +200,48 @@ pub fn as_agreement(value: &Value, samples: u32, field: &str) -> Result<f64, Rat
     }
     let rounded = round6(parsed);
     let n = samples.max(1);
-    if (1..=n).any(|k| round6(f64::from(k) / f64::from(n)) == rounded) {
+    // The k/n nearest the value and its neighbours: the k whose k/n rounds
+    // to the value's 6 decimals form one run around the value, so if any
+    // does, one of these three does.
+    let nearest = (parsed * f64::from(n)).round();
+    let candidates = [nearest - 1.0, nearest, nearest + 1.0];
+    if candidates
+        .iter()
+        .any(|&k| k >= 1.0 && k <= f64::from(n) && round6(k / f64::from(n)) == rounded)
+    {
         return Ok(parsed);
     }
-    let options: Vec<String> = (1..=n)
-        .map(|k| format!("{k}/{n} = {:.6}", f64::from(k) / f64::from(n)))
-        .collect();
+    let fraction = |k: u32| format!("{k}/{n} = {:.6}", f64::from(k) / f64::from(n));
+    let options = if n <= FEW_SAMPLES {
+        let all: Vec<String> = (1..=n).map(fraction).collect();
+        format!("it is one of {}", all.join(", "))
+    } else {
+        // `parsed` is in (0, 1]: the k/n at or below it, at least 1/n.
+        let below = (parsed * f64::from(n)).floor().clamp(1.0, f64::from(n));
+        let below = below as u32; // whole and within 1..=n after the clamp
+        let near: Vec<String> = if below < n && f64::from(below) / f64::from(n) < parsed {
+            vec![fraction(below), fraction(below + 1)]
+        } else {
+            vec![fraction(below)]
+        };
+        format!("the nearest it can be is {}", near.join(" or "))
+    };
+    let shown = if round6(parsed) == parsed {
+        format!("{parsed:.6}")
+    } else {
+        super::python::dumps::float_repr(parsed)
+    };
     Err(RatioError {
         message: format!(
-            "`{field}` is {parsed:.6}, which {n} sample(s) cannot produce: agreement counts \
-             samples, so it is one of {}. Write the fraction you mean, e.g. \"2/3\"",
-            options.join(", ")
+            "`{field}` is {shown}, which {n} sample(s) cannot produce: agreement counts \
+             samples, so {options}. Write the fraction you mean, e.g. \"2/3\""
         ),
     })
 }
+
+/// Up to this many samples an unreachable agreement's refusal lists every
+/// reachable fraction; above it, the nearest ones.
+const FEW_SAMPLES: u32 = 10;
 
 /// A short description of a JSON value for messages about parameters
 /// (`'abc'`, `true`, `an array`); never used for payload.

@@ -20,7 +20,7 @@ use super::params;
 use super::registry::{self, is_aggregate};
 use crate::core::identity;
 use crate::core::python::dumps::round6;
-use crate::core::ratio::{as_agreement, describe};
+use crate::core::ratio::{as_agreement, describe, sample_count, too_many_samples, SamplesRefused};
 use crate::core::sampling;
 use crate::core::verdict::Verdict;
 
@@ -51,7 +51,7 @@ pub const KIND: Kind = Kind {
 pub struct Repeated {
     /// The wrapped check (its threshold, tolerance and accepts are the Repeated's).
     pub inner: DeclaredCheck,
-    /// How many times it grades (≥ 2).
+    /// How many times it grades (2 to `MOST_SAMPLES`).
     pub samples: u32,
     /// The share of gradings that must agree (0–1, reachable as k/samples).
     pub min_agreement: f64,
@@ -113,6 +113,26 @@ fn inner_fields(value: &Value) -> Result<Map<String, Value>, BuildError> {
     registry::field_values(kind, &params).map_err(located)
 }
 
+/// `samples`: how many gradings, 2 to [`MOST_SAMPLES`](crate::core::ratio::MOST_SAMPLES);
+/// the one rule of both [`derive`] and [`build`].
+fn repeat_count(params: &Params) -> Result<u32, BuildError> {
+    let value = params.get("samples").unwrap_or(&Value::Null);
+    let whole = value
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| value.as_u64().map(i128::from));
+    let refused = |message: String| BuildError::invalid("repeated", "samples", message);
+    match whole.map(|n| (n, sample_count(n, 2))) {
+        Some((_, Ok(count))) => Ok(count),
+        Some((n, Err(SamplesRefused::TooMany))) => Err(refused(too_many_samples(n))),
+        _ => Err(refused(format!(
+            "`samples` is {}, and repeating needs a whole number of at least 2 (repeating \
+             once is the check itself)",
+            describe(value)
+        ))),
+    }
+}
+
 /// Threshold, tolerance and accepts come from the inner check, the name
 /// too when none is given; `min_agreement` must be reachable.
 fn derive(out: &mut Map<String, Value>, params: &Params) -> Result<(), BuildError> {
@@ -132,21 +152,7 @@ fn derive(out: &mut Map<String, Value>, params: &Params) -> Result<(), BuildErro
             );
         }
     }
-    let samples = match params.get("samples").and_then(Value::as_u64) {
-        Some(n) if n >= 2 => Some(u32::try_from(n).unwrap_or(u32::MAX)),
-        _ => {
-            problems.push(BuildError::invalid(
-                "repeated",
-                "samples",
-                format!(
-                    "`samples` is {}, and repeating needs a whole number of at least 2 \
-                     (repeating once is the check itself)",
-                    describe(params.get("samples").unwrap_or(&Value::Null))
-                ),
-            ));
-            None
-        }
-    };
+    let samples = problems.note(repeat_count(params));
     if let Some(samples) = samples {
         let agreement = as_agreement(
             params.get("min_agreement").unwrap_or(&Value::Null),
@@ -201,18 +207,7 @@ fn build(params: &Params, payload: Value) -> Result<DeclaredCheck, BuildError> {
             None
         }
     };
-    let samples = params
-        .get("samples")
-        .and_then(Value::as_u64)
-        .and_then(|n| u32::try_from(n).ok())
-        .filter(|n| *n >= 2)
-        .ok_or_else(|| {
-            BuildError::invalid(
-                token,
-                "samples",
-                "`samples` has to be a whole number of at least 2".to_string(),
-            )
-        });
+    let samples = repeat_count(params);
     let samples = problems.note(samples);
     let min_agreement = samples.and_then(|samples| {
         let agreement = as_agreement(
@@ -274,5 +269,69 @@ impl Grader for Repeated {
             samples: self.samples,
             min_agreement: self.min_agreement,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Every problem's sentence when a `repeated` around `contains` asks for
+    /// `samples` with `min_agreement = 1`.
+    fn problems_with(samples: Value) -> Vec<String> {
+        let params = json!({"samples": samples, "min_agreement": 1,
+            "inner": {"type": "contains", "needle": "x"}});
+        let Value::Object(params) = params else {
+            unreachable!("a table")
+        };
+        match registry::build("repeated", &params) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.problems().map(ToString::to_string).collect(),
+        }
+    }
+
+    #[test]
+    fn samples_above_the_most_are_refused_naming_the_most() {
+        for n in [1_001_u64, 100_000_000, 4_294_967_295, 4_294_967_297, 9_223_372_036_854_775_807]
+        {
+            assert_eq!(
+                problems_with(json!(n)),
+                [format!(
+                    "`repeated`: `samples` is {n}, more than digline takes: at most 1000 (each \
+                     sample is one more call or grading per case)"
+                )],
+                "{n}"
+            );
+        }
+    }
+
+    #[test]
+    fn samples_from_two_to_the_most_are_taken_and_below_two_refused() {
+        assert_eq!(problems_with(json!(2)), Vec::<String>::new());
+        assert_eq!(problems_with(json!(1000)), Vec::<String>::new());
+        for bad in [json!(1), json!(0), json!(-3), json!(2.5), json!("3")] {
+            assert_eq!(
+                problems_with(bad.clone()),
+                [format!(
+                    "`repeated`: `samples` is {}, and repeating needs a whole number of at \
+                     least 2 (repeating once is the check itself)",
+                    describe(&bad)
+                )],
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_most_samples_build_with_that_count() {
+        let params = json!({"samples": 1000, "min_agreement": "999/1000",
+            "inner": {"type": "contains", "needle": "x"}});
+        let Value::Object(params) = params else {
+            unreachable!("a table")
+        };
+        let check = registry::build("repeated", &params).expect("1000 samples build");
+        assert_eq!(check.grader.repetition().map(|r| r.samples), Some(1000));
     }
 }

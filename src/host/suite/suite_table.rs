@@ -9,7 +9,7 @@ use super::errors::{LoadError, LoadErrorKind};
 use super::paths::inside_root;
 use super::toml_values::{toml_to_json, toml_type};
 use super::{err, noted, unknown_keys};
-use crate::core::ratio::as_agreement;
+use crate::core::ratio::{as_agreement, sample_count, too_many_samples, SamplesRefused};
 use crate::host::near_miss::did_you_mean;
 
 /// Keys of `[suite]` in digline 0.10.0 (`disclosure` is known, and refused).
@@ -274,26 +274,29 @@ fn artifacts(
     }
 }
 
-/// `samples`: a whole number of calls per case, 1 when absent.
+/// `samples`: a whole number of calls per case, 1 when absent, at most
+/// [`MOST_SAMPLES`](crate::core::ratio::MOST_SAMPLES).
 fn samples(suite_table: &toml::Table) -> Result<u32, LoadError> {
     match suite_table.get("samples") {
         None => Ok(1),
-        Some(toml::Value::Integer(n)) if *n >= 1 => u32::try_from(*n).map_err(|_| {
-            err(
+        Some(toml::Value::Integer(n)) => match sample_count(i128::from(*n), 1) {
+            Ok(count) => Ok(count),
+            Err(SamplesRefused::TooMany) => Err(err(
                 LoadErrorKind::Invalid,
                 Some("[suite]"),
                 Some("samples"),
-                &format!("`samples` is {n}, more calls per case than digline can count"),
-            )
-        }),
-        Some(toml::Value::Integer(n)) => Err(err(
-            LoadErrorKind::Invalid,
-            Some("[suite]"),
-            Some("samples"),
-            &format!(
-                "`samples` is {n}, and at least one call per case is needed to judge anything"
-            ),
-        )),
+                &too_many_samples(i128::from(*n)),
+            )),
+            Err(SamplesRefused::TooFew) => Err(err(
+                LoadErrorKind::Invalid,
+                Some("[suite]"),
+                Some("samples"),
+                &format!(
+                    "`samples` is {n}, and at least one call per case is needed to judge \
+                     anything"
+                ),
+            )),
+        },
         Some(other) => Err(err(
             LoadErrorKind::Invalid,
             Some("[suite]"),
