@@ -338,4 +338,75 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn an_agreement_is_decided_at_once_whatever_the_samples() {
+        let started = std::time::Instant::now();
+        assert_eq!(as_agreement(&json!(1), u32::MAX, "min_agreement"), Ok(1.0));
+        let got = as_agreement(&json!("1/3"), u32::MAX, "min_agreement");
+        assert!(got.is_ok(), "{got:?}");
+        assert!(as_agreement(&json!(1e-7), u32::MAX, "min_agreement").is_ok());
+        assert!(
+            started.elapsed() < std::time::Duration::from_millis(100),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn many_samples_name_the_nearest_fractions_and_the_value_exactly() {
+        let err = as_agreement(&json!(0.000_000_1), 1_000_000, "min_agreement").unwrap_err();
+        assert_eq!(
+            err.message,
+            "`min_agreement` is 1e-07, which 1000000 sample(s) cannot produce: agreement counts \
+             samples, so the nearest it can be is 1/1000000 = 0.000001. Write the fraction you \
+             mean, e.g. \"2/3\""
+        );
+        let err = as_agreement(&json!("1/7"), 20, "min_agreement").unwrap_err();
+        assert_eq!(
+            err.message,
+            "`min_agreement` is 0.14285714285714285, which 20 sample(s) cannot produce: \
+             agreement counts samples, so the nearest it can be is 2/20 = 0.100000 or 3/20 = \
+             0.150000. Write the fraction you mean, e.g. \"2/3\""
+        );
+        let err = as_agreement(&json!(0.4), 3, "min_agreement").unwrap_err();
+        assert_eq!(
+            err.message,
+            "`min_agreement` is 0.400000, which 3 sample(s) cannot produce: agreement counts \
+             samples, so it is one of 1/3 = 0.333333, 2/3 = 0.666667, 3/3 = 1.000000. Write \
+             the fraction you mean, e.g. \"2/3\""
+        );
+    }
+
+    #[test]
+    fn the_nearest_three_decide_as_every_k_would() {
+        for n in 1..=60_u32 {
+            for step in 0..=1000_u32 {
+                let value = f64::from(step) / 1000.0;
+                if value == 0.0 {
+                    continue;
+                }
+                let every = (1..=n).any(|k| round6(f64::from(k) / f64::from(n)) == round6(value));
+                let got = as_agreement(&json!(value), n, "m").is_ok();
+                assert_eq!(got, every, "{value} with {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_count_of_samples_is_taken_from_the_floor_to_the_most() {
+        assert_eq!(sample_count(1, 1), Ok(1));
+        assert_eq!(sample_count(0, 1), Err(SamplesRefused::TooFew));
+        assert_eq!(sample_count(1, 2), Err(SamplesRefused::TooFew));
+        assert_eq!(sample_count(-5, 2), Err(SamplesRefused::TooFew));
+        assert_eq!(sample_count(1000, 2), Ok(MOST_SAMPLES));
+        for n in [1001, 100_000_000, 4_294_967_295, 4_294_967_297, i128::from(i64::MAX)] {
+            assert_eq!(sample_count(n, 1), Err(SamplesRefused::TooMany), "{n}");
+        }
+        assert_eq!(
+            too_many_samples(4_294_967_297),
+            "`samples` is 4294967297, more than digline takes: at most 1000 (each sample is one \
+             more call or grading per case)"
+        );
+    }
 }
