@@ -521,3 +521,65 @@ fn a_refusal_names_the_suite_file_as_it_was_called() {
         format!("digline: ci/support.toml:{line}:1, [suite]: no such key `enviroment`. Did you mean `environment`?\n")
     );
 }
+
+/// Sample counts a pull request could use to hang the gate or exhaust its
+/// memory (each was a hang, a 27 MB line or gigabytes before the bound):
+/// every one is refused within seconds, in one short located sentence
+/// naming the most digline takes, exit 64.
+#[test]
+fn hostile_sample_counts_are_refused_at_once_in_one_short_sentence() {
+    let rows: &[(&str, &str, &str)] = &[
+        ("", "4294967295", "1"),
+        ("", "4294967297", "1"),
+        ("", "1000000", "0.0000001"),
+        ("", "100000000", "\"1/2\""),
+        ("samples = 100000000\nmin_agreement = \"1/2\"\n", "3", "\"2/3\""),
+        ("samples = 4294967297\nmin_agreement = 1\n", "3", "\"2/3\""),
+    ];
+    for (suite_samples, samples, agreement) in rows {
+        let suite = format!(
+            "[suite]\ntenant = \"t\"\nenvironment = \"e\"\nname = \"s\"\ncases = \"cases.json\"\n\
+             {suite_samples}\n[[assertions]]\ntype = \"repeated\"\nsamples = {samples}\n\
+             min_agreement = {agreement}\n[assertions.inner]\ntype = \"contains\"\nneedle = \"x\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:9/answer\"\n\
+             output_path = \"data.answer\"\n\n[target.body]\nid = \"case.id\"\n"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &suite, Some(GOOD_CASES));
+        let stderr_path = dir.path().join("stderr.txt");
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_digline"))
+            .args(["run", "--suite", "suite.toml"])
+            .current_dir(dir.path())
+            .env_remove("CI")
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITLAB_CI")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&stderr_path).unwrap())
+            .spawn()
+            .expect("digline starts");
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > std::time::Duration::from_secs(20) {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("{suite_samples:?} / samples = {samples}: still running after 20 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let stderr = std::fs::read_to_string(&stderr_path).unwrap();
+        assert_eq!(status.code(), Some(64), "{samples}: {stderr}");
+        let line = if suite_samples.is_empty() {
+            format!("digline: suite.toml:9:1, [[assertions]] #1, `repeated`: `samples` is {samples}, more than digline takes: at most 1000 (each sample is one more call or grading per case)\n")
+        } else {
+            let n = suite_samples
+                .split_once('\n')
+                .map(|(first, _)| first.trim_start_matches("samples = "))
+                .unwrap();
+            format!("digline: suite.toml:6:1, [suite]: `samples` is {n}, more than digline takes: at most 1000 (each sample is one more call or grading per case)\n")
+        };
+        assert_eq!(stderr, line, "{suite_samples:?} / samples = {samples}");
+    }
+}
