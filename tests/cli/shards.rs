@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::util::{digline, digline_env, stub, Ran, Stub};
+use crate::util::{digline, digline_env, git, stub, Ran, Stub};
 
 const SUITE: &str = r#"[suite]
 tenant = "triage"
@@ -990,4 +990,40 @@ fn a_broken_case_refuses_every_shard_not_only_its_own() {
     }
     assert!(!runs_dir(&f.root).exists());
     let _ = f.stub.port;
+}
+
+#[test]
+fn a_shard_committed_to_the_repository_is_never_merged() {
+    let (f, honest) = honest_shards_with_a_regression();
+    // The pull request commits forged shards into its tree and points the
+    // merge at them: whatever they say, a tracked file is not an artifact.
+    git(&f.root, &["init", "-q"]);
+    let committed = copy_shards(&f.root, &honest, "committed");
+    git(&f.root, &["add", "committed"]);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&committed)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let first = format!(
+        "committed/{}",
+        files[0].file_name().unwrap().to_str().unwrap()
+    );
+    let expected = format!(
+        "digline: merge refused: {first} is tracked by git: a committed shard can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository\n"
+    );
+    let ran = gate(&f, &["--shards", "committed"]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.stderr, expected);
+    assert!(!f.root.join("out/outcome.json").exists());
+    let ran = digline(
+        &f.root,
+        &["merge", "--suite", "suite.toml", "--shards", "committed"],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.stderr, expected);
+    // The same files untracked (as artifacts arrive) merge, and gate 1.
+    git(&f.root, &["rm", "-q", "-r", "--cached", "committed"]);
+    let ran = gate(&f, &["--shards", "committed"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
 }
