@@ -400,7 +400,13 @@ mod tests {
         assert_eq!(sample_count(1, 2), Err(SamplesRefused::TooFew));
         assert_eq!(sample_count(-5, 2), Err(SamplesRefused::TooFew));
         assert_eq!(sample_count(1000, 2), Ok(MOST_SAMPLES));
-        for n in [1001, 100_000_000, 4_294_967_295, 4_294_967_297, i128::from(i64::MAX)] {
+        for n in [
+            1001,
+            100_000_000,
+            4_294_967_295,
+            4_294_967_297,
+            i128::from(i64::MAX),
+        ] {
             assert_eq!(sample_count(n, 1), Err(SamplesRefused::TooMany), "{n}");
         }
         assert_eq!(

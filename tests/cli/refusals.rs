@@ -533,7 +533,11 @@ fn hostile_sample_counts_are_refused_at_once_in_one_short_sentence() {
         ("", "4294967297", "1"),
         ("", "1000000", "0.0000001"),
         ("", "100000000", "\"1/2\""),
-        ("samples = 100000000\nmin_agreement = \"1/2\"\n", "3", "\"2/3\""),
+        (
+            "samples = 100000000\nmin_agreement = \"1/2\"\n",
+            "3",
+            "\"2/3\"",
+        ),
         ("samples = 4294967297\nmin_agreement = 1\n", "3", "\"2/3\""),
     ];
     for (suite_samples, samples, agreement) in rows {

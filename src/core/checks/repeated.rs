@@ -294,8 +294,13 @@ mod tests {
 
     #[test]
     fn samples_above_the_most_are_refused_naming_the_most() {
-        for n in [1_001_u64, 100_000_000, 4_294_967_295, 4_294_967_297, 9_223_372_036_854_775_807]
-        {
+        for n in [
+            1_001_u64,
+            100_000_000,
+            4_294_967_295,
+            4_294_967_297,
+            9_223_372_036_854_775_807,
+        ] {
             assert_eq!(
                 problems_with(json!(n)),
                 [format!(
