@@ -575,3 +575,86 @@ fn suite_headers_are_not_sent_to_another_origin() {
     assert_eq!(away[0].method, "GET");
     assert!(!has_token(&away[0]), "another origin does not");
 }
+
+/// A keep-alive HTTP/1.1 server that counts the connections it accepts and
+/// answers every request on them with `body`.
+fn counting_server(body: Vec<u8>) -> (u16, Arc<AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let port = listener.local_addr().map(|a| a.port()).expect("addr");
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&accepted);
+    thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            count.fetch_add(1, Ordering::SeqCst);
+            let body = body.clone();
+            thread::spawn(move || {
+                let Ok(mut writer) = stream.try_clone() else {
+                    return;
+                };
+                let mut reader = BufReader::new(stream);
+                loop {
+                    let mut length = 0usize;
+                    let mut line = String::new();
+                    loop {
+                        line.clear();
+                        match reader.read_line(&mut line) {
+                            Ok(0) | Err(_) => return,
+                            Ok(_) => {}
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                        if let Some((name, value)) = line.split_once(':') {
+                            if name.eq_ignore_ascii_case("content-length") {
+                                length = value.trim().parse().unwrap_or(0);
+                            }
+                        }
+                    }
+                    let mut request = vec![0; length];
+                    if reader.read_exact(&mut request).is_err() {
+                        return;
+                    }
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
+                         Content-Length: {}\r\n\r\n",
+                        body.len()
+                    );
+                    if writer.write_all(head.as_bytes()).is_err()
+                        || writer.write_all(&body).is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (port, accepted)
+}
+
+#[test]
+fn every_worker_uses_its_connection_again() {
+    let (port, accepted) = counting_server(stub_answer(json!("ok"), "stub-1"));
+    let t = target(spec(&format!("http://127.0.0.1:{port}/answer")));
+    let workers = 8;
+    // All workers finish a round before any asks again, so all their
+    // connections are idle at once, more than ureq's default pool keeps.
+    let round = std::sync::Barrier::new(workers);
+    thread::scope(|scope| {
+        for w in 0..workers {
+            let (t, round) = (&t, &round);
+            scope.spawn(move || {
+                for n in 0..25 {
+                    let got = t.call(&case(&format!("c-{w}-{n}"))).expect("answered");
+                    assert_eq!(got.output, json!("ok"));
+                    round.wait();
+                }
+            });
+        }
+    });
+    let opened = accepted.load(Ordering::SeqCst);
+    assert!(
+        (1..=workers).contains(&opened),
+        "{opened} connections opened for {workers} workers asking 200 cases"
+    );
+}
