@@ -33,9 +33,26 @@ pub struct MergeArgs {
     pub shards: Vec<PathBuf>,
 }
 
+/// The plan of `loaded`'s cases and rules (what every shard records), and
+/// then the cases without what a merge never reads of them — vars,
+/// expected answers, contexts, metadata (a merge reads a case's id,
+/// suspension, canary flag, label and group): 100,000 cases are not held
+/// whole beside the shard runs and the reference.
+pub fn plan_and_shed(loaded: &mut LoadedSuite) -> String {
+    let suite = &mut loaded.suite;
+    let plan = crate::core::shard::plan_hash(&suite.config_hash(), &suite.cases);
+    for case in &mut suite.cases {
+        case.vars = serde_json::Map::new();
+        case.expected = None;
+        case.context = Vec::new();
+        case.metadata = serde_json::Map::new();
+    }
+    plan
+}
+
 /// Read, check and merge the shard runs under `paths` for `loaded` (the
-/// suite of `args`, loaded once by the caller), and store the merged run:
-/// its key and document.
+/// suite of `args`, loaded once by the caller, its `plan` taken by
+/// [`plan_and_shed`]), and store the merged run: its key and document.
 ///
 /// # Errors
 /// [`CliError`] (exit 64): a shard that does not read, any refusal of the
@@ -43,15 +60,18 @@ pub struct MergeArgs {
 pub fn merge_and_store(
     args: &SuiteArgs,
     loaded: &LoadedSuite,
+    plan: String,
     paths: &[PathBuf],
     quiet: bool,
     locale: Locale,
 ) -> Result<(String, RunDocument), CliError> {
     let store = Store::new(&args.root);
-    store.check_writable(&loaded.suite.tenant, &loaded.suite.name)?;
+    let suite = &loaded.suite;
+    store.check_writable(&suite.tenant, &suite.name)?;
     let shards = crate::host::shards::read_all(paths).map_err(CliError::Refused)?;
-    let merged = crate::run::merge::merge(&loaded.suite, shards, &crate::host::clock::now_iso())
-        .map_err(|why| CliError::Refused(format!("merge refused: {why}")))?;
+    let merged =
+        crate::run::merge::merge_planned(suite, plan, shards, &crate::host::clock::now_iso())
+            .map_err(|why| CliError::Refused(format!("merge refused: {why}")))?;
     let key = store.write_run(&merged.doc)?;
     super::run::notices(quiet, locale).plan(ProgressStrings::of(locale).merged(
         merged.shards as usize,
@@ -67,8 +87,9 @@ pub fn merge_and_store(
 /// # Errors
 /// As [`merge_and_store`].
 pub fn execute(args: MergeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let loaded = load_suite(&args.suite)?;
-    let (key, doc) = merge_and_store(&args.suite, &loaded, &args.shards, quiet, Locale::En)?;
+    let mut loaded = load_suite(&args.suite)?;
+    let plan = plan_and_shed(&mut loaded);
+    let (key, doc) = merge_and_store(&args.suite, &loaded, plan, &args.shards, quiet, Locale::En)?;
     super::leave_to_exit(loaded);
     super::output::outln(&key)?;
     super::leave_to_exit(doc);

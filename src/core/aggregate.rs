@@ -533,7 +533,9 @@ mod tests {
             assert_eq!(got.status.as_str(), status, "{token}");
             assert_eq!(got.reason, reason);
             assert_eq!(
-                crate::core::python::dumps::dumps_canonical(&Value::Object(got.metadata)),
+                crate::core::python::dumps::dumps_canonical(&Value::Object(
+                    got.metadata.into_map()
+                )),
                 r#"{"canary_excluded":2,"considered":2,"errored_excluded":2,"false_negative":0,"false_positive":1,"suspended_excluded":1,"true_negative":0,"true_positive":1,"unlabelled_excluded":1}"#
             );
         }

@@ -303,7 +303,7 @@ pub fn diff(left: &RunDocument, right: &RunDocument) -> Result<Difference, DiffR
                 .or(other)
                 .map(|v| v.assertion.clone())
                 .unwrap_or_default();
-            check(key.to_key(), named, one, other)
+            check(key.to_key(), named.to_string(), one, other)
         })
         .collect();
     Ok(Difference {
@@ -324,9 +324,9 @@ fn check(
 ) -> CheckDifference {
     let side = |v: Option<&Verdict>| v.map(|v| (v.status, v.score));
     let mut row = CheckDifference {
-        case_id: key.case_id,
+        case_id: key.case_id.to_string(),
         assertion,
-        assertion_id: key.assertion_id,
+        assertion_id: key.assertion_id.to_string(),
         occurrence: key.occurrence,
         scope: key.scope,
         outcome: DiffOutcome::Same,

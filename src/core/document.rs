@@ -6,10 +6,12 @@
 //! (absent and empty mean different things). Design record: ADR 0014
 //! (`shared/seeds/001_*`); spec `30-documents.md`.
 
-use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use super::verdict::Verdict;
+use super::verdict::{Status, Verdict};
 
 /// The schema version this binary reads and writes.
 pub const SCHEMA_VERSION: i64 = 10;
@@ -37,6 +39,7 @@ pub struct CaseResult {
     )]
     pub canary: Option<bool>,
     /// One verdict per declared check, in declaration order (empty when suspended).
+    #[serde(deserialize_with = "verdicts")]
     pub verdicts: Vec<Verdict>,
     /// The recorded answers (`record_responses = true`), one per sample; payload.
     #[serde(
@@ -45,6 +48,47 @@ pub struct CaseResult {
         skip_serializing_if = "Option::is_none"
     )]
     pub responses: Option<Vec<Value>>,
+}
+
+thread_local! {
+    /// Set while [`without_reasons`] reads.
+    static WITHOUT_REASONS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run `read` (a document read on this thread) keeping the reasons of
+/// errored case verdicts only: every other case verdict's `reason` is
+/// dropped as soon as its case is read, so it never takes memory beside
+/// the rest. For a reader that never shows a pass or fail reason — the
+/// gate with a redacted report, whose surfaces say an error's cause (read
+/// from its reason) and never any other reason. A document read so is not
+/// the stored one, and is never written.
+pub fn without_reasons<T>(read: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            WITHOUT_REASONS.with(|w| w.set(self.0));
+        }
+    }
+    let _reset = Reset(WITHOUT_REASONS.with(|w| w.replace(true)));
+    read()
+}
+
+/// A case's verdicts, their pass and fail reasons dropped under
+/// [`without_reasons`].
+fn verdicts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Verdict>, D::Error> {
+    let mut verdicts = Vec::<Verdict>::deserialize(deserializer)?;
+    if WITHOUT_REASONS.with(Cell::get) {
+        drop_reasons(&mut verdicts);
+    }
+    verdicts.shrink_to_fit();
+    Ok(verdicts)
+}
+
+/// Drop the reasons of every verdict in `verdicts` that did not error.
+fn drop_reasons(verdicts: &mut [Verdict]) {
+    for v in verdicts.iter_mut().filter(|v| v.status != Status::Error) {
+        v.reason = String::new();
+    }
 }
 
 impl CaseResult {
@@ -123,12 +167,17 @@ impl RunDocument {
     pub fn unjudged_cases(&self) -> usize {
         self.results
             .iter()
-            .filter(|c| {
-                c.verdicts
-                    .iter()
-                    .any(|v| v.status == super::verdict::Status::Error)
-            })
+            .filter(|c| c.verdicts.iter().any(|v| v.status == Status::Error))
             .count()
+    }
+
+    /// Drop the reasons of every case verdict that did not error, as
+    /// [`without_reasons`] reads them: for a document already stored,
+    /// held by a reader that never shows them. Never written after.
+    pub fn drop_case_reasons(&mut self) {
+        for case in &mut self.results {
+            drop_reasons(&mut case.verdicts);
+        }
     }
 
     /// Suspended cases.
@@ -182,6 +231,43 @@ pub fn is_run_key(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const TWO_VERDICTS: &str = r#"{"aggregate": [], "artifacts": {}, "config_hash": "0000000000000000",
+        "created_at": "2026-01-01T00:00:00+00:00", "environment": "local", "git_commit": null,
+        "judge_config": {}, "metadata": {}, "redacted": false, "schema_version": 10, "suite": "s",
+        "target_config": {}, "tenant": "t", "results": [{"case_id": "c", "suspended": false, "verdicts": [
+          {"assertion": "contains", "assertion_id": "a", "metadata": {}, "reason": "found 'x'",
+           "score": 1.0, "status": "pass", "threshold": 1, "tolerance": 0},
+          {"assertion": "judge", "assertion_id": "b", "metadata": {}, "reason": "target raised TimeoutError: timed out",
+           "score": null, "status": "error", "threshold": 1, "tolerance": 0}]}]}"#;
+
+    fn reasons(doc: &RunDocument) -> Vec<&str> {
+        doc.results[0]
+            .verdicts
+            .iter()
+            .map(|v| v.reason.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn read_without_reasons_an_error_keeps_its_reason_and_nothing_else_does() {
+        let whole: RunDocument = serde_json::from_str(TWO_VERDICTS).unwrap();
+        assert_eq!(
+            reasons(&whole),
+            ["found 'x'", "target raised TimeoutError: timed out"]
+        );
+        let lean: RunDocument = without_reasons(|| serde_json::from_str(TWO_VERDICTS)).unwrap();
+        assert_eq!(
+            reasons(&lean),
+            ["", "target raised TimeoutError: timed out"]
+        );
+        // Only the reads inside it: the next read is whole again.
+        let again: RunDocument = serde_json::from_str(TWO_VERDICTS).unwrap();
+        assert_eq!(again, whole);
+        let mut dropped = whole;
+        dropped.drop_case_reasons();
+        assert_eq!(dropped, lean);
+    }
 
     #[test]
     fn run_key_collapses_separators() {

@@ -147,7 +147,7 @@ pub fn fold_metadata(samples: &[Verdict]) -> Map<String, Value> {
     let Some(first) = samples.first() else {
         return out;
     };
-    for (key, value) in &first.metadata {
+    for (key, value) in first.metadata.iter() {
         let values: Option<Vec<&Value>> = samples.iter().map(|v| v.metadata.get(key)).collect();
         let Some(values) = values else {
             continue;
@@ -155,11 +155,11 @@ pub fn fold_metadata(samples: &[Verdict]) -> Map<String, Value> {
         let numbers: Option<Vec<f64>> = values.iter().map(|v| number(v)).collect();
         if let Some(numbers) = numbers {
             out.insert(
-                key.clone(),
+                key.to_string(),
                 float(exact_sum(&numbers) / numbers.len() as f64),
             );
         } else if values.iter().all(|v| python_eq(v, value)) {
-            out.insert(key.clone(), value.clone());
+            out.insert(key.to_string(), value.clone());
         }
     }
     let costs: Option<Vec<f64>> = samples
@@ -381,7 +381,7 @@ mod tests {
             "mean of 3 samples (1.000000, 0.434783, 0.621622)"
         );
         assert_eq!(
-            dumps_canonical(&Value::Object(got.metadata)),
+            dumps_canonical(&Value::Object(got.metadata.into_map())),
             r#"{"agreement":0.666667,"distance":18.0,"errored_samples":0,"length":55.333333,"samples":3,"scores":[1.0,0.434783,0.621622],"spread":0.565217}"#
         );
     }

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::core::compare::{Comparison, Delta, Outcome, PairKey, Scope};
+use crate::core::compare::{Comparison, Delta, KeyRef, Outcome, Scope};
 use crate::core::document::RunDocument;
 use crate::core::failed_calls::FailedCalls;
 use crate::core::verdict::{Status, Verdict};
@@ -48,9 +48,9 @@ pub fn render(
 ) -> String {
     let s = Strings::of(locale);
     let causes = crate::report::gate::causes(run, failed);
-    let deltas: HashMap<&PairKey, &Delta> = comparison
-        .map(|c| c.deltas.iter().map(|d| (&d.key, d)).collect())
-        .unwrap_or_default();
+    // The deltas are in key order: each verdict finds its own by binary
+    // search, with no index beside them.
+    let deltas: &[Delta] = comparison.map_or(&[], |c| &c.deltas);
     let coincides = comparison.map(|c| coincides_text(c, s)).unwrap_or_default();
     let mut suite = TestSuite::new(clean(&run.suite));
     suite.add_property(Property::new("tenant", clean(&run.tenant)));
@@ -58,8 +58,11 @@ pub fn render(
     suite.add_property(Property::new("config_hash", clean(&run.config_hash)));
     let mut passes = 0usize;
     let mut collapsed = 0usize;
-    let mut add = |suite: &mut TestSuite, case: &str, key: PairKey, v: &Verdict| {
-        let delta = deltas.get(&key).copied();
+    let mut add = |suite: &mut TestSuite, case: &str, key: KeyRef<'_>, v: &Verdict| {
+        let delta = deltas
+            .binary_search_by(|d| d.key.as_ref().cmp(&key))
+            .ok()
+            .map(|i| &deltas[i]);
         let regressed = delta.is_some_and(|d| d.outcome == Outcome::Regressed);
         if v.status == Status::Pass && !regressed {
             passes += 1;
@@ -68,15 +71,20 @@ pub fn render(
                 return;
             }
         }
-        let cause = causes
-            .get(&(
-                key.scope,
-                key.case_id.clone(),
-                key.assertion_id.clone(),
-                key.occurrence,
-            ))
-            .cloned()
-            .unwrap_or_else(|| classify(&v.reason));
+        // Only an error says its cause (a category and facts).
+        let cause = if v.status == Status::Error {
+            causes
+                .get(&(
+                    key.scope,
+                    key.case_id.to_string(),
+                    key.assertion_id.to_string(),
+                    key.occurrence,
+                ))
+                .cloned()
+                .unwrap_or_else(|| classify(&v.reason))
+        } else {
+            Cause::unknown()
+        };
         let mut tc = testcase(
             case,
             v,
@@ -99,10 +107,10 @@ pub fn render(
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for v in &case.verdicts {
             let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
-            let key = PairKey {
+            let key = KeyRef {
                 scope: Scope::Case,
-                case_id: case.case_id.clone(),
-                assertion_id: v.assertion_id.clone(),
+                case_id: &case.case_id,
+                assertion_id: &v.assertion_id,
                 occurrence: *n,
             };
             *n += 1;
@@ -112,10 +120,10 @@ pub fn render(
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for v in &run.aggregate {
         let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
-        let key = PairKey {
+        let key = KeyRef {
             scope: Scope::Run,
-            case_id: String::new(),
-            assertion_id: v.assertion_id.clone(),
+            case_id: "",
+            assertion_id: &v.assertion_id,
             occurrence: *n,
         };
         *n += 1;

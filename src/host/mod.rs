@@ -17,6 +17,7 @@ pub mod env;
 pub mod git;
 pub mod git_objects;
 pub mod logging;
+pub mod memory;
 pub mod near_miss;
 pub mod run_trust;
 pub mod runner;

@@ -231,7 +231,10 @@ pub fn causes(run: &RunDocument, failed: &FailedCalls) -> Causes {
                 {
                     cause.elapsed_ms = failed.elapsed_ms(case);
                 }
-                out.insert((scope, case.to_string(), v.assertion_id.clone(), *n), cause);
+                out.insert(
+                    (scope, case.to_string(), v.assertion_id.to_string(), *n),
+                    cause,
+                );
             }
             *n += 1;
         }
@@ -298,8 +301,8 @@ pub fn compared(
             causes
                 .get(&(
                     d.key.scope,
-                    d.key.case_id.clone(),
-                    d.key.assertion_id.clone(),
+                    d.key.case_id.to_string(),
+                    d.key.assertion_id.to_string(),
                     d.key.occurrence,
                 ))
                 .cloned()
@@ -311,10 +314,10 @@ pub fn compared(
         };
         GateRow {
             case: match d.key.scope {
-                Scope::Case => d.key.case_id.clone(),
+                Scope::Case => d.key.case_id.to_string(),
                 Scope::Run => s.scope_run.to_string(),
             },
-            check: d.assertion.clone(),
+            check: d.assertion.to_string(),
             before: side(&d.before),
             after: side(&d.after),
             happened,
@@ -418,10 +421,17 @@ pub fn single(
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for v in verdicts {
             let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
-            let key = (scope, case.to_string(), v.assertion_id.clone(), *n);
+            let occurrence = *n;
             *n += 1;
-            let cause = (v.status == Status::Error)
-                .then(|| causes.get(&key).cloned().unwrap_or_else(Cause::unknown));
+            let cause = (v.status == Status::Error).then(|| {
+                let key = (
+                    scope,
+                    case.to_string(),
+                    v.assertion_id.to_string(),
+                    occurrence,
+                );
+                causes.get(&key).cloned().unwrap_or_else(Cause::unknown)
+            });
             let happened = match (&cause, v.score) {
                 (Some(cause), _) => format!("{} {}", s.detail_errored, cause.sentence(locale)),
                 (None, Some(score)) => fill(
@@ -435,7 +445,7 @@ pub fn single(
             };
             let row = GateRow {
                 case: label.to_string(),
-                check: v.assertion.clone(),
+                check: v.assertion.to_string(),
                 before: "—".into(),
                 after: side_text(v.status, v.score),
                 happened,

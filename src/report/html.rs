@@ -649,15 +649,15 @@ fn compared_view(
             let cause = causes
                 .get(&(
                     d.key.scope,
-                    d.key.case_id.clone(),
-                    d.key.assertion_id.clone(),
+                    d.key.case_id.to_string(),
+                    d.key.assertion_id.to_string(),
                     d.key.occurrence,
                 ))
                 .cloned()
                 .unwrap_or_else(Cause::unknown);
             return Row {
                 case: case_label(&d.key, s),
-                check: d.assertion.clone(),
+                check: d.assertion.to_string(),
                 happened: check_line(d, &coincides, s),
                 why: cause.sentence(locale),
             };
@@ -667,7 +667,7 @@ fn compared_view(
             .or_else(|| before.get(&d.key.as_ref()));
         Row {
             case: case_label(&d.key, s),
-            check: d.assertion.clone(),
+            check: d.assertion.to_string(),
             happened: check_line(d, &coincides, s),
             why: why.text(verdict.map(|v| voice(&v.reason)).as_deref()),
         }
@@ -815,14 +815,14 @@ fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate:
             .take(listed(kind))
             .map(|(case, v, occurrence)| Row {
                 case: case.case_id.clone(),
-                check: v.assertion.clone(),
+                check: v.assertion.to_string(),
                 happened: single_happened(v, locale, s),
                 why: match v.status {
                     Status::Error => causes
                         .get(&(
                             Scope::Case,
                             case.case_id.clone(),
-                            v.assertion_id.clone(),
+                            v.assertion_id.to_string(),
                             occurrence,
                         ))
                         .cloned()
@@ -949,7 +949,7 @@ fn suspended_section(run: &RunDocument, locale: Locale, why: &Why) -> Section {
 
 fn case_label(key: &PairKey, s: &Strings) -> String {
     match key.scope {
-        Scope::Case => key.case_id.clone(),
+        Scope::Case => key.case_id.to_string(),
         Scope::Run => s.scope_run.to_string(),
     }
 }
@@ -970,7 +970,7 @@ fn measures(run: &RunDocument, locale: Locale, why: &Why) -> Vec<MeasureRow> {
     run.aggregate
         .iter()
         .map(|v| MeasureRow {
-            name: v.assertion.clone(),
+            name: v.assertion.to_string(),
             result: match v.score {
                 Some(score) if v.status != Status::Error => fill(
                     tr(locale, "result_scored"),
@@ -989,7 +989,7 @@ fn measures(run: &RunDocument, locale: Locale, why: &Why) -> Vec<MeasureRow> {
 }
 
 /// `cases counted: 4 · set aside: 1 · …` from an aggregate's metadata.
-fn counted(metadata: &Map<String, Value>, locale: Locale) -> String {
+fn counted(metadata: &crate::core::verdict::Metadata, locale: Locale) -> String {
     [
         ("considered", "counted_considered", true),
         ("suspended_excluded", "counted_suspended", false),

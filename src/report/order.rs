@@ -17,33 +17,36 @@ use std::collections::HashMap;
 
 use crate::core::compare::{compare, CompareError, Comparison, Delta, PairKey, Scope};
 use crate::core::document::RunDocument;
+use crate::core::verdict::Verdict;
 
 /// The position of every (case, check) of a run and its reference.
-/// Borrows its names from the documents (no copy per case).
+/// Borrows its names and verdict lists from the documents (no copy per
+/// case, no entry per check: a check's place is found in its case's list).
 #[derive(Clone, Debug, Default)]
 pub struct SuiteOrder<'a> {
-    cases: HashMap<&'a str, usize>,
-    checks: HashMap<(&'a str, &'a str, usize), usize>,
+    cases: HashMap<&'a str, Placed<'a>>,
     measures: HashMap<(&'a str, usize), usize>,
+}
+
+/// A case's place, and its verdicts in the run and in the reference.
+#[derive(Clone, Debug)]
+struct Placed<'a> {
+    index: usize,
+    lists: [Option<&'a [Verdict]>; 2],
 }
 
 impl<'a> SuiteOrder<'a> {
     /// The order of `run`, then of what only `baseline` has.
     pub fn new(run: &'a RunDocument, baseline: Option<&'a RunDocument>) -> SuiteOrder<'a> {
         let mut order = SuiteOrder::default();
-        for doc in std::iter::once(run).chain(baseline) {
+        for (side, doc) in std::iter::once(run).chain(baseline).enumerate() {
             for case in &doc.results {
                 let next = order.cases.len();
-                order.cases.entry(case.case_id.as_str()).or_insert(next);
-                let mut seen: HashMap<&str, usize> = HashMap::new();
-                for (i, v) in case.verdicts.iter().enumerate() {
-                    let n = seen.entry(v.assertion_id.as_str()).or_insert(0);
-                    order
-                        .checks
-                        .entry((case.case_id.as_str(), v.assertion_id.as_str(), *n))
-                        .or_insert(i);
-                    *n += 1;
-                }
+                let placed = order.cases.entry(case.case_id.as_str()).or_insert(Placed {
+                    index: next,
+                    lists: [None, None],
+                });
+                placed.lists[side].get_or_insert(&case.verdicts);
             }
             let mut seen: HashMap<&str, usize> = HashMap::new();
             for v in &doc.aggregate {
@@ -75,14 +78,26 @@ impl<'a> SuiteOrder<'a> {
         occurrence: usize,
     ) -> (u8, usize, usize) {
         match scope {
-            Scope::Case => (
-                0,
-                self.cases.get(case_id).copied().unwrap_or(usize::MAX),
-                self.checks
-                    .get(&(case_id, assertion_id, occurrence))
-                    .copied()
-                    .unwrap_or(usize::MAX),
-            ),
+            Scope::Case => match self.cases.get(case_id) {
+                Some(placed) => (
+                    0,
+                    placed.index,
+                    // The run's place for the check, else the reference's.
+                    placed
+                        .lists
+                        .iter()
+                        .flatten()
+                        .find_map(|list| {
+                            list.iter()
+                                .enumerate()
+                                .filter(|(_, v)| v.assertion_id == assertion_id)
+                                .nth(occurrence)
+                                .map(|(i, _)| i)
+                        })
+                        .unwrap_or(usize::MAX),
+                ),
+                None => (0, usize::MAX, usize::MAX),
+            },
             Scope::Run => (
                 1,
                 0,

@@ -474,8 +474,8 @@ pub fn summary_lines(
             if d.outcome != Outcome::Regressed && d.errored_now() {
                 let key = (
                     d.key.scope,
-                    d.key.case_id.clone(),
-                    d.key.assertion_id.clone(),
+                    d.key.case_id.to_string(),
+                    d.key.assertion_id.to_string(),
                     d.key.occurrence,
                 );
                 let cause = causes.get(&key).cloned().unwrap_or_else(Cause::unknown);

@@ -280,10 +280,10 @@ impl Services<'_> {
     /// A verdict as it is kept: its reason and metadata masked.
     fn kept_verdict(&self, mut verdict: Verdict) -> Verdict {
         verdict.reason = mask_text(&verdict.reason, &self.secrets);
-        let mut metadata = Value::Object(std::mem::take(&mut verdict.metadata));
+        let mut metadata = Value::Object(std::mem::take(&mut verdict.metadata).into_map());
         mask_value(&mut metadata, &self.secrets);
         if let Value::Object(map) = metadata {
-            verdict.metadata = map;
+            verdict.metadata = map.into();
         }
         verdict
     }

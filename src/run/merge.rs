@@ -63,6 +63,23 @@ pub struct Merged {
 /// the order the module doc lists them).
 pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<Merged, String> {
     let plan = plan_hash(&suite.config_hash(), &suite.cases);
+    merge_planned(suite, plan, shards, created_at)
+}
+
+/// [`merge`] with the suite's `plan` computed by the caller (`plan_hash`
+/// over the suite's rules and cases), who may then shed what the merge
+/// does not read of a case: its vars, expected answer, context and
+/// metadata (a merge reads a case's id, suspension, canary flag, label
+/// and group).
+///
+/// # Errors
+/// As [`merge`].
+pub fn merge_planned(
+    suite: &Suite,
+    plan: String,
+    shards: Vec<ShardRun>,
+    created_at: &str,
+) -> Result<Merged, String> {
     let config_hash = suite.config_hash();
     if shards.is_empty() {
         return Err("no shard run was given".to_string());

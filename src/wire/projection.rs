@@ -122,7 +122,7 @@ fn verdict(v: &Verdict, disclosure: &Disclosure) -> Value {
         "samples": v.samples.clone().unwrap_or_default(),
         "sample_min": v.sample_min,
         "sample_max": v.sample_max,
-        "metadata": disclosed(&v.metadata, &disclosure.score_metadata),
+        "metadata": disclosed(&v.metadata.to_map(), &disclosure.score_metadata),
     })
 }
 

@@ -661,8 +661,8 @@ impl DeclaredCheck {
         let min_agreement = self.grader.repetition()?.min_agreement;
         let mut verdict = crate::core::sampling::fold(verdicts, min_agreement)
             .unwrap_or_else(|| self.errored("nothing was graded".to_string()));
-        verdict.assertion.clone_from(&self.name);
-        verdict.assertion_id.clone_from(&self.assertion_id);
+        verdict.assertion = self.name.as_str().into();
+        verdict.assertion_id = self.assertion_id.as_str().into();
         Some(verdict)
     }
 

@@ -263,8 +263,8 @@ impl Grader for Repeated {
             .collect();
         let mut verdict = sampling::fold(&verdicts, self.min_agreement)
             .unwrap_or_else(|| check.errored("nothing was graded".to_string()));
-        verdict.assertion.clone_from(&check.name);
-        verdict.assertion_id.clone_from(&check.assertion_id);
+        verdict.assertion = check.name.as_str().into();
+        verdict.assertion_id = check.assertion_id.as_str().into();
         verdict
     }
 

@@ -120,7 +120,7 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
         };
         if fmt6(b.threshold) != fmt6(a.threshold) {
             add(RuleChange {
-                check: d.assertion.clone(),
+                check: d.assertion.to_string(),
                 field: RuleField::Threshold,
                 before: fmt6(b.threshold),
                 after: fmt6(a.threshold),
@@ -136,7 +136,7 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
         }
         if fmt6(b.tolerance) != fmt6(a.tolerance) {
             add(RuleChange {
-                check: d.assertion.clone(),
+                check: d.assertion.to_string(),
                 field: RuleField::Tolerance,
                 before: fmt6(b.tolerance),
                 after: fmt6(a.tolerance),
@@ -180,10 +180,10 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
             continue;
         }
         add(RuleChange {
-            check: d.assertion.clone(),
+            check: d.assertion.to_string(),
             field: RuleField::Parameters,
-            before: d.key.assertion_id.clone(),
-            after: replacement.key.assertion_id.clone(),
+            before: d.key.assertion_id.to_string(),
+            after: replacement.key.assertion_id.to_string(),
             direction: None,
             pairs: 1,
             parameter: None,

@@ -60,8 +60,8 @@ fn outcomes(c: &Comparison) -> Vec<(String, String, usize, Outcome, bool)> {
         .iter()
         .map(|d| {
             (
-                d.key.case_id.clone(),
-                d.key.assertion_id.clone(),
+                d.key.case_id.to_string(),
+                d.key.assertion_id.to_string(),
                 d.key.occurrence,
                 d.outcome,
                 d.within_noise,
@@ -251,7 +251,7 @@ fn new_missing_and_key_order() {
     let got: Vec<(Scope, String, Outcome)> = c
         .deltas
         .iter()
-        .map(|d| (d.key.scope, d.key.case_id.clone(), d.outcome))
+        .map(|d| (d.key.scope, d.key.case_id.to_string(), d.outcome))
         .collect();
     assert_eq!(
         got,
@@ -639,4 +639,39 @@ fn parameter_directions_and_spelled_edits() {
         &[check("50", "words")],
     );
     assert_eq!(twice, vec![change]);
+}
+
+#[test]
+fn a_delta_is_held_in_at_most_200_bytes_and_owns_no_string() {
+    // 224 bytes and three strings of its own while keys and names were owned.
+    assert!(
+        std::mem::size_of::<Delta>() <= 200,
+        "{}",
+        std::mem::size_of::<Delta>()
+    );
+    let run = doc(
+        "t",
+        vec![("c1", vec![pass("a", 1.0), pass("b", 1.0)])],
+        vec![],
+    );
+    let base = doc(
+        "t",
+        vec![("c1", vec![pass("a", 1.0), fail("b", 0.0)])],
+        vec![],
+    );
+    let c = compare(&run, &base).unwrap_or_else(|e| panic!("{e}"));
+    let (first, second) = (&c.deltas[0], &c.deltas[1]);
+    // The two deltas of one case share its id; ids and names are the verdicts'.
+    assert!(std::ptr::eq(
+        first.key.case_id.as_str(),
+        second.key.case_id.as_str()
+    ));
+    assert!(std::ptr::eq(
+        first.key.assertion_id.as_str(),
+        run.results[0].verdicts[0].assertion_id.as_str()
+    ));
+    assert_eq!(
+        (first.key.case_id.as_str(), second.outcome),
+        ("c1", Outcome::Improved)
+    );
 }

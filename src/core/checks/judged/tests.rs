@@ -252,7 +252,7 @@ fn verdicts_from_replies() {
     let v = claims.judged_verdict(Ok(r#"{"supported": 2, "total": 3, "reason": "r"}"#));
     assert_eq!((v.status, v.score), (Status::Pass, Some(0.666667)));
     assert_eq!(
-        Value::Object(v.metadata),
+        Value::Object(v.metadata.into_map()),
         json!({"claims_supported": 2, "claims_total": 3})
     );
     let v = claims.judged_verdict(Ok(r#"{"supported": 0, "total": 0, "reason": "r"}"#));
