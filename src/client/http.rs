@@ -57,14 +57,6 @@ pub const MAX_ANSWER_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Redirect hops followed before the chain is called a loop (as `urllib`).
 const MAX_REDIRECTS: usize = 10;
-
-/// Idle connections an agent keeps per host: as many as workers may ask at
-/// once (`--concurrency` is at most 1,024), so every worker's connection is
-/// used again. ureq keeps 3 by default: with more workers than that, most
-/// answers opened a new connection, and each new connection zero-filled its
-/// own 256 KiB of buffers (`docs/performance.md`, "Vec::resize"). The pool
-/// never holds more connections than were open at once.
-pub(crate) const IDLE_CONNECTIONS: usize = 1024;
 /// Visits to one URL within a chain before it is called a loop (as `urllib`).
 const MAX_REPEATS: u32 = 4;
 
@@ -193,8 +185,6 @@ impl HttpTarget {
             .http_status_as_error(false)
             .max_redirects(0)
             .proxy(None)
-            .max_idle_connections(IDLE_CONNECTIONS)
-            .max_idle_connections_per_host(IDLE_CONNECTIONS)
             .tls_config(crate::client::tls::config())
             .timeout_per_call(timeout)
             .build()

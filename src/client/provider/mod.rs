@@ -234,8 +234,6 @@ impl Client {
             // `Authorization` to strip) to a host nobody allowed.
             .max_redirects(0)
             .proxy(None)
-            .max_idle_connections(crate::client::http::IDLE_CONNECTIONS)
-            .max_idle_connections_per_host(crate::client::http::IDLE_CONNECTIONS)
             .timeout_global(Some(timeout))
             .tls_config(crate::client::tls::config())
             .build()
