@@ -189,12 +189,26 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, String> {
     }
     let mut runs = Vec::with_capacity(files.len());
     for path in files {
+        refuse_committed(&path)?;
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let doc = crate::store::document::from_bytes(&path, &bytes).map_err(|e| e.to_string())?;
         drop(bytes);
         runs.push(ShardRun { path, doc });
     }
     Ok(runs)
+}
+
+/// Refuses a shard file that git tracks: a committed shard is written by the
+/// pull request being judged, and what it records would be its word. Shard
+/// runs arrive as the pipeline's own artifacts, never from the tree.
+fn refuse_committed(path: &Path) -> Result<(), String> {
+    if super::git_objects::is_tracked(Path::new("."), path) {
+        return Err(format!(
+            "merge refused: {} is tracked by git: a committed shard can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository",
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {

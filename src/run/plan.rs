@@ -136,7 +136,8 @@ impl Plan {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
+/// `n` and `word`, with an `s` unless `n` is 1 (English only).
+pub(crate) fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("{n} {word}")
     } else {

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use crate::forges::{fake_github, fake_gitlab, Mode};
 use crate::gate::{actions_env, digline_env, quickstart, read, GL_TOKEN};
-use crate::util::{repo, set_port, stub};
+use crate::util::{git, repo, set_port, stub};
 
 const GATE: [&str; 7] = [
     "gate",
@@ -51,24 +51,6 @@ fn break_return_answer(root: &Path) {
         "drop it at any post office. — Northwind Support",
         "drop it at any post office.",
     );
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git runs (the tests create repositories with it)");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 fn outcome(root: &Path) -> serde_json::Value {

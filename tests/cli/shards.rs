@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::util::{digline, digline_env, stub, Ran, Stub};
+use crate::util::{digline, digline_env, git, stub, Ran, Stub};
 
 const SUITE: &str = r#"[suite]
 tenant = "triage"
@@ -769,15 +769,15 @@ fn alter_case(dir: &Path, id: &str, alter: impl Fn(&mut Value)) -> PathBuf {
     path
 }
 
-#[test]
-fn a_shard_cannot_suspend_a_failing_case_or_make_it_a_canary() {
+/// A 30-case suite whose reference passes, and its three shards (in
+/// `honest/`) run after ticket-02 regressed: the honest gate fails (1).
+fn honest_shards_with_a_regression() -> (Fixture, PathBuf) {
     let f = fixture(30);
     let whole = ok(&digline(&f.root, &["run", "--suite", "suite.toml", "-q"]));
     ok(&digline(
         &f.root,
         &["promote", "--suite", "suite.toml", "--run", &whole],
     ));
-    // ticket-02 regresses; the honest shards fail the gate.
     let mut table = answers(30);
     table["ticket-02"] = json!("urgent");
     std::fs::write(f.root.join("answers.json"), table.to_string()).unwrap();
@@ -789,16 +789,24 @@ fn a_shard_cannot_suspend_a_failing_case_or_make_it_a_canary() {
     let ran = gate(&f, &["--shards", "honest"]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     std::fs::remove_dir_all(f.root.join("out")).unwrap();
+    (f, honest)
+}
 
-    let copy = |name: &str| {
-        let dir = f.root.join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        for e in std::fs::read_dir(&honest).unwrap() {
-            let p = e.unwrap().path();
-            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
-        }
-        dir
-    };
+/// A copy of the shard files in `honest`, in the folder `name` of `root`.
+fn copy_shards(root: &Path, honest: &Path, name: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(honest).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_shard_cannot_suspend_a_failing_case_or_make_it_a_canary() {
+    let (f, honest) = honest_shards_with_a_regression();
+    let copy = |name: &str| copy_shards(&f.root, &honest, name);
     let refused_gate = |dir: &str, path: &Path, what: &str| {
         let ran = gate(&f, &["--shards", dir]);
         assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
@@ -856,34 +864,8 @@ fn a_shard_cannot_suspend_a_failing_case_or_make_it_a_canary() {
 
 #[test]
 fn a_shard_that_lacks_its_cases_verdicts_is_never_merged() {
-    let f = fixture(30);
-    let whole = ok(&digline(&f.root, &["run", "--suite", "suite.toml", "-q"]));
-    ok(&digline(
-        &f.root,
-        &["promote", "--suite", "suite.toml", "--run", &whole],
-    ));
-    // ticket-02 regresses; the honest shards fail the gate.
-    let mut table = answers(30);
-    table["ticket-02"] = json!("urgent");
-    std::fs::write(f.root.join("answers.json"), table.to_string()).unwrap();
-    let honest = f.root.join("honest");
-    std::fs::create_dir_all(&honest).unwrap();
-    for p in all_shards(&f, 3) {
-        std::fs::rename(&p, honest.join(p.file_name().unwrap())).unwrap();
-    }
-    let ran = gate(&f, &["--shards", "honest"]);
-    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    std::fs::remove_dir_all(f.root.join("out")).unwrap();
-
-    let copy = |name: &str| {
-        let dir = f.root.join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        for e in std::fs::read_dir(&honest).unwrap() {
-            let p = e.unwrap().path();
-            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
-        }
-        dir
-    };
+    let (f, honest) = honest_shards_with_a_regression();
+    let copy = |name: &str| copy_shards(&f.root, &honest, name);
     let refused_gate = |dir: &str, path: &Path, what: &str| {
         let ran = gate(&f, &["--shards", dir]);
         assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
@@ -951,7 +933,7 @@ fn a_shard_that_lacks_its_cases_verdicts_is_never_merged() {
     refused_gate(
         "extra",
         &forged,
-        "records 2 verdicts on case 'ticket-02', but the suite declares 1 check(s)",
+        "records 2 verdicts on case 'ticket-02', but the suite declares 1 check",
     );
     // Its threshold lowered so the failure reads as a pass.
     let forged = alter_case(&copy("threshold"), "ticket-02", |r| {
@@ -1008,4 +990,40 @@ fn a_broken_case_refuses_every_shard_not_only_its_own() {
     }
     assert!(!runs_dir(&f.root).exists());
     let _ = f.stub.port;
+}
+
+#[test]
+fn a_shard_committed_to_the_repository_is_never_merged() {
+    let (f, honest) = honest_shards_with_a_regression();
+    // The pull request commits forged shards into its tree and points the
+    // merge at them: whatever they say, a tracked file is not an artifact.
+    git(&f.root, &["init", "-q"]);
+    let committed = copy_shards(&f.root, &honest, "committed");
+    git(&f.root, &["add", "committed"]);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&committed)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let first = format!(
+        "committed/{}",
+        files[0].file_name().unwrap().to_str().unwrap()
+    );
+    let expected = format!(
+        "digline: merge refused: {first} is tracked by git: a committed shard can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository\n"
+    );
+    let ran = gate(&f, &["--shards", "committed"]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.stderr, expected);
+    assert!(!f.root.join("out/outcome.json").exists());
+    let ran = digline(
+        &f.root,
+        &["merge", "--suite", "suite.toml", "--shards", "committed"],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.stderr, expected);
+    // The same files untracked (as artifacts arrive) merge, and gate 1.
+    git(&f.root, &["rm", "-q", "-r", "--cached", "committed"]);
+    let ran = gate(&f, &["--shards", "committed"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
 }

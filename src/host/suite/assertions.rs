@@ -264,9 +264,9 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
         parse_coordinate(coordinate).err().map(|why| {
             err(
                 LoadErrorKind::Invalid,
-                Some(locator),
+                Some(&format!("{locator}, `{token}`")),
                 Some("judge"),
-                &format!("`{token}`: `judge`: {why}"),
+                &format!("`judge`: {why}"),
             )
         })
     });

@@ -1079,7 +1079,7 @@ fn an_unknown_judge_provider_is_refused_with_the_entry_s_other_problems() {
              score is a share",
             "suite.toml:16:1, [[assertions]] #1, `llm_rubric`: `rubric` is empty, and a judge \
              with nothing to grade against grades nothing",
-            "suite.toml:17:1, [[assertions]] #1: `llm_rubric`: `judge`: there is no provider \
+            "suite.toml:17:1, [[assertions]] #1, `llm_rubric`: `judge`: there is no provider \
              'antropic'. The providers are: anthropic, openai. Any OpenAI-compatible endpoint \
              is \"openai/<model>\" with base_url",
         ]

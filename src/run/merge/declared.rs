@@ -32,6 +32,7 @@
 use crate::core::document::CaseResult;
 use crate::core::suite::{Case, Suite};
 use crate::core::verdict::Status;
+use crate::run::plan::plural;
 
 /// Whether `result` carries everything `suite` declares for `case`; the
 /// error is what is missing or extra, to follow the shard's path
@@ -132,9 +133,9 @@ pub(super) fn carries_declared(
     }
     if result.verdicts.len() > suite.checks.len() {
         return Err(format!(
-            "records {} verdicts on case '{id}', but the suite declares {} check(s)",
-            result.verdicts.len(),
-            suite.checks.len()
+            "records {} on case '{id}', but the suite declares {}",
+            plural(result.verdicts.len(), "verdict"),
+            plural(suite.checks.len(), "check")
         ));
     }
     let samples = suite.samples.max(1) as usize;
@@ -143,8 +144,9 @@ pub(super) fn carries_declared(
             "records answers to case '{id}', but the suite does not record answers"
         )),
         (Some(answers), true) if answers.len() != samples => Err(format!(
-            "records {} answer(s) to case '{id}', but the suite asks each case {samples} time(s)",
-            answers.len()
+            "records {} to case '{id}', but the suite asks each case {}",
+            plural(answers.len(), "answer"),
+            plural(samples, "time")
         )),
         (None, true) if result.verdicts.iter().any(|v| v.status != Status::Error) => {
             Err(format!(

@@ -216,7 +216,7 @@ fn a_dropped_or_added_verdict_is_named_with_its_check_and_case() {
             let again = r.verdicts[0].clone();
             r.verdicts.push(again);
         }),
-        "records 5 verdicts on case 'answered', but the suite declares 4 check(s)"
+        "records 5 verdicts on case 'answered', but the suite declares 4 checks"
     );
     assert_eq!(
         altered(&s, &doc, "answered", |r| r.verdicts[2].assertion =
@@ -318,7 +318,7 @@ fn recorded_answers_are_carried_by_every_answered_case() {
         altered(&s, &doc, "answered", |r| {
             r.responses.as_mut().unwrap().pop();
         }),
-        "records 2 answer(s) to case 'answered', but the suite asks each case 3 time(s)"
+        "records 2 answers to case 'answered', but the suite asks each case 3 times"
     );
     assert_eq!(
         altered(&s, &doc, "suspended", |r| r.responses = Some(Vec::new())),
