@@ -628,11 +628,32 @@ impl Store {
         Ok(store)
     }
 
+    /// `<tenant>/<kind>/runs/<suite>/<key>.json`: the record of `kind`
+    /// (`spend`, `timings`) kept beside run `key`.
+    ///
+    /// # Errors
+    /// An unsafe tenant, suite or key.
+    pub fn run_record_path(
+        &self,
+        kind: &str,
+        tenant: &str,
+        suite: &str,
+        key: &str,
+    ) -> Result<PathBuf, StoreError> {
+        Ok(self
+            .dir
+            .join(safe("tenant", tenant)?)
+            .join(kind)
+            .join("runs")
+            .join(safe("suite", suite)?)
+            .join(format!("{}.json", safe("run key", key)?)))
+    }
+
     /// A small record kept beside the documents (spend, timings), read only
-    /// when it is a regular file inside the store of at most 1 MiB: a link
-    /// out of the store, a device or an oversized file reads as "not
-    /// recorded" (`None`), never as an error.
-    pub fn read_record(&self, path: &Path) -> Option<String> {
+    /// when it is a regular file inside the store of at most 1 MiB holding
+    /// the JSON of a `T`: a link out of the store, a device, an oversized or
+    /// unreadable file reads as "not recorded" (`None`), never as an error.
+    pub fn read_record<T: serde::de::DeserializeOwned>(&self, path: &Path) -> Option<T> {
         const MAX: u64 = 1 << 20;
         self.check_inside(path).ok()?;
         let meta = std::fs::metadata(path).ok()?;
@@ -645,7 +666,24 @@ impl Store {
             &mut text,
         )
         .ok()?;
-        Some(text)
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Write a record (indented JSON and a newline) whole at `path`, every
+    /// folder down to it made or checked inside the store (a committed
+    /// symlink cannot carry the write elsewhere).
+    ///
+    /// # Errors
+    /// A folder that leaves the store, or the file cannot be written.
+    pub fn write_record<T: serde::Serialize>(
+        &self,
+        path: &Path,
+        record: &T,
+    ) -> Result<(), StoreError> {
+        self.place_inside(path)?;
+        let mut text = serde_json::to_string_pretty(record).unwrap_or_default();
+        text.push('\n');
+        write_atomic(path, text.as_bytes(), 0o644)
     }
 
     fn check_inside(&self, path: &Path) -> Result<(), StoreError> {

@@ -14,7 +14,6 @@ use std::path::PathBuf;
 
 use crate::core::spend::Spend;
 
-use super::atomic::write_atomic;
 use super::repo::{safe as segment, Store};
 use super::StoreError;
 
@@ -30,11 +29,7 @@ impl Store {
         suite: &str,
         key: &str,
     ) -> Result<PathBuf, StoreError> {
-        Ok(self
-            .spend_dir(tenant)?
-            .join("runs")
-            .join(segment("suite", suite)?)
-            .join(format!("{}.json", segment("run key", key)?)))
+        self.run_record_path("spend", tenant, suite, key)
     }
 
     /// `<tenant>/spend/baselines/<suite>.json`.
@@ -57,17 +52,17 @@ impl Store {
         spend: &Spend,
     ) -> Result<(), StoreError> {
         self.ignore_folder(&self.spend_dir(tenant)?.join("runs"))?;
-        self.write_spend(self.run_spend_path(tenant, suite, key)?, spend)
+        self.write_record(&self.run_spend_path(tenant, suite, key)?, spend)
     }
 
     /// What run `key` spent, `None` when not recorded.
     pub fn read_run_spend(&self, tenant: &str, suite: &str, key: &str) -> Option<Spend> {
-        self.read_spend(&self.run_spend_path(tenant, suite, key).ok()?)
+        self.read_record(&self.run_spend_path(tenant, suite, key).ok()?)
     }
 
     /// What the reference spent, `None` when not recorded.
     pub fn read_baseline_spend(&self, tenant: &str, suite: &str) -> Option<Spend> {
-        self.read_spend(&self.baseline_spend_path(tenant, suite).ok()?)
+        self.read_record(&self.baseline_spend_path(tenant, suite).ok()?)
     }
 
     /// On promote: the run's spend becomes the reference's; a run with
@@ -82,28 +77,13 @@ impl Store {
         // baseline, or remove it.
         self.place_inside(&to)?;
         match self.read_run_spend(tenant, suite, key) {
-            Some(spend) => self.write_spend(to, &spend),
+            Some(spend) => self.write_record(&to, &spend),
             None => match std::fs::remove_file(&to) {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
                 Err(e) => Err(StoreError::io(&to, e)),
             },
         }
-    }
-}
-
-impl Store {
-    fn read_spend(&self, path: &std::path::Path) -> Option<Spend> {
-        serde_json::from_str(&self.read_record(path)?).ok()
-    }
-
-    /// Every folder down to `path` made or checked inside the store (a
-    /// committed symlink cannot carry the write elsewhere), then written whole.
-    fn write_spend(&self, path: PathBuf, spend: &Spend) -> Result<(), StoreError> {
-        self.place_inside(&path)?;
-        let mut text = serde_json::to_string_pretty(spend).unwrap_or_default();
-        text.push('\n');
-        write_atomic(&path, text.as_bytes(), 0o644)
     }
 }
 

@@ -14,7 +14,6 @@ use std::path::PathBuf;
 
 use crate::core::failed_calls::FailedCalls;
 
-use super::atomic::write_atomic;
 use super::repo::safe as segment;
 use super::repo::Store;
 use super::StoreError;
@@ -30,13 +29,7 @@ impl Store {
         suite: &str,
         key: &str,
     ) -> Result<PathBuf, StoreError> {
-        Ok(self
-            .dir()
-            .join(segment("tenant", tenant)?)
-            .join("timings")
-            .join("runs")
-            .join(segment("suite", suite)?)
-            .join(format!("{}.json", segment("run key", key)?)))
+        self.run_record_path("timings", tenant, suite, key)
     }
 
     /// Record run `key`'s failed calls (nothing is written when none failed).
@@ -55,10 +48,7 @@ impl Store {
         }
         let path = self.run_timings_path(tenant, suite, key)?;
         self.ignore_folder(&self.dir().join(segment("tenant", tenant)?).join("timings"))?;
-        self.place_inside(&path)?;
-        let mut text = serde_json::to_string_pretty(failed).unwrap_or_default();
-        text.push('\n');
-        write_atomic(&path, text.as_bytes(), 0o644)
+        self.write_record(&path, failed)
     }
 
     /// Run `key`'s failed calls; empty when not recorded or unreadable.
@@ -66,7 +56,6 @@ impl Store {
         self.run_timings_path(tenant, suite, key)
             .ok()
             .and_then(|p| self.read_record(&p))
-            .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default()
     }
 }
