@@ -18,7 +18,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
-use crate::core::document::{run_key, without_reasons, RunDocument};
+use crate::core::document::{run_key, RunDocument};
 use crate::forge::comment::{self, CommentData, Section, SectionRow};
 use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
 use crate::forge::{self, actions, escape, junit, Mode};
@@ -251,14 +251,15 @@ fn gate(
     // keep an error's reason (its cause) only. 100,000 cases hold ≈40 MB
     // less.
     let lean = !args.report_payload;
-    let baseline = if lean {
-        without_reasons(|| store.read_baseline(&suite.tenant, &suite.name))?
-    } else {
-        store.read_baseline(&suite.tenant, &suite.name)?
-    };
+    let mut baseline = store.read_baseline(&suite.tenant, &suite.name)?;
+    if lean {
+        if let Some(baseline) = &mut baseline {
+            baseline.drop_case_reasons();
+        }
+    }
     let retried = crate::run::retry::Retried::default();
     let ran = args.run.is_none();
-    let (key, doc) = match &args.run {
+    let (key, mut doc) = match &args.run {
         Some(which) => {
             let stored = store.read_run(&suite.tenant, &suite.name, which)?;
             super::merge::refuse_a_shard(&stored.key, &stored.doc, &args.suite)?;
@@ -277,7 +278,7 @@ fn gate(
             (stored.key, stored.doc)
         }
         None if plan.is_some() => {
-            let (key, mut merged) = super::merge::merge_and_store(
+            let (key, merged) = super::merge::merge_and_store(
                 &args.suite,
                 &loaded,
                 plan.unwrap_or_default(),
@@ -285,10 +286,6 @@ fn gate(
                 quiet,
                 locale,
             )?;
-            // Stored whole; held from here on as the gate reads it.
-            if lean {
-                merged.drop_case_reasons();
-            }
             (key, merged)
         }
         None => {
@@ -318,6 +315,10 @@ fn gate(
             (key, doc)
         }
     };
+    // Stored whole; held from here on as the gate shows it.
+    if lean {
+        doc.drop_case_reasons();
+    }
     // The cases are in the run now: the rest of the gate reads documents,
     // so a large suite's cases are not held beside the run and its baseline.
     drop(std::mem::take(&mut loaded.suite.cases));

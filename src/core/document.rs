@@ -6,8 +6,6 @@
 //! (absent and empty mean different things). Design record: ADR 0014
 //! (`shared/seeds/001_*`); spec `30-documents.md`.
 
-use std::cell::Cell;
-
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
@@ -50,36 +48,9 @@ pub struct CaseResult {
     pub responses: Option<Vec<Value>>,
 }
 
-thread_local! {
-    /// Set while [`without_reasons`] reads.
-    static WITHOUT_REASONS: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Run `read` (a document read on this thread) keeping the reasons of
-/// errored case verdicts only: every other case verdict's `reason` is
-/// dropped as soon as its case is read, so it never takes memory beside
-/// the rest. For a reader that never shows a pass or fail reason — the
-/// gate with a redacted report, whose surfaces say an error's cause (read
-/// from its reason) and never any other reason. A document read so is not
-/// the stored one, and is never written.
-pub fn without_reasons<T>(read: impl FnOnce() -> T) -> T {
-    struct Reset(bool);
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            WITHOUT_REASONS.with(|w| w.set(self.0));
-        }
-    }
-    let _reset = Reset(WITHOUT_REASONS.with(|w| w.replace(true)));
-    read()
-}
-
-/// A case's verdicts, their pass and fail reasons dropped under
-/// [`without_reasons`].
+/// A case's verdicts, held in no more room than they take.
 fn verdicts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Verdict>, D::Error> {
     let mut verdicts = Vec::<Verdict>::deserialize(deserializer)?;
-    if WITHOUT_REASONS.with(Cell::get) {
-        drop_reasons(&mut verdicts);
-    }
     verdicts.shrink_to_fit();
     Ok(verdicts)
 }
@@ -171,9 +142,11 @@ impl RunDocument {
             .count()
     }
 
-    /// Drop the reasons of every case verdict that did not error, as
-    /// [`without_reasons`] reads them: for a document already stored,
-    /// held by a reader that never shows them. Never written after.
+    /// Drop the reasons of every case verdict that did not error: for a
+    /// document already stored, held by a reader that shows no pass or fail
+    /// reason (the gate with a redacted report, whose surfaces say an
+    /// error's cause, read from its reason, and no other reason). A document
+    /// so held is not the stored one and is never written.
     pub fn drop_case_reasons(&mut self) {
         for case in &mut self.results {
             drop_reasons(&mut case.verdicts);
@@ -250,23 +223,14 @@ mod tests {
     }
 
     #[test]
-    fn read_without_reasons_an_error_keeps_its_reason_and_nothing_else_does() {
-        let whole: RunDocument = serde_json::from_str(TWO_VERDICTS).unwrap();
+    fn dropping_reasons_keeps_an_error_s_reason_and_nothing_else() {
+        let mut doc: RunDocument = serde_json::from_str(TWO_VERDICTS).unwrap();
         assert_eq!(
-            reasons(&whole),
+            reasons(&doc),
             ["found 'x'", "target raised TimeoutError: timed out"]
         );
-        let lean: RunDocument = without_reasons(|| serde_json::from_str(TWO_VERDICTS)).unwrap();
-        assert_eq!(
-            reasons(&lean),
-            ["", "target raised TimeoutError: timed out"]
-        );
-        // Only the reads inside it: the next read is whole again.
-        let again: RunDocument = serde_json::from_str(TWO_VERDICTS).unwrap();
-        assert_eq!(again, whole);
-        let mut dropped = whole;
-        dropped.drop_case_reasons();
-        assert_eq!(dropped, lean);
+        doc.drop_case_reasons();
+        assert_eq!(reasons(&doc), ["", "target raised TimeoutError: timed out"]);
     }
 
     #[test]
