@@ -341,16 +341,12 @@ mod tests {
 
     #[test]
     fn an_agreement_is_decided_at_once_whatever_the_samples() {
-        let started = std::time::Instant::now();
+        // Trying every k up to u32::MAX took minutes; three candidates end
+        // at once (a hang would stop this test, not time it).
         assert_eq!(as_agreement(&json!(1), u32::MAX, "min_agreement"), Ok(1.0));
         let got = as_agreement(&json!("1/3"), u32::MAX, "min_agreement");
         assert!(got.is_ok(), "{got:?}");
         assert!(as_agreement(&json!(1e-7), u32::MAX, "min_agreement").is_ok());
-        assert!(
-            started.elapsed() < std::time::Duration::from_millis(100),
-            "{:?}",
-            started.elapsed()
-        );
     }
 
     #[test]
