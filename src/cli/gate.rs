@@ -116,6 +116,9 @@ pub struct GateArgs {
     /// Concurrency, retries and pace of the calls.
     #[command(flatten)]
     pub pool: super::pool::PoolArgs,
+    /// The judge memo and the spending cap.
+    #[command(flatten)]
+    pub cost: super::cost::CostArgs,
     /// Refuse to start when the plan needs more calls than this.
     #[arg(long, value_name = "N")]
     pub max_calls: Option<usize>,
@@ -301,6 +304,7 @@ fn gate(
                 json: false,
                 target: None,
                 pool: args.pool,
+                cost: args.cost,
                 max_wait: args.publishing.max_wait,
                 max_calls: args.max_calls,
                 resume: None,

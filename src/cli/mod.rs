@@ -14,6 +14,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub mod compare;
 pub mod completions;
+pub mod cost;
 pub mod diff;
 pub mod error;
 pub mod exit;

@@ -15,7 +15,7 @@ use clap::Args;
 
 use crate::core::python::dumps::dumps_request_body;
 use crate::host;
-use crate::run::rejudge::{rejudge, Replay};
+use crate::run::rejudge::{rejudge_spent, Replay};
 use crate::run::{preflight, Judge, NoJudges, Notifier, Plan, RetryPolicy, RunContext};
 use crate::store::{Store, StoreError};
 
@@ -43,6 +43,9 @@ pub struct RejudgeArgs {
     /// Concurrency, retries and pace of the judge calls.
     #[command(flatten)]
     pub pool: super::pool::PoolArgs,
+    /// The judge memo and the spending cap (the judges' spend only: the target is not called).
+    #[command(flatten)]
+    pub cost: super::cost::CostArgs,
     /// The longest wait for a server, in seconds: a 429 asking for longer fails that call at once; no wait is longer.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     pub max_wait: u64,
@@ -110,15 +113,20 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         seed: host::clock::seed(),
         quota: args.pool.quota(),
         retried: crate::run::retry::Retried::default(),
+        cost: args
+            .cost
+            .options()
+            .controls(&store, &args.suite.root, suite),
     };
     let judge: &dyn Judge = if judges.clients().is_empty() {
         &NoJudges
     } else {
         &judges
     };
-    let doc = rejudge(suite, &source.doc, &source.key, judge, &ctx)
+    let (doc, spent) = rejudge_spent(suite, &source.doc, &source.key, judge, &ctx)
         .map_err(|e| CliError::Refused(e.to_string()))?;
     let key = store.write_run(&doc)?;
+    store.write_run_spend(&suite.tenant, &suite.name, &key, &spent)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "re-judged run stored");
     let unjudged = doc.unjudged_cases();
     if unjudged > 0 {

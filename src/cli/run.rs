@@ -52,6 +52,9 @@ pub struct RunArgs {
     /// Concurrency, retries and pace of the calls.
     #[command(flatten)]
     pub pool: PoolArgs,
+    /// The judge memo and the spending cap.
+    #[command(flatten)]
+    pub cost: super::cost::CostArgs,
     /// The longest wait for a server, in seconds: a 429 asking for longer fails that call at once; no wait is longer.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     pub max_wait: u64,
@@ -143,6 +146,7 @@ pub fn run_and_count(
     let mut metadata = metadata(&args.meta)?;
     let mut loaded = load_suite(&args.suite)?;
     let mut quota = args.pool.quota();
+    let mut cost = args.cost.options();
     if let Some(spec) = &args.shard {
         let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
             .map_err(|why| CliError::usage(why, None))?;
@@ -175,6 +179,7 @@ pub fn run_and_count(
         };
         // Each shard takes its share of a quota the shards hold together.
         quota = quota.share(shard.index, shard.total);
+        cost.shards = shard.total;
         notices(quiet, args.locale).plan(ProgressStrings::of(args.locale).shard(
             &shard.to_string(),
             loaded.suite.cases.len(),
@@ -202,6 +207,7 @@ pub fn run_and_count(
             "digline run --suite {}",
             args.suite.suite.display()
         )),
+        cost,
     };
     let stored = prepared.execute(&options)?;
     if let Some(line) = retried.counts().sentence_in(args.locale) {

@@ -31,6 +31,7 @@ pub const JUDGE_TIMEOUT: Duration = Duration::from_secs(60);
 /// One judge, ready to ask.
 pub struct JudgeClient {
     coordinate: String,
+    base_url: String,
     kind: ProviderKind,
     model: String,
     client: Client,
@@ -76,6 +77,7 @@ impl JudgeClient {
         let client = Client::new(kind, endpoint, JUDGE_TIMEOUT)?;
         Ok(JudgeClient {
             coordinate: coordinate.to_string(),
+            base_url: endpoint.base_url.trim_end_matches('/').to_string(),
             price: price_of(kind.name(), &model, None),
             kind,
             model,
@@ -117,18 +119,7 @@ impl JudgeClient {
     /// # Errors
     /// The call's [`Failure`] (transient for 429/5xx/resets/timeouts).
     pub fn ask(&self, system: &str, prompt: &str) -> Result<JudgeAnswer, Failure> {
-        let request = ChatRequest {
-            model: self.model.clone(),
-            system: Some(system.to_string()),
-            user: prompt.to_string(),
-            prefill: (self.kind == ProviderKind::Anthropic).then(|| "{".to_string()),
-            max_tokens: JUDGE_MAX_TOKENS,
-            temperature: None,
-            response_format: (self.kind == ProviderKind::OpenAi)
-                .then(|| json!({"type": "json_object"})),
-            token_param: "max_completion_tokens",
-            extra_body: None,
-        };
+        let request = self.request(system, prompt);
         let started = std::time::Instant::now();
         let completion = self.client.complete(&request)?;
         let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -143,6 +134,48 @@ impl JudgeClient {
         })
     }
 
+    /// The most asking once can cost (`--max-usd` reserves it), `None`
+    /// for an unpriced model.
+    pub fn worst_case_usd(&self, system: &str, prompt: &str) -> Option<f64> {
+        self.price
+            .map(|p| p.worst_case(system.len() + prompt.len(), JUDGE_MAX_TOKENS))
+    }
+
+    /// Who this judge is, as far as its replies go: what the memo keys
+    /// and a run records.
+    pub fn identity(&self) -> JudgeIdentity {
+        let request = self.request("", "");
+        let params = json!({
+            "max_tokens": request.max_tokens,
+            "prefill": request.prefill,
+            "response_format": request.response_format,
+            "temperature": request.temperature,
+            "token_param": request.token_param,
+        });
+        JudgeIdentity {
+            provider: self.kind.name().to_string(),
+            model: self.model.clone(),
+            endpoint: self.client.endpoint().to_string(),
+            base_url: self.base_url.clone(),
+            params: crate::core::python::dumps::dumps_canonical(&params),
+        }
+    }
+
+    fn request(&self, system: &str, prompt: &str) -> ChatRequest {
+        ChatRequest {
+            model: self.model.clone(),
+            system: Some(system.to_string()),
+            user: prompt.to_string(),
+            prefill: (self.kind == ProviderKind::Anthropic).then(|| "{".to_string()),
+            max_tokens: JUDGE_MAX_TOKENS,
+            temperature: None,
+            response_format: (self.kind == ProviderKind::OpenAi)
+                .then(|| json!({"type": "json_object"})),
+            token_param: "max_completion_tokens",
+            extra_body: None,
+        }
+    }
+
     /// How this judge is set up, as `judge_config.values` records it:
     /// `provider`, `model`, `max_tokens` (and `json_mode` for OpenAI).
     pub fn config(&self) -> Map<String, Value> {
@@ -154,6 +187,36 @@ impl JudgeClient {
             values.insert("json_mode".into(), Value::Bool(true));
         }
         values
+    }
+}
+
+/// Who a judge is, as far as its replies go: provider, model, where it is
+/// reached and how it is asked (the judge memo's key, `core::memo`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JudgeIdentity {
+    /// `anthropic`, `openai`.
+    pub provider: String,
+    /// The model.
+    pub model: String,
+    /// `host[:port]`.
+    pub endpoint: String,
+    /// The whole base URL (never printed: it may hold a secret).
+    pub base_url: String,
+    /// The sampling parameters, canonical JSON.
+    pub params: String,
+}
+
+impl JudgeIdentity {
+    /// The identity of a judge known by its coordinate only (a fake).
+    pub fn of_coordinate(coordinate: &str) -> JudgeIdentity {
+        let (provider, model) = coordinate.split_once('/').unwrap_or(("", coordinate));
+        JudgeIdentity {
+            provider: provider.to_string(),
+            model: model.to_string(),
+            endpoint: String::new(),
+            base_url: String::new(),
+            params: "{}".to_string(),
+        }
     }
 }
 

@@ -99,6 +99,20 @@ impl Price {
         }
     }
 
+    /// The most one call can cost at these rates, in USD: `input_bytes`
+    /// each counted as a token (no tokenizer makes more tokens than bytes)
+    /// at the dearest input rate (cache writes included), plus
+    /// `max_tokens` at the output rate. What `--max-usd` reserves.
+    pub fn worst_case(&self, input_bytes: usize, max_tokens: u64) -> f64 {
+        let input_rate = [self.cache_write_per_mtok, self.cache_write_1h_per_mtok]
+            .into_iter()
+            .flatten()
+            .fold(self.input_per_mtok, f64::max);
+        // A chat request carries a few tokens of framing beyond its texts.
+        let input = input_bytes as f64 + 64.0;
+        (input * input_rate + max_tokens as f64 * self.output_per_mtok) / 1e6
+    }
+
     /// The cost of `usage` at these rates, in USD.
     ///
     /// # Errors
@@ -292,6 +306,20 @@ mod tests {
             cache_write_1h_tokens: 5,
         };
         assert_eq!(usage.recorded(), (1110, 7));
+    }
+
+    #[test]
+    fn the_worst_case_bounds_every_usage_the_request_can_have() {
+        let price = Price::new(1.0, 4.0, Some(0.1), Some(1.25));
+        // 1,000 bytes + 64 framing at the dearest input rate (1.25), 400 out at 4.
+        let worst = price.worst_case(1000, 400);
+        assert!((worst - (1064.0 * 1.25 + 400.0 * 4.0) / 1e6).abs() < 1e-15);
+        let real = Usage {
+            input_tokens: 300,
+            output_tokens: 400,
+            ..Usage::default()
+        };
+        assert!(price.cost("m", real).unwrap() <= worst);
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod exit;
 pub mod failed_calls;
 pub mod identity;
 pub mod level;
+pub mod memo;
 pub mod name;
 pub mod python;
 pub mod ratio;

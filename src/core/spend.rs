@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::memo::MemoTally;
+
 /// One party's spend: the target, or the judges together.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -50,6 +52,15 @@ pub struct Spend {
     pub target: PartySpend,
     /// Every judge call of the run.
     pub judges: PartySpend,
+    /// What the judge memo answered instead of a judge.
+    #[serde(default, skip_serializing_if = "MemoTally::is_empty")]
+    pub memo: MemoTally,
+    /// The cap the run was held to (`--max-usd`), USD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_usd: Option<f64>,
+    /// True when the cap stopped a call: some case was not judged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub budget_exhausted: bool,
 }
 
 #[cfg(test)]

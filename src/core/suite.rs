@@ -52,6 +52,8 @@ pub struct Suite {
     pub cases: Vec<Case>,
     /// Record the answers in the run document.
     pub record_responses: bool,
+    /// `[suite] max_usd`: the spending cap, USD (`--max-usd` may lower it).
+    pub max_usd: Option<f64>,
     /// Declared artifact paths, as written (relative to the suite file).
     pub artifacts: Vec<String>,
     /// One `config_hash` entry per check, same order as `checks`, with

@@ -127,6 +127,31 @@ pub fn is_tracked(dir: &Path, path: &Path) -> bool {
     index.entry_by_path(key.as_str().into()).is_some()
 }
 
+/// The files under `folder` (relative to `dir`, or absolute) that the
+/// index of the repository holding `dir` tracks, as paths relative to
+/// `folder`. Empty outside git.
+pub fn tracked_under(dir: &Path, folder: &Path) -> Vec<PathBuf> {
+    use gix::bstr::ByteSlice;
+    let Ok((repo, relative)) = locate(dir, folder) else {
+        return Vec::new();
+    };
+    let Ok(index) = repo.index_or_empty() else {
+        return Vec::new();
+    };
+    let Some(text) = relative.to_str() else {
+        return Vec::new();
+    };
+    let prefix = format!("{}/", text.replace(std::path::MAIN_SEPARATOR, "/"));
+    index
+        .entries()
+        .iter()
+        .filter_map(|entry| {
+            let path = entry.path(&index).to_str().ok()?;
+            path.strip_prefix(prefix.as_str()).map(PathBuf::from)
+        })
+        .collect()
+}
+
 fn one_line(e: &impl std::fmt::Display) -> String {
     e.to_string().lines().next().unwrap_or("").to_string()
 }

@@ -26,12 +26,15 @@ use crate::host::suite::errors::LoadError;
 use crate::host::suite::provider;
 use crate::host::suite::{LoadedSuite, TargetSpec};
 use crate::report::progress::ProgressStrings;
+use crate::run::budget::Budget;
 use crate::run::journal::{self, Prior, Recorder};
+use crate::run::memo::{JudgeMemo, MemoMode};
 use crate::run::{
-    execute_spent, preflight, Ask, Display, Judge, NoJudges, Notice, Notifier, Plan, RetryPolicy,
-    RunContext, RunError,
+    execute_spent, preflight, Ask, CostControls, Display, Judge, NoJudges, Notice, Notifier, Plan,
+    RetryPolicy, RunContext, RunError,
 };
 use crate::store::journal::Leg;
+use crate::store::memo::MemoReader;
 use crate::store::repo::LATEST;
 use crate::store::{Store, StoreError};
 
@@ -87,6 +90,73 @@ pub struct RunOptions {
     /// Stop on Ctrl-C/SIGTERM, keep the journal and exit 64 with this
     /// resume hint (the CLI); `None` leaves signals alone (MCP).
     pub resume_hint_on_signal: Option<String>,
+    /// `--judge-memo` and `--max-usd`.
+    pub cost: CostOptions,
+}
+
+/// How a run's spend is avoided and bounded (`--judge-memo`, `--max-usd`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostOptions {
+    /// `--judge-memo` (`on` by default).
+    pub memo: MemoMode,
+    /// `--max-usd`: the cap of this process, USD (the stricter of it and
+    /// `[suite] max_usd` holds).
+    pub max_usd: Option<f64>,
+    /// Under `--shard K/N`, N: each shard holds an N-th of the cap.
+    pub shards: u32,
+}
+
+impl Default for CostOptions {
+    fn default() -> CostOptions {
+        CostOptions {
+            memo: MemoMode::On,
+            max_usd: None,
+            shards: 1,
+        }
+    }
+}
+
+impl CostOptions {
+    /// The cap this process holds to: the stricter of `--max-usd` and the
+    /// suite's, divided among the shards.
+    pub fn cap(&self, suite_cap: Option<f64>) -> Option<f64> {
+        let cap = match (self.max_usd, suite_cap) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }?;
+        Some(crate::run::budget::share(cap, self.shards))
+    }
+
+    /// The memo and the cap of one run of `suite` in `store`. A memo entry
+    /// the repository tracks (committed by a pull request, say) is never
+    /// read: the memo is a cache.
+    pub fn controls(
+        &self,
+        store: &Store,
+        root: &std::path::Path,
+        suite: &crate::core::suite::Suite,
+    ) -> CostControls {
+        let memo = (self.memo != MemoMode::Off).then(|| {
+            let mut reader = MemoReader::new(store.clone(), &suite.tenant);
+            if let Ok(dir) = store.memo_dir(&suite.tenant) {
+                let tracked = host::git_objects::tracked_under(root, &dir);
+                if !tracked.is_empty() {
+                    tracing::warn!(
+                        count = tracked.len(),
+                        "judge memo entries tracked by git are never read"
+                    );
+                }
+                reader = reader.refusing(tracked.into_iter().map(|p| dir.join(p)));
+            }
+            Arc::new(JudgeMemo::new(self.memo, reader))
+        });
+        CostControls {
+            memo,
+            budget: self
+                .cap(suite.max_usd)
+                .map(|cap| Arc::new(Budget::new(cap))),
+        }
+    }
 }
 
 /// The target, built: HTTP (headers expanded) or a provider (endpoint and
@@ -344,6 +414,7 @@ impl Prepared {
             seed: host::clock::seed(),
             quota: options.quota,
             retried: options.retried.clone(),
+            cost: options.cost.controls(&store, &options.root, &loaded.suite),
         };
         // One run, one writer: the journal's lock is held to the end.
         let mut held_lock = None;

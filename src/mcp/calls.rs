@@ -366,6 +366,7 @@ fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Valu
         notices: Notifier::new(std::sync::Arc::new(Logged)),
         // The server handles its own lifetime: signals are left alone.
         resume_hint_on_signal: None,
+        cost: crate::host::runner::CostOptions::default(),
     };
     let (key, doc, plan) = prepared.execute(&options)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");

@@ -32,14 +32,16 @@ use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 
+use super::budget::{Budget, BUDGET_REASON};
 use super::journal::{Prior, Recorder};
+use super::memo::{JudgeMemo, Lookup};
 use super::notice::Notifier;
 use super::progress::{Display, Progress};
 use super::quota::{Pacer, Quota};
 use super::retry::{retrying, Retried, RetryPolicy, Throttle};
 use crate::client::failure::Failure;
 use crate::client::http::{HttpTarget, Response};
-use crate::client::judge::{JudgeAnswer, Judges};
+use crate::client::judge::{JudgeAnswer, JudgeClient, JudgeIdentity, Judges};
 use crate::client::mask::{mask_text, mask_value};
 use crate::client::provider::ProviderTarget;
 use crate::client::rate_limits::Meter;
@@ -48,6 +50,7 @@ use crate::core::checks::judged::JudgeRequest;
 use crate::core::checks::{output_kind, DeclaredCheck, Inputs};
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
 use crate::core::failed_calls::FailedCalls;
+use crate::core::memo::{MemoEntry, MemoFields, MemoInputs, MemoPlace};
 use crate::core::python::dumps::{dumps, Escape, Style};
 use crate::core::sampling;
 use crate::core::spend::Spend;
@@ -88,6 +91,13 @@ pub trait Ask: Sync {
     fn secrets(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// The most one call for `case` can cost, USD (`--max-usd` reserves
+    /// it before the call); `None` when unknown (the call is charged what
+    /// it reports).
+    fn worst_case_usd(&self, _case: &Case) -> Option<f64> {
+        None
+    }
 }
 
 impl Ask for HttpTarget {
@@ -126,6 +136,10 @@ impl Ask for ProviderTarget {
     fn secrets(&self) -> Vec<String> {
         ProviderTarget::secrets(self)
     }
+
+    fn worst_case_usd(&self, case: &Case) -> Option<f64> {
+        ProviderTarget::worst_case_usd(self, case)
+    }
 }
 
 /// Something that answers a judging request: the judges of a suite, or a fake.
@@ -148,6 +162,16 @@ pub trait Judge: Sync {
     /// The secrets masked in what is kept of the judges' replies.
     fn secrets(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// Who answers requests for `coordinate` (the judge memo's key).
+    fn identity(&self, coordinate: &str) -> JudgeIdentity {
+        JudgeIdentity::of_coordinate(coordinate)
+    }
+
+    /// The most one judging call can cost, USD; `None` when unknown.
+    fn worst_case_usd(&self, _request: &JudgeRequest) -> Option<f64> {
+        None
     }
 }
 
@@ -172,6 +196,18 @@ impl Judge for Judges {
 
     fn secrets(&self) -> Vec<String> {
         Judges::secrets(self)
+    }
+
+    fn identity(&self, coordinate: &str) -> JudgeIdentity {
+        self.get(coordinate).map_or_else(
+            || JudgeIdentity::of_coordinate(coordinate),
+            JudgeClient::identity,
+        )
+    }
+
+    fn worst_case_usd(&self, request: &JudgeRequest) -> Option<f64> {
+        self.get(&request.coordinate)?
+            .worst_case_usd(request.system, &request.prompt)
     }
 }
 
@@ -219,6 +255,19 @@ pub struct RunContext {
     pub quota: Quota,
     /// Where the retries are counted (a handle the caller may keep).
     pub retried: Retried,
+    /// The judge memo and the spending cap (none by default).
+    pub cost: CostControls,
+}
+
+/// What bounds and avoids a run's spend: the judge memo
+/// (`--judge-memo`, `super::memo`) and the cap (`--max-usd`,
+/// `super::budget`).
+#[derive(Clone, Debug, Default)]
+pub struct CostControls {
+    /// Asked before every judge call; `None` is `--judge-memo off`.
+    pub memo: Option<std::sync::Arc<JudgeMemo>>,
+    /// Reserved from before every call; `None` is no cap.
+    pub budget: Option<std::sync::Arc<Budget>>,
 }
 
 /// Why a run could not be executed at all.
@@ -262,6 +311,10 @@ struct Services<'a> {
     /// What is masked in everything kept: the target's and the judges'
     /// secrets.
     secrets: Vec<String>,
+    /// The memo and the cap.
+    cost: &'a CostControls,
+    /// The suite's name (where a memo entry was recorded).
+    suite: &'a str,
 }
 
 impl Services<'_> {
@@ -385,9 +438,19 @@ pub fn execute_spent(
             .into_iter()
             .chain(judge.secrets())
             .collect(),
+        cost: &ctx.cost,
+        suite: &suite.name,
     };
     let outcomes = run_all(suite, &services);
-    let spent = services.progress.finish().spend;
+    let mut spent = services.progress.finish().spend;
+    if let Some(memo) = &ctx.cost.memo {
+        spent.memo = memo.tally();
+    }
+    if let Some(budget) = &ctx.cost.budget {
+        spent.max_usd = Some(budget.cap());
+        spent.budget_exhausted = budget.exhausted();
+    }
+    let outcomes = not_asked_for_budget(suite, outcomes, ctx.cost.budget.as_deref());
     let failed_calls = services.progress.failed_calls();
     let pending = suite
         .cases
@@ -465,7 +528,12 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
         let attempt_started = std::cell::Cell::new(std::time::Instant::now());
         let asked = retrying(&svc.retry, &svc.throttle, &case.id, || {
             attempt_started.set(std::time::Instant::now());
-            svc.target.ask(case)
+            reserved(
+                svc.cost.budget.as_deref(),
+                svc.target.worst_case_usd(case),
+                || svc.target.ask(case),
+                |r| r.cost_usd,
+            )
         });
         match asked {
             Ok(r) => {
@@ -507,10 +575,12 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
             (verdicts, Some(kept))
         }
         Err(cause) => {
-            let reason = mask_text(
-                &format!("target raised ValueError: {}", clip(&cause)),
-                &svc.secrets,
-            );
+            let reason = if cause.starts_with(BUDGET_REASON) {
+                cause
+            } else {
+                format!("target raised ValueError: {}", clip(&cause))
+            };
+            let reason = mask_text(&reason, &svc.secrets);
             let verdicts = suite
                 .checks
                 .iter()
@@ -552,7 +622,8 @@ fn grade(
     let judged = check.judge_coordinate().is_some();
     let samples: Vec<Verdict> = responses
         .iter()
-        .map(|given| {
+        .enumerate()
+        .map(|(sample, given)| {
             let shown = if judged {
                 svc.kept(given)
             } else {
@@ -568,7 +639,12 @@ fn grade(
                 latency_ms: Some(response.latency_ms),
                 response_metadata: &metadata,
             };
-            grade_one(check, &inputs, &case.id, svc)
+            let at = Draw {
+                case_id: &case.id,
+                sample: u32::try_from(sample).unwrap_or(u32::MAX),
+                draw: 0,
+            };
+            grade_one(check, &inputs, &at, svc)
         })
         .collect();
     let mut verdict = sampling::fold(&samples, min_agreement)
@@ -579,12 +655,23 @@ fn grade(
     verdict
 }
 
+/// Which grading of a case a judge call is: the case, the sample of its
+/// answers, the draw of a `repeated` check (part of the memo's key).
+struct Draw<'a> {
+    case_id: &'a str,
+    sample: u32,
+    draw: u32,
+}
+
 /// One check on one answer; judged checks (also inside `repeated`) through the judge.
-fn grade_one(check: &DeclaredCheck, inputs: &Inputs, case_id: &str, svc: &Services) -> Verdict {
+fn grade_one(check: &DeclaredCheck, inputs: &Inputs, at: &Draw, svc: &Services) -> Verdict {
     if let Some(repetition) = check.repetition() {
         if repetition.inner.judge_coordinate().is_some() {
             let verdicts: Vec<Verdict> = (0..repetition.samples.max(1))
-                .map(|_| grade_one(repetition.inner, inputs, case_id, svc))
+                .map(|draw| {
+                    let at = Draw { draw, ..*at };
+                    grade_one(repetition.inner, inputs, &at, svc)
+                })
                 .collect();
             return check
                 .fold_repeated(&verdicts)
@@ -594,19 +681,130 @@ fn grade_one(check: &DeclaredCheck, inputs: &Inputs, case_id: &str, svc: &Servic
     match check.judge_request(inputs) {
         None => check.evaluate(inputs),
         Some(Err(verdict)) => verdict,
-        Some(Ok(request)) => {
-            let answer = retrying(&svc.retry, &svc.throttle, case_id, || {
-                svc.judge.judge(&request)
-            });
-            match answer {
-                Ok(answer) => {
-                    svc.progress.judge_spent(answer.cost_usd, answer.tokens);
-                    check.judged_verdict(Ok(&answer.text))
-                }
-                Err(cause) => check.judged_verdict(Err(&clip(&cause))),
-            }
+        Some(Ok(request)) => ask_judge(check, inputs, &request, at, svc),
+    }
+}
+
+/// Ask the judge (the memo first, the cap before the call) and read its
+/// reply into `check`'s verdict.
+fn ask_judge(
+    check: &DeclaredCheck,
+    inputs: &Inputs,
+    request: &JudgeRequest,
+    at: &Draw,
+    svc: &Services,
+) -> Verdict {
+    let memo = svc.cost.memo.as_deref().map(|memo| {
+        let identity = svc.judge.identity(&request.coordinate);
+        let answer = match inputs.output {
+            Value::String(text) => text.as_bytes().to_vec(),
+            other => serde_json::to_vec(other).unwrap_or_default(),
+        };
+        let fields = MemoFields::of(&MemoInputs {
+            provider: &identity.provider,
+            model: &identity.model,
+            endpoint: &identity.endpoint,
+            base_url: &identity.base_url,
+            params: &identity.params,
+            system: request.system,
+            prompt: &request.prompt,
+            answer: &answer,
+            sample: at.sample,
+            draw: at.draw,
+        });
+        let place = MemoPlace {
+            suite: svc.suite.to_string(),
+            case: at.case_id.to_string(),
+            check: check.assertion_id.clone(),
+        };
+        (memo, fields, place)
+    });
+    if let Some((memo, fields, place)) = &memo {
+        match memo.lookup(fields, place) {
+            Lookup::Hit(entry) => return check.judged_verdict(Ok(&entry.reply)),
+            Lookup::Refused(why) => return check.errored(why),
+            Lookup::Ask => {}
         }
     }
+    let answer = retrying(&svc.retry, &svc.throttle, at.case_id, || {
+        reserved(
+            svc.cost.budget.as_deref(),
+            svc.judge.worst_case_usd(request),
+            || svc.judge.judge(request),
+            |a| a.cost_usd,
+        )
+    });
+    match answer {
+        Ok(answer) => {
+            svc.progress.judge_spent(answer.cost_usd, answer.tokens);
+            if let Some((memo, fields, place)) = memo {
+                memo.keep(&MemoEntry {
+                    fields,
+                    place,
+                    reply: mask_text(&answer.text, &svc.secrets),
+                    cost_usd: answer.cost_usd,
+                    tokens: answer.tokens,
+                });
+            }
+            check.judged_verdict(Ok(&answer.text))
+        }
+        Err(cause) => check.judged_verdict(Err(&clip(&cause))),
+    }
+}
+
+/// One attempt of a call under the cap: its worst case reserved before it
+/// is sent (a call that does not fit is not sent: a permanent failure
+/// naming the budget), settled at `cost` of what it answered.
+fn reserved<T>(
+    budget: Option<&Budget>,
+    worst: Option<f64>,
+    call: impl FnOnce() -> Result<T, Failure>,
+    cost: impl Fn(&T) -> Option<f64>,
+) -> Result<T, Failure> {
+    let Some(budget) = budget else {
+        return call();
+    };
+    let Some(reservation) = budget.reserve(worst) else {
+        return Err(Failure::permanent(format!(
+            "{BUDGET_REASON}: the call's worst case did not fit in what is left of {:.6} USD, so it was not sent",
+            budget.cap()
+        )));
+    };
+    let result = call();
+    match &result {
+        Ok(answer) => budget.settle(reservation, cost(answer)),
+        Err(_) => budget.release(reservation),
+    }
+    result
+}
+
+/// The cases the cap kept from being asked: every check not judged, the
+/// cause "budget". Untouched without a cap or when it was not reached.
+fn not_asked_for_budget(
+    suite: &Suite,
+    outcomes: Vec<Outcome>,
+    budget: Option<&Budget>,
+) -> Vec<Outcome> {
+    if !budget.is_some_and(Budget::exhausted) {
+        return outcomes;
+    }
+    let reason = format!("{BUDGET_REASON} before this case was asked");
+    suite
+        .cases
+        .iter()
+        .zip(outcomes)
+        .map(|(case, outcome)| match outcome {
+            None if case.suspended.is_none() => Some((
+                suite
+                    .checks
+                    .iter()
+                    .map(|c| c.errored(reason.clone()))
+                    .collect(),
+                None,
+            )),
+            other => other,
+        })
+        .collect()
 }
 
 /// The suite's aggregates (group copies included) over the graded cases.
@@ -709,7 +907,9 @@ fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
                     svc.throttle.leave();
                     continue;
                 }
-                if svc.recorder.stopped() {
+                if svc.recorder.stopped()
+                    || svc.cost.budget.as_deref().is_some_and(Budget::exhausted)
+                {
                     svc.throttle.leave();
                     break;
                 }

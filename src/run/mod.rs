@@ -8,8 +8,10 @@
 //! environment (the caller passes `created_at`, the commit, the version,
 //! keys and endpoints). Spec `25-targets.md` (the driver).
 
+pub mod budget;
 pub mod driver;
 pub mod journal;
+pub mod memo;
 pub mod merge;
 pub mod notice;
 pub mod plan;
@@ -20,7 +22,8 @@ pub mod rejudge;
 pub mod retry;
 
 pub use driver::{
-    execute, execute_journaled, execute_spent, Ask, Judge, NoJudges, RunContext, RunError,
+    execute, execute_journaled, execute_spent, Ask, CostControls, Judge, NoJudges, RunContext,
+    RunError,
 };
 pub use notice::{Notice, Notices, Notifier};
 pub use plan::Plan;

@@ -30,10 +30,12 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
-use super::driver::{execute, Ask, Judge, RunContext, RunError};
+use super::driver::{execute_spent, Ask, Judge, RunContext, RunError};
+use super::journal::{Prior, Recorder};
 use crate::client::failure::Failure;
 use crate::client::http::Response;
 use crate::core::document::{CaseResult, RunDocument};
+use crate::core::spend::Spend;
 use crate::core::suite::{Case, Suite};
 use crate::core::verdict::Status;
 
@@ -235,14 +237,37 @@ pub fn rejudge(
     judge: &dyn Judge,
     ctx: &RunContext,
 ) -> Result<RunDocument, RejudgeError> {
+    rejudge_spent(suite, source, source_key, judge, ctx).map(|(doc, _)| doc)
+}
+
+/// [`rejudge`], also returning what the judges spent (the target's part
+/// is empty: its recorded answers are not paid for again) and what the
+/// judge memo saved, for the spend record beside the new run.
+///
+/// # Errors
+/// As [`rejudge`].
+pub fn rejudge_spent(
+    suite: &Suite,
+    source: &RunDocument,
+    source_key: &str,
+    judge: &dyn Judge,
+    ctx: &RunContext,
+) -> Result<(RunDocument, Spend), RejudgeError> {
     let replay = Replay::new(suite, source, source_key)?;
     let ctx = RunContext {
         artifacts: source.artifacts.clone(),
         ..ctx.clone()
     };
-    let mut doc = execute(suite, &replay, judge, &ctx)?;
+    let (mut doc, spend, _) = execute_spent(
+        suite,
+        &replay,
+        judge,
+        &ctx,
+        &Prior::none(),
+        &Recorder::new(None, None),
+    )?;
     doc.rejudged_from = Some(source_key.to_string());
-    Ok(doc)
+    Ok((doc, spend))
 }
 
 #[cfg(test)]

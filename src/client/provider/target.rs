@@ -187,6 +187,21 @@ impl ProviderTarget {
         })
     }
 
+    /// The most one call for `case` can cost (`--max-usd` reserves it):
+    /// `None` for an unpriced model or a case whose prompt does not render.
+    pub fn worst_case_usd(&self, case: &Case) -> Option<f64> {
+        let price = self.price?;
+        let request = self.request(case).ok()?;
+        let bytes = request.user.len()
+            + request.system.as_ref().map_or(0, String::len)
+            + request.prefill.as_ref().map_or(0, String::len)
+            + request
+                .extra_body
+                .as_ref()
+                .map_or(0, |b| serde_json::to_string(b).map_or(0, |t| t.len()));
+        Some(price.worst_case(bytes, request.max_tokens))
+    }
+
     /// What this target's calls report to the pacer.
     pub fn meter(&self) -> &std::sync::Arc<crate::client::rate_limits::Meter> {
         self.client.meter()

@@ -427,6 +427,7 @@ fn from_table(
             checks,
             cases: values.cases,
             record_responses: values.record_responses,
+            max_usd: values.max_usd,
             artifacts: values.artifacts,
             rules,
             aggregates,

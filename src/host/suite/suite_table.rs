@@ -18,6 +18,7 @@ const SUITE_KEYS: &[&str] = &[
     "cases",
     "disclosure",
     "environment",
+    "max_usd",
     "min_agreement",
     "name",
     "record_responses",
@@ -53,6 +54,7 @@ pub(super) struct SuiteValues {
     pub(super) samples: u32,
     pub(super) min_agreement: Option<f64>,
     pub(super) record_responses: bool,
+    pub(super) max_usd: Option<f64>,
     pub(super) cases: Vec<crate::core::suite::Case>,
     pub(super) cases_name: String,
     pub(super) cases_text: String,
@@ -175,6 +177,7 @@ pub(super) fn suite_values(
         None => None,
     };
     let record_responses = noted(problems, record_responses(suite_table));
+    let max_usd = noted(problems, max_usd(suite_table));
     if let (Some(samples), Some((cases, ..))) = (samples, &cases_file) {
         if samples < 2 {
             if let Some(canary) = cases.iter().find(|c| c.canary) {
@@ -205,6 +208,7 @@ pub(super) fn suite_values(
         samples: samples?,
         min_agreement: min_agreement?,
         record_responses: record_responses?,
+        max_usd: max_usd?,
         cases,
         cases_name,
         cases_text,
@@ -359,6 +363,29 @@ fn record_responses(suite_table: &toml::Table) -> Result<bool, LoadError> {
             &format!(
                 "`record_responses` is {}, and it has to be true or false",
                 toml_type(other)
+            ),
+        )),
+    }
+}
+
+/// `max_usd`: the spending cap, a number of USD ≥ 0; none when absent.
+fn max_usd(suite_table: &toml::Table) -> Result<Option<f64>, LoadError> {
+    let value = match suite_table.get("max_usd") {
+        None => return Ok(None),
+        Some(toml::Value::Float(f)) => Some(*f),
+        #[allow(clippy::cast_precision_loss, reason = "a cap in dollars")]
+        Some(toml::Value::Integer(i)) => Some(*i as f64),
+        Some(_) => None,
+    };
+    match value {
+        Some(usd) if usd.is_finite() && usd >= 0.0 => Ok(Some(usd)),
+        _ => Err(err(
+            LoadErrorKind::Invalid,
+            Some("[suite]"),
+            Some("max_usd"),
+            &format!(
+                "`max_usd` is {}, and it has to be a number of US dollars, 0 or more (max_usd = 0.50)",
+                suite_table.get("max_usd").map_or("absent".into(), |v| v.to_string())
             ),
         )),
     }

@@ -100,6 +100,7 @@ fn suite(n: usize, checks: Vec<DeclaredCheck>) -> Suite {
             })
             .collect(),
         record_responses: false,
+        max_usd: None,
         artifacts: Vec::new(),
         rules: Vec::new(),
         aggregates: Vec::new(),
@@ -139,6 +140,7 @@ fn ctx(concurrency: usize, max_retries: u32) -> RunContext {
         seed: 1,
         quota: crate::run::quota::Quota::default(),
         retried: crate::run::retry::Retried::default(),
+        cost: crate::run::CostControls::default(),
     }
 }
 

@@ -66,6 +66,7 @@ fn suite(cases: &[&str], samples: u32) -> Suite {
             })
             .collect(),
         record_responses: true,
+        max_usd: None,
         artifacts: Vec::new(),
         rules: Vec::new(),
         aggregates: Vec::new(),
@@ -86,6 +87,7 @@ fn context(concurrency: usize) -> RunContext {
         seed: 1,
         quota: crate::run::quota::Quota::default(),
         retried: crate::run::retry::Retried::default(),
+        cost: crate::run::CostControls::default(),
     }
 }
 

@@ -52,6 +52,7 @@ fn suite(cases: &[&str], maximum: u64) -> Suite {
             })
             .collect(),
         record_responses: true,
+        max_usd: None,
         artifacts: Vec::new(),
         rules: Vec::new(),
         aggregates: Vec::new(),
@@ -75,6 +76,7 @@ fn context(created_at: &str) -> RunContext {
         seed: 1,
         quota: crate::run::quota::Quota::default(),
         retried: crate::run::retry::Retried::default(),
+        cost: crate::run::CostControls::default(),
     }
 }
 

@@ -109,6 +109,7 @@ fn suite(samples: u32, record_responses: bool) -> Suite {
             },
         ],
         record_responses,
+        max_usd: None,
         artifacts: Vec::new(),
         rules: Vec::new(),
         aggregates: Vec::new(),
@@ -134,6 +135,7 @@ fn run(suite: &Suite) -> RunDocument {
         seed: 1,
         quota: crate::run::quota::Quota::default(),
         retried: crate::run::retry::Retried::default(),
+        cost: crate::run::CostControls::default(),
     };
     execute(suite, &Target, &Judges, &ctx).unwrap()
 }

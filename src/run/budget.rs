@@ -1,0 +1,166 @@
+//! A hard spending cap (`--max-usd`, `[suite] max_usd`): what the run may
+//! spend on the target and the judges together, in USD.
+//!
+//! Before a call is sent it reserves its worst case (every input byte as a
+//! token at the input rate, plus `max_tokens` at the output rate:
+//! `client::pricing::Price::worst_case`); the call is sent only when the
+//! reservation fits beside what is spent and reserved already. When it
+//! answers, the reservation is settled at the call's real price (or kept
+//! whole when the price is unknown), so what the run records never goes
+//! over the cap. A call that does not fit is not sent: the budget is then
+//! exhausted, no further case is picked, and every case not asked is
+//! recorded as not judged with the cause "budget" (`BUDGET_REASON`), which
+//! makes the gate's answer 2, never 1.
+//!
+//! A call whose worst case is unknown (an HTTP target, which reports its
+//! own cost after answering) reserves nothing and is charged what it
+//! reports; the cap then holds to within the calls in flight, and the
+//! documentation says so.
+//!
+//! Under `--shard K/N` each shard holds an N-th of the cap
+//! ([`share`]), so the shards together stay within it.
+
+use std::sync::Mutex;
+
+/// The reason recorded for a check the cap kept from being asked or
+/// judged; `report::cause` reads its prefix.
+pub const BUDGET_REASON: &str = "the spending cap was reached";
+
+/// Shard `shards`' part of a cap.
+pub fn share(cap: f64, shards: u32) -> f64 {
+    cap / f64::from(shards.max(1))
+}
+
+#[derive(Debug, Default)]
+struct State {
+    spent: f64,
+    reserved: f64,
+    exhausted: bool,
+}
+
+/// One run's cap.
+#[derive(Debug)]
+pub struct Budget {
+    cap: f64,
+    state: Mutex<State>,
+}
+
+/// A reservation made before a call; settle it when the call is done.
+#[derive(Debug)]
+#[must_use = "a reservation is settled when its call is done"]
+pub struct Reservation {
+    amount: f64,
+}
+
+impl Budget {
+    /// A cap of `cap` USD (finite, ≥ 0).
+    pub fn new(cap: f64) -> Budget {
+        Budget {
+            cap,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// The cap, USD.
+    pub fn cap(&self) -> f64 {
+        self.cap
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reserve `worst` USD (`None`: unknown, nothing reserved) for one
+    /// call; `None` when it does not fit, which exhausts the budget.
+    pub fn reserve(&self, worst: Option<f64>) -> Option<Reservation> {
+        let mut s = self.state();
+        if s.exhausted {
+            return None;
+        }
+        let amount = worst.unwrap_or(0.0).max(0.0);
+        if s.spent + s.reserved + amount > self.cap || s.spent >= self.cap && amount == 0.0 {
+            s.exhausted = true;
+            return None;
+        }
+        s.reserved += amount;
+        Some(Reservation { amount })
+    }
+
+    /// The call is done: charge `actual` USD (`None` when its price is
+    /// unknown: the whole reservation is charged).
+    pub fn settle(&self, reservation: Reservation, actual: Option<f64>) {
+        let mut s = self.state();
+        s.reserved = (s.reserved - reservation.amount).max(0.0);
+        s.spent += actual.unwrap_or(reservation.amount).max(0.0);
+    }
+
+    /// The call never reached the provider (a refused connection): nothing
+    /// is charged.
+    pub fn release(&self, reservation: Reservation) {
+        let mut s = self.state();
+        s.reserved = (s.reserved - reservation.amount).max(0.0);
+    }
+
+    /// True once a call did not fit: no further case is picked.
+    pub fn exhausted(&self) -> bool {
+        self.state().exhausted
+    }
+
+    /// USD charged so far.
+    pub fn spent(&self) -> f64 {
+        self.state().spent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_is_sent_only_when_its_worst_case_fits_and_spend_never_passes_the_cap() {
+        let budget = Budget::new(1.0);
+        let a = budget.reserve(Some(0.6)).unwrap();
+        // 0.6 reserved: another worst case of 0.6 does not fit.
+        assert!(budget.reserve(Some(0.6)).is_none());
+        assert!(budget.exhausted());
+        // Once exhausted, nothing more is reserved, even what would fit.
+        assert!(budget.reserve(Some(0.1)).is_none());
+        budget.settle(a, Some(0.2));
+        assert!((budget.spent() - 0.2).abs() < 1e-12);
+        assert!(budget.spent() <= budget.cap());
+    }
+
+    #[test]
+    fn an_unknown_price_is_charged_its_whole_reservation_and_a_refused_call_nothing() {
+        let budget = Budget::new(1.0);
+        let a = budget.reserve(Some(0.3)).unwrap();
+        budget.settle(a, None);
+        let b = budget.reserve(Some(0.3)).unwrap();
+        budget.release(b);
+        assert!((budget.spent() - 0.3).abs() < 1e-12);
+        // An unknown worst case reserves nothing and is charged what it reports.
+        let c = budget.reserve(None).unwrap();
+        budget.settle(c, Some(0.7));
+        assert!((budget.spent() - 1.0).abs() < 1e-12);
+        assert!(budget.reserve(None).is_none(), "the cap is spent");
+        assert_eq!(share(1.0, 4), 0.25);
+        assert_eq!(share(1.0, 0), 1.0);
+    }
+
+    #[test]
+    fn many_workers_together_stay_within_the_cap() {
+        let budget = Budget::new(0.5);
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    while let Some(r) = budget.reserve(Some(0.01)) {
+                        budget.settle(r, Some(0.007));
+                    }
+                });
+            }
+        });
+        assert!(budget.exhausted());
+        assert!(budget.spent() <= 0.5 + 1e-9, "{}", budget.spent());
+        assert!(budget.spent() > 0.49 - 0.01, "{}", budget.spent());
+    }
+}

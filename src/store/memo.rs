@@ -1,0 +1,256 @@
+//! Where the judge memo is kept ([`MemoEntry`], keyed by `core::memo`):
+//!
+//! ```text
+//! <root>/.digline/<tenant>/memo/.gitignore          `*`, written if absent
+//! <root>/.digline/<tenant>/memo/<k0k1>/<key>.json   one reply, mode 0600
+//! ```
+//!
+//! A memo is a cache, never a committed file: its folder ignores itself,
+//! and an entry the repository tracks (a pull request that commits one) is
+//! never read — the caller (`host`, which reads git) names those paths
+//! ([`MemoReader::refusing`]). An entry is read only when it is a regular
+//! file inside the store, at most 1 MiB, filed under the key its fields
+//! hash to; anything else is a miss, never an error. Writes are atomic
+//! (temp file, fsync, rename), so two processes writing the same key leave
+//! one whole entry.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::core::memo::{MemoEntry, MemoFields, MemoPlace};
+
+use super::atomic::write_atomic;
+use super::repo::{safe as segment, Store};
+use super::StoreError;
+
+/// True when `key` is 64 lower-case hex digits (a [`MemoFields::key`]).
+fn is_key(key: &str) -> bool {
+    key.len() == 64
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+impl Store {
+    /// `<tenant>/memo/`.
+    ///
+    /// # Errors
+    /// An unsafe tenant name.
+    pub fn memo_dir(&self, tenant: &str) -> Result<PathBuf, StoreError> {
+        Ok(self.dir().join(segment("tenant", tenant)?).join("memo"))
+    }
+
+    /// `<tenant>/memo/<k0k1>/<key>.json`.
+    ///
+    /// # Errors
+    /// An unsafe tenant name, or a key that is not 64 hex digits.
+    pub fn memo_path(&self, tenant: &str, key: &str) -> Result<PathBuf, StoreError> {
+        if !is_key(key) {
+            return Err(StoreError::UnsafeName {
+                kind: "memo key",
+                value: key.to_string(),
+            });
+        }
+        Ok(self
+            .memo_dir(tenant)?
+            .join(&key[..2])
+            .join(format!("{key}.json")))
+    }
+
+    /// Keep one reply (mode 0600: a judge's reply is payload).
+    ///
+    /// # Errors
+    /// An unsafe name, a folder that leaves the store, a failed write.
+    pub fn write_memo(&self, tenant: &str, entry: &MemoEntry) -> Result<(), StoreError> {
+        let dir = self.memo_dir(tenant)?;
+        self.ignore_folder(&dir)?;
+        let path = self.memo_path(tenant, &entry.fields.key())?;
+        self.place_inside(&path)?;
+        let mut text = serde_json::to_string_pretty(entry).unwrap_or_default();
+        text.push('\n');
+        write_atomic(&path, text.as_bytes(), 0o600)
+    }
+}
+
+/// Reads a tenant's memo, refusing the entries a repository tracks.
+#[derive(Clone, Debug)]
+pub struct MemoReader {
+    store: Store,
+    tenant: String,
+    refused: HashSet<PathBuf>,
+}
+
+impl MemoReader {
+    /// A reader of `tenant`'s memo in `store`.
+    pub fn new(store: Store, tenant: &str) -> MemoReader {
+        MemoReader {
+            store,
+            tenant: tenant.to_string(),
+            refused: HashSet::new(),
+        }
+    }
+
+    /// Never read these files (paths as [`Store::memo_path`] gives them):
+    /// the ones git tracks.
+    #[must_use]
+    pub fn refusing(mut self, refused: impl IntoIterator<Item = PathBuf>) -> MemoReader {
+        self.refused.extend(refused);
+        self
+    }
+
+    /// The store the memo is in.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The tenant.
+    pub fn tenant(&self) -> &str {
+        &self.tenant
+    }
+
+    fn readable(&self, path: &Path) -> Option<MemoEntry> {
+        if self.refused.contains(path) {
+            return None;
+        }
+        self.store.read_record(path)
+    }
+
+    /// The entry filed under `key`, when one fits it.
+    pub fn get(&self, key: &str) -> Option<MemoEntry> {
+        let path = self.store.memo_path(&self.tenant, key).ok()?;
+        self.readable(&path).filter(|e| e.fits(key))
+    }
+
+    /// Keep one reply.
+    ///
+    /// # Errors
+    /// As [`Store::write_memo`].
+    pub fn put(&self, entry: &MemoEntry) -> Result<(), StoreError> {
+        self.store.write_memo(&self.tenant, entry)
+    }
+
+    /// Of the entries recorded at `place`, the one whose fields differ
+    /// least from `fields`, with the names of the fields it differs in
+    /// (read only on a miss: every entry of the tenant is looked at).
+    pub fn nearest(
+        &self,
+        fields: &MemoFields,
+        place: &MemoPlace,
+    ) -> Option<(MemoEntry, Vec<&'static str>)> {
+        let dir = self.store.memo_dir(&self.tenant).ok()?;
+        let mut best: Option<(MemoEntry, Vec<&'static str>)> = None;
+        for shard in std::fs::read_dir(&dir).ok()?.flatten() {
+            let Ok(files) = std::fs::read_dir(shard.path()) else {
+                continue;
+            };
+            for file in files.flatten() {
+                let path = file.path();
+                let Some(key) = path.file_stem().and_then(|s| s.to_str()) else {
+                    continue;
+                };
+                let Some(entry) = self.readable(&path).filter(|e| e.fits(key)) else {
+                    continue;
+                };
+                if entry.place != *place {
+                    continue;
+                }
+                let differs = fields.differences(&entry.fields);
+                if best.as_ref().is_none_or(|(_, d)| differs.len() < d.len()) {
+                    best = Some((entry, differs));
+                }
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::memo::MemoInputs;
+
+    fn entry(answer: &[u8], sample: u32) -> MemoEntry {
+        MemoEntry {
+            fields: MemoFields::of(&MemoInputs {
+                provider: "openai",
+                model: "m",
+                endpoint: "127.0.0.1:1",
+                base_url: "http://127.0.0.1:1",
+                params: "{}",
+                system: "s",
+                prompt: &format!("rubric {}", String::from_utf8_lossy(answer)),
+                answer,
+                sample,
+                draw: 0,
+            }),
+            place: MemoPlace {
+                suite: "s".into(),
+                case: "c1".into(),
+                check: "0123456789abcdef".into(),
+            },
+            reply: "{\"score\": 1.0, \"reason\": \"ok\"}".into(),
+            cost_usd: Some(0.25),
+            tokens: Some((10, 2)),
+        }
+    }
+
+    #[test]
+    fn a_reply_is_kept_read_back_and_the_folder_ignores_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let reader = MemoReader::new(Store::new(dir.path()), "t");
+        let kept = entry(b"yes", 0);
+        let key = kept.fields.key();
+        assert_eq!(reader.get(&key), None);
+        reader.put(&kept).unwrap();
+        assert_eq!(reader.get(&key), Some(kept.clone()));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".digline/t/memo/.gitignore")).unwrap(),
+            "# Generated by digline: records of runs, as ephemeral as the runs.\n*\n"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let path = reader.store().memo_path("t", &key).unwrap();
+            let mode = std::fs::metadata(path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // The nearest entry at the same place names what moved.
+        let other = entry(b"no", 0);
+        let (near, differs) = reader.nearest(&other.fields, &other.place).unwrap();
+        assert_eq!(near, kept);
+        assert_eq!(differs, ["answer"]);
+        let elsewhere = MemoPlace {
+            case: "c2".into(),
+            ..other.place.clone()
+        };
+        assert!(reader.nearest(&other.fields, &elsewhere).is_none());
+    }
+
+    #[test]
+    fn forged_misfiled_and_tracked_entries_are_misses() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let reader = MemoReader::new(store.clone(), "t");
+        let kept = entry(b"yes", 0);
+        let key = kept.fields.key();
+        reader.put(&kept).unwrap();
+        let path = store.memo_path("t", &key).unwrap();
+        // An entry whose fields were edited no longer hashes to its name.
+        let mut forged = kept.clone();
+        forged.fields.sample = 7;
+        std::fs::write(&path, serde_json::to_string(&forged).unwrap()).unwrap();
+        assert_eq!(reader.get(&key), None);
+        // A well-formed entry the repository tracks is never read.
+        reader.put(&kept).unwrap();
+        assert!(reader.get(&key).is_some());
+        let refusing = reader.clone().refusing([path.clone()]);
+        assert_eq!(refusing.get(&key), None);
+        assert!(refusing.nearest(&kept.fields, &kept.place).is_none());
+        // Keys that are not 64 hex never name a file.
+        for bad in ["../x", "AB", &"g".repeat(64)] {
+            assert!(store.memo_path("t", bad).is_err(), "{bad}");
+            assert_eq!(reader.get(bad), None);
+        }
+        assert!(store.memo_path("../t", &key).is_err());
+    }
+}
