@@ -56,13 +56,19 @@ pub enum Category {
     JudgeDeclined,
     /// The check itself could not judge the answer it was given.
     CheckError,
+    /// The run's spending cap (`--max-usd`) was reached before the call.
+    Budget,
+    /// A gateway refused the call: its budget is spent.
+    GatewayBudget,
+    /// `--judge-memo replay` holds no reply, and no judge may be asked.
+    MemoMiss,
     /// No reason was recorded (a redacted run), or one digline does not know.
     Unknown,
 }
 
 impl Category {
     /// Every category, in the order they are documented.
-    pub const ALL: [Category; 15] = [
+    pub const ALL: [Category; 18] = [
         Category::HttpStatus,
         Category::Timeout,
         Category::ConnectionRefused,
@@ -77,6 +83,9 @@ impl Category {
         Category::JudgeReplyUnparsable,
         Category::JudgeDeclined,
         Category::CheckError,
+        Category::Budget,
+        Category::GatewayBudget,
+        Category::MemoMiss,
         Category::Unknown,
     ];
 
@@ -97,6 +106,9 @@ impl Category {
             Category::JudgeReplyUnparsable => "judge_reply_unparsable",
             Category::JudgeDeclined => "judge_declined",
             Category::CheckError => "check_error",
+            Category::Budget => "budget",
+            Category::GatewayBudget => "gateway_budget",
+            Category::MemoMiss => "memo_miss",
             Category::Unknown => "unknown",
         }
     }
@@ -206,11 +218,22 @@ pub fn classify(reason: &str) -> Cause {
         return Cause::unknown();
     }
     // `target raised ValueError: …` (0.10.0 wrote other exception names too).
+    // `run::budget::BUDGET_REASON`: the cap kept the call from being sent.
+    if reason.starts_with(CAP_REACHED) {
+        return Cause::new(Category::Budget, Party::Target);
+    }
+    // `run::memo::REPLAY_MISS`.
+    if reason.starts_with("the judge was not asked: --judge-memo replay") {
+        return Cause::new(Category::MemoMiss, Party::Judge);
+    }
     if let Some(rest) = reason.strip_prefix("target raised ") {
         let inner = rest.split_once(": ").map_or("", |(_, inner)| inner);
         return target_cause(inner, Party::Target);
     }
     if let Some(inner) = reason.strip_prefix("the judge could not be called: ") {
+        if inner.starts_with(CAP_REACHED) {
+            return Cause::new(Category::Budget, Party::Judge);
+        }
         let mut cause = target_cause(inner, Party::Judge);
         if matches!(
             cause.category,
@@ -270,10 +293,16 @@ fn target_cause(text: &str, party: Party) -> Cause {
     cause
 }
 
+/// The start of a reason the spending cap wrote (`run::budget`).
+const CAP_REACHED: &str = "the spending cap was reached";
+
 /// The category of what followed `could not be called: `.
 fn transport(said: &str) -> Category {
     let lower = said.to_ascii_lowercase();
-    if said.starts_with("HTTP Error ") {
+    // `client::provider::BUDGET_REFUSED`.
+    if said.starts_with("its budget at the gateway is spent") {
+        Category::GatewayBudget
+    } else if said.starts_with("HTTP Error ") {
         Category::HttpStatus
     } else if lower.contains("timed out") {
         Category::Timeout
@@ -464,6 +493,68 @@ mod tests {
             Category::CheckError
         );
         assert_eq!(classify("").category, Category::Unknown);
+    }
+
+    #[test]
+    fn the_cap_a_gateway_budget_and_a_replay_miss_are_named_as_such() {
+        let rows = [
+            (
+                "the spending cap was reached before this case was asked",
+                Category::Budget,
+                Party::Target,
+                None,
+            ),
+            (
+                "the spending cap was reached: the call's worst case did not fit in what is left of 0.010000 USD, so it was not sent",
+                Category::Budget,
+                Party::Target,
+                None,
+            ),
+            (
+                "the judge could not be called: the spending cap was reached: the call's worst case did not fit",
+                Category::Budget,
+                Party::Judge,
+                None,
+            ),
+            (
+                "target raised ValueError: 127.0.0.1:4000 could not be called: its budget at the gateway is spent (HTTP Error 400: Bad Request (budget_exceeded: Budget has been exceeded!))",
+                Category::GatewayBudget,
+                Party::Target,
+                Some("127.0.0.1:4000"),
+            ),
+            (
+                "the judge could not be called: 127.0.0.1:4000 could not be called: its budget at the gateway is spent (HTTP Error 429: Too Many Requests)",
+                Category::GatewayBudget,
+                Party::Judge,
+                Some("127.0.0.1:4000"),
+            ),
+            (
+                "the judge was not asked: --judge-memo replay holds no reply for it; the nearest entry for this case and check differs in: answer",
+                Category::MemoMiss,
+                Party::Judge,
+                None,
+            ),
+        ];
+        for (reason, category, party, endpoint) in rows {
+            let c = classify(reason);
+            assert_eq!(
+                (c.category, c.party, c.endpoint.as_deref()),
+                (category, party, endpoint),
+                "{reason}"
+            );
+        }
+        assert_eq!(
+            classify(rows[0].0).sentence(Locale::En),
+            "The target was not asked: the run's spending cap (--max-usd) was reached."
+        );
+        assert_eq!(
+            classify(rows[4].0).sentence(Locale::En),
+            "The judge at 127.0.0.1:4000 refused the call: its budget at the gateway is spent."
+        );
+        assert_eq!(
+            classify(rows[5].0).sentence(Locale::En),
+            "The judge was not asked: --judge-memo replay holds no reply for this answer."
+        );
     }
 
     #[test]

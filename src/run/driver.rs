@@ -928,6 +928,8 @@ fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
 }
 
 #[cfg(test)]
+mod cost_tests;
+#[cfg(test)]
 mod pool_tests;
 #[cfg(test)]
 mod tests;

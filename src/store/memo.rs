@@ -129,8 +129,9 @@ impl MemoReader {
         self.store.write_memo(&self.tenant, entry)
     }
 
-    /// Of the entries recorded at `place`, the one whose fields differ
-    /// least from `fields`, with the names of the fields it differs in
+    /// Of the entries recorded for `place`'s suite and case, the one whose
+    /// fields differ least from `fields` (another check's entry counts
+    /// "check declaration" as one more), with the names of what differs
     /// (read only on a miss: every entry of the tenant is looked at).
     pub fn nearest(
         &self,
@@ -151,10 +152,14 @@ impl MemoReader {
                 let Some(entry) = self.readable(&path).filter(|e| e.fits(key)) else {
                     continue;
                 };
-                if entry.place != *place {
+                if entry.place.suite != place.suite || entry.place.case != place.case {
                     continue;
                 }
-                let differs = fields.differences(&entry.fields);
+                let mut differs = fields.differences(&entry.fields);
+                if entry.place.check != place.check {
+                    // A check whose declaration changed has another id.
+                    differs.push("check declaration");
+                }
                 if best.as_ref().is_none_or(|(_, d)| differs.len() < d.len()) {
                     best = Some((entry, differs));
                 }
@@ -219,6 +224,12 @@ mod tests {
         let (near, differs) = reader.nearest(&other.fields, &other.place).unwrap();
         assert_eq!(near, kept);
         assert_eq!(differs, ["answer"]);
+        let edited = MemoPlace {
+            check: "fedcba9876543210".into(),
+            ..other.place.clone()
+        };
+        let (_, differs) = reader.nearest(&other.fields, &edited).unwrap();
+        assert_eq!(differs, ["answer", "check declaration"]);
         let elsewhere = MemoPlace {
             case: "c2".into(),
             ..other.place.clone()

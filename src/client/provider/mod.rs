@@ -314,6 +314,13 @@ impl Client {
                 .as_ref()
                 .and_then(error_message)
                 .map_or(String::new(), |m| format!(" ({})", self.scrub(&m)));
+            if payload.as_ref().is_some_and(is_budget_refusal) {
+                // Spent is spent: another attempt meets the same refusal.
+                return Err(Failure::permanent(format!(
+                    "{} could not be called: {BUDGET_REFUSED} (HTTP Error {status}: {reason}{said})",
+                    self.spoken
+                )));
+            }
             let cause = format!(
                 "{} could not be called: HTTP Error {status}: {reason}{said}",
                 self.spoken
@@ -396,6 +403,24 @@ impl Client {
 
 /// The error a provider explains itself with: `{"error": {"type", "message"}}`
 /// (both APIs), as `type: message`.
+/// What a gateway's budget refusal is called in a cause; `report::cause`
+/// reads it.
+pub const BUDGET_REFUSED: &str = "its budget at the gateway is spent";
+
+/// True for a gateway's refusal because a budget is spent, whatever its
+/// status (LiteLLM answers 400, 422 or 429 with `type: budget_exceeded`,
+/// `Budget has been exceeded! …` or `ExceededBudget: …`): never retried.
+fn is_budget_refusal(payload: &Value) -> bool {
+    let Some(error) = payload.get("error") else {
+        return false;
+    };
+    let field = |name: &str| error.get(name).and_then(Value::as_str).unwrap_or("");
+    let message = error.as_str().unwrap_or_else(|| field("message"));
+    field("type") == "budget_exceeded"
+        || message.starts_with("Budget has been exceeded")
+        || message.starts_with("ExceededBudget")
+}
+
 fn error_message(payload: &Value) -> Option<String> {
     let error = payload.get("error")?;
     if let Some(text) = error.as_str() {
@@ -499,6 +524,27 @@ mod tests {
         ];
         for (payload, want) in rows {
             assert_eq!(error_message(&payload).as_deref(), want);
+        }
+    }
+
+    #[test]
+    fn litellm_budget_refusals_are_recognised_and_nothing_else_is() {
+        // The bodies LiteLLM's proxy answers (proxy/auth/auth_checks.py,
+        // `ProxyErrorTypes.budget_exceeded`), at 400, 422 or 429.
+        let refusals = [
+            serde_json::json!({"error": {"message": "Budget has been exceeded! Key=sk-...abcd Current cost: 0.0021, Max budget: 0.002", "type": "budget_exceeded", "param": null, "code": "400"}}),
+            serde_json::json!({"error": {"message": "ExceededBudget: Key over 1d budget. Spend=1.2, Budget=1.0", "type": "auth_error", "param": "None", "code": "429"}}),
+            serde_json::json!({"error": {"message": "Authentication Error - Budget has been exceeded! Team=t Current cost: 3, Max budget: 2", "type": "budget_exceeded", "code": "422"}}),
+        ];
+        for payload in &refusals {
+            assert!(is_budget_refusal(payload), "{payload}");
+        }
+        for payload in [
+            serde_json::json!({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}),
+            serde_json::json!({"error": "over budget?"}),
+            serde_json::json!({"detail": "Budget has been exceeded"}),
+        ] {
+            assert!(!is_budget_refusal(&payload), "{payload}");
         }
     }
 }

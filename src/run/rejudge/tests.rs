@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::core::checks::build;
-use crate::run::driver::NoJudges;
+use crate::run::driver::{execute, NoJudges};
 use crate::run::{Display, RetryPolicy};
 use serde_json::json;
 
