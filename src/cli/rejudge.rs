@@ -125,6 +125,12 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     };
     let (doc, spent) = rejudge_spent(suite, &source.doc, &source.key, judge, &ctx)
         .map_err(|e| CliError::Refused(e.to_string()))?;
+    crate::host::runner::announce_spend(
+        &spent,
+        &args.cost.options(),
+        doc.unjudged_cases(),
+        &notices,
+    );
     let key = store.write_run(&doc)?;
     store.write_run_spend(&suite.tenant, &suite.name, &key, &spent)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "re-judged run stored");

@@ -504,6 +504,13 @@ impl Prepared {
                 options.notices.plan(judging);
             }
             warn_unpriced(&judges, &options.notices);
+            if let Some(cap) = options.cost.cap(loaded.suite.max_usd) {
+                let estimate = last_spend(&store, tenant, suite_name)
+                    .and_then(|(spent, cases)| crate::run::budget::estimate(&spent, cases, to_ask));
+                options
+                    .notices
+                    .plan(ProgressStrings::of(locale).budget_plan(cap, estimate, to_ask));
+            }
         }
         tracing::info!(
             tenant = %loaded.suite.tenant,
@@ -574,6 +581,14 @@ impl Prepared {
             let _held = leg.hold();
             finishing.store(true, Ordering::SeqCst);
         }
+        if options.announce {
+            announce_spend(
+                &spent,
+                &options.cost,
+                doc.unjudged_cases(),
+                &options.notices,
+            );
+        }
         let key = store.write_run(&doc)?;
         // What it spent, beside the document (schema 10 has no place for
         // it). A resumed run's calls before the stop are not counted here,
@@ -587,6 +602,42 @@ impl Prepared {
         store.remove_journal(tenant, suite_name, &key)?;
         drop(held_lock);
         Ok((key, doc, plan))
+    }
+}
+
+/// The spend record of the newest run of a suite that has one, with that
+/// run's number of cases: what the plan's estimate is made from.
+fn last_spend(
+    store: &Store,
+    tenant: &str,
+    suite: &str,
+) -> Option<(crate::core::spend::Spend, usize)> {
+    let listing = store.list_run_headers(tenant, suite).ok()?;
+    listing
+        .runs
+        .iter()
+        .find_map(|run| Some((store.read_run_spend(tenant, suite, &run.key)?, run.cases)))
+}
+
+/// After a run (or a re-judge): what the judge memo did, and the cap when
+/// it was reached, as notices.
+pub fn announce_spend(
+    spent: &crate::core::spend::Spend,
+    cost: &CostOptions,
+    unjudged: usize,
+    notices: &Notifier,
+) {
+    let strings = ProgressStrings::of(notices.locale());
+    if !spent.memo.is_empty() {
+        notices.plan(strings.memo_done(
+            cost.memo.as_str(),
+            spent.memo.hits,
+            spent.memo.misses,
+            spent.memo.saved_usd,
+        ));
+    }
+    if let (true, Some(cap)) = (spent.budget_exhausted, spent.max_usd) {
+        notices.plan(strings.budget_exhausted(cap, crate::run::budget::total(spent), unjudged));
     }
 }
 

@@ -107,6 +107,15 @@ fn spend(run: &RunDocument, record: Option<&Spend>, locale: Locale) -> Option<St
             record.map(|s| &s.judges),
             locale,
         ),
+        record.filter(|s| s.memo.hits > 0).map(|s| {
+            fill(
+                locale.text("gate.cost_memo"),
+                &[
+                    ("hits", &s.memo.hits.to_string()),
+                    ("saved", &usd(s.memo.saved_usd)),
+                ],
+            )
+        }),
     ]
     .into_iter()
     .flatten()
@@ -232,5 +241,25 @@ mod tests {
         );
         assert_eq!(target_usd_of(&run, Some(&record)), Some(0.03));
         assert_eq!(target_usd_of(&run, Some(&reference)), target_usd(&run));
+    }
+
+    #[test]
+    fn replies_reused_from_the_judge_memo_are_named_with_what_they_saved() {
+        let run = doc("tests/goldens/documents/05-errors/run.json");
+        let mut record = Spend::default();
+        record.target.add(Some(0.01), None);
+        record.memo = crate::core::memo::MemoTally {
+            hits: 5,
+            misses: 0,
+            saved_usd: 0.0025,
+        };
+        let spends = Spends {
+            run: Some(record),
+            reference: None,
+        };
+        assert_eq!(
+            sentence(&run, None, spends, Locale::En),
+            "Spent: 0.010000 USD on the system under test, 5 judge reply(ies) reused from the memo, 0.002500 USD saved."
+        );
     }
 }

@@ -70,6 +70,14 @@ super::text::strings_table! {
     shard_balanced,
     /// `shard {shard}: no full run recorded durations to balance by; …`.
     shard_unbalanced,
+    /// `spending cap {cap_usd} USD; the last run spent {per_case_usd} USD a case: …`.
+    budget_plan,
+    /// `spending cap {cap_usd} USD; no earlier run recorded its spend, …`.
+    budget_plan_unknown,
+    /// `the spending cap of {cap_usd} USD was reached ({spent_usd} USD spent): …`.
+    budget_exhausted,
+    /// `judge memo ({mode}): {hits} reply(ies) reused, {misses} not held, {saved_usd} USD saved`.
+    memo_done,
     /// `stopped by {signal}`.
     stopped_by,
     /// `stopped with {pending} case(s) not answered`.
@@ -219,6 +227,49 @@ impl ProgressStrings {
     /// `run KEY was already complete; its journal is removed`.
     pub fn already_complete(&self, key: &str) -> String {
         fill(self.already_complete, &[("key", key)])
+    }
+
+    /// The cap and, when an earlier run recorded its spend, the estimate:
+    /// `estimate` is (USD a case, USD for `cases`).
+    pub fn budget_plan(&self, cap_usd: f64, estimate: Option<(f64, f64)>, cases: usize) -> String {
+        let cap = format!("{cap_usd:.6}");
+        match estimate {
+            Some((per_case, total)) => fill(
+                self.budget_plan,
+                &[
+                    ("cap_usd", &cap),
+                    ("per_case_usd", &format!("{per_case:.6}")),
+                    ("estimate_usd", &format!("{total:.6}")),
+                    ("cases", &cases.to_string()),
+                ],
+            ),
+            None => fill(self.budget_plan_unknown, &[("cap_usd", &cap)]),
+        }
+    }
+
+    /// The cap was reached: what was spent, how many cases were not judged.
+    pub fn budget_exhausted(&self, cap_usd: f64, spent_usd: f64, unjudged: usize) -> String {
+        fill(
+            self.budget_exhausted,
+            &[
+                ("cap_usd", &format!("{cap_usd:.6}")),
+                ("spent_usd", &format!("{spent_usd:.6}")),
+                ("unjudged", &unjudged.to_string()),
+            ],
+        )
+    }
+
+    /// What the judge memo did.
+    pub fn memo_done(&self, mode: &str, hits: u64, misses: u64, saved_usd: f64) -> String {
+        fill(
+            self.memo_done,
+            &[
+                ("mode", mode),
+                ("hits", &hits.to_string()),
+                ("misses", &misses.to_string()),
+                ("saved_usd", &format!("{saved_usd:.6}")),
+            ],
+        )
     }
 
     /// `the judge openai:gpt-x has no price, so its spend is not counted`.

@@ -22,6 +22,8 @@
 
 use std::sync::Mutex;
 
+use crate::core::spend::Spend;
+
 /// The reason recorded for a check the cap kept from being asked or
 /// judged; `report::cause` reads its prefix.
 pub const BUDGET_REASON: &str = "the spending cap was reached";
@@ -29,6 +31,23 @@ pub const BUDGET_REASON: &str = "the spending cap was reached";
 /// Shard `shards`' part of a cap.
 pub fn share(cap: f64, shards: u32) -> f64 {
     cap / f64::from(shards.max(1))
+}
+
+/// What the plan says a run will cost, from an earlier run's spend record
+/// (`spent`, over its `cases`): (USD a case, USD for `to_ask` cases);
+/// `None` when that run recorded no money.
+pub fn estimate(spent: &Spend, cases: usize, to_ask: usize) -> Option<(f64, f64)> {
+    if cases == 0 || (spent.target.usd.is_none() && spent.judges.usd.is_none()) {
+        return None;
+    }
+    let total = spent.target.usd.unwrap_or(0.0) + spent.judges.usd.unwrap_or(0.0);
+    let per_case = total / cases as f64;
+    Some((per_case, per_case * to_ask as f64))
+}
+
+/// USD a run's spend record holds, the target's and the judges' together.
+pub fn total(spent: &Spend) -> f64 {
+    spent.target.usd.unwrap_or(0.0) + spent.judges.usd.unwrap_or(0.0)
 }
 
 #[derive(Debug, Default)]
@@ -145,6 +164,18 @@ mod tests {
         assert!(budget.reserve(None).is_none(), "the cap is spent");
         assert_eq!(share(1.0, 4), 0.25);
         assert_eq!(share(1.0, 0), 1.0);
+    }
+
+    #[test]
+    fn the_estimate_scales_the_last_runs_spend_a_case() {
+        let mut spent = Spend::default();
+        assert_eq!(estimate(&spent, 10, 5), None, "no money recorded");
+        spent.target.add(Some(0.3), None);
+        spent.judges.add(Some(0.1), None);
+        let (per_case, total_usd) = estimate(&spent, 10, 5).unwrap();
+        assert!((per_case - 0.04).abs() < 1e-12 && (total_usd - 0.2).abs() < 1e-12);
+        assert_eq!(estimate(&spent, 0, 5), None);
+        assert!((total(&spent) - 0.4).abs() < 1e-12);
     }
 
     #[test]
