@@ -12,7 +12,7 @@ use crate::run::memo::MemoMode;
 #[derive(Clone, Copy, Debug, Args)]
 pub struct CostArgs {
     /// Reuse a judge's reply to the same question (on: reuse and record; off: always ask; replay: never ask a judge, a reply the memo lacks is not judged).
-    #[arg(long, value_enum, default_value_t = MemoMode::On, value_name = "on|off|replay")]
+    #[arg(long, value_enum, default_value_t = MemoMode::On, value_name = "MODE", hide_possible_values = true)]
     pub judge_memo: MemoMode,
     /// Stop before spending more than this many USD on the target and the judges together (a call is sent only when its worst case fits; what is not asked is not judged).
     #[arg(long, value_name = "USD", value_parser = parse_usd)]

@@ -16,7 +16,6 @@
 //! Pure.
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::identity::sha256_hex;
 use super::python::dumps::dumps_canonical;
@@ -104,7 +103,7 @@ impl MemoFields {
 
     /// The key: sha256 hex of the fields' canonical JSON.
     pub fn key(&self) -> String {
-        let value = serde_json::to_value(self).unwrap_or_else(|_| json!(null));
+        let value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
         sha(dumps_canonical(&value).as_bytes())
     }
 

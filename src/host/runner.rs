@@ -619,8 +619,9 @@ fn last_spend(
         .find_map(|run| Some((store.read_run_spend(tenant, suite, &run.key)?, run.cases)))
 }
 
-/// After a run (or a re-judge): what the judge memo did, and the cap when
-/// it was reached, as notices.
+/// After a run (or a re-judge): what the judge memo did (when it answered
+/// anything, or under `replay`), and the cap when it was reached, as
+/// notices.
 pub fn announce_spend(
     spent: &crate::core::spend::Spend,
     cost: &CostOptions,
@@ -628,7 +629,7 @@ pub fn announce_spend(
     notices: &Notifier,
 ) {
     let strings = ProgressStrings::of(notices.locale());
-    if !spent.memo.is_empty() {
+    if spent.memo.hits > 0 || (cost.memo == MemoMode::Replay && !spent.memo.is_empty()) {
         notices.plan(strings.memo_done(
             cost.memo.as_str(),
             spent.memo.hits,

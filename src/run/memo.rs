@@ -47,7 +47,7 @@ impl MemoMode {
 #[derive(Debug, PartialEq)]
 pub enum Lookup {
     /// Kept: use this reply.
-    Hit(MemoEntry),
+    Hit(Box<MemoEntry>),
     /// Not kept: ask the judge (and [`JudgeMemo::keep`] the reply).
     Ask,
     /// Not kept, and no judge may be asked: the reason the check records.
@@ -107,7 +107,7 @@ impl JudgeMemo {
             let mut tally = self.tally_mut();
             tally.hits += 1;
             tally.saved_usd += entry.cost_usd.unwrap_or(0.0);
-            return Lookup::Hit(entry);
+            return Lookup::Hit(Box::new(entry));
         }
         self.tally_mut().misses += 1;
         if self.mode != MemoMode::Replay {
@@ -185,7 +185,10 @@ mod tests {
         let on = JudgeMemo::new(MemoMode::On, reader());
         assert_eq!(on.lookup(&fields("a"), &place()), Lookup::Ask);
         on.keep(&entry("a"));
-        assert_eq!(on.lookup(&fields("a"), &place()), Lookup::Hit(entry("a")));
+        assert_eq!(
+            on.lookup(&fields("a"), &place()),
+            Lookup::Hit(Box::new(entry("a")))
+        );
         assert_eq!(
             on.tally(),
             MemoTally {
@@ -200,7 +203,7 @@ mod tests {
         let replay = JudgeMemo::new(MemoMode::Replay, reader());
         assert_eq!(
             replay.lookup(&fields("a"), &place()),
-            Lookup::Hit(entry("a"))
+            Lookup::Hit(Box::new(entry("a")))
         );
         let Lookup::Refused(why) = replay.lookup(&fields("b"), &place()) else {
             panic!("a replay miss is refused");

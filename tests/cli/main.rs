@@ -5,6 +5,7 @@
 
 mod boundary;
 mod checks;
+mod cost;
 mod delivery;
 mod docs;
 mod documents;

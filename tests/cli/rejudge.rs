@@ -241,6 +241,9 @@ fn an_llm_rubric_is_judged_again_and_the_target_is_never_called() {
             "0",
             "--max-calls",
             "3",
+            // Asked again, not answered from the memo the run left.
+            "--judge-memo",
+            "off",
         ],
         &vars,
     );

@@ -65,7 +65,12 @@ fn target_and_judge_spend_is_recorded_promoted_and_shown_next_to_the_reference()
     ];
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
 
-    let ran = digline_env(root, &["run", "-q", "--suite", "suite.toml"], &env);
+    // The memo off: both runs ask their judges, and spend alike.
+    let ran = digline_env(
+        root,
+        &["run", "-q", "--suite", "suite.toml", "--judge-memo", "off"],
+        &env,
+    );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let key = ran.stdout.trim().to_string();
     // The document keeps schema 10's keys; the spend is beside it.
@@ -114,6 +119,10 @@ fn target_and_judge_spend_is_recorded_promoted_and_shown_next_to_the_reference()
             "out",
             "--publish",
             "none",
+            // The judges are asked again (not answered from the memo), so
+            // both runs spend alike.
+            "--judge-memo",
+            "off",
         ],
         &env,
     );

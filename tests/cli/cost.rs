@@ -1,0 +1,388 @@
+//! Cost as a contract, end to end against a loopback provider: the judge
+//! memo (an unchanged rerun pays no judge, a rubric edit re-asks only its
+//! pairs, `replay` never calls and a miss is exit 2, a committed entry is
+//! never trusted), the spending cap (`--max-usd`: exit 2 naming the budget,
+//! spend under the cap, shards sharing it) and a gateway's budget refusal
+//! (named, never retried).
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::fake_llm::{self, ok, Fake, Reply, Seen};
+use crate::util::{digline_env, git, Ran};
+
+const JUDGE: &str = "anthropic/claude-haiku-4-5";
+
+/// A provider that answers `Hello, <prompt>` with honest usage (no more
+/// tokens than bytes), and a judge whose score moves with every call, so a
+/// reply reused from the memo shows.
+fn wobbly() -> Fake {
+    let calls = Arc::new(AtomicUsize::new(0));
+    fake_llm::start(Box::new(move |seen: &Seen, _| {
+        if seen.is_judge() {
+            let n = calls.fetch_add(1, Ordering::SeqCst);
+            let score = (n % 9 + 1) as f64 / 10.0;
+            ok(
+                seen,
+                &format!("{{\"score\": {score}, \"reason\": \"r{n}\"}}"),
+                300,
+                30,
+            )
+        } else {
+            ok(seen, &format!("Hello, {}", seen.user()), 10, 50)
+        }
+    }))
+}
+
+fn suite(root: &Path, cases: usize, rubrics: &[&str]) {
+    let mut text = format!(
+        "[suite]\ntenant = \"t\"\nenvironment = \"local\"\nname = \"s\"\ncases = \"cases.json\"\n\n\
+         [target]\ntype = \"provider\"\nprompt_file = \"prompt.txt\"\nprovider = \"{JUDGE}\"\nmax_tokens = 200\n"
+    );
+    for rubric in rubrics {
+        text.push_str(&format!(
+            "\n[[assertions]]\ntype = \"llm_rubric\"\nrubric = \"{rubric}\"\njudge = \"{JUDGE}\"\nthreshold = 0.5\ntolerance = 1\n"
+        ));
+    }
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    std::fs::write(root.join("suite.toml"), text).unwrap();
+    let cases: Vec<Value> = (0..cases)
+        .map(|i| json!({"id": format!("c{i}"), "vars": {"question": format!("q{i}")}}))
+        .collect();
+    std::fs::write(root.join("cases.json"), Value::Array(cases).to_string()).unwrap();
+}
+
+fn env(fake: &Fake) -> Vec<(&'static str, String)> {
+    vec![
+        ("ANTHROPIC_BASE_URL", fake.base()),
+        ("ANTHROPIC_API_KEY", "sk-ant-TEST-cost".to_string()),
+    ]
+}
+
+fn go(root: &Path, fake: &Fake, args: &[&str]) -> Ran {
+    let vars = env(fake);
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    digline_env(root, args, &vars)
+}
+
+fn judge_calls(fake: &Fake) -> usize {
+    fake.requests().iter().filter(|s| s.is_judge()).count()
+}
+
+fn read_json(path: impl AsRef<Path>) -> Value {
+    let text = std::fs::read_to_string(path.as_ref())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.as_ref().display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn spend_of(root: &Path, key: &str) -> Value {
+    read_json(root.join(format!(".digline/t/spend/runs/s/{key}.json")))
+}
+
+fn verdicts(root: &Path, key: &str) -> Vec<(Value, Value)> {
+    let doc = read_json(root.join(format!(".digline/t/runs/s/{key}.json")));
+    doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["verdicts"].as_array().unwrap().clone())
+        .map(|v| (v["status"].clone(), v["score"].clone()))
+        .collect()
+}
+
+fn run(root: &Path, fake: &Fake, extra: &[&str]) -> (String, Ran) {
+    let mut args = vec!["run", "-q", "--suite", "suite.toml"];
+    args.extend_from_slice(extra);
+    let ran = go(root, fake, &args);
+    (ran.stdout.trim().to_string(), ran)
+}
+
+#[test]
+fn an_unchanged_rerun_pays_no_judge_and_a_rubric_edit_re_asks_only_its_pairs() {
+    let fake = wobbly();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 3, &["Polite.", "Short."]);
+    let (first, ran) = run(root, &fake, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(judge_calls(&fake), 6);
+    let expected = verdicts(root, &first);
+    // Twenty reruns of byte-identical answers: no judge call, no judge
+    // spend, the same verdicts every time.
+    for _ in 0..20 {
+        let (key, ran) = run(root, &fake, &[]);
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        assert_eq!(verdicts(root, &key), expected);
+        let spend = spend_of(root, &key);
+        assert_eq!(spend["judges"]["calls"], 0, "{spend}");
+        assert_eq!(spend["judges"]["usd"], Value::Null, "{spend}");
+        assert_eq!(spend["memo"]["hits"], 6, "{spend}");
+        assert_eq!(spend["memo"]["misses"], 0, "{spend}");
+        assert!(spend["memo"]["saved_usd"].as_f64().unwrap() > 0.0);
+    }
+    assert_eq!(judge_calls(&fake), 6, "no judge was asked again");
+    // Edit one rubric: exactly its three (case, check) pairs are asked.
+    suite(root, 3, &["Polite.", "Short and kind."]);
+    let before = fake.requests().len();
+    let (key, ran) = run(root, &fake, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let asked: Vec<Seen> = fake.requests()[before..]
+        .iter()
+        .filter(|s| s.is_judge())
+        .cloned()
+        .collect();
+    assert_eq!(asked.len(), 3);
+    assert!(asked.iter().all(|s| s.user().contains("Short and kind.")));
+    assert_eq!(
+        spend_of(root, &key)["memo"],
+        json!({"hits": 3, "misses": 3, "saved_usd": spend_of(root, &key)["memo"]["saved_usd"]})
+    );
+    // Off: every judge asked, nothing recorded about the memo.
+    let before = judge_calls(&fake);
+    let (key, ran) = run(root, &fake, &["--judge-memo", "off"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(judge_calls(&fake) - before, 6);
+    assert_eq!(spend_of(root, &key).get("memo"), None);
+}
+
+fn gate(root: &Path, fake: &Fake, out: &str, extra: &[&str]) -> Ran {
+    let mut args = vec![
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        out,
+        "--publish",
+        "none",
+    ];
+    args.extend_from_slice(extra);
+    go(root, fake, &args)
+}
+
+fn promote(root: &Path, fake: &Fake, key: &str) {
+    let promoted = go(
+        root,
+        fake,
+        &["promote", "--suite", "suite.toml", "--run", key],
+    );
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+}
+
+#[test]
+fn replay_with_a_miss_is_exit_2_with_no_judge_call() {
+    let fake = wobbly();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 2, &["Polite."]);
+    let (key, ran) = run(root, &fake, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    promote(root, &fake, &key);
+    // Unchanged: replay judges every case from the memo.
+    let gated = gate(root, &fake, "same", &["-q", "--judge-memo", "replay"]);
+    assert_eq!(gated.code, 0, "{}{}", gated.stdout, gated.stderr);
+    let calls = judge_calls(&fake);
+    suite(root, 2, &["Polite and short."]);
+    let gated = gate(root, &fake, "out", &["--judge-memo", "replay"]);
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert_eq!(judge_calls(&fake), calls, "replay never calls a judge");
+    let outcome = read_json(root.join("out/outcome.json"));
+    assert_eq!(outcome["causes"], json!({"memo_miss": 2}), "{outcome}");
+    assert_eq!(outcome["spent"]["memo"]["misses"], 2);
+    let comment = std::fs::read_to_string(root.join("out/comment.md")).unwrap();
+    assert!(
+        comment.contains("\\-\\-judge\\-memo replay holds no reply")
+            || comment.contains("--judge-memo replay holds no reply"),
+        "{comment}"
+    );
+    assert!(
+        gated
+            .stderr
+            .contains("judge memo (replay): 0 reply(ies) reused, 2 not held"),
+        "{}",
+        gated.stderr
+    );
+    // The run document names the fields the nearest entry differs in.
+    let doc = read_json(root.join(format!(
+        ".digline/t/runs/s/{}.json",
+        outcome["run_key"].as_str().unwrap()
+    )));
+    assert_eq!(
+        doc["results"][0]["verdicts"][0]["reason"],
+        "the judge was not asked: --judge-memo replay holds no reply for it; the nearest entry for this case and check differs in: rubric or prompt, check declaration"
+    );
+}
+
+#[test]
+fn a_memo_entry_the_repository_tracks_is_never_trusted() {
+    let fake = wobbly();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    suite(root, 1, &["Polite."]);
+    let (_, ran) = run(root, &fake, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    // The folder ignores itself: nothing of it is committed by `git add -A`.
+    git(root, &["add", "-A"]);
+    let staged = git(root, &["diff", "--cached", "--name-only"]);
+    assert!(!staged.contains("/memo/"), "{staged}");
+    // A pull request forces a forged entry in: a perfect score.
+    let memo = root.join(".digline/t/memo");
+    let entry = std::fs::read_dir(&memo)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().is_dir())
+        .and_then(|d| std::fs::read_dir(d.path()).unwrap().flatten().next())
+        .unwrap()
+        .path();
+    let mut forged = read_json(&entry);
+    forged["reply"] = json!("{\"score\": 1.0, \"reason\": \"forged\"}");
+    std::fs::write(&entry, forged.to_string()).unwrap();
+    git(root, &["add", "-f", entry.to_str().unwrap()]);
+    let calls = judge_calls(&fake);
+    let (key, ran) = run(root, &fake, &["--judge-memo", "replay"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(judge_calls(&fake), calls);
+    let doc = read_json(root.join(format!(".digline/t/runs/s/{key}.json")));
+    let verdict = &doc["results"][0]["verdicts"][0];
+    assert_eq!(verdict["status"], "error", "{verdict}");
+    assert!(verdict["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("the judge was not asked"));
+    // With the memo on, the judge is asked again rather than trusting it.
+    let (key, _) = run(root, &fake, &[]);
+    assert_eq!(judge_calls(&fake), calls + 1);
+    let doc = read_json(root.join(format!(".digline/t/runs/s/{key}.json")));
+    assert_ne!(doc["results"][0]["verdicts"][0]["reason"], "forged");
+}
+
+fn total_usd(spend: &Value) -> f64 {
+    spend["target"]["usd"].as_f64().unwrap_or(0.0) + spend["judges"]["usd"].as_f64().unwrap_or(0.0)
+}
+
+#[test]
+fn an_exhausted_cap_is_exit_2_naming_the_budget_and_spend_stays_under_it() {
+    let fake = wobbly();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 20, &["Polite."]);
+    let (key, ran) = run(root, &fake, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    promote(root, &fake, &key);
+    let cap = 0.008;
+    let gated = gate(
+        root,
+        &fake,
+        "out",
+        &[
+            "--judge-memo",
+            "off",
+            "--max-usd",
+            "0.008",
+            "--concurrency",
+            "2",
+        ],
+    );
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert!(
+        gated
+            .stderr
+            .contains("spending cap 0.008000 USD; the last run spent"),
+        "{}",
+        gated.stderr
+    );
+    assert!(
+        gated
+            .stderr
+            .contains("the spending cap of 0.008000 USD was reached"),
+        "{}",
+        gated.stderr
+    );
+    let outcome = read_json(root.join("out/outcome.json"));
+    let spent = &outcome["spent"];
+    assert!(total_usd(spent) <= cap, "{spent}");
+    assert_eq!(spent["budget_exhausted"], true);
+    assert_eq!(spent["max_usd"], cap);
+    assert!(
+        outcome["causes"]["budget"].as_u64().unwrap() > 0,
+        "{outcome}"
+    );
+    for file in ["comment.md", "summary.md"] {
+        let text = std::fs::read_to_string(root.join("out").join(file)).unwrap();
+        assert!(text.contains("spending cap"), "{file}: {text}");
+    }
+    assert!(gated.stdout.contains("spending cap") || gated.stderr.contains("spending cap"));
+}
+
+#[test]
+fn four_shards_under_one_cap_spend_no_more_than_it_together() {
+    let fake = wobbly();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 24, &["Polite."]);
+    let cap = 0.024;
+    let mut total = 0.0;
+    for k in 1..=4 {
+        let shard = format!("{k}/4");
+        let (key, ran) = run(
+            root,
+            &fake,
+            &[
+                "--shard",
+                &shard,
+                "--max-usd",
+                "0.024",
+                "--judge-memo",
+                "off",
+            ],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let spend = spend_of(root, &key);
+        assert_eq!(spend["max_usd"], cap / 4.0, "{spend}");
+        total += total_usd(&spend);
+    }
+    assert!(total <= cap, "{total} > {cap}");
+    // Each shard's 0.006 fits a few (target, judge) pairs, not its six.
+    assert!(total > cap / 4.0, "{total}: the shards did spend");
+}
+
+#[test]
+fn a_gateway_budget_refusal_is_named_and_never_retried() {
+    for status in [400_u16, 422, 429] {
+        let fake = fake_llm::start(Box::new(move |seen: &Seen, _| {
+            if seen.is_judge() {
+                Reply::Http(
+                    status,
+                    vec![],
+                    json!({"error": {"message": "Budget has been exceeded! Key=sk-...cost Current cost: 0.0021, Max budget: 0.002", "type": "budget_exceeded", "param": null, "code": status.to_string()}}).to_string(),
+                )
+            } else {
+                ok(seen, &format!("Hello, {}", seen.user()), 10, 50)
+            }
+        }));
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        suite(root, 3, &["Polite."]);
+        let (key, ran) = run(root, &fake, &["--judge-memo", "off"]);
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        assert_eq!(
+            judge_calls(&fake),
+            3,
+            "HTTP {status}: one call a case, no retry"
+        );
+        let doc = read_json(root.join(format!(".digline/t/runs/s/{key}.json")));
+        let reason = doc["results"][0]["verdicts"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            reason.contains("its budget at the gateway is spent"),
+            "{reason}"
+        );
+        let cause = digline::report::cause::classify(&reason);
+        assert_eq!(cause.category.as_str(), "gateway_budget", "{reason}");
+    }
+}
