@@ -113,10 +113,13 @@ pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
         seed: host::clock::seed(),
         quota: args.pool.quota(),
         retried: crate::run::retry::Retried::default(),
-        cost: args
-            .cost
-            .options()
-            .controls(&store, &args.suite.root, suite),
+        cost: args.cost.options().controls(
+            &store,
+            &args.suite.root,
+            suite,
+            args.pool.quota(),
+            &crate::host::runner::quota_identity(crate::host::runner::judge_parties(&judges)),
+        ),
     };
     let judge: &dyn Judge = if judges.clients().is_empty() {
         &NoJudges

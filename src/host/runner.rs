@@ -29,6 +29,7 @@ use crate::report::progress::ProgressStrings;
 use crate::run::budget::Budget;
 use crate::run::journal::{self, Prior, Recorder};
 use crate::run::memo::{JudgeMemo, MemoMode};
+use crate::run::shared_quota::SharedQuota;
 use crate::run::{
     execute_spent, preflight, Ask, CostControls, Display, Judge, NoJudges, Notice, Notifier, Plan,
     RetryPolicy, RunContext, RunError,
@@ -127,14 +128,20 @@ impl CostOptions {
         Some(crate::run::budget::share(cap, self.shards))
     }
 
-    /// The memo and the cap of one run of `suite` in `store`. A memo entry
-    /// the repository tracks (committed by a pull request, say) is never
-    /// read: the memo is a cache.
+    /// The memo, the cap and the shared quota of one run of `suite` in
+    /// `store`. A memo entry the repository tracks (committed by a pull
+    /// request, say) is never read: the memo is a cache. `quota` (`--rate`)
+    /// is shared with the other processes on this machine calling with the
+    /// same keys (`identity`, from [`quota_identity`]) at the same rate,
+    /// unless the run is a shard (a shard paces to its own share, wherever
+    /// it runs).
     pub fn controls(
         &self,
         store: &Store,
         root: &std::path::Path,
         suite: &crate::core::suite::Suite,
+        quota: crate::run::quota::Quota,
+        identity: &str,
     ) -> CostControls {
         let memo = (self.memo != MemoMode::Off).then(|| {
             let mut reader = MemoReader::new(store.clone(), &suite.tenant);
@@ -150,13 +157,45 @@ impl CostOptions {
             }
             Arc::new(JudgeMemo::new(self.memo, reader))
         });
+        let shared_quota = (!quota.is_unlimited() && self.shards <= 1).then(|| {
+            let dir = env("DIGLINE_QUOTA_DIR")
+                .or_else(|| env("RUNNER_TEMP"))
+                .filter(|d| !d.is_empty())
+                .map_or_else(std::env::temp_dir, std::path::PathBuf::from);
+            Arc::new(SharedQuota::new(&dir, identity, quota))
+        });
         CostControls {
             memo,
             budget: self
                 .cap(suite.max_usd)
                 .map(|cap| Arc::new(Budget::new(cap))),
+            shared_quota,
         }
     }
+}
+
+/// Who a run's calls go to, for the shared quota: each endpoint with a
+/// hash of its secrets (never a secret), sorted.
+pub fn quota_identity(parties: impl IntoIterator<Item = (String, Vec<String>)>) -> String {
+    let mut parts: Vec<String> = parties
+        .into_iter()
+        .map(|(endpoint, secrets)| {
+            let hash = crate::core::identity::sha256_hex(secrets.join("\n").as_bytes(), 8);
+            format!("{endpoint}#{hash}")
+        })
+        .collect();
+    parts.sort();
+    parts.dedup();
+    parts.join(" ")
+}
+
+/// The judges' endpoints and secrets, for [`quota_identity`].
+pub fn judge_parties(judges: &Judges) -> Vec<(String, Vec<String>)> {
+    judges
+        .clients()
+        .iter()
+        .map(|j| (j.identity().base_url, j.secrets()))
+        .collect()
 }
 
 /// The target, built: HTTP (headers expanded) or a provider (endpoint and
@@ -414,7 +453,15 @@ impl Prepared {
             seed: host::clock::seed(),
             quota: options.quota,
             retried: options.retried.clone(),
-            cost: options.cost.controls(&store, &options.root, &loaded.suite),
+            cost: options.cost.controls(
+                &store,
+                &options.root,
+                &loaded.suite,
+                options.quota,
+                &quota_identity(
+                    std::iter::once(target_party(&built)).chain(judge_parties(&judges)),
+                ),
+            ),
         };
         // One run, one writer: the journal's lock is held to the end.
         let mut held_lock = None;
@@ -639,6 +686,17 @@ pub fn announce_spend(
     }
     if let (true, Some(cap)) = (spent.budget_exhausted, spent.max_usd) {
         notices.plan(strings.budget_exhausted(cap, crate::run::budget::total(spent), unjudged));
+    }
+}
+
+/// The target's endpoint and secrets, for [`quota_identity`].
+fn target_party(built: &Built) -> (String, Vec<String>) {
+    match built {
+        Built::Http(t) => (t.endpoint().to_string(), t.secrets().to_vec()),
+        Built::Provider(t) => (
+            format!("{}@{}", t.spec().kind.name(), t.endpoint()),
+            t.secrets(),
+        ),
     }
 }
 

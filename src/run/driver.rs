@@ -259,15 +259,19 @@ pub struct RunContext {
     pub cost: CostControls,
 }
 
-/// What bounds and avoids a run's spend: the judge memo
-/// (`--judge-memo`, `super::memo`) and the cap (`--max-usd`,
-/// `super::budget`).
+/// What bounds and avoids a run's spend and shares its quota: the judge
+/// memo (`--judge-memo`, `super::memo`), the cap (`--max-usd`,
+/// `super::budget`) and the quota's bucket shared by processes.
 #[derive(Clone, Debug, Default)]
 pub struct CostControls {
     /// Asked before every judge call; `None` is `--judge-memo off`.
     pub memo: Option<std::sync::Arc<JudgeMemo>>,
     /// Reserved from before every call; `None` is no cap.
     pub budget: Option<std::sync::Arc<Budget>>,
+    /// The `--rate` bucket this process shares with the others on the
+    /// machine calling with the same key (`super::shared_quota`); `None`:
+    /// it paces alone.
+    pub shared_quota: Option<std::sync::Arc<crate::run::shared_quota::SharedQuota>>,
 }
 
 /// Why a run could not be executed at all.
@@ -426,10 +430,13 @@ pub fn execute_spent(
         retry: ctx.retry,
         throttle: Throttle::new(ctx.concurrency, ctx.seed)
             .with_retried(ctx.retried.clone())
-            .with_pacer(Pacer::new(
-                ctx.quota,
-                target.meter().into_iter().chain(judge.meters()).collect(),
-            )),
+            .with_pacer(
+                Pacer::new(
+                    ctx.quota,
+                    target.meter().into_iter().chain(judge.meters()).collect(),
+                )
+                .with_shared(ctx.cost.shared_quota.clone()),
+            ),
         progress: Progress::new(asked, ctx.display, ctx.notices.clone()),
         prior,
         recorder,

@@ -20,6 +20,7 @@ pub mod progress;
 pub mod quota;
 pub mod rejudge;
 pub mod retry;
+pub mod shared_quota;
 
 pub use driver::{
     execute, execute_journaled, execute_spent, Ask, CostControls, Judge, NoJudges, RunContext,

@@ -12,11 +12,16 @@
 //!
 //! Shards share one quota: under `--shard K/N` each shard paces itself to
 //! [`Quota::share`] — an N-th of each rate — so N jobs on one API key stay
-//! inside the key's limit together.
+//! inside the key's limit together. Processes on one machine that call
+//! with the same key at the same rate (several suites on one runner) take
+//! their turns from one bucket in a file ([`super::shared_quota`]), so
+//! together they stay inside it too.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::shared_quota::SharedQuota;
 use crate::client::rate_limits::Meter;
 
 /// Requests and tokens per minute; `None` is unlimited.
@@ -92,6 +97,9 @@ pub struct Pacer {
     quota: Quota,
     meters: Vec<Arc<Meter>>,
     state: Mutex<Turns>,
+    shared: Option<Arc<SharedQuota>>,
+    /// Tokens already added to the shared bucket.
+    flushed: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -111,20 +119,34 @@ impl Pacer {
                 started: None,
                 next: None,
             }),
+            shared: None,
+            flushed: AtomicU64::new(0),
         }
+    }
+
+    /// Take turns from `shared` (other processes' too) instead of this
+    /// process's own grid.
+    #[must_use]
+    pub fn with_shared(mut self, shared: Option<Arc<SharedQuota>>) -> Pacer {
+        self.shared = shared;
+        self
+    }
+
+    /// The wait the servers asked every call to hold for, if any.
+    fn held(&self, now: Instant) -> Option<Duration> {
+        self.meters
+            .iter()
+            .filter_map(|m| m.held_until())
+            .max()
+            .filter(|h| *h > now)
+            .map(|h| h - now)
     }
 
     /// How long to wait before the next call may start, taking its turn
     /// if it may start now (`Duration::ZERO`). `now` is the clock.
     pub fn turn_at(&self, now: Instant) -> Duration {
-        let held = self
-            .meters
-            .iter()
-            .filter_map(|m| m.held_until())
-            .max()
-            .filter(|h| *h > now);
-        if let Some(h) = held {
-            return h - now;
+        if let Some(held) = self.held(now) {
+            return held;
         }
         let mut turns = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let started = *turns.started.get_or_insert(now);
@@ -157,7 +179,18 @@ impl Pacer {
             return;
         }
         loop {
-            let wait = self.turn_at(Instant::now());
+            let wait = match (&self.shared, self.held(Instant::now())) {
+                (_, Some(held)) => held,
+                (Some(shared), None) => {
+                    let spent: u64 = self.meters.iter().map(|m| m.tokens()).sum();
+                    let delta = spent.saturating_sub(self.flushed.swap(spent, Ordering::SeqCst));
+                    match shared.turn(delta) {
+                        Some(wait) => wait,
+                        None => self.turn_at(Instant::now()),
+                    }
+                }
+                (None, None) => self.turn_at(Instant::now()),
+            };
             if wait.is_zero() {
                 return;
             }

@@ -8,11 +8,13 @@
 //! 2ⁿ). An asked wait shorter than the first backoff step (`Retry-After:
 //! 0` above all) is no hint: the backoff applies. An asked wait longer than
 //! `--max-wait` fails that call at once, with a sentence naming both; no
-//! wait is ever longer than `--max-wait`. A 429 with a named wait that
-//! comes while other calls of the pool are being answered (since this call
-//! was last refused) uses up no retry: the quota is in use, not broken, and
-//! the call lost a race for it — so behind a per-minute limit every case
-//! finishes; with nothing answered, the retries run out as usual. A
+//! wait is ever longer than `--max-wait`. A 429 that comes while other
+//! calls of the pool are being answered (since this call was last refused)
+//! uses up no retry, whether or not it names a wait (a gateway's
+//! parallel-request limit names none): the quota is in use, not broken,
+//! the call lost a race for it, and the pool slows down instead — so
+//! behind a per-minute limit every case finishes; with nothing answered,
+//! the retries run out as usual. A
 //! permanent failure is not retried. An exhausted retry is the last cause — recorded as an `error`
 //! verdict, never a fail. Every retry is counted by its reason
 //! ([`Retried`]): counts only, never a cause or a payload.
@@ -367,12 +369,12 @@ pub fn retrying<T>(
                 };
                 // Below the first step (`Retry-After: 0`) is no hint.
                 let asked = transient.retry_after.filter(|d| *d >= policy.base);
-                // Refused with a named wait while other calls were answered
-                // since this one was last refused: the quota is in use, not
-                // broken, so this refusal uses up no retry. (Every free
-                // retry needs another call answered, so this ends.)
+                // Throttled while other calls were answered since this one
+                // was last refused: the quota is in use, not broken, so this
+                // refusal uses up no retry (the pool slows down instead).
+                // Every free retry needs another call answered, so this ends.
                 let answered = throttle.answered();
-                let free = transient.throttled && asked.is_some() && answered > mark;
+                let free = transient.throttled && answered > mark;
                 mark = answered;
                 if !free && retry >= policy.max_retries {
                     if retry > 0 {

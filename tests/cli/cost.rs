@@ -42,6 +42,9 @@ fn suite(root: &Path, cases: usize, rubrics: &[&str]) {
         "[suite]\ntenant = \"t\"\nenvironment = \"local\"\nname = \"s\"\ncases = \"cases.json\"\n\n\
          [target]\ntype = \"provider\"\nprompt_file = \"prompt.txt\"\nprovider = \"{JUDGE}\"\nmax_tokens = 200\n"
     );
+    if rubrics.is_empty() {
+        text.push_str("\n[[assertions]]\ntype = \"contains\"\nneedle = \"Hello\"\n");
+    }
     for rubric in rubrics {
         text.push_str(&format!(
             "\n[[assertions]]\ntype = \"llm_rubric\"\nrubric = \"{rubric}\"\njudge = \"{JUDGE}\"\nthreshold = 0.5\ntolerance = 1\n"
@@ -385,4 +388,131 @@ fn a_gateway_budget_refusal_is_named_and_never_retried() {
         let cause = digline::report::cause::classify(&reason);
         assert_eq!(cause.category.as_str(), "gateway_budget", "{reason}");
     }
+}
+
+/// A provider that allows 10 calls a second (a token bucket of half a
+/// second's worth, as providers meter a minute's; 429 with no wait when
+/// empty), and two processes running 30 cases each against it with one key
+/// at `--rate 600` (10 a second), their quota buckets in one folder
+/// (`shared`) or each in its own. What the provider saw: the calls refused,
+/// the times of those answered, and each process's run.
+fn two_processes(
+    shared: bool,
+) -> (
+    usize,
+    Vec<std::time::Instant>,
+    Vec<(tempfile::TempDir, Ran)>,
+) {
+    use std::sync::Mutex;
+    use std::time::Instant;
+    struct Bucket {
+        level: f64,
+        at: Instant,
+        refused: usize,
+        times: Vec<Instant>,
+    }
+    let bucket = Arc::new(Mutex::new(Bucket {
+        level: 5.0,
+        at: Instant::now(),
+        refused: 0,
+        times: Vec::new(),
+    }));
+    let seen = Arc::clone(&bucket);
+    let fake = fake_llm::start(Box::new(move |request: &Seen, _| {
+        let mut b = seen.lock().unwrap();
+        let now = Instant::now();
+        b.level = (b.level + now.duration_since(b.at).as_secs_f64() * 10.0).min(5.0);
+        b.at = now;
+        if b.level < 1.0 {
+            b.refused += 1;
+            return Reply::Http(
+                429,
+                vec![],
+                json!({"error": {"type": "rate_limit_error", "message": "parallel requests"}})
+                    .to_string(),
+            );
+        }
+        b.level -= 1.0;
+        b.times.push(now);
+        ok(request, &format!("Hello, {}", request.user()), 10, 10)
+    }));
+    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    for dir in &dirs {
+        suite(dir.path(), 30, &[]);
+    }
+    let ran: Vec<Ran> = std::thread::scope(|scope| {
+        let handles: Vec<_> = dirs
+            .iter()
+            .map(|dir| {
+                let fake = &fake;
+                // Shared: both in the first suite's folder; else each its own.
+                let quota_dir = if shared { &dirs[0] } else { dir };
+                let quota_dir = quota_dir.path().to_str().unwrap().to_string();
+                scope.spawn(move || {
+                    let mut vars = env(fake);
+                    vars.push(("DIGLINE_QUOTA_DIR", quota_dir));
+                    let vars: Vec<(&str, &str)> =
+                        vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                    digline_env(
+                        dir.path(),
+                        &[
+                            "run",
+                            "-q",
+                            "--suite",
+                            "suite.toml",
+                            "--rate",
+                            "600",
+                            "--max-retries",
+                            "0",
+                        ],
+                        &vars,
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let b = bucket.lock().unwrap();
+    (
+        b.refused,
+        b.times.clone(),
+        dirs.into_iter().zip(ran).collect(),
+    )
+}
+
+/// Two processes sharing a key and a rate share one quota: together they
+/// use ≥ 90 % of it, waste no 429 and error no case. Each pacing alone
+/// (what digline did before) draws twice the rate and is refused.
+#[test]
+fn two_processes_sharing_a_key_and_a_rate_share_one_quota() {
+    let (refused, times, runs) = two_processes(true);
+    assert_eq!(refused, 0, "no 429 was wasted");
+    assert_eq!(times.len(), 60, "every case answered once");
+    let span = times[59].duration_since(times[0]).as_secs_f64();
+    // 60 calls at 10 a second: 59 intervals of 0.1 s at full use.
+    let used = 5.9 / span;
+    assert!(used >= 0.9, "{used:.2} of the quota in {span:.2} s");
+    assert!(span >= 5.5, "{span:.2} s: faster than the quota");
+    for (dir, r) in &runs {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let doc = read_json(
+            dir.path()
+                .join(format!(".digline/t/runs/s/{}.json", r.stdout.trim())),
+        );
+        let errored = doc["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| {
+                c["verdicts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|v| v["status"] == "error")
+            })
+            .count();
+        assert_eq!(errored, 0);
+    }
+    let (refused, _, _) = two_processes(false);
+    assert!(refused > 5, "each pacing alone: {refused} refused");
 }

@@ -202,6 +202,11 @@ impl ProviderTarget {
         Some(price.worst_case(bytes, request.max_tokens))
     }
 
+    /// The endpoint as messages name it (`host[:port]`).
+    pub fn endpoint(&self) -> &str {
+        self.client.endpoint()
+    }
+
     /// What this target's calls report to the pacer.
     pub fn meter(&self) -> &std::sync::Arc<crate::client::rate_limits::Meter> {
         self.client.meter()

@@ -126,6 +126,7 @@ fn memo(dir: &std::path::Path, mode: MemoMode) -> CostControls {
             MemoReader::new(Store::new(dir), "t"),
         ))),
         budget: None,
+        shared_quota: None,
     }
 }
 
@@ -298,6 +299,7 @@ fn the_cap_stops_dispatch_spend_stays_under_it_and_the_rest_is_not_judged() {
     let cost = CostControls {
         memo: None,
         budget: Some(Arc::new(Budget::new(cap))),
+        shared_quota: None,
     };
     let (doc, spent) = run(&s, &Target(None), &judge, cost);
     let total = spent.target.usd.unwrap_or(0.0) + spent.judges.usd.unwrap_or(0.0);

@@ -1,0 +1,235 @@
+//! One quota shared by every process on a machine that calls with the
+//! same key at the same `--rate`: a small token bucket in a file, locked
+//! while a process takes its turn.
+//!
+//! Several suites on one runner, each `--rate 20` against one 20-rpm key,
+//! each believe they own the quota, and together draw twice its rate in
+//! 429s. With a shared bucket they take their turns from one grid: the
+//! file (`digline-quota-<id>`, in a folder the processes agree on: the
+//! caller passes `$RUNNER_TEMP` or the system's temporary folder) holds
+//! when the next request may start and, for a `tpm` limit, when the
+//! minute began and how many tokens the processes together have spent.
+//! `<id>` is a hash of the endpoints, the keys' hashes (never a key) and
+//! the rate, so processes share a bucket only when they share a key and a
+//! quota. Times are the wall clock's (an `Instant` means nothing to
+//! another process).
+//!
+//! A bucket that cannot be opened or locked (a read-only folder) is not
+//! the run's failure: the process paces alone, as without sharing.
+
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::quota::Quota;
+use crate::core::identity::sha256_hex;
+
+/// The bucket's state, as the file holds it (one line of three numbers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct State {
+    /// When the next request may start, ns since the epoch (0: now).
+    next_ns: u128,
+    /// When token counting began, ns since the epoch (0: not yet).
+    start_ns: u128,
+    /// Tokens spent by every process since `start_ns`.
+    tokens: u64,
+}
+
+impl State {
+    fn parse(text: &str) -> State {
+        let mut parts = text.split_whitespace().map(str::parse::<u128>);
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some(Ok(next_ns)), Some(Ok(start_ns)), Some(Ok(tokens))) => State {
+                next_ns,
+                start_ns,
+                tokens: u64::try_from(tokens).unwrap_or(u64::MAX),
+            },
+            _ => State::default(),
+        }
+    }
+
+    fn text(self) -> String {
+        format!("{} {} {}\n", self.next_ns, self.start_ns, self.tokens)
+    }
+}
+
+/// The turn rule, given the state and the clock: the wait before the next
+/// call may start (zero: it takes its turn now, and the state moves on).
+/// `tokens` spent since the last turn are added first.
+fn turn(state: &mut State, quota: Quota, now_ns: u128, tokens: u64) -> Duration {
+    if state.start_ns == 0 {
+        state.start_ns = now_ns;
+    }
+    state.tokens = state.tokens.saturating_add(tokens);
+    if let Some(tpm) = quota.tokens_per_minute {
+        let elapsed = (now_ns.saturating_sub(state.start_ns)) as f64 / 1e9;
+        let over = state.tokens as f64 - tpm * elapsed / 60.0;
+        if over > 0.0 {
+            return Duration::from_secs_f64(over * 60.0 / tpm);
+        }
+    }
+    if let Some(rpm) = quota.requests_per_minute {
+        let every = (60e9 / rpm) as u128;
+        if state.next_ns > now_ns {
+            return Duration::from_nanos(u64::try_from(state.next_ns - now_ns).unwrap_or(u64::MAX));
+        }
+        // Late by less than a turn: keep the grid; idle longer: no burst banked.
+        let base = if state.next_ns > 0 && now_ns - state.next_ns < every {
+            state.next_ns
+        } else {
+            now_ns
+        };
+        state.next_ns = base + every;
+    }
+    Duration::ZERO
+}
+
+/// A quota's bucket shared through a file.
+#[derive(Debug)]
+pub struct SharedQuota {
+    path: PathBuf,
+    quota: Quota,
+}
+
+impl SharedQuota {
+    /// The bucket in `dir` of the calls made with `identity` (endpoints and
+    /// key hashes, never a key) at `quota`.
+    pub fn new(dir: &Path, identity: &str, quota: Quota) -> SharedQuota {
+        let id = sha256_hex(
+            format!(
+                "{identity}\n{:?}\n{:?}",
+                quota.requests_per_minute, quota.tokens_per_minute
+            )
+            .as_bytes(),
+            8,
+        );
+        SharedQuota {
+            path: dir.join(format!("digline-quota-{id}")),
+            quota,
+        }
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Take a turn, adding `tokens` spent since this process's last turn:
+    /// the wait before trying again (zero: the turn is taken). `None` when
+    /// the file cannot be used (the caller paces alone).
+    pub fn turn(&self, tokens: u64) -> Option<Duration> {
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&self.path)
+            .ok()?;
+        fs4::FileExt::lock(&file).ok()?;
+        let mut text = String::new();
+        let read = file.read_to_string(&mut text).is_ok();
+        let mut state = if read {
+            State::parse(&text)
+        } else {
+            State::default()
+        };
+        let now_ns = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .ok()?
+            .as_nanos();
+        let wait = turn(&mut state, self.quota, now_ns, tokens);
+        let written = file
+            .set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| file.write_all(state.text().as_bytes()));
+        let _ = fs4::FileExt::unlock(&file);
+        written.ok()?;
+        Some(wait)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: u128 = 1_000_000_000;
+
+    fn rpm(n: f64) -> Quota {
+        Quota {
+            requests_per_minute: Some(n),
+            tokens_per_minute: None,
+        }
+    }
+
+    #[test]
+    fn turns_keep_one_grid_and_bank_no_burst() {
+        let mut state = State::default();
+        let t0 = 100 * S;
+        assert_eq!(turn(&mut state, rpm(60.0), t0, 0), Duration::ZERO);
+        assert_eq!(turn(&mut state, rpm(60.0), t0, 0), Duration::from_secs(1));
+        assert_eq!(
+            turn(&mut state, rpm(60.0), t0 + S / 2, 0),
+            Duration::from_millis(500)
+        );
+        assert_eq!(turn(&mut state, rpm(60.0), t0 + S, 0), Duration::ZERO);
+        // Idle for long: start again from now.
+        assert_eq!(turn(&mut state, rpm(60.0), t0 + 100 * S, 0), Duration::ZERO);
+        assert_eq!(state.next_ns, t0 + 101 * S);
+        assert_eq!(State::parse(&state.text()), state);
+        assert_eq!(State::parse("garbage"), State::default());
+    }
+
+    #[test]
+    fn tokens_of_every_process_count_against_one_minute() {
+        let quota = Quota {
+            requests_per_minute: None,
+            tokens_per_minute: Some(6000.0),
+        };
+        let mut state = State::default();
+        let t0 = 5 * S;
+        assert_eq!(turn(&mut state, quota, t0, 0), Duration::ZERO);
+        // Two processes report 150 and 100 tokens: 250 at 100 a second.
+        assert_eq!(
+            turn(&mut state, quota, t0, 150),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(
+            turn(&mut state, quota, t0, 100),
+            Duration::from_millis(2500)
+        );
+        assert_eq!(turn(&mut state, quota, t0 + 5 * S / 2, 0), Duration::ZERO);
+    }
+
+    #[test]
+    fn two_pacers_on_one_file_share_one_rate() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = SharedQuota::new(dir.path(), "openai@h:1 key#ab", rpm(600.0));
+        let b = SharedQuota::new(dir.path(), "openai@h:1 key#ab", rpm(600.0));
+        let other = SharedQuota::new(dir.path(), "openai@h:1 key#cd", rpm(600.0));
+        assert_eq!(a.path(), b.path());
+        assert_ne!(a.path(), other.path(), "another key, another bucket");
+        assert_eq!(a.turn(0), Some(Duration::ZERO));
+        let wait = b.turn(0).unwrap();
+        assert!(
+            wait > Duration::from_millis(50),
+            "{wait:?}: b waits for a's turn"
+        );
+        assert_eq!(other.turn(0), Some(Duration::ZERO));
+        // Threads standing for processes: 10 turns at 600 rpm take ≈ 0.9 s.
+        let started = std::time::Instant::now();
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    let mine = SharedQuota::new(dir.path(), "openai@h:1 key#ef", rpm(600.0));
+                    for _ in 0..5 {
+                        while let Some(wait) = mine.turn(0).filter(|w| !w.is_zero()) {
+                            std::thread::sleep(wait);
+                        }
+                    }
+                });
+            }
+        });
+        let took = started.elapsed();
+        assert!(took >= Duration::from_millis(850), "{took:?}");
+    }
+}
