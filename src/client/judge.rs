@@ -177,12 +177,21 @@ impl JudgeClient {
     }
 
     /// How this judge is set up, as `judge_config.values` records it:
-    /// `provider`, `model`, `max_tokens` (and `json_mode` for OpenAI).
+    /// `provider`, `model`, `max_tokens` (and `json_mode` for OpenAI), and
+    /// — like a target's — `base_url` (`host:port` only) when the judge is
+    /// reached anywhere but its provider's own endpoint, so a judge moved
+    /// to another gateway is a configuration change.
     pub fn config(&self) -> Map<String, Value> {
         let mut values = Map::new();
         values.insert("provider".into(), Value::String(self.kind.name().into()));
         values.insert("model".into(), Value::String(self.model.clone()));
         values.insert("max_tokens".into(), Value::from(JUDGE_MAX_TOKENS));
+        if self.custom_endpoint {
+            values.insert(
+                "base_url".into(),
+                Value::String(self.client.endpoint().to_string()),
+            );
+        }
         if self.kind == ProviderKind::OpenAi {
             values.insert("json_mode".into(), Value::Bool(true));
         }
@@ -330,6 +339,17 @@ mod tests {
             json!({"identities": ["anthropic/claude-haiku-4-5", "openai/gpt-4o-mini"]})
         );
         assert!(judge_config(&[]).is_empty());
+        // A judge reached through a gateway records where (host:port only).
+        let gateway = Endpoint {
+            base_url: "http://user:pw@127.0.0.1:4000/v1".into(),
+            key: None,
+        };
+        let moved = JudgeClient::new("openai/gpt-4o-mini", &gateway).unwrap();
+        assert_eq!(
+            Value::Object(moved.config()),
+            json!({"provider": "openai", "model": "gpt-4o-mini", "max_tokens": 400, "json_mode": true, "base_url": "127.0.0.1:4000"})
+        );
+        assert_eq!(moved.identity().endpoint, "127.0.0.1:4000");
         assert!(JudgeClient::new("nope/m", &endpoint(true)).is_err());
     }
 }

@@ -390,9 +390,8 @@ fn a_gateway_budget_refusal_is_named_and_never_retried() {
     }
 }
 
-/// A provider that allows 10 calls a second (a token bucket of half a
-/// second's worth, as providers meter a minute's; 429 with no wait when
-/// empty), and two processes running 30 cases each against it with one key
+/// A provider that allows 10 calls a second (a token bucket of a second's
+/// worth, as providers meter a minute's; 429 with no wait when empty), and two processes running 30 cases each against it with one key
 /// at `--rate 600` (10 a second), their quota buckets in one folder
 /// (`shared`) or each in its own. What the provider saw: the calls refused,
 /// the times of those answered, and each process's run.
@@ -412,7 +411,7 @@ fn two_processes(
         times: Vec<Instant>,
     }
     let bucket = Arc::new(Mutex::new(Bucket {
-        level: 5.0,
+        level: 10.0,
         at: Instant::now(),
         refused: 0,
         times: Vec::new(),
@@ -421,7 +420,7 @@ fn two_processes(
     let fake = fake_llm::start(Box::new(move |request: &Seen, _| {
         let mut b = seen.lock().unwrap();
         let now = Instant::now();
-        b.level = (b.level + now.duration_since(b.at).as_secs_f64() * 10.0).min(5.0);
+        b.level = (b.level + now.duration_since(b.at).as_secs_f64() * 10.0).min(10.0);
         b.at = now;
         if b.level < 1.0 {
             b.refused += 1;

@@ -103,7 +103,9 @@ fn anthropic_target_and_judge_end_to_end() {
     assert_eq!(
         doc["judge_config"],
         json!({"identities": ["anthropic/claude-haiku-4-5"],
-               "values": {"provider": "anthropic", "model": "claude-haiku-4-5", "max_tokens": 400}})
+               // The judge's endpoint is part of its identity, like the target's.
+               "values": {"provider": "anthropic", "model": "claude-haiku-4-5", "max_tokens": 400,
+                          "base_url": format!("127.0.0.1:{}", fake.port)}})
     );
     // usage → cost: 1000 in × $1 + 100 out × $5 per million tokens
     for (i, result) in doc["results"].as_array().unwrap().iter().enumerate() {
