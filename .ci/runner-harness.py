@@ -12,7 +12,11 @@ that refuses any expression it does not know (so a new one in action.yml
 fails here rather than passing unseen), `docker` provided by podman
 (.ci/lib/docker), and `actions/upload-artifact` stubbed with its
 documented behaviour: an artifact name already used in the workflow run
-is refused with 409 Conflict unless `overwrite` is true.
+is refused with 409 Conflict unless `overwrite` is true. The judge memo's
+`actions/cache/restore` and `actions/cache/save` are stubbed with theirs:
+a restore takes the exact key, else the newest cache whose key starts with
+a `restore-keys` prefix; a save of a key that exists is a warning, never a
+failure, and never overwrites.
 
 Against a fake GitHub (loopback, standalone here): two matrix jobs of two
 suites (a/ nothing got worse, b/ something got worse) sharing one
@@ -163,6 +167,10 @@ class Job:
         ref = ref.strip()
         if ref in ("runner.temp",):
             return self.temp
+        if ref == "runner.os":
+            return "Linux"
+        if ref in ("github.run_id", "github.run_attempt"):
+            return "1"
         if ref == "github.token":
             return TOKEN
         m = re.fullmatch(r"inputs\.([A-Za-z0-9_-]+)", ref)
@@ -222,11 +230,13 @@ class Job:
 
     def uses(self, step):
         action = step["uses"].split("@")[0]
-        if action != "actions/upload-artifact":
+        if action not in ("actions/upload-artifact", "actions/cache/restore", "actions/cache/save"):
             fail(f"the harness has no stub for {step['uses']}")
         if not re.fullmatch(r"[^@]+@[0-9a-f]{40}", step["uses"].split(" ")[0]):
             fail(f"{step['uses']} is not pinned to a commit")
         w = {k: self.expand(v) for k, v in step.get("with", {}).items()}
+        if action != "actions/upload-artifact":
+            return self.cache(action, w)
         name, path = w.get("name", "artifact"), w["path"]
         # upload-artifact v4+: names are unique within a workflow run.
         bad = set('":<>|*?\r\n\\/')
@@ -249,6 +259,50 @@ class Job:
         aid = str(len(os.listdir(self.artifacts)))
         return {"artifact-id": aid,
                 "artifact-url": f"https://github.com/{REPO}/actions/runs/1/artifacts/{aid}"}, 0
+
+    def cache(self, action, w):
+        """actions/cache/restore and /save over a folder of keyed tarballs
+        shared by every job of the workflow run (saved in key order)."""
+        import glob
+        import tarfile
+        store = os.path.join(os.path.dirname(self.artifacts), "_caches")
+        os.makedirs(store, exist_ok=True)
+        key = w["key"]
+        if "," in key or len(key) > 512:
+            print(f"::error::Key Validation Error: {key} cannot contain commas.", file=sys.stderr)
+            return {}, 1
+        def tarball(k):  # keys may hold '/': a file named by the key's hex
+            return os.path.join(store, k.encode().hex() + ".tar")
+        if action == "actions/cache/restore":
+            found = key if os.path.exists(tarball(key)) else None
+            if found is None:
+                saved = sorted(os.listdir(store), key=lambda n: os.path.getmtime(os.path.join(store, n)))
+                saved = [bytes.fromhex(n[:-4]).decode() for n in saved]
+                for prefix in [p for p in w.get("restore-keys", "").split("\n") if p.strip()]:
+                    hits = [k for k in saved if k.startswith(prefix.strip())]
+                    if hits:
+                        found = hits[-1]
+                        break
+            if found is not None:
+                with tarfile.open(tarball(found)) as tar:
+                    tar.extractall(self.workspace, filter="data")
+            return {"cache-hit": str(found == key).lower(), "cache-primary-key": key,
+                    "cache-matched-key": found or ""}, 0
+        dest = tarball(key)
+        if os.path.exists(dest):
+            print(f"::warning::Failed to save: Unable to reserve cache with key {key}, "
+                  "another job may be creating this cache.")
+            return {}, 0
+        paths = [p for pat in w["path"].split("\n") if pat.strip()
+                 for p in glob.glob(os.path.join(self.workspace, pat.strip()))]
+        if not paths:
+            print("::warning::Path Validation Error: Path(s) specified in the action for "
+                  "caching do(es) not exist, hence no cache is being saved.")
+            return {}, 0
+        with tarfile.open(dest, "w") as tar:
+            for p in paths:
+                tar.add(p, arcname=os.path.relpath(p, self.workspace))
+        return {}, 0
 
     def shell(self, step, sid):
         if step.get("shell") != "bash":
