@@ -79,43 +79,12 @@ fn rubric(text: &str) -> DeclaredCheck {
     .unwrap()
 }
 
-fn suite(n: usize, checks: Vec<DeclaredCheck>) -> Suite {
-    Suite {
-        tenant: "t".into(),
-        environment: "local".into(),
-        name: "s".into(),
-        samples: 1,
-        min_agreement: None,
-        checks,
-        cases: (0..n)
-            .map(|i| Case {
-                id: format!("c{i}"),
-                ..Case::default()
-            })
-            .collect(),
-        record_responses: false,
-        max_usd: None,
-        artifacts: Vec::new(),
-        rules: Vec::new(),
-        aggregates: Vec::new(),
-    }
-}
+use super::pool_tests::suite;
 
 fn ctx(cost: CostControls) -> RunContext {
     RunContext {
-        created_at: "2026-01-01T00:00:00+00:00".into(),
-        git_commit: None,
-        digline_version: "0".into(),
-        metadata: Map::new(),
-        artifacts: Map::new(),
-        concurrency: 4,
-        retry: RetryPolicy::default(),
-        display: Display::Quiet,
-        notices: crate::run::Notifier::silent(),
-        seed: 1,
-        quota: crate::run::quota::Quota::default(),
-        retried: crate::run::retry::Retried::default(),
         cost,
+        ..super::pool_tests::ctx(4, 4)
     }
 }
 

@@ -85,7 +85,7 @@ impl Judge for FakeJudge {
     }
 }
 
-fn suite(n: usize, checks: Vec<DeclaredCheck>) -> Suite {
+pub(super) fn suite(n: usize, checks: Vec<DeclaredCheck>) -> Suite {
     Suite {
         tenant: "t".into(),
         environment: "local".into(),
@@ -121,7 +121,7 @@ fn rubric() -> DeclaredCheck {
     .unwrap()
 }
 
-fn ctx(concurrency: usize, max_retries: u32) -> RunContext {
+pub(super) fn ctx(concurrency: usize, max_retries: u32) -> RunContext {
     RunContext {
         created_at: "2026-01-01T00:00:00+00:00".into(),
         git_commit: None,
