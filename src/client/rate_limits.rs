@@ -195,6 +195,8 @@ impl RateLimits {
 #[derive(Debug, Default)]
 pub struct Meter {
     tokens: AtomicU64,
+    /// The estimated tokens of the calls sent and not yet answered.
+    in_flight: AtomicU64,
     held: Mutex<Option<Instant>>,
 }
 
@@ -204,8 +206,32 @@ impl Meter {
         self.tokens.fetch_add(tokens, Ordering::Relaxed);
     }
 
-    /// Every token counted so far.
+    /// A call estimated at `tokens` is sent: counted until it is
+    /// [`Meter::settled`], so a `tpm` pace sees the calls in flight before
+    /// any of them reports its usage.
+    pub fn sending(&self, tokens: u64) {
+        self.in_flight.fetch_add(tokens, Ordering::Relaxed);
+    }
+
+    /// The call estimated at `tokens` is done (its real usage, if any, is
+    /// counted by [`Meter::spent`]).
+    pub fn settled(&self, tokens: u64) {
+        let _ = self
+            .in_flight
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                Some(n.saturating_sub(tokens))
+            });
+    }
+
+    /// Every token counted so far, and the estimates of the calls in flight.
     pub fn tokens(&self) -> u64 {
+        self.tokens
+            .load(Ordering::Relaxed)
+            .saturating_add(self.in_flight.load(Ordering::Relaxed))
+    }
+
+    /// The tokens the answered calls reported (no estimate).
+    pub fn reported(&self) -> u64 {
         self.tokens.load(Ordering::Relaxed)
     }
 

@@ -182,7 +182,9 @@ impl Pacer {
             let wait = match (&self.shared, self.held(Instant::now())) {
                 (_, Some(held)) => held,
                 (Some(shared), None) => {
-                    let spent: u64 = self.meters.iter().map(|m| m.tokens()).sum();
+                    // Only what the answered calls reported: an estimate
+                    // in flight is this process's own business.
+                    let spent: u64 = self.meters.iter().map(|m| m.reported()).sum();
                     let delta = spent.saturating_sub(self.flushed.swap(spent, Ordering::SeqCst));
                     match shared.turn(delta) {
                         Some(wait) => wait,
@@ -310,6 +312,35 @@ mod tests {
             pacer.turn_at(t0 + Duration::from_millis(2500)),
             Duration::ZERO
         );
+    }
+
+    /// Calls in flight count by their estimate before any usage comes
+    /// back, so parallel calls do not all start under a small `tpm`.
+    #[test]
+    fn calls_in_flight_count_by_their_estimate() {
+        let meter = Arc::new(Meter::default());
+        let pacer = Pacer::new(
+            Quota {
+                requests_per_minute: None,
+                tokens_per_minute: Some(6000.0),
+            },
+            vec![Arc::clone(&meter)],
+        );
+        let t0 = Instant::now();
+        assert_eq!(pacer.turn_at(t0), Duration::ZERO);
+        meter.sending(200);
+        assert_eq!(
+            pacer.turn_at(t0),
+            Duration::from_secs(2),
+            "the next call waits"
+        );
+        // Answered: the estimate goes, the real usage counts instead.
+        meter.settled(200);
+        meter.spent(100);
+        assert_eq!(pacer.turn_at(t0), Duration::from_secs(1));
+        assert_eq!((meter.tokens(), meter.reported()), (100, 100));
+        meter.settled(5);
+        assert_eq!(meter.tokens(), 100, "never below what was reported");
     }
 
     #[test]
