@@ -65,10 +65,11 @@ pub enum Refusal {
         /// The suite as the request named it (for the merge command).
         named: String,
     },
-    /// The shard runs cannot be merged: every problem found, each located.
-    #[error("merge refused: {}", problems.join("; "))]
+    /// The shard runs cannot be read or merged: every problem found, each
+    /// naming its path, one per line after the first's `merge refused: `.
+    #[error("merge refused: {}", problems.join("\n"))]
     Merge {
-        /// Every problem, in the order of the files (each names its file).
+        /// Every problem, in the order of the files.
         problems: Vec<String>,
     },
 }
