@@ -20,6 +20,14 @@ pub struct CostArgs {
 }
 
 impl CostArgs {
+    /// `pool` with these flags in it (how the use cases take them).
+    pub fn pool(&self, pool: crate::app::run::Pool) -> crate::app::run::Pool {
+        crate::app::run::Pool {
+            cost: self.options(),
+            ..pool
+        }
+    }
+
     /// As the runner takes them.
     pub fn options(&self) -> CostOptions {
         CostOptions {
