@@ -37,6 +37,18 @@ fn wobbly() -> Fake {
     }))
 }
 
+/// The same provider with a judge that always scores 0.9: what is judged
+/// never gets worse, so only the cap decides the gate.
+fn steady() -> Fake {
+    fake_llm::start(Box::new(|seen: &Seen, _| {
+        if seen.is_judge() {
+            ok(seen, "{\"score\": 0.9, \"reason\": \"fine\"}", 300, 30)
+        } else {
+            ok(seen, &format!("Hello, {}", seen.user()), 10, 50)
+        }
+    }))
+}
+
 fn suite(root: &Path, cases: usize, rubrics: &[&str]) {
     let mut text = format!(
         "[suite]\ntenant = \"t\"\nenvironment = \"local\"\nname = \"s\"\ncases = \"cases.json\"\n\n\
@@ -268,7 +280,7 @@ fn total_usd(spend: &Value) -> f64 {
 
 #[test]
 fn an_exhausted_cap_is_exit_2_naming_the_budget_and_spend_stays_under_it() {
-    let fake = wobbly();
+    let fake = steady();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     suite(root, 20, &["Polite."]);
