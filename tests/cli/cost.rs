@@ -527,3 +527,65 @@ fn two_processes_sharing_a_key_and_a_rate_share_one_quota() {
     let (refused, _, _) = two_processes(false);
     assert!(refused > 5, "each pacing alone: {refused} refused");
 }
+
+/// `rejudge` asks the memo too and records what it spent beside the new
+/// run, as `run` does: the recorded answers, already judged, cost nothing.
+#[test]
+fn rejudge_uses_the_memo_and_records_its_spend() {
+    let fake = wobbly();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 3, &["Polite."]);
+    let text = std::fs::read_to_string(root.join("suite.toml")).unwrap();
+    std::fs::write(
+        root.join("suite.toml"),
+        text.replace(
+            "cases = \"cases.json\"\n",
+            "cases = \"cases.json\"\nrecord_responses = true\n",
+        ),
+    )
+    .unwrap();
+    let (_, ran) = run(root, &fake, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let calls = fake.requests().len();
+    let rejudged = go(
+        root,
+        &fake,
+        &["rejudge", "--suite", "suite.toml", "--run", "latest"],
+    );
+    assert_eq!(rejudged.code, 0, "{}", rejudged.stderr);
+    assert_eq!(
+        fake.requests().len(),
+        calls,
+        "neither the target nor a judge was called"
+    );
+    assert!(
+        rejudged
+            .stderr
+            .contains("judge memo (on): 3 reply(ies) reused, 0 not held"),
+        "{}",
+        rejudged.stderr
+    );
+    let spend = spend_of(root, rejudged.stdout.trim());
+    assert_eq!(spend["target"]["calls"], 0, "{spend}");
+    assert_eq!(spend["judges"]["calls"], 0, "{spend}");
+    assert_eq!(spend["memo"]["hits"], 3, "{spend}");
+    // Off: the judges are asked and paid, and that is recorded.
+    let rejudged = go(
+        root,
+        &fake,
+        &[
+            "rejudge",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--judge-memo",
+            "off",
+        ],
+    );
+    assert_eq!(rejudged.code, 0, "{}", rejudged.stderr);
+    let spend = spend_of(root, rejudged.stdout.trim());
+    assert_eq!(spend["judges"]["calls"], 3, "{spend}");
+    assert!(spend["judges"]["usd"].as_f64().unwrap() > 0.0, "{spend}");
+}
