@@ -213,6 +213,19 @@ fn side(side: &Option<Side>) -> String {
 /// Causes by (scope, case id, check id, occurrence).
 pub type Causes = HashMap<(Scope, String, String, usize), Cause>;
 
+/// Why the check of `d` could not run: its cause, or the unknown cause.
+pub fn cause_of(causes: &Causes, d: &Delta) -> Cause {
+    causes
+        .get(&(
+            d.key.scope,
+            d.key.case_id.to_string(),
+            d.key.assertion_id.to_string(),
+            d.key.occurrence,
+        ))
+        .cloned()
+        .unwrap_or_else(Cause::unknown)
+}
+
 /// The causes of every errored verdict of `run`, by (scope, case, check id,
 /// occurrence) — read from the complete run, before any redaction — with
 /// the elapsed milliseconds of the case's failed call to the target when
@@ -297,17 +310,7 @@ pub fn compared(
     let causes = causes(run, failed);
     let coincides = coincides_text(c, s);
     let row = |d: &Delta, unjudged: bool| {
-        let cause = unjudged.then(|| {
-            causes
-                .get(&(
-                    d.key.scope,
-                    d.key.case_id.to_string(),
-                    d.key.assertion_id.to_string(),
-                    d.key.occurrence,
-                ))
-                .cloned()
-                .unwrap_or_else(Cause::unknown)
-        });
+        let cause = unjudged.then(|| cause_of(&causes, d));
         let happened = match &cause {
             Some(cause) => format!("{} {}", s.detail_errored, cause.sentence(locale)),
             None => check_line(d, &coincides, s),

@@ -646,15 +646,7 @@ fn compared_view(
         .join(", ");
     let row = |d: &Delta| {
         if d.errored_now() {
-            let cause = causes
-                .get(&(
-                    d.key.scope,
-                    d.key.case_id.to_string(),
-                    d.key.assertion_id.to_string(),
-                    d.key.occurrence,
-                ))
-                .cloned()
-                .unwrap_or_else(Cause::unknown);
+            let cause = gate::cause_of(causes, d);
             return Row {
                 case: case_label(&d.key, s),
                 check: d.assertion.to_string(),
