@@ -72,13 +72,18 @@ const BACKTRACK_LIMIT: usize = 1_000_000;
 /// A sentence saying why the pattern cannot run (Python syntax this port
 /// refuses, or a pattern the engine rejects), without a leading capital or
 /// trailing period, e.g. `named Unicode characters (\N{...}) are not
-/// supported`.
+/// supported`. A position in it counts characters of `pattern`, from 0.
 pub fn compile(pattern: &str) -> Result<fancy_regex::Regex, String> {
-    let translated = translate(pattern)?;
+    let (translated, map) = translate_mapped(pattern, Mode::Search)?;
     fancy_regex::RegexBuilder::new(&translated)
         .backtrack_limit(BACKTRACK_LIMIT)
         .build()
-        .map_err(|e| format!("the regex engine rejects it: {e}"))
+        .map_err(|e| {
+            format!(
+                "the regex engine rejects it: {}",
+                in_user_positions(&e.to_string(), &map)
+            )
+        })
 }
 
 /// Rewrite a Python `re` pattern into `fancy_regex` syntax with the same
@@ -87,15 +92,140 @@ pub fn compile(pattern: &str) -> Result<fancy_regex::Regex, String> {
 /// # Errors
 /// A sentence naming the construct that cannot be translated.
 pub fn translate(pattern: &str) -> Result<String, String> {
+    translate_mapped(pattern, Mode::Search).map(|(t, _)| t)
+}
+
+/// Rewrite a Python `re` pattern for the linear `regex` engine the JSON
+/// Schema validator matches property names with: the same as
+/// [`translate`], except that `$` consumes the one trailing newline it may
+/// stand before (`(?:$|\n\z)`, the same yes or no for a whole-name match,
+/// without a lookahead), `.` is spelled `[^\n]` (the validator would read
+/// a bare `.` with ECMA-262's meaning) and `\d` as `\p{Nd}` (it would read
+/// `\d` as ASCII). A pattern that still needs lookaround, a backreference,
+/// an atomic group or a possessive quantifier is refused by that engine.
+///
+/// # Errors
+/// As [`translate`].
+pub fn translate_linear(pattern: &str) -> Result<String, String> {
+    translate_mapped(pattern, Mode::Linear).map(|(t, _)| t)
+}
+
+/// Which engine the translation is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `fancy_regex`, searched by [`super::search`].
+    Search,
+    /// The `regex` crate behind the JSON Schema validator's property names.
+    Linear,
+}
+
+fn translate_mapped(pattern: &str, mode: Mode) -> Result<(String, Vec<(usize, usize)>), String> {
     let mut t = Translator {
         chars: pattern.chars().collect(),
         pos: 0,
         out: String::with_capacity(pattern.len() + 16),
         verbose: false,
+        mode,
+        frames: vec![Frame::new(Kind::Top, 0, 0)],
+        groups: 0,
+        open: Vec::new(),
+        names: Vec::new(),
+        widths: Vec::new(),
+        map: Vec::new(),
     };
     t.leading_flags()?;
     t.body()?;
-    Ok(t.out)
+    if t.frames.len() > 1 {
+        let at = t.frames.last().map_or(0, |f| f.at);
+        return Err(format!(
+            "it has a ( that is never closed (missing ), at position {at})"
+        ));
+    }
+    Ok((t.out, t.map))
+}
+
+/// Rewrite `position N` in an engine message (a byte offset into the
+/// translated pattern) as the character position in the user's pattern.
+fn in_user_positions(message: &str, map: &[(usize, usize)]) -> String {
+    let Some((head, tail)) = message.split_once("position ") else {
+        return message.to_string();
+    };
+    let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+    let Ok(at) = digits.parse::<usize>() else {
+        return message.to_string();
+    };
+    let user = map
+        .iter()
+        .rev()
+        .find(|(out, _)| *out <= at)
+        .map_or(0, |(_, source)| *source);
+    format!("{head}position {user}{}", &tail[digits.len()..])
+}
+
+/// Characters a sub-pattern matches: at least, at most (`usize::MAX`: no bound).
+type Width = (usize, usize);
+
+fn add(a: Width, b: Width) -> Width {
+    (a.0.saturating_add(b.0), a.1.saturating_add(b.1))
+}
+
+fn either(a: Option<Width>, b: Width) -> Width {
+    a.map_or(b, |a| (a.0.min(b.0), a.1.max(b.1)))
+}
+
+/// What the last piece of the current branch was, for the quantifier rules
+/// of Python's parser.
+#[derive(Clone, Copy)]
+enum Last {
+    /// Nothing yet (start of a branch): a quantifier has nothing to repeat.
+    Nothing,
+    /// `^`, `$`, `\A`, `\Z`, `\b`, `\B`: Python does not repeat them.
+    Anchor,
+    /// Something repeatable, written from byte `out` of the output.
+    Item {
+        out: usize,
+        width: Width,
+        before: Width,
+        assertion: bool,
+    },
+    /// A quantified item: another quantifier is a "multiple repeat".
+    Repeated,
+}
+
+/// What a group is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Top,
+    Capture(usize),
+    Plain,
+    Lookahead,
+    Lookbehind,
+    Conditional,
+}
+
+/// One open group (or the whole pattern) and the widths of its branches.
+struct Frame {
+    kind: Kind,
+    out: usize,
+    at: usize,
+    seq: Width,
+    alts: Option<Width>,
+    last: Last,
+    branches: usize,
+}
+
+impl Frame {
+    fn new(kind: Kind, out: usize, at: usize) -> Frame {
+        Frame {
+            kind,
+            out,
+            at,
+            seq: (0, 0),
+            alts: None,
+            last: Last::Nothing,
+            branches: 1,
+        }
+    }
 }
 
 /// A one-pass rewriter over the pattern's code points.
@@ -104,6 +234,19 @@ struct Translator {
     pos: usize,
     out: String,
     verbose: bool,
+    mode: Mode,
+    /// The open groups, the whole pattern first.
+    frames: Vec<Frame>,
+    /// Capturing groups opened so far.
+    groups: usize,
+    /// Capturing groups not closed yet.
+    open: Vec<usize>,
+    /// Group names and their numbers.
+    names: Vec<(String, usize)>,
+    /// Widths of the closed capturing groups, by number.
+    widths: Vec<(usize, Width)>,
+    /// (byte in `out`, character in the pattern) where each piece starts.
+    map: Vec<(usize, usize)>,
 }
 
 /// One element of a character class, already in Rust syntax.
@@ -126,6 +269,28 @@ impl Translator {
     fn starts_with(&self, s: &str) -> bool {
         let wanted: Vec<char> = s.chars().collect();
         self.chars.get(self.pos..self.pos + wanted.len()) == Some(&wanted[..])
+    }
+
+    fn frame(&mut self) -> &mut Frame {
+        let last = self.frames.len() - 1;
+        &mut self.frames[last]
+    }
+
+    /// A repeatable piece of `width` characters was written from byte `out`.
+    fn item(&mut self, out: usize, width: Width, assertion: bool) {
+        let frame = self.frame();
+        let before = frame.seq;
+        frame.seq = add(before, width);
+        frame.last = Last::Item {
+            out,
+            width,
+            before,
+            assertion,
+        };
+    }
+
+    fn anchor(&mut self) {
+        self.frame().last = Last::Anchor;
     }
 
     /// `(?aiLmsux)` groups at the very start: Python's global flags.
@@ -174,40 +339,229 @@ impl Translator {
                 }
                 continue;
             }
+            let out = self.out.len();
+            let at = self.pos;
+            self.map.push((out, at));
             match c {
                 '\\' => {
                     self.pos += 1;
-                    self.escape()?;
+                    self.escape(out)?;
                 }
                 '[' => {
                     self.pos += 1;
                     self.class()?;
+                    self.item(out, (1, 1), false);
                 }
                 '(' => self.group()?,
+                ')' => self.close(at)?,
+                '|' => {
+                    self.pos += 1;
+                    let frame = self.frame();
+                    if frame.kind == Kind::Conditional && frame.branches == 2 {
+                        return Err(format!(
+                            "it has a conditional group with more than two branches at position {at}"
+                        ));
+                    }
+                    frame.alts = Some(either(frame.alts, frame.seq));
+                    frame.seq = (0, 0);
+                    frame.last = Last::Nothing;
+                    frame.branches += 1;
+                    self.out.push('|');
+                }
                 '$' => {
                     self.pos += 1;
-                    self.out.push_str(r"(?:$|(?=\n\z))");
+                    self.out.push_str(match self.mode {
+                        Mode::Search => r"(?:$|(?=\n\z))",
+                        Mode::Linear => r"(?:$|\n\z)",
+                    });
+                    self.anchor();
                 }
-                '{' => self.brace(),
-                '}' | ']' => {
+                '^' => {
                     self.pos += 1;
-                    push_literal(&mut self.out, c);
+                    self.out.push('^');
+                    self.anchor();
                 }
-                '.' | '^' | '|' | '*' | '+' | '?' | ')' => {
+                '{' => match self.brace()? {
+                    Some((low, high)) => self.quantifier(at, low, high)?,
+                    None => {
+                        self.pos += 1;
+                        push_literal(&mut self.out, '{');
+                        self.item(out, (1, 1), false);
+                    }
+                },
+                '*' => self.quantifier(at, 0, usize::MAX)?,
+                '+' => self.quantifier(at, 1, usize::MAX)?,
+                '?' => self.quantifier(at, 0, 1)?,
+                '.' => {
                     self.pos += 1;
-                    self.out.push(c);
+                    self.out.push_str(match self.mode {
+                        Mode::Search => ".",
+                        Mode::Linear => r"[^\n]",
+                    });
+                    self.item(out, (1, 1), false);
                 }
                 _ => {
                     self.pos += 1;
                     push_literal(&mut self.out, c);
+                    self.item(out, (1, 1), false);
                 }
             }
         }
         Ok(())
     }
 
-    /// `{…}`: a quantifier if it reads as one, else a literal brace.
-    fn brace(&mut self) {
+    /// A quantifier at `at` (its text not consumed yet when it is `*+?`;
+    /// already consumed for braces), repeating the last item `low` to
+    /// `high` times, with Python's lazy `?` or possessive `+` after it.
+    fn quantifier(&mut self, at: usize, low: usize, high: usize) -> Result<(), String> {
+        if self.chars.get(self.pos).is_some_and(|c| "*+?".contains(*c)) && self.pos == at {
+            self.pos += 1;
+        }
+        let (out, width, before, assertion) = match self.frame().last {
+            Last::Nothing | Last::Anchor => {
+                return Err(format!("it has nothing to repeat at position {at}"))
+            }
+            Last::Repeated => {
+                return Err(format!(
+                    "it repeats a repeat at position {at} (Python's \"multiple repeat\"; \
+                     write (?:…) around the first)"
+                ))
+            }
+            Last::Item {
+                out,
+                width,
+                before,
+                assertion,
+            } => (out, width, before, assertion),
+        };
+        if low > high {
+            return Err(format!(
+                "it has a repeat whose minimum is above its maximum at position {at}"
+            ));
+        }
+        let lazy = self.peek() == Some('?');
+        let possessive = !lazy && self.peek() == Some('+');
+        if lazy || possessive {
+            self.pos += 1;
+        }
+        let mut q = match (low, high) {
+            (0, usize::MAX) => "*".to_string(),
+            (1, usize::MAX) => "+".to_string(),
+            (0, 1) => "?".to_string(),
+            (l, usize::MAX) => format!("{{{l},}}"),
+            (l, h) if l == h => format!("{{{l}}}"),
+            (l, h) => format!("{{{l},{h}}}"),
+        };
+        if lazy {
+            q.push('?');
+        }
+        let atom = self.out[out..].to_string();
+        if assertion {
+            // A zero-width assertion repeated: Python tries it once, and
+            // a minimum of 0 lets it fail.
+            if low == 0 {
+                self.out.truncate(out);
+                let (open, inner) = if possessive { ("(?>", "") } else { ("(?:", "") };
+                if lazy {
+                    self.out.push_str(&format!("{open}{inner}|{atom})"));
+                } else {
+                    self.out.push_str(&format!("{open}{atom}|)"));
+                }
+            }
+        } else if atom == "(?:)" {
+            // An empty group matches the empty text however often.
+        } else if possessive {
+            self.out.insert_str(out, "(?>");
+            for entry in self.map.iter_mut().filter(|(o, _)| *o > out) {
+                entry.0 += 3;
+            }
+            self.out.push_str(&q);
+            self.out.push(')');
+        } else {
+            self.out.push_str(&q);
+        }
+        let repeated = (
+            width.0.saturating_mul(low),
+            if high == 0 {
+                0
+            } else {
+                width.1.saturating_mul(high)
+            },
+        );
+        let frame = self.frame();
+        frame.seq = add(before, repeated);
+        frame.last = Last::Repeated;
+        Ok(())
+    }
+
+    /// `)` at `at`: close the innermost group.
+    fn close(&mut self, at: usize) -> Result<(), String> {
+        self.pos += 1;
+        if self.frames.len() == 1 {
+            return Err(format!("it has an unbalanced ) at position {at}"));
+        }
+        let frame = self.frames.pop().unwrap_or_else(|| Frame::new(Kind::Top, 0, 0));
+        let mut total = either(frame.alts, frame.seq);
+        self.out.push(')');
+        match frame.kind {
+            Kind::Lookahead => self.item(frame.out, (0, 0), true),
+            Kind::Lookbehind => {
+                if total.0 != total.1 {
+                    return Err(format!(
+                        "it has a look-behind that can match texts of different lengths at \
+                         position {} (Python's look-behind is fixed-width)",
+                        frame.at
+                    ));
+                }
+                self.item(frame.out, (0, 0), true);
+            }
+            Kind::Conditional => {
+                if frame.branches == 1 {
+                    total = either(Some(total), (0, 0));
+                }
+                self.item(frame.out, total, false);
+            }
+            Kind::Capture(n) => {
+                self.open.retain(|g| *g != n);
+                self.widths.push((n, total));
+                self.item(frame.out, total, false);
+            }
+            Kind::Plain | Kind::Top => self.item(frame.out, total, false),
+        }
+        Ok(())
+    }
+
+    /// Open a group of `kind` whose text `(…` was consumed, written as `text`.
+    fn open_group(&mut self, kind: Kind, at: usize, text: &str) {
+        let out = self.out.len();
+        self.out.push_str(text);
+        self.frames.push(Frame::new(kind, out, at));
+    }
+
+    /// A reference to group `n` at `at`: it must exist and be closed.
+    fn group_reference(&mut self, n: usize, at: usize) -> Result<Width, String> {
+        if n == 0 || n > self.groups {
+            return Err(format!("it refers to group {n}, which does not exist at position {at}"));
+        }
+        if self.open.contains(&n) {
+            return Err(format!(
+                "it refers to group {n} inside that group, at position {at}"
+            ));
+        }
+        Ok(self
+            .widths
+            .iter()
+            .find(|(g, _)| *g == n)
+            .map_or((0, usize::MAX), |(_, w)| *w))
+    }
+
+    fn named_group(&self, name: &str) -> Option<usize> {
+        self.names.iter().find(|(n, _)| n == name).map(|(_, g)| *g)
+    }
+
+    /// `{…}` at the current position: `Some((low, high))` (consumed) if it
+    /// reads as a quantifier, `None` (nothing consumed) for a literal brace.
+    fn brace(&mut self) -> Result<Option<(usize, usize)>, String> {
         let start = self.pos;
         let mut i = start + 1;
         let digits = |i: &mut usize, chars: &[char]| {
@@ -226,30 +580,49 @@ impl Translator {
         let closes = self.chars.get(i) == Some(&'}');
         let empty = low.is_empty() && high.is_none();
         if !closes || empty {
-            self.pos += 1;
-            push_literal(&mut self.out, '{');
-            return;
+            return Ok(None);
         }
         self.pos = i + 1;
-        let low = if low.is_empty() { "0".to_string() } else { low };
-        match high {
-            None => self.out.push_str(&format!("{{{low}}}")),
-            Some(h) => self.out.push_str(&format!("{{{low},{h}}}")),
-        }
+        // Python's bound: a count must be below 2³² − 1.
+        let number = |text: &str, default: usize| -> Result<usize, String> {
+            if text.is_empty() {
+                return Ok(default);
+            }
+            text.parse::<u64>()
+                .ok()
+                .filter(|n| *n < u64::from(u32::MAX))
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| format!("it has a repeat count that is too large at position {start}"))
+        };
+        let low_n = number(&low, 0)?;
+        let high_n = match high {
+            None => low_n,
+            Some(h) => number(&h, usize::MAX)?,
+        };
+        Ok(Some((low_n, high_n)))
     }
 
-    /// After a `\` outside a class.
-    fn escape(&mut self) -> Result<(), String> {
+    /// After a `\` outside a class; `out` is where its text starts.
+    fn escape(&mut self, out: usize) -> Result<(), String> {
+        let at = self.pos - 1;
         let Some(c) = self.peek() else {
             return Err("it ends with a lone backslash".to_string());
         };
         self.pos += 1;
         match c {
-            'A' | 'b' | 'B' | 'd' | 'D' => {
+            'A' | 'b' | 'B' => {
                 self.out.push('\\');
                 self.out.push(c);
+                self.anchor();
+                return Ok(());
             }
-            'Z' => self.out.push_str(r"\z"),
+            'Z' => {
+                self.out.push_str(r"\z");
+                self.anchor();
+                return Ok(());
+            }
+            'd' => self.out.push_str(r"\p{Nd}"),
+            'D' => self.out.push_str(r"\P{Nd}"),
             'w' => self.out.push_str(&format!("[{PY_WORD_ITEMS}]")),
             'W' => self.out.push_str(&format!("[^{PY_WORD_ITEMS}]")),
             's' => self.out.push_str(&format!("[{PY_SPACE_ITEMS}]")),
@@ -264,21 +637,28 @@ impl Translator {
                         self.pos += 2;
                         let ch = octal_char(&[c, s, t])?;
                         push_literal(&mut self.out, ch);
+                        self.item(out, (1, 1), false);
                         return Ok(());
                     }
                 }
-                self.out.push('\\');
-                self.out.push(c);
+                let mut number = String::from(c);
                 if let Some(s) = second.filter(char::is_ascii_digit) {
                     self.pos += 1;
-                    self.out.push(s);
+                    number.push(s);
                 }
+                let n = number.parse::<usize>().unwrap_or(usize::MAX);
+                let width = self.group_reference(n, at)?;
+                self.out.push('\\');
+                self.out.push_str(&number);
+                self.item(out, width, false);
+                return Ok(());
             }
             _ => {
                 let ch = self.char_escape(c, false)?;
                 push_literal(&mut self.out, ch);
             }
         }
+        self.item(out, (1, 1), false);
         Ok(())
     }
 
@@ -336,28 +716,54 @@ impl Translator {
 
     /// `(`…: groups, lookaround, flags, comments, conditionals.
     fn group(&mut self) -> Result<(), String> {
+        let at = self.pos;
         if !self.starts_with("(?") {
             self.pos += 1;
-            self.out.push('(');
+            self.groups += 1;
+            self.open.push(self.groups);
+            self.open_group(Kind::Capture(self.groups), at, "(");
             return Ok(());
         }
-        for passthrough in ["(?:", "(?=", "(?!", "(?<=", "(?<!", "(?>"] {
-            if self.starts_with(passthrough) {
-                self.pos += passthrough.chars().count();
-                self.out.push_str(passthrough);
+        let kinds = [
+            ("(?:", Kind::Plain),
+            ("(?>", Kind::Plain),
+            ("(?=", Kind::Lookahead),
+            ("(?!", Kind::Lookahead),
+            ("(?<=", Kind::Lookbehind),
+            ("(?<!", Kind::Lookbehind),
+        ];
+        for (text, kind) in kinds {
+            if self.starts_with(text) {
+                self.pos += text.chars().count();
+                self.open_group(kind, at, text);
                 return Ok(());
             }
         }
         if self.starts_with("(?P<") {
             self.pos += 4;
             let name = self.name_until('>', false)?;
-            self.out.push_str(&format!("(?P<{name}>"));
+            if let Some(earlier) = self.named_group(&name) {
+                return Err(format!(
+                    "it names two groups {name:?} (groups {earlier} and {}) at position {at}",
+                    self.groups + 1
+                ));
+            }
+            self.groups += 1;
+            self.open.push(self.groups);
+            self.names.push((name.clone(), self.groups));
+            self.open_group(Kind::Capture(self.groups), at, &format!("(?P<{name}>"));
             return Ok(());
         }
         if self.starts_with("(?P=") {
             self.pos += 4;
+            let out = self.out.len();
             let name = self.name_until(')', false)?;
+            let Some(n) = self.named_group(&name) else {
+                return Err(format!("it refers to the unknown group name {name:?} at position {at}"));
+            };
+            let width = self.group_reference(n, at)?;
             self.out.push_str(&format!(r"\k<{name}>"));
+            self.item(out, width, false);
             return Ok(());
         }
         if self.starts_with("(?#") {
@@ -367,23 +773,40 @@ impl Translator {
                     return Ok(());
                 }
             }
-            return Err("it has an unterminated comment (?#".to_string());
+            return Err(format!("it has an unterminated comment (?# at position {at}"));
         }
         if self.starts_with("(?(") {
             self.pos += 3;
             let reference = self.name_until(')', true)?;
-            if reference.chars().all(|c| c.is_ascii_digit()) {
-                self.out.push_str(&format!("(?({reference})"));
+            let text = if reference.chars().all(|c| c.is_ascii_digit()) {
+                let n = reference.parse::<usize>().unwrap_or(usize::MAX);
+                if n == 0 {
+                    return Err(format!("it has the bad group number 0 at position {}", at + 3));
+                }
+                if n > self.groups {
+                    return Err(format!(
+                        "it refers to group {reference}, which does not exist at position {}",
+                        at + 3
+                    ));
+                }
+                format!("(?({n})")
             } else {
-                self.out.push_str(&format!("(?(<{reference}>)"));
-            }
+                if self.named_group(&reference).is_none() {
+                    return Err(format!(
+                        "it refers to the unknown group name {reference:?} at position {}",
+                        at + 3
+                    ));
+                }
+                format!("(?(<{reference}>)")
+            };
+            self.open_group(Kind::Conditional, at, &text);
             return Ok(());
         }
-        self.scoped_flags()
+        self.scoped_flags(at)
     }
 
-    /// `(?ims-ims:…)`; a bare `(?i)` here is not at the start.
-    fn scoped_flags(&mut self) -> Result<(), String> {
+    /// `(?ims-ims:…)` at `at`; a bare `(?i)` here is not at the start.
+    fn scoped_flags(&mut self, at: usize) -> Result<(), String> {
         let mut i = self.pos + 2;
         let mut on = String::new();
         let mut off = String::new();
@@ -408,18 +831,28 @@ impl Translator {
                     }
                 }
                 ':' => {
-                    self.pos = i + 1;
-                    self.out.push_str("(?");
-                    self.out.push_str(&on);
-                    if !off.is_empty() {
-                        self.out.push('-');
-                        self.out.push_str(&off);
+                    if negative && off.is_empty() {
+                        return Err(format!("it has a (?-…: group with no flag at position {at}"));
                     }
-                    self.out.push(':');
+                    if on.chars().any(|f| off.contains(f)) {
+                        return Err(format!(
+                            "it turns a flag both on and off at position {at}"
+                        ));
+                    }
+                    self.pos = i + 1;
+                    let mut text = format!("(?{on}");
+                    if !off.is_empty() {
+                        text.push('-');
+                        text.push_str(&off);
+                    }
+                    text.push(':');
+                    self.open_group(Kind::Plain, at, &text);
                     return Ok(());
                 }
                 ')' if !negative && i > self.pos + 2 => {
-                    return Err("it has global flags that are not at the start".to_string())
+                    return Err(format!(
+                        "it has global flags that are not at the start, at position {at}"
+                    ))
                 }
                 _ => break,
             }
@@ -428,7 +861,7 @@ impl Translator {
         let shown: String = self.chars[self.pos..(self.pos + 3).min(self.chars.len())]
             .iter()
             .collect();
-        Err(format!("it has the unknown group extension {shown}"))
+        Err(format!("it has the unknown group extension {shown} at position {at}"))
     }
 
     /// A group name (or, with `allow_number`, a group number) up to `end` (consumed).
@@ -518,7 +951,8 @@ impl Translator {
         };
         self.pos += 1;
         Ok(match e {
-            'd' | 'D' => ClassItem::Set(format!("\\{e}")),
+            'd' => ClassItem::Set(r"\p{Nd}".to_string()),
+            'D' => ClassItem::Set(r"\P{Nd}".to_string()),
             'w' => ClassItem::Set(PY_WORD_ITEMS.to_string()),
             'W' => ClassItem::Set(format!("[^{PY_WORD_ITEMS}]")),
             's' => ClassItem::Set(PY_SPACE_ITEMS.to_string()),
@@ -633,6 +1067,14 @@ mod tests {
         // Atomic groups and possessive quantifiers.
         ("a(?>bc|b)c", "abc", false),
         ("x{2}+", "xxx", true),
+        // Possessive quantifiers never give back (Python 3.11 and later).
+        ("a*+a", "aaa", false),
+        ("a++a", "aaa", false),
+        ("a{1,3}+a", "aaaa", true),
+        ("[ab]*+b", "ab", false),
+        // A repeated lookaround is tried once; a minimum of 0 lets it fail.
+        ("b(?=a)*c", "bc", true),
+        ("b(?=a)+c", "bc", false),
     ];
 
     #[test]
@@ -663,8 +1105,18 @@ mod tests {
             ("\\777", "above the largest"),
             ("[z-a]", "bad character range"),
             ("[\\d-z]", "character range"),
-            ("(unclosed", "the regex engine rejects it"),
-            ("*a", "the regex engine rejects it"),
+            ("(unclosed", "a ( that is never closed (missing ), at position 0)"),
+            ("[ab]**", "repeats a repeat at position 5"),
+            ("a|*", "nothing to repeat at position 2"),
+            ("a{3,2}", "minimum is above its maximum at position 1"),
+            ("(?<=a|bc)x", "look-behind that can match texts of different lengths at position 0"),
+            (r"(a)\2", "group 2, which does not exist at position 3"),
+            (r"(a\1)", "inside that group, at position 2"),
+            ("(?P<n>a)(?P<n>b)", "two groups \"n\""),
+            ("(?(1)a|b)", "group 1, which does not exist"),
+            ("(a)(?(1)a|b|c)", "more than two branches at position 11"),
+            ("a)", "unbalanced ) at position 1"),
+            ("*a", "nothing to repeat at position 0"),
             ("(?P<1a>x)", "bad group name"),
         ];
         for (pattern, needle) in refused {
@@ -680,10 +1132,12 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             ("a$", r"a(?:$|(?=\n\z))"),
             (r"a\Z", r"a\z"),
-            (r"\d", r"\d"),
+            (r"\d", r"\p{Nd}"),
+            ("a*+b", "(?>a*)b"),
+            ("(?=a)*b", "(?:(?=a)|)b"),
             ("a{,3}", "a{0,3}"),
             ("(?u)x", "x"),
-            ("(?P=n)", r"\k<n>"),
+            ("(?P<n>a)(?P=n)", r"(?P<n>a)\k<n>"),
         ];
         for (python, rust) in cases {
             assert_eq!(translate(python).as_deref(), Ok(*rust), "{python:?}");

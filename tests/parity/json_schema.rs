@@ -1,0 +1,1 @@
+//! The JSON-Schema-Test-Suite through the `json_schema` check.
