@@ -61,7 +61,10 @@ fn agree(relative: &str, header: &str, measured: &BTreeMap<String, String>, tota
         .filter(|(k, _)| !listed.contains_key(*k))
         .map(|(k, what)| format!("  {k}  ({what})"))
         .collect();
-    let gone: Vec<&String> = listed.keys().filter(|k| !measured.contains_key(*k)).collect();
+    let gone: Vec<&String> = listed
+        .keys()
+        .filter(|k| !measured.contains_key(*k))
+        .collect();
     let unexplained: Vec<&String> = listed
         .iter()
         .filter(|(_, reason)| reason.trim().is_empty() || reason.starts_with("TODO"))

@@ -15,7 +15,11 @@ fn regex_table() {
     let head: Value = serde_json::from_str(lines.next().unwrap_or("{}")).unwrap_or(Value::Null);
     let probes: Vec<String> = head["probes"]
         .as_array()
-        .map(|a| a.iter().filter_map(|p| p.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     assert!(probes.len() > 20, "the table names its probe texts");
     let mut measured = BTreeMap::new();
@@ -52,11 +56,13 @@ fn regex_table() {
                 let want = row["matches"].as_str().unwrap_or_default();
                 let got: String = probes
                     .iter()
-                    .map(|t| match search::is_match(&compiled, t, search::Budget::default()) {
-                        Ok(true) => '1',
-                        Ok(false) => '0',
-                        Err(_) => 'E',
-                    })
+                    .map(
+                        |t| match search::is_match(&compiled, t, search::Budget::default()) {
+                            Ok(true) => '1',
+                            Ok(false) => '0',
+                            Err(_) => 'E',
+                        },
+                    )
                     .collect();
                 if got != want {
                     let differ: Vec<String> = probes

@@ -500,7 +500,10 @@ impl Translator {
         if self.frames.len() == 1 {
             return Err(format!("it has an unbalanced ) at position {at}"));
         }
-        let frame = self.frames.pop().unwrap_or_else(|| Frame::new(Kind::Top, 0, 0));
+        let frame = self
+            .frames
+            .pop()
+            .unwrap_or_else(|| Frame::new(Kind::Top, 0, 0));
         let mut total = either(frame.alts, frame.seq);
         self.out.push(')');
         match frame.kind {
@@ -541,7 +544,9 @@ impl Translator {
     /// A reference to group `n` at `at`: it must exist and be closed.
     fn group_reference(&mut self, n: usize, at: usize) -> Result<Width, String> {
         if n == 0 || n > self.groups {
-            return Err(format!("it refers to group {n}, which does not exist at position {at}"));
+            return Err(format!(
+                "it refers to group {n}, which does not exist at position {at}"
+            ));
         }
         if self.open.contains(&n) {
             return Err(format!(
@@ -592,7 +597,9 @@ impl Translator {
                 .ok()
                 .filter(|n| *n < u64::from(u32::MAX))
                 .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| format!("it has a repeat count that is too large at position {start}"))
+                .ok_or_else(|| {
+                    format!("it has a repeat count that is too large at position {start}")
+                })
         };
         let low_n = number(&low, 0)?;
         let high_n = match high {
@@ -759,7 +766,9 @@ impl Translator {
             let out = self.out.len();
             let name = self.name_until(')', false)?;
             let Some(n) = self.named_group(&name) else {
-                return Err(format!("it refers to the unknown group name {name:?} at position {at}"));
+                return Err(format!(
+                    "it refers to the unknown group name {name:?} at position {at}"
+                ));
             };
             let width = self.group_reference(n, at)?;
             self.out.push_str(&format!(r"\k<{name}>"));
@@ -773,7 +782,9 @@ impl Translator {
                     return Ok(());
                 }
             }
-            return Err(format!("it has an unterminated comment (?# at position {at}"));
+            return Err(format!(
+                "it has an unterminated comment (?# at position {at}"
+            ));
         }
         if self.starts_with("(?(") {
             self.pos += 3;
@@ -781,7 +792,10 @@ impl Translator {
             let text = if reference.chars().all(|c| c.is_ascii_digit()) {
                 let n = reference.parse::<usize>().unwrap_or(usize::MAX);
                 if n == 0 {
-                    return Err(format!("it has the bad group number 0 at position {}", at + 3));
+                    return Err(format!(
+                        "it has the bad group number 0 at position {}",
+                        at + 3
+                    ));
                 }
                 if n > self.groups {
                     return Err(format!(
@@ -832,12 +846,12 @@ impl Translator {
                 }
                 ':' => {
                     if negative && off.is_empty() {
-                        return Err(format!("it has a (?-…: group with no flag at position {at}"));
+                        return Err(format!(
+                            "it has a (?-…: group with no flag at position {at}"
+                        ));
                     }
                     if on.chars().any(|f| off.contains(f)) {
-                        return Err(format!(
-                            "it turns a flag both on and off at position {at}"
-                        ));
+                        return Err(format!("it turns a flag both on and off at position {at}"));
                     }
                     self.pos = i + 1;
                     let mut text = format!("(?{on}");
@@ -861,7 +875,9 @@ impl Translator {
         let shown: String = self.chars[self.pos..(self.pos + 3).min(self.chars.len())]
             .iter()
             .collect();
-        Err(format!("it has the unknown group extension {shown} at position {at}"))
+        Err(format!(
+            "it has the unknown group extension {shown} at position {at}"
+        ))
     }
 
     /// A group name (or, with `allow_number`, a group number) up to `end` (consumed).
@@ -1105,11 +1121,17 @@ mod tests {
             ("\\777", "above the largest"),
             ("[z-a]", "bad character range"),
             ("[\\d-z]", "character range"),
-            ("(unclosed", "a ( that is never closed (missing ), at position 0)"),
+            (
+                "(unclosed",
+                "a ( that is never closed (missing ), at position 0)",
+            ),
             ("[ab]**", "repeats a repeat at position 5"),
             ("a|*", "nothing to repeat at position 2"),
             ("a{3,2}", "minimum is above its maximum at position 1"),
-            ("(?<=a|bc)x", "look-behind that can match texts of different lengths at position 0"),
+            (
+                "(?<=a|bc)x",
+                "look-behind that can match texts of different lengths at position 0",
+            ),
             (r"(a)\2", "group 2, which does not exist at position 3"),
             (r"(a\1)", "inside that group, at position 2"),
             ("(?P<n>a)(?P<n>b)", "two groups \"n\""),
