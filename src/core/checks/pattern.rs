@@ -124,7 +124,6 @@ fn translate_mapped(pattern: &str, mode: Mode) -> Result<(String, Vec<(usize, us
         chars: pattern.chars().collect(),
         pos: 0,
         out: String::with_capacity(pattern.len() + 16),
-        verbose: false,
         mode,
         frames: vec![Frame::new(Kind::Top, 0, 0)],
         groups: 0,
@@ -212,6 +211,10 @@ struct Frame {
     alts: Option<Width>,
     last: Last,
     branches: usize,
+    /// Python's `x` flag: whitespace and `#` comments are dropped.
+    verbose: bool,
+    /// Python's `a` flag: `\w`, `\d`, `\s`, `\b` are ASCII.
+    ascii: bool,
 }
 
 impl Frame {
@@ -224,6 +227,8 @@ impl Frame {
             alts: None,
             last: Last::Nothing,
             branches: 1,
+            verbose: false,
+            ascii: false,
         }
     }
 }
@@ -233,7 +238,6 @@ struct Translator {
     chars: Vec<char>,
     pos: usize,
     out: String,
-    verbose: bool,
     mode: Mode,
     /// The open groups, the whole pattern first.
     frames: Vec<Frame>,
@@ -304,14 +308,20 @@ impl Translator {
                 return Ok(());
             }
             let flags: String = self.chars[self.pos + 2..end].iter().collect();
+            if flags.contains('a') && flags.contains('u') {
+                return Err(format!(
+                    "it has the conflicting flags a and u at position {}",
+                    self.pos
+                ));
+            }
             self.pos = end + 1;
             let mut kept = String::new();
             for f in flags.chars() {
                 match f {
-                    'a' => return Err(ascii_flag_refusal()),
+                    'a' => self.frame().ascii = true,
                     'L' => return Err(locale_flag_refusal()),
                     'u' => {}
-                    'x' => self.verbose = true,
+                    'x' => self.frame().verbose = true,
                     other => kept.push(other),
                 }
             }
@@ -326,11 +336,12 @@ impl Translator {
 
     fn body(&mut self) -> Result<(), String> {
         while let Some(c) = self.peek() {
-            if self.verbose && matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C') {
+            let verbose = self.frames.last().is_some_and(|f| f.verbose);
+            if verbose && matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C') {
                 self.pos += 1;
                 continue;
             }
-            if self.verbose && c == '#' {
+            if verbose && c == '#' {
                 while let Some(c) = self.peek() {
                     self.pos += 1;
                     if c == '\n' {
@@ -538,7 +549,16 @@ impl Translator {
     fn open_group(&mut self, kind: Kind, at: usize, text: &str) {
         let out = self.out.len();
         self.out.push_str(text);
-        self.frames.push(Frame::new(kind, out, at));
+        let mut frame = Frame::new(kind, out, at);
+        if let Some(parent) = self.frames.last() {
+            frame.verbose = parent.verbose;
+            frame.ascii = parent.ascii;
+        }
+        self.frames.push(frame);
+    }
+
+    fn ascii(&self) -> bool {
+        self.frames.last().is_some_and(|f| f.ascii)
     }
 
     /// A reference to group `n` at `at`: it must exist and be closed.
@@ -617,6 +637,16 @@ impl Translator {
         };
         self.pos += 1;
         match c {
+            'b' | 'B' if self.ascii() => {
+                let w = "[A-Za-z0-9_]";
+                self.out.push_str(&if c == 'b' {
+                    format!("(?:(?<={w})(?!{w})|(?<!{w})(?={w}))")
+                } else {
+                    format!("(?:(?<={w})(?={w})|(?<!{w})(?!{w}))")
+                });
+                self.anchor();
+                return Ok(());
+            }
             'A' | 'b' | 'B' => {
                 self.out.push('\\');
                 self.out.push(c);
@@ -628,12 +658,11 @@ impl Translator {
                 self.anchor();
                 return Ok(());
             }
-            'd' => self.out.push_str(r"\p{Nd}"),
-            'D' => self.out.push_str(r"\P{Nd}"),
-            'w' => self.out.push_str(&format!("[{PY_WORD_ITEMS}]")),
-            'W' => self.out.push_str(&format!("[^{PY_WORD_ITEMS}]")),
-            's' => self.out.push_str(&format!("[{PY_SPACE_ITEMS}]")),
-            'S' => self.out.push_str(&format!("[^{PY_SPACE_ITEMS}]")),
+            'd' | 'D' | 'w' | 'W' | 's' | 'S' => {
+                let (items, negated) = class_escape(c, self.ascii());
+                let caret = if negated { "^" } else { "" };
+                self.out.push_str(&format!("[{caret}{items}]"));
+            }
             '1'..='9' => {
                 // Three octal digits make an octal escape; otherwise one or
                 // two digits are a group reference.
@@ -819,7 +848,7 @@ impl Translator {
         self.scoped_flags(at)
     }
 
-    /// `(?ims-ims:…)` at `at`; a bare `(?i)` here is not at the start.
+    /// `(?aimsux-imsx:…)` at `at`; a bare `(?i)` here is not at the start.
     fn scoped_flags(&mut self, at: usize) -> Result<(), String> {
         let mut i = self.pos + 2;
         let mut on = String::new();
@@ -828,20 +857,21 @@ impl Translator {
         while let Some(&c) = self.chars.get(i) {
             match c {
                 '-' if !negative => negative = true,
-                'a' => return Err(ascii_flag_refusal()),
                 'L' => return Err(locale_flag_refusal()),
-                'x' => {
-                    return Err("a scoped verbose flag (?x:...) is not supported; \
-                         put (?x) at the start of the pattern"
-                        .to_string())
+                'a' | 'u' if negative => {
+                    return Err(format!(
+                        "it turns off the flag {c}, which Python cannot, at position {at}"
+                    ))
                 }
-                'i' | 'm' | 's' | 'u' => {
-                    if c != 'u' {
-                        if negative {
-                            off.push(c);
-                        } else {
-                            on.push(c);
-                        }
+                'a' | 'i' | 'm' | 's' | 'u' | 'x' => {
+                    let flags = if negative { &mut off } else { &mut on };
+                    if flags.contains(c) || (c == 'a' && on.contains('u')) {
+                        return Err(format!("it has conflicting flags at position {at}"));
+                    }
+                    if negative {
+                        off.push(c);
+                    } else {
+                        on.push(c);
                     }
                 }
                 ':' => {
@@ -853,14 +883,34 @@ impl Translator {
                     if on.chars().any(|f| off.contains(f)) {
                         return Err(format!("it turns a flag both on and off at position {at}"));
                     }
+                    if on.contains('a') && on.contains('u') {
+                        return Err(format!("it has conflicting flags at position {at}"));
+                    }
                     self.pos = i + 1;
-                    let mut text = format!("(?{on}");
-                    if !off.is_empty() {
+                    // `a`, `u` and `x` are handled here; the engine gets `ims`.
+                    let engine = |flags: &str| {
+                        flags
+                            .chars()
+                            .filter(|f| "ims".contains(*f))
+                            .collect::<String>()
+                    };
+                    let mut text = format!("(?{}", engine(&on));
+                    if !engine(&off).is_empty() {
                         text.push('-');
-                        text.push_str(&off);
+                        text.push_str(&engine(&off));
                     }
                     text.push(':');
                     self.open_group(Kind::Plain, at, &text);
+                    let frame = self.frame();
+                    if on.contains('x') {
+                        frame.verbose = true;
+                    }
+                    if off.contains('x') {
+                        frame.verbose = false;
+                    }
+                    if on.contains('a') {
+                        frame.ascii = true;
+                    }
                     return Ok(());
                 }
                 ')' if !negative && i > self.pos + 2 => {
@@ -967,19 +1017,31 @@ impl Translator {
         };
         self.pos += 1;
         Ok(match e {
-            'd' => ClassItem::Set(r"\p{Nd}".to_string()),
-            'D' => ClassItem::Set(r"\P{Nd}".to_string()),
-            'w' => ClassItem::Set(PY_WORD_ITEMS.to_string()),
-            'W' => ClassItem::Set(format!("[^{PY_WORD_ITEMS}]")),
-            's' => ClassItem::Set(PY_SPACE_ITEMS.to_string()),
-            'S' => ClassItem::Set(format!("[^{PY_SPACE_ITEMS}]")),
+            'd' | 'D' | 'w' | 'W' | 's' | 'S' => {
+                let (items, negated) = class_escape(e, self.ascii());
+                ClassItem::Set(if negated {
+                    format!("[^{items}]")
+                } else {
+                    items.to_string()
+                })
+            }
             _ => ClassItem::Char(self.char_escape(e, true)?),
         })
     }
 }
 
-fn ascii_flag_refusal() -> String {
-    "the ASCII-only flag (?a) is not supported; spell the class out, e.g. [0-9] for \\d".to_string()
+/// The items of Python's class escape `\<letter>` (`d D w W s S`), with
+/// or without the ASCII flag, and whether it is negated.
+fn class_escape(letter: char, ascii: bool) -> (&'static str, bool) {
+    let items = match (letter.to_ascii_lowercase(), ascii) {
+        ('d', false) => r"\p{Nd}",
+        ('d', true) => "0-9",
+        ('w', false) => PY_WORD_ITEMS,
+        ('w', true) => "A-Za-z0-9_",
+        ('s', false) => PY_SPACE_ITEMS,
+        _ => r"\x{9}-\x{D}\x{20}",
+    };
+    (items, letter.is_ascii_uppercase())
 }
 
 fn locale_flag_refusal() -> String {
@@ -1080,6 +1142,14 @@ mod tests {
         ("a(?#note)b", "ab", true),
         ("(?x) a b # comment [\n c", "abc", true),
         ("(?x)[ ]", " ", true),
+        ("(?x:a b) c", "ab c", true),
+        ("(?x:a b) c", "abc", false),
+        // The ASCII flag, global or scoped.
+        ("(?a)^\\w$", "é", false),
+        ("(?a)^\\d$", "٣", false),
+        ("(?a:\\w)\\w", "aé", true),
+        ("(?a)\\bé", "xé", true),
+        ("\\bé", "xé", false),
         // Atomic groups and possessive quantifiers.
         ("a(?>bc|b)c", "abc", false),
         ("x{2}+", "xxx", true),
@@ -1106,9 +1176,8 @@ mod tests {
     #[test]
     fn refuses_what_cannot_run() {
         let refused: &[(&str, &str)] = &[
-            ("(?a)\\d", "ASCII-only"),
+            ("(?au)x", "conflicting flags a and u"),
             ("(?L)x", "locale"),
-            ("(?x:a b)", "scoped verbose"),
             ("\\N{DIGIT ONE}", "named Unicode"),
             ("\\q", "bad escape \\q"),
             ("\\z", "bad escape \\z"),
@@ -1154,7 +1223,7 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             ("a$", r"a(?:$|(?=\n\z))"),
             (r"a\Z", r"a\z"),
-            (r"\d", r"\p{Nd}"),
+            (r"\d", r"[\p{Nd}]"),
             ("a*+b", "(?>a*)b"),
             ("(?=a)*b", "(?:(?=a)|)b"),
             ("a{,3}", "a{0,3}"),
