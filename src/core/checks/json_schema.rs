@@ -18,9 +18,10 @@
 //!   (keywords roughly alphabetical), where 0.10.0 follows the order the
 //!   schema was written in; the count is the same;
 //! - an object quoted in a message lists its keys in code-point order;
-//! - `format` is not asserted (as in 0.10.0), `$schema` may select another
-//!   draft, and a `$ref` that cannot be resolved is refused at load (0.10.0
-//!   raised while judging);
+//! - `format` is not asserted (as in 0.10.0), and a `$ref` that cannot be
+//!   resolved is refused at load (0.10.0 raised while judging);
+//! - a `$schema` inside a subschema switches 0.10.0 to that draft from
+//!   there down; here every subschema is Draft 2020-12;
 //! - an output holding `NaN`, `Infinity`, a lone surrogate escape or
 //!   containers nested more than 256 deep is an error here: the validator
 //!   cannot hold those values;
@@ -35,9 +36,16 @@
 //! (`pattern '…' could not be searched to the end: …`), never a violation:
 //! nobody knows whether the output conforms.
 //!
+//! The draft is 2020-12 whatever the root's `$schema` says, as 0.10.0's
+//! `Draft202012Validator`: the schema is checked against the 2020-12
+//! meta-schema, and `dependencies` (drafts 4–7) is ignored, not enforced.
+//! Agreement with the JSON-Schema-Test-Suite is measured by
+//! `tests/parity/` (docs/checks.md).
+//!
 //! Property names (`patternProperties`, and through it
 //! `additionalProperties` and `unevaluatedProperties`) are matched by the
-//! validator itself, on the linear `regex` engine: time proportional to
+//! validator itself, with the patterns rewritten into Python's meaning
+//! (`property_names.rs`), on the linear `regex` engine: time proportional to
 //! pattern × name, never more. A `patternProperties` pattern that needs
 //! lookaround, a backreference or an atomic group is refused when the
 //! suite loads (0.10.0 accepted it, and a hostile one over a long name ran
@@ -67,7 +75,7 @@ pub struct CompiledSchema {
     /// The schema as declared.
     pub schema: Value,
     /// The schema as compiled: `patternProperties` keys in the validator's
-    /// syntax (see [`super::property_names`]).
+    /// syntax (see `property_names.rs`).
     compiled: Value,
     validator: Arc<jsonschema::Validator>,
 }

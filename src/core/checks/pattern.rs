@@ -14,7 +14,8 @@
 //! |---|---|---|
 //! | `$` (outside a class) | `(?:$\|(?=\n\z))` | Python's `$` also matches just before one trailing newline |
 //! | `\Z` | `\z` | Python's end of text |
-//! | `\A`, `^`, `.`, `\d`, `\D`, `\b`, `\B` | themselves | same meaning (`\d` is Unicode `Nd` in both, so `٣` is a digit) |
+//! | `\A`, `^`, `.`, `\b`, `\B` | themselves | same meaning |
+//! | `\d`, `\D` | `[\p{Nd}]`, `[\P{Nd}]` | Unicode `Nd`, so `٣` is a digit (spelled out so the JSON Schema validator, which reads `\d` as ASCII, keeps it) |
 //! | `\w`, `\W` | `[\p{L}\p{N}_]`, its negation | Python's word characters: letters, numbers and `_` |
 //! | `\s`, `\S` | the 29 characters of Python's `str.isspace`, its negation | Python also counts U+001C–U+001F |
 //! | `\n \t \r \f \v \a`, `\xhh`, `\uhhhh`, `\Uhhhhhhhh`, octal `\0`, `\012` | the character | spelled `\x{…}` for the Rust parser |
@@ -22,20 +23,27 @@
 //! | `(?P<name>…)`, `(?:…)`, `(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`, `(?>…)` | themselves | |
 //! | `(?(1)yes\|no)`, `(?(name)yes\|no)` | conditionals | the name is spelled `<name>` |
 //! | `(?#…)` | dropped | a comment |
-//! | leading `(?imsux)`, scoped `(?ims-ims:…)` | the same flags | `u` is the default and dropped |
-//! | `(?x)` at the start | handled here | whitespace and `#` comments are dropped outside classes, as Python does (Rust would also drop them inside classes) |
-//! | `{m}`, `{m,}`, `{,n}`, `{m,n}` and their lazy/possessive forms | `{m}` … `{0,n}` | Rust needs the lower bound |
+//! | leading `(?aimsux)`, scoped `(?aimsux-imsx:…)` | `ims` passed on | `u` is the default; `a` and `x` are handled here |
+//! | `(?a)`, `(?a:…)` | `\w \d \s` as ASCII classes, `\b \B` as lookaround on `[A-Za-z0-9_]` | Python's ASCII flag |
+//! | `(?x)`, `(?x:…)` | handled here | whitespace and `#` comments are dropped outside classes, as Python does (Rust would also drop them inside classes) |
+//! | `{m}`, `{m,}`, `{,n}`, `{m,n}` and their lazy forms | `{m}` … `{0,n}` | Rust needs the lower bound |
+//! | possessive `X*+`, `X++`, `X?+`, `X{m,n}+` | `(?>X*)` … | an atomic group, spelled out (the linear engine would read `a*+` as `(?:a*)+`) |
+//! | a repeated lookaround `(?=X)*` | `(?:(?=X)\|)`, or `(?=X)` when the minimum is above 0 | Python tries a zero-width item once |
 //! | `{` that starts no quantifier, lone `}` and `]` | literal | as in Python |
 //! | `[…]` classes | rebuilt item by item | `[`, `&&`, `~~` are literal in Python but set syntax in Rust; `\b` in a class is backspace |
 //!
 //! # Refused (the error says which)
 //!
-//! The ASCII and locale flags (`(?a)`, `(?L)`), a scoped verbose flag
-//! `(?x:…)`, named Unicode characters `\N{…}`, and everything Python itself
-//! refuses that this parser notices (bad escapes such as `\q` or `\z`,
-//! `(?<name>…)`, flags that are not at the start, unterminated classes,
-//! octal escapes above `\377`). Anything else the engine cannot run is
-//! refused with the engine's own message.
+//! The locale flag `(?L)`, named Unicode characters `\N{…}`, and everything
+//! Python itself refuses (bad escapes such as `\q` or `\z`, `(?<name>…)`,
+//! flags that are not at the start, unterminated classes and groups, octal
+//! escapes above `\377`, nothing to repeat, a repeat of a repeat, a minimum
+//! above the maximum, a look-behind of variable width — widths are counted
+//! here as Python counts them —, references to groups that do not exist or
+//! are still open, two groups of one name). Each refusal names the position
+//! in the user's pattern; a message of the engine has its position mapped
+//! back from the translated text. The parity with Python 3.13 and 3.11 is
+//! measured by `tests/parity/regex/` (docs/checks.md).
 //!
 //! # Known differences that remain
 //!
@@ -43,9 +51,9 @@
 //!   combining marks and connector punctuation other than `_`, and not
 //!   `No` numbers such as `²`. They decide differently only next to such
 //!   characters.
-//! - Case-insensitive matching (`(?i)`) uses Unicode simple case folding in
-//!   both engines; Python adds a few special equivalences (e.g. `ſ`/`s`,
-//!   `K`/`k` with the Kelvin sign) that the Rust engine may treat otherwise.
+//! - `\B` matches in an empty text, where Python's never does.
+//! - With `(?a)` and `(?i)` together, case folding stays Unicode, where
+//!   Python folds ASCII letters only.
 //! - Unicode data follow the crates' Unicode version, not Python's.
 //! - Matching can give up on pathological backtracking (the engine's
 //!   backtrack limit); the check then reports an `error`, where Python would
