@@ -223,6 +223,8 @@ struct Frame {
     verbose: bool,
     /// Python's `a` flag: `\w`, `\d`, `\s`, `\b` are ASCII.
     ascii: bool,
+    /// Python's `s` flag: `.` matches a newline too.
+    dotall: bool,
 }
 
 impl Frame {
@@ -237,6 +239,7 @@ impl Frame {
             branches: 1,
             verbose: false,
             ascii: false,
+            dotall: false,
         }
     }
 }
@@ -330,7 +333,12 @@ impl Translator {
                     'L' => return Err(locale_flag_refusal()),
                     'u' => {}
                     'x' => self.frame().verbose = true,
-                    other => kept.push(other),
+                    other => {
+                        if other == 's' {
+                            self.frame().dotall = true;
+                        }
+                        kept.push(other);
+                    }
                 }
             }
             if !kept.is_empty() {
@@ -413,9 +421,11 @@ impl Translator {
                 '?' => self.quantifier(at, 0, 1)?,
                 '.' => {
                     self.pos += 1;
-                    self.out.push_str(match self.mode {
-                        Mode::Search => ".",
-                        Mode::Linear => r"[^\n]",
+                    let dotall = self.frames.last().is_some_and(|f| f.dotall);
+                    self.out.push_str(match (self.mode, dotall) {
+                        (Mode::Search, _) => ".",
+                        (Mode::Linear, false) => r"[^\n]",
+                        (Mode::Linear, true) => r"[\x{0}-\x{10FFFF}]",
                     });
                     self.item(out, (1, 1), false);
                 }
@@ -561,6 +571,7 @@ impl Translator {
         if let Some(parent) = self.frames.last() {
             frame.verbose = parent.verbose;
             frame.ascii = parent.ascii;
+            frame.dotall = parent.dotall;
         }
         self.frames.push(frame);
     }
@@ -919,6 +930,12 @@ impl Translator {
                     if on.contains('a') {
                         frame.ascii = true;
                     }
+                    if on.contains('s') {
+                        frame.dotall = true;
+                    }
+                    if off.contains('s') {
+                        frame.dotall = false;
+                    }
                     return Ok(());
                 }
                 ')' if !negative && i > self.pos + 2 => {
@@ -962,11 +979,17 @@ impl Translator {
 
     /// After a `[`: a Python character class, rebuilt item by item.
     fn class(&mut self) -> Result<(), String> {
+        let at = self.pos - 1;
         let mut rendered = String::from("[");
-        if self.peek() == Some('^') {
+        let negated = self.peek() == Some('^');
+        if negated {
             self.pos += 1;
             rendered.push('^');
         }
+        // Negated escapes (`\S`, `\W`…) inside the class, for the linear
+        // mode: the JSON Schema validator reads a nested `[` as a literal
+        // (ECMA-262 has no nested classes), so they become alternatives.
+        let mut outside: Vec<String> = Vec::new();
         let mut first = true;
         loop {
             let Some(c) = self.peek() else {
@@ -1004,11 +1027,27 @@ impl Translator {
             }
             match item {
                 ClassItem::Char(ch) => push_class_char(&mut rendered, ch),
+                ClassItem::Set(s) if self.mode == Mode::Linear && s.starts_with("[^") => {
+                    if negated {
+                        return Err(format!(
+                            "it has a negated set with a negated class escape in it at position \
+                             {at}, which property names cannot be matched with here"
+                        ));
+                    }
+                    outside.push(s);
+                }
                 ClassItem::Set(s) => rendered.push_str(&s),
             }
         }
         rendered.push(']');
-        self.out.push_str(&rendered);
+        if outside.is_empty() {
+            self.out.push_str(&rendered);
+        } else {
+            if rendered != "[]" {
+                outside.insert(0, rendered);
+            }
+            self.out.push_str(&format!("(?:{})", outside.join("|")));
+        }
         Ok(())
     }
 
