@@ -1265,6 +1265,36 @@ mod tests {
         }
     }
 
+    /// Random patterns over Python's metacharacters: translation never
+    /// panics, in either mode, and a refusal's position is in the pattern.
+    #[test]
+    fn random_patterns_are_translated_or_refused_in_place() {
+        let alphabet: Vec<char> = r"a()[]{}*+?|\^$-,0123:=!<>P#ixsdwbBAZ ".chars().collect();
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).unwrap_or(0)
+        };
+        for _ in 0..3_000 {
+            let len = next(12);
+            let pattern: String = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+            let _ = translate_linear(&pattern);
+            if let Err(why) = compile(&pattern) {
+                if let Some(at) = why.split("position ").nth(1) {
+                    let n: usize = at
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect::<String>()
+                        .parse()
+                        .unwrap_or(usize::MAX);
+                    assert!(n <= pattern.chars().count(), "{pattern:?}: {why}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn translation_spells_the_differences() {
         let cases: &[(&str, &str)] = &[
