@@ -485,20 +485,19 @@ impl Translator {
             q.push('?');
         }
         let atom = self.out[out..].to_string();
-        if assertion {
-            // A zero-width assertion repeated: Python tries it once, and
-            // a minimum of 0 lets it fail.
+        if assertion || width == (0, 0) {
+            // A zero-width item repeated (an assertion, an empty group, a
+            // group of anchors): Python tries it once, and a minimum of 0
+            // lets it fail.
             if low == 0 {
                 self.out.truncate(out);
-                let (open, inner) = if possessive { ("(?>", "") } else { ("(?:", "") };
+                let open = if possessive { "(?>" } else { "(?:" };
                 if lazy {
-                    self.out.push_str(&format!("{open}{inner}|{atom})"));
+                    self.out.push_str(&format!("{open}|{atom})"));
                 } else {
                     self.out.push_str(&format!("{open}{atom}|)"));
                 }
             }
-        } else if atom == "(?:)" {
-            // An empty group matches the empty text however often.
         } else if possessive {
             self.out.insert_str(out, "(?>");
             for entry in self.map.iter_mut().filter(|(o, _)| *o > out) {
