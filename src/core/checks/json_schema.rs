@@ -721,6 +721,15 @@ mod tests {
                 .unwrap_err()
                 .contains("possessive quantifiers")
         );
+        // A refused pattern is named as written, not as rewritten.
+        assert_eq!(
+            CompiledSchema::compile(&json!({"items": {"patternProperties": {r"\d+(?=x)": {}}}}))
+                .unwrap_err(),
+            "at /items/patternProperties/\\d+(?=x): the patternProperties pattern '\\\\d+(?=x)' is \
+             not one property names can be matched with here: a regular expression without \
+             lookaround, backreferences, atomic groups or possessive quantifiers, the patterns whose \
+             time is bounded"
+        );
     }
 
     #[test]
