@@ -341,6 +341,9 @@ fn gate(
     // the base too (a pull request cannot restate what the reference spent
     // without replacing the reference, which the gate says first).
     let base_same = matches!(base_baseline, Some(BaseBaseline::Same));
+    let baseline_changed = base_baseline
+        .as_ref()
+        .map(|b| matches!(b, BaseBaseline::Replaced(_)));
     let replaced = Replaced::judge(&doc, base_baseline);
     let integrity = IntegrityStrings::of(locale);
     let promote = format!(
@@ -524,7 +527,7 @@ fn gate(
         reference_spent: spends.reference,
         locale: locale.code().to_string(),
         marker,
-        baseline_changed: replaced.is_some(),
+        baseline_changed,
         paths: Paths {
             outcome: path("outcome.json"),
             comment: path("comment.md"),

@@ -220,8 +220,9 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
     // on success with --comment-on-success, or when the pull request
     // replaces the approved baseline (a person should see that).
     let wants_comment = req.write_comment;
-    let create =
-        req.outcome.exit_code != 0 || req.comment_on_success || req.outcome.baseline_changed;
+    let create = req.outcome.exit_code != 0
+        || req.comment_on_success
+        || req.outcome.baseline_changed == Some(true);
     let repository = req.repository.clone().or_else(|| gh.repository.clone());
     let github_pr = req.pull_request.or(gh.pull_request);
     let github_ready = repository.is_some() && github_pr.is_some() && gh.token.is_some();
@@ -321,7 +322,10 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
                         .unwrap_or_else(|| o.paths.summary.clone()),
                 ),
                 ("comment-url", out.comment_url.clone().unwrap_or_default()),
-                ("baseline-changed", o.baseline_changed.to_string()),
+                (
+                    "baseline-changed",
+                    changed_output(o.baseline_changed).into(),
+                ),
             ];
             if let Err(e) = actions::write_outputs(path, &outputs) {
                 out.stdout.push(actions::warning(
@@ -338,9 +342,26 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
     out
 }
 
+/// The `baseline-changed` output: `true`, `false`, or `unknown` when no
+/// base could be read (a reader must never take that for `false`).
+pub fn changed_output(changed: Option<bool>) -> &'static str {
+    match changed {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "unknown",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unread_base_is_unknown_never_false() {
+        assert_eq!(changed_output(None), "unknown");
+        assert_eq!(changed_output(Some(false)), "false");
+        assert_eq!(changed_output(Some(true)), "true");
+    }
 
     #[test]
     fn one_marker_per_root_tenant_and_suite() {

@@ -20,8 +20,9 @@ pub struct BaseRev {
 }
 
 /// `--base-ref` when given; else on GitHub Actions for a pull request the
-/// merge commit's first parent (`HEAD^1`), on GitLab for a merge request
-/// `CI_MERGE_REQUEST_DIFF_BASE_SHA`; else none.
+/// event's base commit (`pull_request.base.sha`), or the merge commit's
+/// first parent (`HEAD^1`) when the event names none; on GitLab for a merge
+/// request `CI_MERGE_REQUEST_DIFF_BASE_SHA`; else none.
 pub fn choose(flag: Option<&str>, env: &CiEnv) -> Option<BaseRev> {
     if let Some(rev) = flag {
         return Some(BaseRev {
@@ -31,7 +32,11 @@ pub fn choose(flag: Option<&str>, env: &CiEnv) -> Option<BaseRev> {
     }
     if env.github.actions && env.github.pull_request.is_some() {
         return Some(BaseRev {
-            rev: "HEAD^1".into(),
+            rev: env
+                .github
+                .base_sha
+                .clone()
+                .unwrap_or_else(|| "HEAD^1".into()),
             explicit: false,
         });
     }
@@ -72,25 +77,12 @@ pub fn read(base: &BaseRev, baseline_path: &Path) -> Result<BaseBaseline, BasePr
         sentence,
         refuses: base.explicit,
     };
-    let old = match git_objects::file_at(here, &base.rev, baseline_path) {
-        Ok(bytes) => bytes,
-        Err(AtRevError::Absent(_)) => {
-            return Err(problem(format!(
-                "the base commit {} is not in this clone, so the approved reference it holds could not be read: fetch it (on GitHub, actions/checkout with `fetch-depth: 2`; on GitLab, a `GIT_DEPTH` that reaches the merge request's base)",
-                base.rev
-            )))
-        }
-        Err(AtRevError::NoRepository(why)) => {
-            return Err(problem(format!(
-                "the base ref {} could not be read because this directory is not a git checkout ({why})",
-                base.rev
-            )))
-        }
-    };
+    let old = git_objects::file_at(here, &base.rev, baseline_path)
+        .map_err(|e| problem(refusal(&base.rev, &e)))?;
     let new = std::fs::read(baseline_path).ok();
     match (old, new) {
         (None, None) => Ok(BaseBaseline::Same),
-        (Some(a), Some(b)) if a == b => Ok(BaseBaseline::Same),
+        (Some(a), Some(b)) if same_text(&a, &b) => Ok(BaseBaseline::Same),
         (None, Some(_)) => Ok(BaseBaseline::Replaced(None)),
         (Some(bytes), _) => {
             let shown = format!("{}:{}", base.rev, baseline_path.display());
@@ -103,6 +95,51 @@ pub fn read(base: &BaseRev, baseline_path: &Path) -> Result<BaseBaseline, BasePr
             Ok(BaseBaseline::Replaced(Some(Box::new(doc))))
         }
     }
+}
+
+/// What to do when `rev` cannot be read, one sentence per case: a commit
+/// id not fetched, a relative revision past a shallow clone's edge, a name
+/// that is nowhere in the clone, an object that is not a commit, no git.
+pub fn refusal(rev: &str, e: &AtRevError) -> String {
+    let hex = rev.len() >= 7 && rev.bytes().all(|b| b.is_ascii_hexdigit());
+    match e {
+        AtRevError::Absent(_) if hex => format!(
+            "the base commit {rev} is not in this clone, so the approved reference it holds could not be read: fetch it before the gate (`git fetch --depth=1 origin {rev}`; on GitHub, actions/checkout with `fetch-depth: 2` usually reaches it; on GitLab, a `GIT_DEPTH` that reaches the merge request's base)"
+        ),
+        AtRevError::Absent(_) if rev.contains(['^', '~']) => format!(
+            "the base commit {rev} is not in this clone, so the approved reference it holds could not be read: fetch it (on GitHub, actions/checkout with `fetch-depth: 2`; on GitLab, a `GIT_DEPTH` that reaches the merge request's base)"
+        ),
+        AtRevError::Absent(_) => format!(
+            "the base ref {rev} names no commit, branch or tag in this clone, nor origin/{rev}: fetch the base branch before the gate (`git fetch --depth=1 origin {rev}`), or name the base commit by its sha"
+        ),
+        AtRevError::NotACommit(kind) => format!(
+            "the base ref {rev} names a {kind}, not a commit: name the pull request's base commit (its sha, a branch such as origin/main, or HEAD^1)"
+        ),
+        AtRevError::NoRepository(why) => format!(
+            "the base ref {rev} could not be read because this directory is not a git checkout ({why}): run the gate in the repository's clone, or leave --base-ref out"
+        ),
+    }
+}
+
+/// The same document text: equal bytes, or equal once CR LF is folded to
+/// LF (a `.gitattributes` `eol=crlf` rule writes the working copy with CR
+/// LF; a JSON document holds no raw line break inside a string, so the
+/// fold cannot hide a change of content).
+fn same_text(a: &[u8], b: &[u8]) -> bool {
+    fn fold(bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                i += 1;
+                continue;
+            }
+            out.push(bytes[i]);
+            i += 1;
+        }
+        out
+    }
+    a == b || fold(a) == fold(b)
 }
 
 /// The bytes of `path` at the base (at most 1 MiB); `None` when the base
@@ -163,6 +200,46 @@ fn checks_of(bytes: &[u8]) -> Option<Vec<DeclaredCheck>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_event_base_sha_is_the_default_base_on_actions() {
+        let mut env = CiEnv::default();
+        env.github.actions = true;
+        env.github.pull_request = Some(7);
+        assert_eq!(choose(None, &env).unwrap().rev, "HEAD^1");
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        env.github.base_sha = Some(sha.into());
+        let base = choose(None, &env).unwrap();
+        assert_eq!((base.rev.as_str(), base.explicit), (sha, false));
+        let named = choose(Some("main"), &env).unwrap();
+        assert_eq!((named.rev.as_str(), named.explicit), ("main", true));
+        assert_eq!(choose(None, &CiEnv::default()), None);
+    }
+
+    #[test]
+    fn each_refusal_says_what_to_do_for_its_case() {
+        let absent = AtRevError::Absent("x".into());
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        assert!(refusal(sha, &absent).contains(&format!("`git fetch --depth=1 origin {sha}`")));
+        assert!(refusal("HEAD^1", &absent).contains("`fetch-depth: 2`"));
+        let name = refusal("main", &absent);
+        assert!(name.contains("nor origin/main"), "{name}");
+        assert!(!name.contains("fetch-depth"), "{name}");
+        let tree = refusal("HEAD^{tree}", &AtRevError::NotACommit("tree"));
+        assert!(tree.contains("names a tree, not a commit"), "{tree}");
+        assert!(!tree.contains("fetch"), "{tree}");
+        let none = refusal("main", &AtRevError::NoRepository("no .git".into()));
+        assert!(none.contains("leave --base-ref out"), "{none}");
+    }
+
+    #[test]
+    fn line_ends_alone_do_not_replace_a_document() {
+        assert!(same_text(
+            b"{\n  \"a\": 1\n}\n",
+            b"{\r\n  \"a\": 1\r\n}\r\n"
+        ));
+        assert!(!same_text(b"{\"a\": 1}\n", b"{\"a\": 2}\r\n"));
+    }
 
     #[test]
     fn checks_of_reads_names_and_parameters() {

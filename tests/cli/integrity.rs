@@ -419,7 +419,8 @@ fn a_shallow_clone_without_the_base_says_what_to_fetch() {
         "{}{}",
         ran.stdout,
         ran.stderr
-    );
+    ); // Not read is unknown (null), never false.
+    assert_eq!(outcome(&clone)["baseline_changed"], serde_json::Value::Null);
 }
 
 #[test]
@@ -924,4 +925,130 @@ fn a_parameter_edit_is_spelled_from_the_base_suite_file() {
         "{}",
         ran.stdout
     );
+}
+
+/// The Action's steps, run by `.ci/runner-harness.py base` with `docker`
+/// running this digline binary, in the clone at `root`; the event names
+/// `base_sha` as the pull request's base.
+fn action_job(root: &Path, base_sha: &str, extra: &[&str]) -> crate::util::Ran {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cmd = Command::new("python3");
+    cmd.arg(repo.join(".ci/runner-harness.py"))
+        .arg("--binary")
+        .arg(env!("CARGO_BIN_EXE_digline"))
+        .arg("--action")
+        .arg(repo.join("action.yml"))
+        .arg("base")
+        .arg("--workspace")
+        .arg(root)
+        .args(["--base-sha", base_sha])
+        .args(extra)
+        .current_dir(root);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("GITHUB_") || k.starts_with("DIGLINE_") || k == "RUNNER_TEMP" {
+            cmd.env_remove(k);
+        }
+    }
+    crate::util::Ran::from(cmd.output().expect("python3 runs the runner harness"))
+}
+
+#[test]
+fn the_action_reads_the_event_base_and_says_baseline_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (base, _server) = replaced_baseline_repo(root);
+    // The event's base: the pull request re-promoted the baseline.
+    let ran = action_job(root, &base, &["--expect-changed", "true"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    // A base the clone does not hold reads unknown, never false.
+    let absent = "0123456789abcdef0123456789abcdef01234567";
+    let ran = action_job(root, absent, &["--expect-changed", "unknown"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains(&format!("`git fetch --depth=1 origin {absent}`")),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    // The base-ref input names the base: HEAD holds the same baseline.
+    let ran = action_job(
+        root,
+        &base,
+        &["--base-ref", "HEAD", "--expect-changed", "false"],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}
+
+#[test]
+fn a_bare_branch_name_reads_the_remote_tracking_branch_and_refusals_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin");
+    std::fs::create_dir_all(&origin).unwrap();
+    let (base, server) = replaced_baseline_repo(&origin);
+    git(&origin, &["branch", "base-branch", &base]);
+    let clone = dir.path().join("clone");
+    git(
+        dir.path(),
+        &[
+            "clone",
+            "-q",
+            &format!("file://{}", origin.display()),
+            "clone",
+        ],
+    );
+    set_port(&clone.join("suite.toml"), server.port);
+    let runs = origin.join(".digline/quickstart/runs/support");
+    let into = clone.join(".digline/quickstart/runs/support");
+    std::fs::create_dir_all(&into).unwrap();
+    crate::util::copy_files(&runs, &into);
+    let gate = |base_ref: &str| {
+        let mut args = GATE.to_vec();
+        args.extend(["--run", "latest", "--base-ref", base_ref]);
+        digline_env(&clone, &args, &[])
+    };
+    // Only origin/base-branch exists in the clone, as in CI.
+    let ran = gate("base-branch");
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.starts_with(REPLACED), "{}", ran.stdout);
+    assert_eq!(outcome(&clone)["baseline_changed"], true);
+    // A name nowhere in the clone: fetch it, not `fetch-depth: 2`.
+    let ran = gate("no-such-branch");
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains("the base ref no-such-branch names no commit, branch or tag in this clone, nor origin/no-such-branch: fetch the base branch before the gate (`git fetch --depth=1 origin no-such-branch`), or name the base commit by its sha"),
+        "{}",
+        ran.stderr
+    );
+    // A tree is not a commit.
+    let ran = gate("HEAD^{tree}");
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains("the base ref HEAD^{tree} names a tree, not a commit: name the pull request's base commit (its sha, a branch such as origin/main, or HEAD^1)"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains("fetch-depth"), "{}", ran.stderr);
+}
+
+#[test]
+fn line_ends_written_by_gitattributes_do_not_replace_the_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    std::fs::write(root.join(".gitattributes"), "*.json text eol=crlf\n").unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    // A fresh checkout writes CR LF into the working copy.
+    let baseline = root.join(".digline/quickstart/baselines/support.json");
+    std::fs::remove_file(&baseline).unwrap();
+    git(root, &["checkout", "--", "."]);
+    assert!(read(&baseline).contains("\r\n"), "the checkout wrote CR LF");
+    let mut args = GATE.to_vec();
+    args.extend(["--base-ref", "HEAD"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("replaces"), "{}", ran.stdout);
+    assert_eq!(outcome(root)["baseline_changed"], false);
 }
