@@ -139,6 +139,8 @@ pub struct GateArgs {
 struct Beside<'a> {
     spends: cost::Spends,
     failed: &'a crate::core::failed_calls::FailedCalls,
+    /// The gate's exit code, which the report's footer states.
+    exit: ExitStatus,
 }
 
 /// The HTML report's one call site: redacted (no judge or suspension
@@ -165,6 +167,7 @@ fn render_html_report(
         !payload,
         beside.spends,
         beside.failed,
+        beside.exit,
     ) {
         Ok(page) => Some(page),
         Err(e) => {
@@ -495,6 +498,7 @@ fn gate(
         Beside {
             spends,
             failed: &failed_calls,
+            exit: code,
         },
     );
 

@@ -14,7 +14,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
+use crate::core::compare::{
+    keyed_verdicts, CheckLabels, Comparison, Delta, KeyRef, Outcome, Scope, Side,
+};
 use crate::core::document::RunDocument;
 use crate::core::exit::ExitStatus;
 use crate::core::failed_calls::FailedCalls;
@@ -25,7 +27,7 @@ use super::locale::Locale;
 use super::order::SuiteOrder;
 use super::text::{
     artifact_lines, check_line, clause, coincides_text, config_lines, fill, fmt_score,
-    headline_clauses, plural, Strings, SUMMARY_LIMIT, SUMMARY_SEPARATOR,
+    headline_clauses, plural, shorten_name, Strings, SUMMARY_LIMIT, SUMMARY_SEPARATOR,
 };
 
 /// One row: case · check · before → after, and for what could not be
@@ -105,8 +107,12 @@ impl GateView {
             out.push('\n');
             for row in rows.iter().take(SUMMARY_LIMIT) {
                 out.push_str(
-                    &[row.case.as_str(), row.check.as_str(), row.happened.as_str()]
-                        .join(SUMMARY_SEPARATOR),
+                    &[
+                        shorten_name(&row.case).as_str(),
+                        shorten_name(&row.check).as_str(),
+                        row.happened.as_str(),
+                    ]
+                    .join(SUMMARY_SEPARATOR),
                 );
                 out.push('\n');
             }
@@ -296,6 +302,7 @@ pub fn compared(
     let sorted = order.sort(&c.deltas);
     let causes = causes(run, failed);
     let coincides = coincides_text(c, s);
+    let labels = CheckLabels::new(c.deltas.iter().map(|d| (d.key.as_ref(), &*d.assertion)));
     let row = |d: &Delta, unjudged: bool| {
         let cause = unjudged.then(|| {
             causes
@@ -317,7 +324,7 @@ pub fn compared(
                 Scope::Case => d.key.case_id.to_string(),
                 Scope::Run => s.scope_run.to_string(),
             },
-            check: d.assertion.to_string(),
+            check: labels.label(d.key.as_ref(), &d.assertion),
             before: side(&d.before),
             after: side(&d.after),
             happened,
@@ -415,6 +422,11 @@ pub fn single(
 ) -> GateView {
     let s = Strings::of(locale);
     let causes = causes(run, failed);
+    let labels = CheckLabels::new(
+        keyed_verdicts(run)
+            .into_iter()
+            .map(|(k, v)| (k, &*v.assertion)),
+    );
     let mut worse = Vec::new();
     let mut unjudged = Vec::new();
     let mut visit = |scope: Scope, case: &str, label: &str, verdicts: &[Verdict]| {
@@ -443,9 +455,15 @@ pub fn single(
                 ),
                 (None, None) => s.detail_errored.to_string(),
             };
+            let key = KeyRef {
+                scope,
+                case_id: case,
+                assertion_id: &v.assertion_id,
+                occurrence,
+            };
             let row = GateRow {
                 case: label.to_string(),
-                check: v.assertion.to_string(),
+                check: labels.label(key, &v.assertion),
                 before: "—".into(),
                 after: side_text(v.status, v.score),
                 happened,

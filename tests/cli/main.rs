@@ -37,3 +37,4 @@ mod slice;
 mod spend;
 mod surfaces;
 mod util;
+mod verdict_files;

@@ -16,6 +16,7 @@
 
 mod config;
 mod coverage;
+mod labels;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -28,6 +29,7 @@ pub use coverage::{
     is_uncovered_pass, parameter_direction, spell_parameters, DeclaredCheck, Direction, RuleChange,
     RuleField, PARAMETER_VALUE_LIMIT,
 };
+pub use labels::CheckLabels;
 
 use super::document::RunDocument;
 use super::exit::ExitStatus;
