@@ -245,7 +245,14 @@ fn gate(
     // the baseline (a corrupt one refuses before the first call is paid for).
     let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
     let base = base_ref::choose(args.base_ref.as_deref(), env);
-    let (base_baseline, base_warning) = read_base(base.as_ref(), &baseline_path)?;
+    // A pull request renaming the suite moves its baseline: the base's is
+    // read where the base's own suite file puts it.
+    let at_base = base
+        .as_ref()
+        .and_then(|b| base_ref::renamed_suite(b, &args.suite.suite, (&suite.tenant, &suite.name)))
+        .and_then(|(tenant, name)| store.baseline_path(&tenant, &name).ok())
+        .unwrap_or_else(|| baseline_path.clone());
+    let (base_baseline, base_warning) = read_base(base.as_ref(), &at_base, &baseline_path)?;
     // The base, when its baseline could be read: what the rule changes and
     // the reference's spend are read from too.
     let base_read = base.as_ref().filter(|_| base_baseline.is_some());
@@ -336,6 +343,10 @@ fn gate(
             // Infrastructure values (`base_url`) are named, never published.
             crate::report::redact::withhold_perimeter_values(&mut c);
             spell_parameter_edits(&mut c, &args, base_read);
+            if let Some(base) = base_read {
+                c.evaluation_changes =
+                    base_ref::evaluation_changes(base, &args.suite.suite).unwrap_or_default();
+            }
             Some(c)
         }
         None => None,
@@ -408,6 +419,15 @@ fn gate(
             }
             sections.push(Section::rows(integrity.title_replaced_worse, rows));
         }
+        let given_up = r.given_up_rows(integrity);
+        if !given_up.is_empty() {
+            integrity_text_blocks.push_str(&format!("\n{}:\n", integrity.title_replaced_given_up));
+            for row in &given_up {
+                integrity_text_blocks
+                    .push_str(&format!("{} · {} · {}\n", row.case, row.check, row.detail));
+            }
+            sections.push(Section::rows(integrity.title_replaced_given_up, given_up));
+        }
     }
     if let Some(c) = &comparison {
         sections.extend(coverage_sections(c, integrity));
@@ -468,6 +488,9 @@ fn gate(
     let summary_md = comment::render(&data, None);
     let junit_xml = junit::render(&doc, comparison.as_ref(), locale, &failed_calls);
     let no_baseline = baseline.is_none();
+    let comparison_changes = comparison
+        .as_ref()
+        .map_or(0, |c| c.evaluation_changes.len());
     let spent_usd = BTreeMap::from([
         (
             "target".to_string(),
@@ -532,6 +555,7 @@ fn gate(
         locale: locale.code().to_string(),
         marker,
         baseline_changed,
+        evaluation_changes: comparison_changes,
         paths: Paths {
             outcome: path("outcome.json"),
             comment: path("comment.md"),
@@ -698,12 +722,13 @@ fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
 /// [`CliError::Refused`] when `--base-ref` was given and cannot be read.
 fn read_base(
     base: Option<&base_ref::BaseRev>,
+    at_base: &Path,
     baseline_path: &Path,
 ) -> Result<(Option<BaseBaseline>, Option<String>), CliError> {
     let Some(base) = base else {
         return Ok((None, None));
     };
-    match base_ref::read(base, baseline_path) {
+    match base_ref::read_moved(base, at_base, baseline_path) {
         Ok(found) => Ok((Some(found), None)),
         Err(p) if p.refuses => Err(CliError::Refused(p.sentence)),
         Err(p) => Ok((None, Some(p.sentence))),
@@ -763,7 +788,29 @@ impl Replaced {
             1 => s.replaced_worse_one.to_string(),
             n => s.replaced_worse_many.replace("{count}", &n.to_string()),
         };
-        format!("{} {then}", s.replaced)
+        let also = integrity_text::given_up_clause(old, s);
+        if also.is_empty() {
+            format!("{} {then}", s.replaced)
+        } else {
+            format!("{} {then} {also}", s.replaced)
+        }
+    }
+
+    /// What the replacement loosens or drops against the base's reference.
+    fn given_up_rows(&self, s: &IntegrityStrings) -> Vec<SectionRow> {
+        self.against_old
+            .as_ref()
+            .map(|old| {
+                integrity_text::given_up_rows(old, "run", s)
+                    .into_iter()
+                    .map(|(case, check, detail)| SectionRow {
+                        case,
+                        check,
+                        detail,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// What got worse against the base's reference.
@@ -803,6 +850,14 @@ fn side(side: &Option<Side>) -> String {
 /// The comment's sections for rule changes and coverage of the reference.
 fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
     let mut out = Vec::new();
+    let changes: Vec<String> = c
+        .evaluation_changes
+        .iter()
+        .map(|e| integrity_text::evaluation_line(e, s))
+        .collect();
+    if !changes.is_empty() {
+        out.push(Section::lines(s.title_evaluation, changes));
+    }
     let rules: Vec<String> = c
         .rule_changes
         .iter()

@@ -222,7 +222,8 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
     let wants_comment = req.write_comment;
     let create = req.outcome.exit_code != 0
         || req.comment_on_success
-        || req.outcome.baseline_changed == Some(true);
+        || req.outcome.baseline_changed == Some(true)
+        || req.outcome.evaluation_changes > 0;
     let repository = req.repository.clone().or_else(|| gh.repository.clone());
     let github_pr = req.pull_request.or(gh.pull_request);
     let github_ready = repository.is_some() && github_pr.is_some() && gh.token.is_some();

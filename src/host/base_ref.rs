@@ -9,6 +9,8 @@ use super::env::CiEnv;
 use super::git_objects::{self, AtRevError};
 use crate::core::compare::DeclaredCheck;
 use crate::core::document::RunDocument;
+use crate::core::evaluation::{self, EvalChange};
+use crate::host::suite::toml_values::toml_to_json;
 
 /// Which revision is the base, and whether a person named it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,12 +74,26 @@ pub struct BaseProblem {
 /// A [`BaseProblem`]: not a repository, the base commit is not in this
 /// clone, or the base's baseline is not a readable document.
 pub fn read(base: &BaseRev, baseline_path: &Path) -> Result<BaseBaseline, BaseProblem> {
+    read_moved(base, baseline_path, baseline_path)
+}
+
+/// [`read`], the base's baseline read at `at_base` (the path the base's
+/// own suite names: a pull request that renames the suite moves its
+/// baseline) and compared with the working copy's `baseline_path`.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_moved(
+    base: &BaseRev,
+    at_base: &Path,
+    baseline_path: &Path,
+) -> Result<BaseBaseline, BaseProblem> {
     let here = Path::new(".");
     let problem = |sentence: String| BaseProblem {
         sentence,
         refuses: base.explicit,
     };
-    let old = git_objects::file_at(here, &base.rev, baseline_path)
+    let old = git_objects::file_at(here, &base.rev, at_base)
         .map_err(|e| problem(refusal(&base.rev, &e)))?;
     let new = std::fs::read(baseline_path).ok();
     match (old, new) {
@@ -85,7 +101,7 @@ pub fn read(base: &BaseRev, baseline_path: &Path) -> Result<BaseBaseline, BasePr
         (Some(a), Some(b)) if same_text(&a, &b) => Ok(BaseBaseline::Same),
         (None, Some(_)) => Ok(BaseBaseline::Replaced(None)),
         (Some(bytes), _) => {
-            let shown = format!("{}:{}", base.rev, baseline_path.display());
+            let shown = format!("{}:{}", base.rev, at_base.display());
             let doc =
                 crate::store::document::from_bytes(Path::new(&shown), &bytes).map_err(|e| {
                     problem(format!(
@@ -142,6 +158,22 @@ fn same_text(a: &[u8], b: &[u8]) -> bool {
     a == b || fold(a) == fold(b)
 }
 
+/// The `(tenant, name)` the base's own `suite_path` declares, when the
+/// base can be read and they differ from `now` (the pull request renames
+/// the suite, and with it the baseline's path).
+pub fn renamed_suite(
+    base: &BaseRev,
+    suite_path: &Path,
+    now: (&str, &str),
+) -> Option<(String, String)> {
+    let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
+    let table = suite_json(&old)?;
+    let suite = table.get("suite")?;
+    let field = |k: &str| suite.get(k)?.as_str().map(str::to_string);
+    let (tenant, name) = (field("tenant")?, field("name")?);
+    ((tenant.as_str(), name.as_str()) != now).then_some((tenant, name))
+}
+
 /// The bytes of `path` at the base (at most 1 MiB); `None` when the base
 /// cannot be read or has no such file.
 pub fn file_at_base(base: &BaseRev, path: &Path) -> Option<Vec<u8>> {
@@ -160,6 +192,48 @@ pub fn declared_checks(
     let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
     let new = std::fs::read(suite_path).ok()?;
     Some((checks_of(&old)?, checks_of(&new)?))
+}
+
+/// What the pull request changes about the evaluation against the base:
+/// `[suite]` and `[target]` of `suite_path`, and the cases of the file each
+/// side's `[suite] cases` names (relative to the suite file). `None` when
+/// the base cannot be read or either suite file does not parse; a cases
+/// file that cannot be read on one side counts as empty there, so its
+/// cases read as added or removed.
+pub fn evaluation_changes(base: &BaseRev, suite_path: &Path) -> Option<Vec<EvalChange>> {
+    let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
+    let new = std::fs::read(suite_path).ok()?;
+    let (old, new) = (suite_json(&old)?, suite_json(&new)?);
+    let mut out = evaluation::suite_changes(&old, &new);
+    let dir = suite_path.parent().unwrap_or(Path::new(""));
+    let cases_path = |suite: &serde_json::Map<String, serde_json::Value>| {
+        let name = suite.get("suite")?.get("cases")?.as_str()?;
+        Some(dir.join(name))
+    };
+    let parse = |bytes: Option<Vec<u8>>| -> Vec<serde_json::Value> {
+        bytes
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+    };
+    let old_cases =
+        cases_path(&old).and_then(|p| git_objects::file_at(Path::new("."), &base.rev, &p).ok()?);
+    let new_cases = cases_path(&new).and_then(|p| std::fs::read(p).ok());
+    out.extend(evaluation::case_changes(
+        &parse(old_cases),
+        &parse(new_cases),
+    ));
+    Some(out)
+}
+
+/// A suite file's bytes as JSON (CR LF folded, as the loader reads it).
+fn suite_json(bytes: &[u8]) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let table: toml::Table = crate::host::crlf::fold_crlf(text).parse().ok()?;
+    match toml_to_json(&toml::Value::Table(table)).ok()? {
+        serde_json::Value::Object(map) => Some(map),
+        _ => None,
+    }
 }
 
 /// The `[[assertions]]` of a suite file's bytes: reported name (`name`,

@@ -376,6 +376,12 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
     } else if head.coverage_changed {
         // Never "unchanged" when the set of cases or checks differs.
         coverage::differs_clause(comparison, integrity)
+    } else if !comparison.evaluation_changes.is_empty() {
+        // Nor when the pull request changes what is evaluated.
+        fill(
+            integrity.evaluation_differs,
+            &[("count", &comparison.evaluation_changes.len().to_string())],
+        )
     } else {
         s.config_unchanged.to_string()
     };

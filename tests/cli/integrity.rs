@@ -1052,3 +1052,201 @@ fn line_ends_written_by_gitattributes_do_not_replace_the_baseline() {
     assert!(!ran.stdout.contains("replaces"), "{}", ran.stdout);
     assert_eq!(outcome(root)["baseline_changed"], false);
 }
+
+/// A quickstart repository whose base commit holds the approved baseline;
+/// `change` then edits the working copy into the pull request's commit.
+fn base_then(root: &Path, change: impl FnOnce(&Path)) -> crate::util::Stub {
+    let server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    change(root);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "the pull request"]);
+    server
+}
+
+fn gate_against_base(root: &Path) -> crate::util::Ran {
+    let mut args = GATE.to_vec();
+    args.extend(["--base-ref", "HEAD^1"]);
+    digline_env(root, &args, &[])
+}
+
+#[test]
+fn target_changes_are_itemized_with_endpoints_and_headers_withheld() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = base_then(root, |root| {
+        let suite = read(root.join("suite.toml"));
+        // Another server that answers well (here: the same stub by another
+        // name), a header, and CI tokens allowed.
+        let suite = suite
+            .replacen("http://127.0.0.1:", "http://localhost:", 1)
+            .replacen(
+                "timeout = 10\n",
+                "timeout = 60\nallow_ci_tokens = [\"GITHUB_TOKEN\"]\nheaders = { X-Grade = \"lenient\" }\n",
+                1,
+            );
+        std::fs::write(root.join("suite.toml"), suite).unwrap();
+    });
+    let ran = gate_against_base(root);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        !ran.stdout
+            .contains("The suite is unchanged from the reference"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("This pull request changes what is evaluated (4 itemized below)."),
+        "{}",
+        ran.stdout
+    );
+    for line in [
+        "\nWhat this pull request changes about the evaluation:\n",
+        "  [target] allow_ci_tokens: — → [\"GITHUB_TOKEN\"] · loosened\n",
+        "  [target] headers.X-Grade added\n",
+        "  [target] timeout: 10 → 60 · loosened\n",
+        "  [target] url changed (the value is withheld)\n",
+    ] {
+        assert!(ran.stdout.contains(line), "{line:?} in {}", ran.stdout);
+    }
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("#### What this pull request changes about the evaluation"),
+        "{comment}"
+    );
+    for file in ["out/comment.md", "out/summary.md", "out/outcome.json"] {
+        let text = read(root.join(file));
+        assert!(!text.contains("localhost"), "{file}: {text}");
+        assert!(!text.contains("lenient"), "{file}: {text}");
+    }
+    assert_eq!(outcome(root)["evaluation_changes"], 4);
+}
+
+#[test]
+fn a_reworded_case_and_lower_agreement_are_itemized() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let server = project(root);
+    edit(
+        &root.join("suite.toml"),
+        "cases = \"cases.json\"\n",
+        "cases = \"cases.json\"\nsamples = 3\nmin_agreement = \"3/3\"\n",
+    );
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    edit(&root.join("suite.toml"), "\"3/3\"", "\"1/3\"");
+    edit(
+        &root.join("cases.json"),
+        "How do I return a damaged kettle?",
+        "How do I return a kettle I like?",
+    );
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "pr"]);
+    let _server = server;
+    let ran = gate_against_base(root);
+    assert!(
+        ran.stdout
+            .contains("  [suite] min_agreement: 3/3 → 1/3 · loosened\n"),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    assert!(
+        ran.stdout
+            .contains("  case how-do-i-return: vars changed\n"),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("- case how\\-do\\-i\\-return\\: vars changed"),
+        "{comment}"
+    );
+}
+
+#[test]
+fn a_replaced_baseline_lists_the_loosened_rules_and_dropped_cases_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = base_then(root, |root| {
+        edit(
+            &root.join("suite.toml"),
+            "max_usd = 0.01\n",
+            "max_usd = 0.01\nthreshold = 0.3\n",
+        );
+        delete_case(root, "opening-hours");
+        let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let ran = digline_env(
+            root,
+            &["promote", "--suite", "suite.toml", "--run", "latest"],
+            &[],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+    });
+    let ran = gate_against_base(root);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.starts_with(
+            "This pull request replaces the approved reference. Against the approved reference it replaces, nothing got worse. Against it, this pull request also loosens 1 rules and drops 6 checks."
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(
+            "\nLoosened or dropped against the approved reference this pull request replaces:\n— · cost_budget · rule loosened: threshold 0.500000 → 0.300000 · loosened\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("opening-hours · contains · in the approved reference, not in this run\n"),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains(
+            "| opening\\-hours | contains | in the approved reference\\, not in this run |"
+        ),
+        "{comment}"
+    );
+}
+
+#[test]
+fn renaming_the_suite_still_compares_with_the_approved_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = base_then(root, |root| {
+        edit(
+            &root.join("suite.toml"),
+            "name = \"support\"",
+            "name = \"support2\"",
+        );
+        let baselines = root.join(".digline/quickstart/baselines");
+        std::fs::remove_file(baselines.join("support.json")).unwrap();
+        break_return_answer(root);
+        let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let ran = digline_env(
+            root,
+            &["promote", "--suite", "suite.toml", "--run", "latest"],
+            &[],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+    });
+    let ran = gate_against_base(root);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.starts_with(REPLACED), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("  [suite] name: support → support2\n"),
+        "{}",
+        ran.stdout
+    );
+}
