@@ -1250,3 +1250,81 @@ fn renaming_the_suite_still_compares_with_the_approved_reference() {
         ran.stdout
     );
 }
+
+#[test]
+fn an_edited_order_line_cannot_pin_a_forged_green_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    break_return_answer(root);
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 1);
+    let marker = outcome(root)["marker"].as_str().unwrap().to_string();
+    for pin in ["9999", "9999-12-31T23:59:59+00:00"] {
+        let fake = fake_github(Mode::Normal);
+        let forged = format!("{marker}\n<!-- digline-order {pin} -->\n**Nothing got worse.**");
+        let id = fake.add_by(None, &forged);
+        let vars = actions_env(root, &fake);
+        let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        let comments = fake.comments();
+        assert_eq!(comments.len(), 1, "{comments:?}");
+        assert_eq!(comments[0].0, id);
+        assert!(
+            comments[0]
+                .1
+                .contains("**1 check got worse compared with the reference\\.**"),
+            "{pin}: {}",
+            comments[0].1
+        );
+    }
+}
+
+#[test]
+fn a_failing_identity_lookup_touches_no_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    break_return_answer(root);
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 1);
+    let marker = outcome(root)["marker"].as_str().unwrap().to_string();
+    // Another workflow's comments, written as the Actions bot.
+    let theirs = format!("{marker}\nanother workflow's comment");
+    let fake = fake_github(Mode::IdentityFails);
+    let a = fake.add_by(None, &theirs);
+    let b = fake.add_by(None, &theirs);
+    let vars = actions_env(root, &fake);
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        fake.comments(),
+        vec![(a, theirs.clone()), (b, theirs.clone())],
+        "nothing edited, deleted or added"
+    );
+    let said = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(
+        said.contains("GitHub did not say whose token this is (GET /user: 502"),
+        "{said}"
+    );
+    // GitLab: a 404 on /user is not the token's scope.
+    let lab = fake_gitlab(Mode::IdentityFails);
+    let planted = lab.add_by(None, &theirs);
+    let vars = [
+        ("GITLAB_CI", "true".to_string()),
+        ("CI_API_V4_URL", format!("{}/api/v4", lab.url())),
+        ("CI_PROJECT_ID", "group/proj".into()),
+        ("CI_MERGE_REQUEST_IID", "5".into()),
+        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
+    ];
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(lab.comments(), vec![(planted, theirs)]);
+    assert!(
+        ran.stderr
+            .contains("GitLab did not say whose token this is (GET /user: 404"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains("api scope"), "{}", ran.stderr);
+}
