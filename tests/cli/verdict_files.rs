@@ -203,3 +203,30 @@ fn any_name_makes_valid_files_and_a_long_one_leaves_the_others_shown() {
         assert!(!ran.stdout.contains(&"x".repeat(200)), "{}", ran.stdout);
     }
 }
+
+#[test]
+fn promote_accepts_a_run_whose_whole_run_measure_could_not_be_computed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = suite(root, &["a".to_string(), "b".to_string()]);
+    // Every case positive and failing `never`: no case is predicted
+    // positive, so precision has nothing to measure.
+    let text = read(root.join("suite.toml"))
+        + "\n[[assertions]]\ntype = \"precision\"\nover = \"never\"\nthreshold = 0.5\ntolerance = 0.0\n";
+    std::fs::write(root.join("suite.toml"), text).unwrap();
+    let cases = serde_json::json!([
+        {"id": "a", "vars": {"question": "hi"}, "label": "positive"},
+        {"id": "b", "vars": {"question": "hi"}, "label": "positive"}
+    ]);
+    std::fs::write(root.join("cases.json"), cases.to_string()).unwrap();
+    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let ran = digline_env(
+        root,
+        &["promote", "--suite", "suite.toml", "--run", "latest"],
+        &[],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let baseline = read(root.join(".digline/vf/baselines/files.json"));
+    assert!(baseline.contains("nothing to measure"), "{baseline}");
+}
