@@ -156,16 +156,21 @@ impl Fared {
         }
     }
 
-    fn word(self, locale: Locale) -> &'static str {
-        locale.text(match self {
-            Fared::Worse => "report.tally_regressed",
-            Fared::Unjudged => "report.tally_errored",
-            Fared::Better => "report.tally_improved",
-            Fared::Added => "report.tally_new",
-            Fared::Removed => "report.tally_missing",
-            Fared::Same => "report.tally_unchanged",
-            Fared::SetAside => "gate.set_aside",
-        })
+    /// The word after a count of `n` cases (singular after 1).
+    fn word(self, locale: Locale, n: usize) -> &'static str {
+        counted(
+            locale,
+            match self {
+                Fared::Worse => "report.tally_regressed",
+                Fared::Unjudged => "report.tally_errored",
+                Fared::Better => "report.tally_improved",
+                Fared::Added => "report.tally_new",
+                Fared::Removed => "report.tally_missing",
+                Fared::Same => "report.tally_unchanged",
+                Fared::SetAside => "gate.set_aside",
+            },
+            n,
+        )
     }
 
     fn of(deltas: &[&Delta]) -> Fared {
@@ -184,6 +189,18 @@ impl Fared {
             Fared::Same
         }
     }
+}
+
+/// The locale's word for `key` after a count of `n`: its `_one` form
+/// after exactly 1 ("1 dégradé", "2 dégradés").
+fn counted(locale: Locale, key: &str, n: usize) -> &'static str {
+    if n == 1 {
+        let one = locale.text(&format!("{key}_one"));
+        if !one.is_empty() {
+            return one;
+        }
+    }
+    locale.text(key)
 }
 
 fn tally_line(template: &str, tally: &[(&'static str, usize)], locale: Locale) -> String {
@@ -368,8 +385,10 @@ pub fn compared(
     if !suspended.is_empty() {
         tally.insert(Fared::SetAside, suspended.len());
     }
-    let words: Vec<(&'static str, usize)> =
-        tally.iter().map(|(f, n)| (f.word(locale), *n)).collect();
+    let words: Vec<(&'static str, usize)> = tally
+        .iter()
+        .map(|(f, n)| (f.word(locale, *n), *n))
+        .collect();
     let counts = tally_line(locale.text("gate.counts"), &words, locale);
     let mut measure_tally: BTreeMap<Fared, usize> = BTreeMap::new();
     for d in &measures {
@@ -381,7 +400,7 @@ pub fn compared(
     {
         let words: Vec<(&'static str, usize)> = measure_tally
             .iter()
-            .map(|(f, n)| (f.word(locale), *n))
+            .map(|(f, n)| (f.word(locale, *n), *n))
             .collect();
         tally_line(locale.text("gate.counts_measures"), &words, locale)
     } else {
@@ -499,7 +518,10 @@ pub fn single(
     ];
     let words: Vec<(&'static str, usize)> = order
         .iter()
-        .map(|k| (locale.text(k), fared.get(k).copied().unwrap_or(0)))
+        .map(|k| {
+            let n = fared.get(k).copied().unwrap_or(0);
+            (counted(locale, k, n), n)
+        })
         .collect();
     let counts = tally_line(locale.text("gate.counts"), &words, locale);
     let slug = |k: &str| match k {

@@ -230,3 +230,31 @@ fn promote_accepts_a_run_whose_whole_run_measure_could_not_be_computed() {
     let baseline = read(root.join(".digline/vf/baselines/files.json"));
     assert!(baseline.contains("nothing to measure"), "{baseline}");
 }
+
+#[test]
+fn localized_counts_take_the_singular_after_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let ids: Vec<String> = vec!["a".into(), "b".into(), "c".into()];
+    let _server = suite(root, &ids);
+    promote(root);
+    answer(root, &[&ids[0]]);
+    let mut args = GATE.to_vec();
+    args.extend(["--locale", "fr"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let summary = read(root.join("out/summary.md"));
+    assert!(
+        summary.contains("Cas \\: 1 dégradé · 2 inchangés\\."),
+        "{summary}"
+    );
+    args.truncate(GATE.len());
+    args.extend(["--locale", "it"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 1);
+    assert!(
+        read(root.join("out/summary.md")).contains("1 peggiorato · 2 invariati"),
+        "{}",
+        read(root.join("out/summary.md"))
+    );
+}
