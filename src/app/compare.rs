@@ -1,7 +1,8 @@
 //! Compare a stored run with the baseline: the verdict `digline compare`
 //! prints and MCP's `compare` tool answers, from this one function.
 //!
-//! The steps, in order: load the suite, read the run and the baseline,
+//! Two phases: [`read`] (then the front end says whether a newer digline
+//! wrote a document) and [`compare`]. The steps, in order: load the suite, read the run and the baseline,
 //! refuse a shard run (a share of the cases is never compared on its own),
 //! refuse without a baseline, refuse an untrusted `latest`, then compare in
 //! the suite's order with infrastructure values withheld.
@@ -39,18 +40,28 @@ pub struct CompareFacts {
     pub comparison: Comparison,
     /// The contract's exit status of the comparison.
     pub exit: ExitStatus,
-    /// A newer digline wrote one of the documents: the note to warn with.
-    pub ahead: Option<String>,
     /// Why checks could not run, when asked for.
     pub causes: Option<Causes>,
 }
 
-/// Compare the run `request` names with the suite's baseline.
+/// The run and the baseline a comparison reads.
+#[derive(Debug)]
+pub struct Read {
+    run_key: String,
+    run: RunDocument,
+    baseline: RunDocument,
+    failed: Option<crate::core::failed_calls::FailedCalls>,
+    /// A newer digline wrote one of the documents: the note to warn with
+    /// (said before the comparison, which may refuse).
+    pub ahead: Option<String>,
+}
+
+/// Read the run `request` names and the suite's baseline.
 ///
 /// # Errors
 /// A [`Refusal`]: a bad suite, no such run, a shard run, no baseline, an
-/// untrusted `latest`, an unreadable document, runs of different tenants.
-pub fn compare(request: &CompareRequest) -> Result<CompareFacts, Refusal> {
+/// untrusted `latest`, an unreadable document.
+pub fn read(request: &CompareRequest) -> Result<Read, Refusal> {
     let loaded = request.suite.load()?;
     let suite = &loaded.suite;
     let store = request.suite.store();
@@ -73,21 +84,42 @@ pub fn compare(request: &CompareRequest) -> Result<CompareFacts, Refusal> {
         [&run.doc, &baseline].map(|d| d.digline_version.as_str()),
         INSTALLED,
     );
-    let mut comparison = crate::report::order::compare_in_suite_order(&run.doc, &baseline)?;
-    // Infrastructure values (`base_url`) are named, never printed.
-    crate::report::redact::withhold_perimeter_values(&mut comparison);
-    let exit = exit_code(&comparison);
-    let causes = request.causes.then(|| {
-        let failed = store.read_run_timings(&suite.tenant, &suite.name, &run.key);
-        crate::report::gate::causes(&run.doc, &failed)
-    });
-    Ok(CompareFacts {
+    let failed = request
+        .causes
+        .then(|| store.read_run_timings(&suite.tenant, &suite.name, &run.key));
+    Ok(Read {
         run_key: run.key,
         run: run.doc,
         baseline,
+        failed,
+        ahead,
+    })
+}
+
+/// Compare the run with the baseline, in the suite's order.
+///
+/// # Errors
+/// [`Refusal::Refused`] for documents that cannot be compared (runs of
+/// different tenants).
+pub fn compare(read: Read) -> Result<CompareFacts, Refusal> {
+    let Read {
+        run_key,
+        run,
+        baseline,
+        failed,
+        ..
+    } = read;
+    let mut comparison = crate::report::order::compare_in_suite_order(&run, &baseline)?;
+    // Infrastructure values (`base_url`) are named, never printed.
+    crate::report::redact::withhold_perimeter_values(&mut comparison);
+    let exit = exit_code(&comparison);
+    let causes = failed.map(|failed| crate::report::gate::causes(&run, &failed));
+    Ok(CompareFacts {
+        run_key,
+        run,
+        baseline,
         comparison,
         exit,
-        ahead,
         causes,
     })
 }

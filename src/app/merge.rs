@@ -83,12 +83,11 @@ pub fn merge_and_store(
     let store = suite.store();
     let declared = &loaded.suite;
     store.check_writable(&declared.tenant, &declared.name)?;
-    let shards = crate::host::shards::read_all(paths).map_err(Refusal::Refused)?;
+    let shards =
+        crate::host::shards::read_all(paths).map_err(|problems| Refusal::Merge { problems })?;
     let merged =
         crate::run::merge::merge_planned(declared, plan, shards, &crate::host::clock::now_iso())
-            .map_err(|why| Refusal::Merge {
-                problems: vec![why],
-            })?;
+            .map_err(|problems| Refusal::Merge { problems })?;
     let key = store.write_run(&merged.doc)?;
     notices.plan(ProgressStrings::of(notices.locale()).merged(
         merged.shards as usize,

@@ -1,6 +1,7 @@
 //! `app`: the use cases — one file per thing a user asks for (gate, run,
-//! compare, merge …), each taking a typed request and returning typed facts
-//! (and notices through the run's [`crate::run::Notifier`]).
+//! compare, merge, promote, report, rejudge, list and diff, publish), each
+//! taking a typed request and returning typed facts (and notices through
+//! the run's [`crate::run::Notifier`]).
 //!
 //! Nothing here prints, exits the process or knows a clap or JSON-RPC type:
 //! `cli` parses flags into a request and renders the facts; `mcp` parses
@@ -11,10 +12,13 @@
 
 pub mod compare;
 pub mod gate;
+pub mod list;
 pub mod merge;
+pub mod promote;
 pub mod publish;
 pub mod refusal;
 pub mod rejudge;
+pub mod report;
 pub mod run;
 pub mod suite;
 

@@ -65,10 +65,21 @@ pub enum Refusal {
         /// The suite as the request named it (for the merge command).
         named: String,
     },
-    /// The shard runs cannot be merged: every problem found, each located.
-    #[error("merge refused: {}", problems.join("; "))]
+    /// A diff of a run with itself.
+    #[error(
+        "both arguments resolve to the run {key}: a run diffed with itself has nothing to report"
+    )]
+    SameRun {
+        /// The run both arguments name.
+        key: String,
+        /// The suite as the request named it.
+        named: String,
+    },
+    /// The shard runs cannot be read or merged: every problem found, each
+    /// naming its path, one per line after the first's `merge refused: `.
+    #[error("merge refused: {}", problems.join("\n"))]
     Merge {
-        /// Every problem, in the order of the files (each names its file).
+        /// Every problem, in the order of the files.
         problems: Vec<String>,
     },
 }

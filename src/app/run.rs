@@ -73,6 +73,17 @@ pub struct RunFacts {
     pub plan: Plan,
 }
 
+/// The suite, loaded, and what running it would ask: the calls to the
+/// target and the judges (what an agent acknowledges before `run`).
+///
+/// # Errors
+/// A [`Refusal`] for a suite that does not load.
+pub fn plan(suite: &SuiteRef) -> Result<(LoadedSuite, Plan), Refusal> {
+    let loaded = suite.load()?;
+    let plan = Plan::of(&loaded.suite);
+    Ok((loaded, plan))
+}
+
 /// Run the suite and store the run; the retry counts go to `notices` as a
 /// plan line when any call was tried again.
 ///

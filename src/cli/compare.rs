@@ -53,14 +53,15 @@ pub struct CompareArgs {
 pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
     let locale = args.locale;
     let strings = Strings::of(locale);
-    let facts = crate::app::compare::compare(&CompareRequest {
+    let read = crate::app::compare::read(&CompareRequest {
         suite: args.suite.to_ref(),
         run: args.run,
         causes: args.json.is_none(),
     })?;
-    if let Some(note) = &facts.ahead {
+    if let Some(note) = &read.ahead {
         warn(note);
     }
+    let facts = crate::app::compare::compare(read)?;
     let comparison = &facts.comparison;
     match args.json {
         Some(depth) => {

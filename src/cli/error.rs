@@ -122,6 +122,12 @@ impl From<crate::app::Refusal> for CliError {
                     "merge every shard first: digline merge --suite {named} --shards <the shard runs>"
                 )),
             ),
+            ref same @ Refusal::SameRun { ref named, .. } => CliError::usage(
+                same.to_string(),
+                Some(format!(
+                    "name two different runs; digline list --suite {named} shows them"
+                )),
+            ),
             other => CliError::Refused(other.to_string()),
         }
     }

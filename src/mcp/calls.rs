@@ -11,13 +11,12 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::app::compare::CompareRequest;
+use crate::app::list::DiffRequest;
 use crate::app::run::{Pool, RunFacts, RunRequest};
 use crate::app::SuiteRef;
-use crate::core::diff::diff as diff_runs;
 use crate::core::document::{run_key, RunDocument};
 use crate::core::version::{ahead_note, INSTALLED};
 use crate::host::suite::LoadedSuite;
-use crate::report::diff::{run_labels, sentence as diff_sentence};
 use crate::report::text::{headline_sentence, EN};
 use crate::run::notice::Logged;
 use crate::run::{Display, Notifier, Plan, RetryPolicy};
@@ -188,33 +187,21 @@ fn warn_if_ahead<'a>(docs: impl IntoIterator<Item = &'a RunDocument>) {
     }
 }
 
-/// `list_runs(suite)`.
+/// `list_runs(suite)`: `app::list`, as `digline list` reads it.
 fn list_runs(repo: &Repository, suite: &str) -> Result<Value, Refusal> {
-    let loaded = repo.load(suite)?;
-    let s = &loaded.suite;
-    let store = repo.store();
-    let listing = store.list_runs(&s.tenant, &s.name)?;
-    let baseline = store.read_baseline(&s.tenant, &s.name);
-    let key = match &baseline {
-        Ok(Some(doc)) => Some(run_key(&doc.created_at, &doc.config_hash)),
-        _ => None,
-    };
-    let mark = match (&baseline, &key) {
-        (Err(e), _) => {
+    let facts = crate::app::list::list(&repo.suite(suite)?)?;
+    let mark = match &facts.baseline_key {
+        Err(e) => {
             tracing::warn!("the baseline is not marked: {e}");
             BaselineMark::Unreadable
         }
-        (Ok(_), Some(key)) => BaselineMark::Key(key),
-        (Ok(_), None) => BaselineMark::None,
+        Ok(Some(key)) => BaselineMark::Key(key),
+        Ok(None) => BaselineMark::None,
     };
-    warn_if_ahead(
-        listing
-            .runs
-            .iter()
-            .map(|r| &r.doc)
-            .chain(baseline.as_ref().ok().and_then(Option::as_ref)),
-    );
-    Ok(runs_json(&s.tenant, &s.name, mark, &listing))
+    if let Some(note) = &facts.ahead {
+        tracing::warn!("{note}");
+    }
+    Ok(runs_json(&facts.tenant, &facts.suite, mark, &facts.listing))
 }
 
 /// `get_run(suite, run)`.
@@ -252,47 +239,38 @@ fn get_baseline(repo: &Repository, suite: &str) -> Result<Value, Refusal> {
 /// `compare(suite, run)`: always `--json full`; the verdict is
 /// `app::compare`'s, the one `digline compare` prints.
 fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> {
-    let facts = crate::app::compare::compare(&CompareRequest {
+    let read = crate::app::compare::read(&CompareRequest {
         suite: repo.suite(suite)?,
         run: run.to_string(),
         causes: false,
     })?;
-    if let Some(note) = &facts.ahead {
+    if let Some(note) = &read.ahead {
         tracing::warn!("{note}");
     }
+    let facts = crate::app::compare::compare(read)?;
     let comparison = &facts.comparison;
     let sentence = headline_sentence(comparison, &comparison.headline(), &EN);
     Ok(full_json(comparison, &sentence))
 }
 
-/// `diff(suite, run1, run2)`: always `--json full`; no verdict.
+/// `diff(suite, run1, run2)`: always `--json full`; no verdict. The
+/// difference is `app::list::diff`'s, the one `digline diff` prints.
 fn diff(repo: &Repository, suite: &str, run1: &str, run2: &str) -> Result<Value, Refusal> {
-    let loaded = repo.load(suite)?;
-    let s = &loaded.suite;
-    let store = repo.store();
-    let left = store.read_run(&s.tenant, &s.name, run1)?;
-    let right = store.read_run(&s.tenant, &s.name, run2)?;
-    if left.key == right.key {
-        return Err(Refusal::new(format!(
-            "both arguments resolve to the run {}: a run diffed with itself has nothing to report",
-            left.key
-        ))
-        .hint("name two different runs; list_runs shows them"));
+    let pair = crate::app::list::read_pair(&DiffRequest {
+        suite: repo.suite(suite)?,
+        left: run1.to_string(),
+        right: run2.to_string(),
+    })?;
+    if let Some(note) = &pair.ahead {
+        tracing::warn!("{note}");
     }
-    warn_if_ahead([&left.doc, &right.doc]);
-    let difference = diff_runs(&left.doc, &right.doc)?;
-    let (l, r) = run_labels(
-        &left.doc.created_at,
-        &right.doc.created_at,
-        &left.key,
-        &right.key,
-    );
-    let text = diff_sentence(&difference, (l.as_str(), r.as_str()));
+    let facts = crate::app::list::diff(pair)?;
+    let (left, right) = (&facts.left, &facts.right);
     Ok(diff_json(
-        &difference,
-        (&left.key, &l, &left.doc),
-        (&right.key, &r, &right.doc),
-        &text,
+        &facts.difference,
+        (&left.key, &facts.labels.0, &left.doc),
+        (&right.key, &facts.labels.1, &right.doc),
+        &facts.sentence,
         true,
     ))
 }
@@ -318,8 +296,7 @@ fn unacknowledged(given: Option<u64>, plan: &Plan) -> Refusal {
 /// `run(suite, acknowledge_calls)`: refused with the plan unless the number
 /// equals the planned target calls; then the CLI's `run`, once.
 fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Value, Refusal> {
-    let loaded = repo.load(suite)?;
-    let plan = Plan::of(&loaded.suite);
+    let (loaded, plan) = crate::app::run::plan(&repo.suite(suite)?)?;
     if acknowledged != Some(plan.calls() as u64) {
         return Err(unacknowledged(acknowledged, &plan));
     }

@@ -130,6 +130,9 @@ impl From<crate::app::Refusal> for Refusal {
                     "a person merges every shard first: digline merge --suite {named} --shards <the shard runs>"
                 ))
             }
+            ref same @ App::SameRun { .. } => {
+                Refusal::new(same.to_string()).hint("name two different runs; list_runs shows them")
+            }
             other => Refusal::new(other.to_string()),
         }
     }
