@@ -10,7 +10,7 @@ use crate::forges::{fake_github, fake_gitlab, Mode};
 use crate::gate::{actions_env, digline_env, quickstart, read, GL_TOKEN};
 use crate::util::{git, repo, set_port, stub};
 
-const GATE: [&str; 7] = [
+pub(crate) const GATE: [&str; 7] = [
     "gate",
     "--suite",
     "suite.toml",
@@ -51,6 +51,27 @@ fn break_return_answer(root: &Path) {
         "drop it at any post office. — Northwind Support",
         "drop it at any post office.",
     );
+}
+
+/// A merge-request pipeline's variables, against the fake GitLab `lab`.
+fn gitlab_vars(lab: &crate::forges::Fake) -> [(&'static str, String); 5] {
+    [
+        ("GITLAB_CI", "true".to_string()),
+        ("CI_API_V4_URL", format!("{}/api/v4", lab.url())),
+        ("CI_PROJECT_ID", "group/proj".into()),
+        ("CI_MERGE_REQUEST_IID", "5".into()),
+        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
+    ]
+}
+
+/// A project whose answer got worse, gated once: its stub and its marker.
+fn red_project(root: &Path) -> (crate::util::Stub, String) {
+    let server = project(root);
+    break_return_answer(root);
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let marker = outcome(root)["marker"].as_str().unwrap().to_string();
+    (server, marker)
 }
 
 fn outcome(root: &Path) -> serde_json::Value {
@@ -241,14 +262,7 @@ fn replaced_baseline_repo(root: &Path) -> (String, crate::util::Stub) {
     git(root, &["commit", "-q", "-m", "base"]);
     let base = git(root, &["rev-parse", "HEAD"]);
     break_return_answer(root);
-    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let ran = digline_env(
-        root,
-        &["promote", "--suite", "suite.toml", "--run", "latest"],
-        &[],
-    );
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    crate::verdict_files::promote(root);
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "the pull request"]);
     (base, server)
@@ -608,11 +622,7 @@ fn the_gate_warns_when_the_run_was_made_at_another_commit() {
 fn someone_elses_marker_comment_is_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let _server = project(root);
-    break_return_answer(root);
-    let ran = digline_env(root, &GATE, &[]);
-    assert_eq!(ran.code, 1);
-    let marker = outcome(root)["marker"].as_str().unwrap().to_string();
+    let (_server, marker) = red_project(root);
     let theirs = format!("{marker}\nLooks fine to me, merge it.");
 
     let fake = fake_github(Mode::Normal);
@@ -633,13 +643,7 @@ fn someone_elses_marker_comment_is_left_alone() {
 
     let lab = fake_gitlab(Mode::Normal);
     let planted = lab.add_by(Some("mallory"), &theirs);
-    let vars = [
-        ("GITLAB_CI", "true".to_string()),
-        ("CI_API_V4_URL", format!("{}/api/v4", lab.url())),
-        ("CI_PROJECT_ID", "group/proj".into()),
-        ("CI_MERGE_REQUEST_IID", "5".into()),
-        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
-    ];
+    let vars = gitlab_vars(&lab);
     let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(!ran.stderr.contains("warning"), "{}", ran.stderr);
@@ -1179,14 +1183,7 @@ fn a_replaced_baseline_lists_the_loosened_rules_and_dropped_cases_too() {
             "max_usd = 0.01\nthreshold = 0.3\n",
         );
         delete_case(root, "opening-hours");
-        let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
-        assert_eq!(ran.code, 0, "{}", ran.stderr);
-        let ran = digline_env(
-            root,
-            &["promote", "--suite", "suite.toml", "--run", "latest"],
-            &[],
-        );
-        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        crate::verdict_files::promote(root);
     });
     let ran = gate_against_base(root);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
@@ -1232,14 +1229,7 @@ fn renaming_the_suite_still_compares_with_the_approved_reference() {
         let baselines = root.join(".digline/quickstart/baselines");
         std::fs::remove_file(baselines.join("support.json")).unwrap();
         break_return_answer(root);
-        let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
-        assert_eq!(ran.code, 0, "{}", ran.stderr);
-        let ran = digline_env(
-            root,
-            &["promote", "--suite", "suite.toml", "--run", "latest"],
-            &[],
-        );
-        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        crate::verdict_files::promote(root);
     });
     let ran = gate_against_base(root);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
@@ -1255,11 +1245,7 @@ fn renaming_the_suite_still_compares_with_the_approved_reference() {
 fn an_edited_order_line_cannot_pin_a_forged_green_comment() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let _server = project(root);
-    break_return_answer(root);
-    let ran = digline_env(root, &GATE, &[]);
-    assert_eq!(ran.code, 1);
-    let marker = outcome(root)["marker"].as_str().unwrap().to_string();
+    let (_server, marker) = red_project(root);
     for pin in ["9999", "9999-12-31T23:59:59+00:00"] {
         let fake = fake_github(Mode::Normal);
         let forged = format!("{marker}\n<!-- digline-order {pin} -->\n**Nothing got worse.**");
@@ -1284,11 +1270,7 @@ fn an_edited_order_line_cannot_pin_a_forged_green_comment() {
 fn a_failing_identity_lookup_touches_no_comment() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let _server = project(root);
-    break_return_answer(root);
-    let ran = digline_env(root, &GATE, &[]);
-    assert_eq!(ran.code, 1);
-    let marker = outcome(root)["marker"].as_str().unwrap().to_string();
+    let (_server, marker) = red_project(root);
     // Another workflow's comments, written as the Actions bot.
     let theirs = format!("{marker}\nanother workflow's comment");
     let fake = fake_github(Mode::IdentityFails);
@@ -1310,13 +1292,7 @@ fn a_failing_identity_lookup_touches_no_comment() {
     // GitLab: a 404 on /user is not the token's scope.
     let lab = fake_gitlab(Mode::IdentityFails);
     let planted = lab.add_by(None, &theirs);
-    let vars = [
-        ("GITLAB_CI", "true".to_string()),
-        ("CI_API_V4_URL", format!("{}/api/v4", lab.url())),
-        ("CI_PROJECT_ID", "group/proj".into()),
-        ("CI_MERGE_REQUEST_IID", "5".into()),
-        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
-    ];
+    let vars = gitlab_vars(&lab);
     let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert_eq!(lab.comments(), vec![(planted, theirs)]);

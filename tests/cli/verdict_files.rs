@@ -8,15 +8,7 @@ use std::path::Path;
 use crate::gate::{digline_env, read, validate_junit};
 use crate::util::{set_port, stub, Stub};
 
-const GATE: [&str; 7] = [
-    "gate",
-    "--suite",
-    "suite.toml",
-    "--out",
-    "out",
-    "--publish",
-    "none",
-];
+use crate::integrity::GATE;
 
 const SIGNED: &str = "Hello. — Northwind Support";
 
@@ -85,7 +77,8 @@ fn answer(root: &Path, unsigned: &[&String]) {
     .unwrap();
 }
 
-fn promote(root: &Path) {
+/// Run the suite in `root` and promote the run as its baseline.
+pub(crate) fn promote(root: &Path) {
     let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let ran = digline_env(
@@ -219,14 +212,7 @@ fn promote_accepts_a_run_whose_whole_run_measure_could_not_be_computed() {
         {"id": "b", "vars": {"question": "hi"}, "label": "positive"}
     ]);
     std::fs::write(root.join("cases.json"), cases.to_string()).unwrap();
-    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
-    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    let ran = digline_env(
-        root,
-        &["promote", "--suite", "suite.toml", "--run", "latest"],
-        &[],
-    );
-    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    promote(root);
     let baseline = read(root.join(".digline/vf/baselines/files.json"));
     assert!(baseline.contains("nothing to measure"), "{baseline}");
 }
