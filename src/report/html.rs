@@ -769,6 +769,35 @@ fn compared_view(
             },
         );
     }
+    if !c.evaluation_changes.is_empty() {
+        // What the pull request changes about the evaluation (against the
+        // base ref): after the rule changes.
+        let strings = crate::report::coverage::IntegrityStrings::of(locale);
+        let rows: Vec<Row> = c
+            .evaluation_changes
+            .iter()
+            .map(|e| Row {
+                case: "—".to_string(),
+                check: String::new(),
+                happened: crate::report::coverage::evaluation_line(e, strings),
+                why: String::new(),
+            })
+            .collect();
+        let at = view.sections.len().min(3);
+        view.sections.insert(
+            at,
+            Section {
+                kind: "rules",
+                title: strings.title_evaluation,
+                open: true,
+                short: false,
+                headers: full.clone(),
+                count: rows.len(),
+                more: String::new(),
+                rows,
+            },
+        );
+    }
     view.footer = footer(code, locale);
     view
 }

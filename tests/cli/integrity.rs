@@ -1127,6 +1127,15 @@ fn target_changes_are_itemized_with_endpoints_and_headers_withheld() {
         assert!(!text.contains("lenient"), "{file}: {text}");
     }
     assert_eq!(outcome(root)["evaluation_changes"], 4);
+    let report = read(root.join("out/report.html"));
+    assert!(
+        report.contains("What this pull request changes about the evaluation"),
+        "{report}"
+    );
+    assert!(
+        report.contains("[target] url changed (the value is withheld)"),
+        "{report}"
+    );
 }
 
 #[test]
