@@ -2,7 +2,6 @@
 //! payloads and `config_hash` of the golden suites, and each section's
 //! refusals through [`super::load`].
 
-use super::toml_values::toml_to_json;
 use super::*;
 use crate::client::http::check_body_references;
 use crate::core::aggregate::{build_aggregate, expand_by_group};
@@ -314,12 +313,10 @@ fn every_golden_refusal_row() {
             }
             BodyReference => {
                 let loaded_body = fs::read_to_string(dir.join("suite.toml")).unwrap_or_default();
-                let table: toml::Table = loaded_body.parse().expect("row's TOML parses");
-                let body = table
-                    .get("target")
-                    .and_then(|t| t.get("body"))
-                    .map(|b| toml_to_json(b).expect("plain body"))
-                    .and_then(|b| b.as_object().cloned())
+                let table: Value = toml::from_str(&loaded_body).expect("row's TOML parses");
+                let body = table["target"]["body"]
+                    .as_object()
+                    .cloned()
                     .unwrap_or_default();
                 match (check_body_references(&body), got) {
                     (Err(why), Err(e)) => {
@@ -337,13 +334,15 @@ fn every_golden_refusal_row() {
     }
 }
 
+/// The type and parameters of the first `[[assertions]]` entry of `snippet`.
 fn entry_params(snippet: &str) -> (String, Map<String, Value>) {
-    let table: toml::Table = snippet.parse().expect("snippet parses");
-    let entry = table["assertions"][0].as_table().expect("an entry").clone();
-    let mut params = match toml_to_json(&toml::Value::Table(entry)) {
-        Ok(Value::Object(map)) => map,
-        other => panic!("{other:?}"),
-    };
+    let table: Value = toml::from_str(snippet).expect("snippet parses");
+    params_of(&table["assertions"][0])
+}
+
+/// The type and parameters of one `[[assertions]]` entry.
+fn params_of(entry: &Value) -> (String, Map<String, Value>) {
+    let mut params = entry.as_object().cloned().expect("an entry");
     let token = params
         .remove("type")
         .and_then(|t| t.as_str().map(str::to_string))
@@ -435,7 +434,7 @@ fn config_hash_matches_every_golden_suite() {
     for entry in identities().iter().filter(|e| e["kind"] == "suite") {
         let label = entry["label"].as_str().unwrap_or_default();
         let text = entry["toml"].as_str().unwrap_or_default();
-        let table: toml::Table = text.parse().expect("suite parses");
+        let table: Value = toml::from_str(text).expect("suite parses");
         let entries = table["assertions"].as_array().cloned().unwrap_or_default();
         let all_built = entries
             .iter()
@@ -468,9 +467,7 @@ fn config_hash_matches_every_golden_suite() {
         // 0.10.0 lists per-case ids first, then the (expanded) aggregates.
         let (mut ids, mut run_ids) = (Vec::new(), Vec::new());
         for item in &entries {
-            let mut wrapper = toml::Table::new();
-            wrapper.insert("assertions".into(), toml::Value::Array(vec![item.clone()]));
-            let (token, params) = entry_params(&toml::to_string(&wrapper).expect("render"));
+            let (token, params) = params_of(item);
             let payload =
                 identity_payload(&token, &params).unwrap_or_else(|e| panic!("{label}: {e}"));
             let id = identity::digest(&payload);
@@ -489,14 +486,11 @@ fn config_hash_matches_every_golden_suite() {
                 rules.push(rule(&token, &params, id));
             }
         }
-        let samples = table["suite"]
-            .get("samples")
-            .and_then(|s| s.as_integer())
-            .unwrap_or(1);
+        let samples = table["suite"]["samples"].as_i64().unwrap_or(1);
         let samples = u32::try_from(samples).expect("small");
-        let min_agreement = table["suite"].get("min_agreement").map(|m| {
-            as_agreement(&toml_to_json(m).expect("json"), samples, "m").expect("reachable")
-        });
+        let min_agreement = table["suite"]
+            .get("min_agreement")
+            .map(|m| as_agreement(m, samples, "m").expect("reachable"));
         ids.extend(run_ids);
         assert_eq!(ids, want_ids, "{label}");
         assert_eq!(
