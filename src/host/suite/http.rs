@@ -11,7 +11,7 @@ use super::fields::{Fields, NonEmpty, Num};
 use super::located::in_cases;
 use super::suite_table::SuiteValues;
 use super::toml_values::{kind, to_json};
-use super::{err, noted};
+use super::{err, finish, noted};
 use crate::client::http::{check_body_references, HttpTargetSpec};
 
 /// Parameters of `[target] type = "http"` in digline 0.10.0.
@@ -92,40 +92,17 @@ pub(super) fn http_target(f: &Fields<'_, '_>) -> Result<HttpTargetSpec, LoadErro
             |n: &Num| n.above(0.0),
         ),
     );
-    if let Some(error) = LoadError::all(problems) {
-        return Err(error);
-    }
-    let (
-        Some(url),
-        Some(output_path),
-        Some(cost_path),
-        Some(latency_from_response),
-        Some(config_path),
-        Some(body),
-        Some(headers),
-        Some(timeout_s),
-    ) = (
-        url,
-        output_path,
-        cost_path,
-        latency_from_response,
-        config_path,
-        body,
-        headers,
-        timeout_s,
-    )
-    else {
-        unreachable!("every value that was refused noted a problem");
-    };
-    Ok(HttpTargetSpec {
-        url: url.unwrap_or_default(),
-        output_path: output_path.unwrap_or_default(),
-        body,
-        cost_path,
-        latency_from_response,
-        config_path,
-        headers,
-        timeout_s: timeout_s.map_or(30.0, |n| n.x),
+    finish(problems, || {
+        Some(HttpTargetSpec {
+            url: url?.unwrap_or_default(),
+            output_path: output_path?.unwrap_or_default(),
+            body: body?,
+            cost_path: cost_path?,
+            latency_from_response: latency_from_response?,
+            config_path: config_path?,
+            headers: headers?,
+            timeout_s: timeout_s?.map_or(30.0, |n| n.x),
+        })
     })
 }
 

@@ -254,6 +254,15 @@ fn noted<T>(problems: &mut Vec<LoadError>, result: Result<T, LoadError>) -> Opti
     result.map_err(|e| problems.push(e)).ok()
 }
 
+/// The problems noted, all carried by the first; else what `build` makes
+/// of the values, each of which is there since no problem was noted.
+fn finish<T>(problems: Vec<LoadError>, build: impl FnOnce() -> Option<T>) -> Result<T, LoadError> {
+    match LoadError::all(problems) {
+        Some(error) => Err(error),
+        None => Ok(build().unwrap_or_else(|| unreachable!("every refused value noted a problem"))),
+    }
+}
+
 /// Validate the parsed suite file section by section. Every independent
 /// problem is collected, in 0.10.0's load order (so the first is the one
 /// 0.10.0 names); a rule whose input was already refused is not run, so a
@@ -302,33 +311,30 @@ fn from_table(
             && p.locator.is_none()
             && p.key.as_deref().is_some_and(|k| misspelled.contains(&k)))
     });
-    if let Some(error) = LoadError::all(problems) {
-        return Err(error);
-    }
-    let (Some(values), Some(aggregates), Some(target)) = (suite, aggregates, target) else {
-        unreachable!("every section that failed noted a problem");
-    };
-    Ok(LoadedSuite {
-        suite: Suite {
-            tenant: values.tenant,
-            environment: values.environment,
-            name: values.name,
-            samples: values.samples,
-            min_agreement: values.min_agreement,
-            checks,
-            cases: values.cases,
-            record_responses: values.record_responses,
-            artifacts: values.artifacts,
-            rules,
-            aggregates,
-        },
-        target,
-        suite_path: PathBuf::new(),
-        suite_dir: suite_dir.to_path_buf(),
-        root: root.to_path_buf(),
-        cases_path: values.cases_path,
-        artifact_paths: values.artifact_paths,
-        places: Places::of(&top),
+    finish(problems, || {
+        let values = suite?;
+        Some(LoadedSuite {
+            suite: Suite {
+                tenant: values.tenant,
+                environment: values.environment,
+                name: values.name,
+                samples: values.samples,
+                min_agreement: values.min_agreement,
+                checks,
+                cases: values.cases,
+                record_responses: values.record_responses,
+                artifacts: values.artifacts,
+                rules,
+                aggregates: aggregates?,
+            },
+            target: target?,
+            suite_path: PathBuf::new(),
+            suite_dir: suite_dir.to_path_buf(),
+            root: root.to_path_buf(),
+            cases_path: values.cases_path,
+            artifact_paths: values.artifact_paths,
+            places: Places::of(&top),
+        })
     })
 }
 

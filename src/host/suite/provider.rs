@@ -19,9 +19,9 @@ use toml::de::DeValue;
 
 use super::errors::{LoadError, LoadErrorKind};
 use super::fields::{Fields, Num};
-use super::noted;
 use super::paths::inside_root;
 use super::toml_values::{kind, to_json};
+use super::{finish, noted};
 use crate::client::pricing::Price;
 use crate::client::provider::{
     parse_coordinate, ApiKey, Endpoint, ProviderKind, ProviderSpec, TokenParam,
@@ -268,53 +268,23 @@ pub(super) fn provider_target(
     let prefill = noted(&mut problems, string(f, "prefill"));
     let extra_body = noted(&mut problems, json_table(f, "extra_body"));
     let pricing = noted(&mut problems, pricing(f));
-    if let Some(error) = LoadError::all(problems) {
-        return Err(error);
-    }
-    let (
-        Some(Some((kind, model))),
-        Some(Some(max_tokens)),
-        Some(temperature),
-        Some(Some(prompt)),
-        Some(system),
-        Some(base_url),
-        Some(response_format),
-        Some(token_param),
-        Some(timeout_s),
-        Some(prefill),
-        Some(extra_body),
-        Some(pricing),
-    ) = (
-        parsed,
-        max_tokens,
-        temperature,
-        prompt,
-        system,
-        base_url,
-        response_format,
-        token_param,
-        timeout_s,
-        prefill,
-        extra_body,
-        pricing,
-    )
-    else {
-        unreachable!("every value that was refused or missing noted a problem");
-    };
-    Ok(ProviderSpec {
-        kind,
-        model,
-        prompt,
-        system,
-        max_tokens: max_tokens as u64,
-        temperature: temperature.and_then(|t| t.json()),
-        prefill,
-        base_url,
-        response_format: response_format.map(Value::Object),
-        token_param,
-        extra_body,
-        pricing,
-        timeout_s: timeout_s.map_or(60.0, |n| n.x),
+    finish(problems, || {
+        let (kind, model) = parsed??;
+        Some(ProviderSpec {
+            kind,
+            model,
+            prompt: prompt??,
+            system: system?,
+            max_tokens: max_tokens?? as u64,
+            temperature: temperature?.and_then(|t| t.json()),
+            prefill: prefill?,
+            base_url: base_url?,
+            response_format: response_format?.map(Value::Object),
+            token_param: token_param?,
+            extra_body: extra_body?,
+            pricing: pricing?,
+            timeout_s: timeout_s?.map_or(60.0, |n| n.x),
+        })
     })
 }
 
