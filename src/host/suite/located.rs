@@ -2,7 +2,7 @@
 //!
 //! In the suite file a refusal is placed by the span of what it blames,
 //! which the spanned tree keeps for every key and value
-//! ([`super::fields`]): [`line_column`] turns the span's start into a
+//! (`super::fields`): [`line_column`] turns the span's start into a
 //! line and column. The cases file is valid JSON by the time a case is
 //! refused, so its entries are found by a small scan for the N-th element
 //! of the top-level array and the key inside it ([`in_cases`]). Spec

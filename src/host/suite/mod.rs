@@ -1,27 +1,45 @@
 //! Loading `suite.toml` + `cases.json` into a [`Suite`] and a
 //! [`TargetSpec`], refusing bad input with located sentences.
 //!
-//! One pass parses, one validates. The suite file is parsed once into
-//! the toml crate's tree; the validation pass ([`from_table`]) then asks
-//! each section in 0.10.0's load order (python-input.md §1.2), which is
-//! also the precedence of errors: top-level keys; `[suite]` present;
-//! `[[assertions]]` present and each entry built in file order; `[suite]`
-//! keys; `disclosure`; `cases` named, inside the root, read; the
+//! The shape, in two passes:
+//!
+//! 1. **Parse** (`parse_toml`): the text (BOM dropped, CR LF folded) is
+//!    parsed once into the toml crate's spanned tree
+//!    ([`toml::de::DeTable`]), which keeps a span on every key and value
+//!    and keeps integers apart from floats. A syntax error, or a number no
+//!    TOML value holds, is refused here at its line and column.
+//! 2. **Validate** (`from_table`): each section reads its table through
+//!    the field helper (`fields::Fields`): `known` refuses the keys
+//!    nobody knows with the near miss, `missing` names the required keys
+//!    that are absent, `optional`/`bounded` read a key as one value shape
+//!    (`fields::FromToml`) whose refusal is one sentence, "`` `key` is
+//!    <what it is>, and <what it has to be> ``". Every refusal is placed
+//!    when it is made, by the span of what it blames: the key, the
+//!    element of an array, or the table's header for an absent key.
+//!    Nothing re-reads a locator string to find a place.
+//!
+//! The sections are asked in 0.10.0's load order (python-input.md §1.2),
+//! which is also the precedence of errors: top-level keys; `[suite]`
+//! present; `[[assertions]]` present and each entry built in file order;
+//! `[suite]` keys; `disclosure`; `cases` named, inside the root, read; the
 //! `artifacts`; the `[suite]` values; then `[target]`. A section notes
 //! every independent problem and goes on; only a rule whose input was
 //! already refused is skipped, so a problem is never reported twice.
-//! Every refusal is then placed at `file:line:column` ([`located`]).
+//! The places a refusal found after the load can blame (a header's
+//! `${NAME}`, an artifact that cannot be read) are kept as [`Places`].
 //!
 //! One file per section:
 //!
 //! | file | section |
 //! |---|---|
+//! | `fields` | the field helper and the value shapes |
+//! | [`toml_values`] | type phrases, numbers, TOML to JSON |
 //! | [`suite_table`] | `[suite]`: names, `samples`, `min_agreement`, `artifacts` |
 //! | [`assertions`] | `[[assertions]]`: checks (built by `core::checks`) and aggregates |
 //! | [`target`] | `[target]`: its form and the inline-credential rule |
 //! | [`http`] | `[target] type = "http"`, its headers and `${NAME}` expansion |
 //! | [`provider`] | `[target] type = "provider"` and where a provider is reached |
-//! | [`cases`] | the cases file |
+//! | [`cases`] | the cases file (JSON; its places found by [`located::in_cases`]) |
 //! | [`errors`] | the located refusal ([`LoadError`]) |
 //!
 //! Paths (`cases`, `artifacts`) resolve against the suite file's directory

@@ -1104,3 +1104,78 @@ fn an_allow_ci_tokens_refusal_is_placed_at_its_element() {
          CI's own tokens; only those need allowing"
     );
 }
+
+/// A number no TOML value holds is a syntax error at the number, in the
+/// toml crate's own words; the first in the order the crate reads the
+/// file (keys sorted, depth first) is the one named.
+#[test]
+fn a_number_no_toml_value_holds_is_refused_at_the_number() {
+    let rows = [
+        ("99999999999999999999", "invalid type: integer `99999999999999999999` as i128, expected any valid TOML value"),
+        ("18446744073709551615", "u64 value was too large"),
+        ("0xffffffffffffffffffffffffffffffff", "invalid type: integer `340282366920938463463374607431768211455` as u128, expected any valid TOML value"),
+        ("-170141183460469231731687303715884105729", "integer number overflowed"),
+        ("1e999", "floating-point number overflowed"),
+    ];
+    for (number, why) in rows {
+        let dir = fixture(&format!("{HEAD}samples = {number}\n{TARGET}{CHECK}"), CASES);
+        let e = load_in(&dir).expect_err(number);
+        assert_eq!(
+            e.to_string(),
+            format!("suite.toml:6:11: this is not valid TOML: {why}")
+        );
+        assert_eq!(e.kind, LoadErrorKind::Syntax);
+    }
+    let check = CHECK.replace("needle = \"Northwind\"", "needle = 99999999999999999999");
+    let dir = fixture(&format!("{HEAD}samples = 1e999\n{TARGET}{check}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    assert!(e.message.starts_with("suite.toml:17:10: "), "{e}");
+}
+
+/// A refusal about an absent key is placed at the table's header, never
+/// at a key of that name inside a value of the table.
+#[test]
+fn an_absent_key_is_placed_at_its_table() {
+    let target =
+        "\n[target]\nprovider = \"openai/m\"\nresponse_format = { type = \"json_object\" }\n";
+    let dir = fixture(&format!("{HEAD}{target}{CHECK}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    assert!(
+        e.message.starts_with("suite.toml:7:2, [target]: no `type`"),
+        "{e}"
+    );
+}
+
+/// A refusal found after the load (a `${NAME}` the environment does not
+/// set) is placed where the load saw its key, under the file's name.
+#[test]
+fn a_refusal_after_the_load_is_placed_at_its_key() {
+    let target = TARGET.replace(
+        "[target.body]",
+        "[target.headers]\nAccept = \"x\"\nX-Token = \"${TOK}\"\n[target.body]",
+    );
+    let dir = fixture(&format!("{HEAD}{target}{CHECK}"), CASES);
+    let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let spec = loaded.target.http().expect("an HTTP target");
+    let e = loaded.place(expand_headers(spec, |_| None).expect_err("TOK is not set"));
+    assert_eq!(e.line_column(), Some((13, 1)), "{e}");
+    assert!(
+        e.message
+            .contains(":13:1, [target.headers]: `X-Token` takes ${TOK}"),
+        "{e}"
+    );
+}
+
+/// The loader reads the spanned tree, not `toml`'s value type: at most
+/// ten mentions of it in the loader's files (issue 26).
+#[test]
+fn the_loader_hardly_names_the_toml_value_type() {
+    let value_type = concat!("toml", "::", "Value");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/host/suite");
+    let mut uses = 0;
+    for entry in fs::read_dir(&dir).expect("the loader's directory") {
+        let text = fs::read_to_string(entry.expect("an entry").path()).expect("a file");
+        uses += text.matches(value_type).count();
+    }
+    assert!(uses <= 10, "{uses} uses of {value_type} in src/host/suite/");
+}
