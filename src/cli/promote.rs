@@ -49,7 +49,7 @@ pub fn execute(args: PromoteArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     let suite = &loaded.suite;
     let store = Store::new(&args.suite.root);
     let stored = store.read_run(&suite.tenant, &suite.name, &args.run)?;
-    super::merge::refuse_a_shard(&stored.key, &stored.doc, &args.suite)?;
+    crate::app::merge::refuse_a_shard(&stored.key, &stored.doc, &args.suite.to_ref())?;
     let current = store.read_baseline(&suite.tenant, &suite.name)?;
     warn_if_ahead(std::iter::once(&stored.doc).chain(current.as_ref()));
     let config_hash = suite.config_hash();

@@ -85,6 +85,6 @@ pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
         None => super::output::out(&page)?,
     }
     let code = html::exit_code(&run.doc, comparison.as_ref());
-    super::leave_to_exit((run, baseline, comparison));
+    crate::app::leave_to_exit((run, baseline, comparison));
     Ok(code)
 }
