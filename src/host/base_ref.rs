@@ -10,7 +10,6 @@ use super::git_objects::{self, AtRevError};
 use crate::core::compare::DeclaredCheck;
 use crate::core::document::RunDocument;
 use crate::core::evaluation::{self, EvalChange};
-use crate::host::suite::toml_values::toml_to_json;
 
 /// Which revision is the base, and whether a person named it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -230,7 +229,7 @@ pub fn evaluation_changes(base: &BaseRev, suite_path: &Path) -> Option<Vec<EvalC
 fn suite_json(bytes: &[u8]) -> Option<serde_json::Map<String, serde_json::Value>> {
     let text = std::str::from_utf8(bytes).ok()?;
     let table: toml::Table = crate::host::crlf::fold_crlf(text).parse().ok()?;
-    match toml_to_json(&toml::Value::Table(table)).ok()? {
+    match serde_json::to_value(&table).ok()? {
         serde_json::Value::Object(map) => Some(map),
         _ => None,
     }

@@ -4,13 +4,17 @@
 //! built. The aggregates' suite-level rules run once the cases are read.
 
 use serde_json::Map;
+use toml::de::DeValue;
 
 use super::errors::{LoadError, LoadErrorKind};
-use super::toml_values::{toml_to_json, toml_type};
-use super::{err, noted, unknown_keys};
+use super::fields::{unknown_sentence, Fields};
+use super::located::{in_cases, line_column, LineColumn};
+use super::suite_table::SuiteValues;
+use super::toml_values::{kind, to_json};
+use super::{err, noted};
 use crate::client::provider::parse_coordinate;
 use crate::core::aggregate::{build_aggregate, expand_by_group, DeclaredAggregate};
-use crate::core::checks::registry::kind;
+use crate::core::checks::registry::kind as kind_of;
 use crate::core::checks::{
     build, is_aggregate, per_case_types, per_run_types, rule_entry, BuildError, BuildErrorKind,
     DeclaredCheck,
@@ -19,11 +23,11 @@ use crate::core::identity::RuleEntry;
 use crate::host::near_miss::hint;
 
 /// The checks, in file order, with their `config_hash` entries, and the
-/// aggregates with their entry's locator.
+/// aggregates with their entry's locator and where their `over` is.
 type Built = (
     Vec<DeclaredCheck>,
     Vec<RuleEntry>,
-    Vec<(String, DeclaredAggregate)>,
+    Vec<(String, LineColumn, DeclaredAggregate)>,
 );
 
 /// The `[suite]`-level rules about aggregates (0.10.0 checks them when the
@@ -31,19 +35,19 @@ type Built = (
 /// declared; each aggregate's `over` names exactly one check; every case
 /// that is not a canary has a label. Returns the aggregates expanded by group.
 pub(super) fn check_aggregates(
+    top: &Fields<'_, '_>,
     checks: &[DeclaredCheck],
-    declared: Vec<(String, DeclaredAggregate)>,
-    cases: &[crate::core::suite::Case],
-    cases_name: &str,
+    declared: Vec<(String, LineColumn, DeclaredAggregate)>,
+    values: &SuiteValues,
 ) -> Result<Vec<DeclaredAggregate>, LoadError> {
     if declared.is_empty() {
         return Ok(Vec::new());
     }
     if checks.is_empty() {
-        return Err(err(
+        return Err(top.refuse(
             LoadErrorKind::Missing,
-            None,
             Some("assertions"),
+            top.at_key("assertions"),
             "every [[assertions]] entry is an aggregate, and an aggregate counts the verdicts of \
              a per-case check: declare the check it counts",
         ));
@@ -56,12 +60,13 @@ pub(super) fn check_aggregates(
     }
     // Each aggregate on its own, and the labels: every problem is noted.
     let mut problems = Vec::new();
-    for (locator, aggregate) in &declared {
+    for (locator, over_at, aggregate) in &declared {
         let matching = checks.iter().filter(|c| c.name == aggregate.over).count();
         let over = &aggregate.over;
         let token = aggregate.kind.as_str();
-        if matching == 0 {
-            let sentence = match hint(over, &names) {
+        let sentence = match matching {
+            1 => continue,
+            0 => match hint(over, &names) {
                 Some(h) => {
                     format!("`{token}` counts `over = '{over}'`, and no check is called that. {h}")
                 }
@@ -69,117 +74,113 @@ pub(super) fn check_aggregates(
                     "`{token}` counts `over = '{over}'`, and no check is called that. Declared: {}",
                     names.join(", ")
                 ),
-            };
-            problems.push(err(
+            },
+            _ => format!(
+                "`{token}` counts `over = '{over}'`, and {matching} checks are called that. \
+                 Give the one you mean a distinct `name`: an aggregate cannot choose between \
+                 them"
+            ),
+        };
+        problems.push(
+            err(
                 LoadErrorKind::Invalid,
                 Some(locator),
                 Some("over"),
                 &sentence,
-            ));
-            continue;
-        }
-        if matching > 1 {
-            problems.push(err(
-                LoadErrorKind::Invalid,
-                Some(locator),
-                Some("over"),
-                &format!(
-                    "`{token}` counts `over = '{over}'`, and {matching} checks are called that. \
-                     Give the one you mean a distinct `name`: an aggregate cannot choose between \
-                     them"
-                ),
-            ));
-        }
+            )
+            .at(*over_at),
+        );
     }
-    let missing: Vec<&str> = cases
-        .iter()
+    let missing: Vec<&str> = (values.cases.iter())
         .filter(|c| !c.canary && c.label.is_none())
         .map(|c| c.id.as_str())
         .collect();
     if !missing.is_empty() {
-        problems.push(LoadError::new(
-            LoadErrorKind::Missing,
-            cases_name,
-            None,
-            Some("label"),
-            &format!(
-                "the suite declares an aggregate, which counts positive and negative cases, so \
-                 every case but a canary needs `label` = \"positive\" or \"negative\". \
-                 Missing on: {}",
-                missing.join(", ")
-            ),
-        ));
+        problems.push(
+            LoadError::new(
+                LoadErrorKind::Missing,
+                &values.cases_name,
+                None,
+                Some("label"),
+                &format!(
+                    "the suite declares an aggregate, which counts positive and negative cases, \
+                     so every case but a canary needs `label` = \"positive\" or \"negative\". \
+                     Missing on: {}",
+                    missing.join(", ")
+                ),
+            )
+            .at(in_cases(&values.cases_text, None, Some("label"))),
+        );
     }
     if let Some(error) = LoadError::all(problems) {
         return Err(error);
     }
-    let groups: Vec<&str> = cases.iter().filter_map(|c| c.group.as_deref()).collect();
-    let declared: Vec<DeclaredAggregate> = declared.into_iter().map(|(_, a)| a).collect();
+    let groups: Vec<&str> = (values.cases.iter())
+        .filter_map(|c| c.group.as_deref())
+        .collect();
+    let declared: Vec<DeclaredAggregate> = declared.into_iter().map(|(_, _, a)| a).collect();
     Ok(expand_by_group(&declared, &groups))
 }
 
 /// Every `[[assertions]]` entry built in file order; each refused entry is
 /// noted among `problems` and the others are still built.
-pub(super) fn build_assertions(
-    value: Option<&toml::Value>,
-    problems: &mut Vec<LoadError>,
-) -> Built {
-    let no_checks = || {
-        err(
-            LoadErrorKind::Missing,
-            None,
-            Some("assertions"),
-            "no [[assertions]]. A run that checks nothing passes vacuously, and a gate that \
-             cannot fail is no gate: declare at least one check",
-        )
-    };
-    let mut checks = Vec::new();
-    let mut rules = Vec::new();
-    let mut aggregates = Vec::new();
-    let entries = match value {
-        None => {
-            problems.push(no_checks());
-            return (checks, rules, aggregates);
-        }
-        Some(toml::Value::Array(entries)) if entries.is_empty() => {
-            problems.push(no_checks());
-            return (checks, rules, aggregates);
-        }
-        Some(toml::Value::Array(entries)) => entries,
-        Some(other) => {
-            problems.push(err(
-                LoadErrorKind::Invalid,
-                None,
+pub(super) fn build_assertions(top: &Fields<'_, '_>, problems: &mut Vec<LoadError>) -> Built {
+    let mut built: Built = (Vec::new(), Vec::new(), Vec::new());
+    let entries = match top.get("assertions").map(|v| v.get_ref()) {
+        Some(DeValue::Array(entries)) if !entries.is_empty() => entries,
+        None | Some(DeValue::Array(_)) => {
+            problems.push(top.refuse(
+                LoadErrorKind::Missing,
                 Some("assertions"),
+                top.at_key("assertions"),
+                "no [[assertions]]. A run that checks nothing passes vacuously, and a gate that \
+                 cannot fail is no gate: declare at least one check",
+            ));
+            return built;
+        }
+        Some(other) => {
+            problems.push(top.invalid(
+                "assertions",
                 &format!(
                     "`assertions` is {}, and it has to be an array of tables ([[assertions]])",
-                    toml_type(other)
+                    kind(other)
                 ),
             ));
-            return (checks, rules, aggregates);
+            return built;
         }
     };
     for (i, entry) in entries.iter().enumerate() {
         let locator = format!("[[assertions]] #{}", i + 1);
-        let toml::Value::Table(table) = entry else {
-            problems.push(err(
+        let at = entry.span().start;
+        let DeValue::Table(table) = entry.get_ref() else {
+            let refused = err(
                 LoadErrorKind::Invalid,
                 Some(&locator),
                 None,
                 "this entry is not a table",
-            ));
+            );
+            problems.push(refused.at(line_column(top.text, at)));
             continue;
         };
-        match noted(problems, build_entry(table, &locator)) {
+        let f = Fields {
+            locator: Some(&locator),
+            at,
+            table,
+            ..*top
+        };
+        match noted(problems, build_entry(&f)) {
             Some(Entry::Check(check, rule)) => {
-                checks.push(*check);
-                rules.push(rule);
+                built.0.push(*check);
+                built.1.push(rule);
             }
-            Some(Entry::Aggregate(aggregate)) => aggregates.push((locator, aggregate)),
+            Some(Entry::Aggregate(aggregate)) => {
+                let over_at = line_column(f.text, f.find("over"));
+                built.2.push((locator.clone(), over_at, aggregate));
+            }
             None => {}
         }
     }
-    (checks, rules, aggregates)
+    built
 }
 
 /// One built `[[assertions]]` entry.
@@ -198,56 +199,37 @@ fn type_lists() -> String {
     )
 }
 
-fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
-    let token = match table.get("type") {
-        None => {
-            return Err(err(
-                LoadErrorKind::Missing,
-                Some(locator),
-                Some("type"),
-                &format!(
-                    "no `type`, so nothing says which check this is.{}",
-                    type_lists()
-                ),
-            ))
-        }
-        Some(toml::Value::String(t)) => t.clone(),
-        Some(other) => {
-            return Err(err(
-                LoadErrorKind::Invalid,
-                Some(locator),
-                Some("type"),
-                &format!(
-                    "`type` is {}, and it has to be the name of a check",
-                    toml_type(other)
-                ),
-            ))
-        }
+fn build_entry(f: &Fields<'_, '_>) -> Result<Entry, LoadError> {
+    let Some(token) = f.optional::<String>("type", "it has to be the name of a check")? else {
+        return Err(f.refuse(
+            LoadErrorKind::Missing,
+            Some("type"),
+            f.find("type"),
+            &format!(
+                "no `type`, so nothing says which check this is.{}",
+                type_lists()
+            ),
+        ));
     };
     // Each parameter a JSON value, every one that is not noted.
     let mut params = Map::new();
     let mut problems = Vec::new();
-    for (key, value) in table.iter().filter(|(k, _)| k.as_str() != "type") {
-        match toml_to_json(value) {
+    for (key, value) in f.entries().filter(|(k, _)| *k != "type") {
+        match to_json(value.get_ref()) {
             Ok(json) => {
-                params.insert(key.clone(), json);
+                params.insert(key.to_string(), json);
             }
-            Err(why) => problems.push(err(
-                LoadErrorKind::Invalid,
-                Some(locator),
-                Some(key),
-                &format!("`{key}` is {why}"),
-            )),
+            Err(why) => problems.push(f.invalid(key, &format!("`{key}` is {why}"))),
         }
     }
     if let Some(error) = LoadError::all(problems) {
         return Err(error);
     }
     if let Some((key, why)) = crate::host::visible::check_params(&params) {
-        return Err(err(LoadErrorKind::Invalid, Some(locator), Some(&key), &why));
+        return Err(f.refuse(LoadErrorKind::Invalid, Some(&key), f.find(&key), &why));
     }
     if is_aggregate(&token) {
-        let aggregate = build_aggregate(&token, &params).map_err(|e| build_error(&e, locator))?;
+        let aggregate = build_aggregate(&token, &params).map_err(|e| build_error(&e, f))?;
         return Ok(Entry::Aggregate(aggregate));
     }
     let built = build(&token, &params);
@@ -262,10 +244,15 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
     };
     let judge = coordinate.and_then(|coordinate| {
         parse_coordinate(coordinate).err().map(|why| {
-            err(
+            let locator = format!("{}, `{token}`", f.locator.unwrap_or_default());
+            let at = Fields {
+                locator: Some(&locator),
+                ..*f
+            };
+            at.refuse(
                 LoadErrorKind::Invalid,
-                Some(&format!("{locator}, `{token}`")),
                 Some("judge"),
+                f.find("judge"),
                 &format!("`judge`: {why}"),
             )
         })
@@ -273,7 +260,7 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
     let check = match built {
         Ok(check) => check,
         Err(e) => {
-            let mut refused = build_error(&e, locator);
+            let mut refused = build_error(&e, f);
             let mut further = refused.take_further();
             further.extend(judge);
             refused.set_further(further);
@@ -289,27 +276,35 @@ fn build_entry(table: &toml::Table, locator: &str) -> Result<Entry, LoadError> {
 
 /// True for a check type with a `judge` parameter.
 fn takes_judge(token: &str) -> bool {
-    kind(token).is_some_and(|k| k.fields.iter().any(|f| f.name == "judge" && f.settable))
+    kind_of(token).is_some_and(|k| k.fields.iter().any(|f| f.name == "judge" && f.settable))
 }
 
 /// Locate each problem of a [`BuildError`] and add its near miss: one
 /// refusal per problem, in the order the check found them.
-fn build_error(e: &BuildError, locator: &str) -> LoadError {
-    let problems = e.problems().map(|p| build_problem(p, locator)).collect();
-    LoadError::all(problems).unwrap_or_else(|| build_problem(e, locator))
+fn build_error(e: &BuildError, entry: &Fields<'_, '_>) -> LoadError {
+    let problems = e.problems().map(|p| build_problem(p, entry)).collect();
+    LoadError::all(problems).unwrap_or_else(|| build_problem(e, entry))
 }
 
-/// One problem of a [`BuildError`], located, with its near miss.
-fn build_problem(e: &BuildError, locator: &str) -> LoadError {
-    let mut place = locator.to_string();
+/// One problem of a [`BuildError`], placed at the key it blames inside
+/// the (nested) table it names, with its near miss.
+fn build_problem(e: &BuildError, entry: &Fields<'_, '_>) -> LoadError {
+    let mut place = entry.locator.unwrap_or_default().to_string();
     for part in &e.within {
         place.push_str(&format!(", [{part}]"));
     }
-    match &e.kind {
+    let invalid_in = |token: &str| format!("{place}, `{token}`");
+    let (kind, locator, key, sentence) = match &e.kind {
         BuildErrorKind::UnknownParameters { token, keys, known } => {
             let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
             let known: Vec<&str> = known.iter().map(String::as_str).collect();
-            unknown_keys(Some(&place), Some(token), "parameter", &keys, &known)
+            let sentence = unknown_sentence(Some(token), "parameter", &keys, &known);
+            (
+                LoadErrorKind::Unknown,
+                place.clone(),
+                keys.first().map(|k| k.to_string()),
+                sentence,
+            )
         }
         BuildErrorKind::UnknownType { token } => {
             let mut known: Vec<&str> = per_case_types();
@@ -318,47 +313,50 @@ fn build_problem(e: &BuildError, locator: &str) -> LoadError {
                 Some(h) => format!("there is no check called `{token}`. {h}"),
                 None => format!("there is no check called `{token}`.{}", type_lists()),
             };
-            err(
+            (
                 LoadErrorKind::Unknown,
-                Some(&place),
-                Some("type"),
-                &sentence,
+                place.clone(),
+                Some("type".to_string()),
+                sentence,
             )
         }
-        BuildErrorKind::MissingType => err(
+        BuildErrorKind::MissingType => (
             LoadErrorKind::Missing,
-            Some(&place),
-            Some("type"),
-            &format!("{e}{}", type_lists()),
+            place.clone(),
+            Some("type".to_string()),
+            format!("{e}{}", type_lists()),
         ),
-        BuildErrorKind::MissingParameters { keys, .. } => err(
+        BuildErrorKind::MissingParameters { keys, .. } => (
             LoadErrorKind::Missing,
-            Some(&place),
-            keys.first().map(String::as_str),
-            &e.to_string(),
+            place.clone(),
+            keys.first().cloned(),
+            e.to_string(),
         ),
         BuildErrorKind::Invalid {
             token,
             key,
             message,
-        } => err(
+        } => (
             LoadErrorKind::Invalid,
-            Some(&format!("{place}, `{token}`")),
-            key.as_deref(),
-            message,
+            invalid_in(token),
+            key.clone(),
+            message.clone(),
         ),
-        BuildErrorKind::NotBuiltYet { .. } => err(
+        BuildErrorKind::NotBuiltYet { .. } => (
             LoadErrorKind::NotBuiltYet,
-            Some(&place),
-            Some("type"),
-            &e.to_string(),
+            place.clone(),
+            Some("type".to_string()),
+            e.to_string(),
         ),
-        BuildErrorKind::PythonOnly { .. } => err(
+        BuildErrorKind::PythonOnly { .. } => (
             LoadErrorKind::PythonOnly,
-            Some(&place),
+            place.clone(),
             None,
-            &e.to_string(),
+            e.to_string(),
         ),
-        _ => err(LoadErrorKind::Invalid, Some(&place), None, &e.to_string()),
-    }
+        _ => (LoadErrorKind::Invalid, place.clone(), None, e.to_string()),
+    };
+    let table = entry.below(&e.within);
+    let at = key.as_deref().map_or(table.at, |key| table.find(key));
+    err(kind, Some(&locator), key.as_deref(), &sentence).at(line_column(entry.text, at))
 }

@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::errors::{LoadError, LoadErrorKind};
+use super::fields::unknown_sentence;
 use super::paths::inside_root;
 use super::{err, io_reason, located};
 use crate::core::strict_json::{self, noun, StrictJsonError};
 use crate::core::suite::Case;
-use crate::host::near_miss::{hint, listing};
 
 /// The fields a case may have (0.10.0's `Case`), sorted.
 pub const CASE_FIELDS: &[&str] = &[
@@ -63,6 +63,28 @@ pub fn decode_utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, LoadError
     })
 }
 
+/// The cases file being read: its name and text, which place a refusal.
+struct CasesFile<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl CasesFile<'_> {
+    /// A refusal at entry `n` (1-based) and `key` inside it, or at the
+    /// file's start.
+    fn refuse(
+        &self,
+        kind: LoadErrorKind,
+        n: Option<usize>,
+        key: Option<&str>,
+        sentence: &str,
+    ) -> LoadError {
+        let locator = n.map(|n| format!("#{n}"));
+        LoadError::new(kind, self.file, locator.as_deref(), key, sentence)
+            .at(located::in_cases(self.text, n, key))
+    }
+}
+
 /// Parse JSON text into a [`Value`], refusing duplicate keys and the
 /// non-standard numbers `NaN`/`Infinity`.
 ///
@@ -71,44 +93,32 @@ pub fn decode_utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, LoadError
 /// of a syntax error, or the duplicated key and (for an array of objects)
 /// the 1-based entry holding it.
 pub fn parse_json(text: &str, file: &str) -> Result<Value, LoadError> {
+    let at = |line, column, sentence: &str| {
+        LoadError::new(LoadErrorKind::Syntax, file, None, None, sentence).at((line, column))
+    };
     strict_json::parse(text).map_err(|err| match err {
-        StrictJsonError::Duplicate { key, entry } => {
-            let sentence = format!(
+        StrictJsonError::Duplicate { key, entry } => CasesFile { file, text }.refuse(
+            LoadErrorKind::Syntax,
+            entry,
+            Some(&key),
+            &format!(
                 "the key `{key}` appears twice in one object, and JSON readers disagree on \
                  which one counts. Keep one"
-            );
-            let locator = entry.map(|n| format!("#{n}"));
-            LoadError::new(
-                LoadErrorKind::Syntax,
-                file,
-                locator.as_deref(),
-                Some(&key),
-                &sentence,
-            )
-        }
-        StrictJsonError::NonStandardNumber { line, column } => LoadError::new(
-            LoadErrorKind::Syntax,
-            file,
-            None,
-            None,
+            ),
+        ),
+        StrictJsonError::NonStandardNumber { line, column } => at(
+            line,
+            column,
             &format!(
                 "line {line}, column {column} holds NaN or Infinity, which JSON does not \
                  have. Write a number, or leave the value out"
             ),
-        )
-        .at((line, column)),
+        ),
         StrictJsonError::Syntax {
             message,
             line,
             column,
-        } => LoadError::new(
-            LoadErrorKind::Syntax,
-            file,
-            None,
-            None,
-            &format!("this is not valid JSON: {message}"),
-        )
-        .at((line, column)),
+        } => at(line, column, &format!("this is not valid JSON: {message}")),
     })
 }
 
@@ -119,12 +129,12 @@ pub fn parse_json(text: &str, file: &str) -> Result<Value, LoadError> {
 /// case is checked on its own, and the first refused case carries the
 /// others ([`LoadError::further`]).
 pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
-    let text = decode_utf8(bytes, file)?;
+    let text = decode_utf8(bytes, file).map_err(|e| e.at((1, 1)))?;
     let value = parse_json(text, file)?;
+    let at = CasesFile { file, text };
     let Value::Array(entries) = value else {
-        return Err(LoadError::new(
+        return Err(at.refuse(
             LoadErrorKind::Invalid,
-            file,
             None,
             None,
             &format!(
@@ -134,9 +144,8 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
         ));
     };
     if entries.is_empty() {
-        return Err(LoadError::new(
+        return Err(at.refuse(
             LoadErrorKind::Invalid,
-            file,
             None,
             None,
             "this file holds no cases, and a suite without cases checks nothing",
@@ -148,7 +157,7 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, mut entry) in entries.into_iter().enumerate() {
         let n = i + 1;
-        let case = match parse_case(&mut entry, n, file) {
+        let case = match parse_case(&mut entry, n, &at) {
             Ok(case) => case,
             Err(problem) => {
                 problems.push(problem);
@@ -156,10 +165,9 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
             }
         };
         if let Some(first) = seen.get(&case.id) {
-            problems.push(LoadError::new(
+            problems.push(at.refuse(
                 LoadErrorKind::Invalid,
-                file,
-                Some(&format!("#{n}")),
+                Some(n),
                 Some("id"),
                 &format!(
                     "the case id '{}' is already taken by #{first}: ids are how a result \
@@ -180,9 +188,9 @@ pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
 
 /// One case from its entry; what it keeps (id, vars, metadata, expected,
 /// context) is moved out of `entry`, not copied.
-fn parse_case(entry: &mut Value, n: usize, file: &str) -> Result<Case, LoadError> {
+fn parse_case(entry: &mut Value, n: usize, at: &CasesFile<'_>) -> Result<Case, LoadError> {
     let refuse = |kind: LoadErrorKind, key: Option<&str>, sentence: String| {
-        LoadError::new(kind, file, Some(&format!("#{n}")), key, &sentence)
+        at.refuse(kind, Some(n), key, &sentence)
     };
     let invalid = |key: &str, sentence: String| refuse(LoadErrorKind::Invalid, Some(key), sentence);
     let Value::Object(fields) = entry else {
@@ -198,30 +206,7 @@ fn parse_case(entry: &mut Value, n: usize, file: &str) -> Result<Case, LoadError
         .filter(|k| !CASE_FIELDS.contains(k))
         .collect();
     if let Some(first) = unknown.first() {
-        let sentence = if unknown.len() == 1 {
-            match hint(first, CASE_FIELDS) {
-                Some(h) => format!("no such field `{first}`. {h}"),
-                None => format!(
-                    "no such field `{first}`. Known fields: {}",
-                    listing(CASE_FIELDS)
-                ),
-            }
-        } else {
-            let mut lines = vec![format!("no such fields {}.", listing(&unknown))];
-            let hints: Vec<String> = unknown
-                .iter()
-                .filter_map(|k| {
-                    crate::host::near_miss::did_you_mean(k, CASE_FIELDS)
-                        .map(|h| format!("  `{k}`: did you mean `{h}`?"))
-                })
-                .collect();
-            if hints.is_empty() {
-                lines.push(format!("Known fields: {}", listing(CASE_FIELDS)));
-            } else {
-                lines.extend(hints);
-            }
-            lines.join("\n")
-        };
+        let sentence = unknown_sentence(None, "field", &unknown, CASE_FIELDS);
         return Err(refuse(LoadErrorKind::Unknown, Some(first), sentence));
     }
     let id = match fields.get("id") {
@@ -429,9 +414,8 @@ pub(super) fn read_cases(
             ),
         )
     })?;
-    let text = decode_utf8(&cases_bytes, &cases_name).unwrap_or_default();
-    let cases = parse_cases(&cases_bytes, &cases_name)
-        .map_err(|e| located::place(e, None, Some((&cases_name, text))))?;
+    let cases = parse_cases(&cases_bytes, &cases_name)?;
+    let text = decode_utf8(&cases_bytes, &cases_name)?;
     Ok((cases, cases_name.clone(), text.to_string(), cases_path))
 }
 
@@ -449,10 +433,10 @@ mod tests {
         assert_eq!(
             sentences,
             [
-                "cases.json #1: no such field `expectd`. Did you mean `expected`?",
-                "cases.json #3: no `id`, and every case needs one: it pairs the case with the \
+                "cases.json:1:14 #1: no such field `expectd`. Did you mean `expected`?",
+                "cases.json:1:44 #3: no `id`, and every case needs one: it pairs the case with the \
                  baseline",
-                "cases.json #4: the case id 'b' is already taken by #2: ids are how a result \
+                "cases.json:1:59 #4: the case id 'b' is already taken by #2: ids are how a result \
                  finds its counterpart in the baseline, so each must be unique",
             ]
         );
@@ -492,16 +476,19 @@ mod tests {
         let table: &[(&[u8], &str)] = &[
             (b"[{\"id\": \"a\xff\"}]", "offset 10"),
             (b"\xef\xbb\xbf[{\"id\": \"a\xff\"}]", "offset 13"),
-            (b"{\"id\": \"a\"}", "cases.json: this file holds an object"),
+            (
+                b"{\"id\": \"a\"}",
+                "cases.json:1:1: this file holds an object",
+            ),
             (b"[]", "holds no cases"),
             (b"[{\"id\": 1,}]", "not valid JSON"),
             (
                 b"[{\"id\": \"r1\", \"id\": \"r2\"}]",
-                "cases.json #1: the key `id` appears twice",
+                "cases.json:1:3 #1: the key `id` appears twice",
             ),
             (
                 b"[{\"id\": \"a\"}, {\"id\": \"b\", \"vars\": {\"x\": 1, \"x\": 2}}]",
-                "cases.json #2: the key `x` appears twice",
+                "cases.json:1:15 #2: the key `x` appears twice",
             ),
             (
                 b"[{\"id\": \"a\", \"metadata\": {\"x\": NaN}}]",
@@ -513,7 +500,7 @@ mod tests {
             ),
             (
                 b"[{\"id\": \"a\"}, \"b\"]",
-                "cases.json #2: this entry is a string, not an object",
+                "cases.json:1:15 #2: this entry is a string, not an object",
             ),
             (
                 b"[{\"id\": \"a\", \"expectd\": \"x\"}]",

@@ -68,8 +68,6 @@ pub struct LoadError {
 struct Extra {
     /// Where in the file (1-based line and column).
     line_column: Option<(usize, usize)>,
-    /// The element of the key's array to blame (0-based), when one is.
-    element: Option<usize>,
     /// The other independent problems of the same files, in load order.
     further: Vec<LoadError>,
 }
@@ -102,18 +100,6 @@ impl LoadError {
     /// Where in its file the problem is (1-based line and column), once placed.
     pub fn line_column(&self) -> Option<(usize, usize)> {
         self.extra.as_ref().and_then(|e| e.line_column)
-    }
-
-    /// The element of the key's array to blame (0-based), when one is:
-    /// the refusal is placed at that element, not at the key.
-    pub fn element(&self) -> Option<usize> {
-        self.extra.as_ref().and_then(|e| e.element)
-    }
-
-    /// The same error about element `index` (0-based) of its key's array.
-    pub(crate) fn at_element(mut self, index: usize) -> LoadError {
-        self.extra.get_or_insert_with(Box::default).element = Some(index);
-        self
     }
 
     /// The other independent problems reported with this one, in load order.

@@ -4,12 +4,15 @@
 //! the expansion of those variables before the first call.
 
 use serde_json::{Map, Value};
+use toml::de::DeValue;
 
 use super::errors::{LoadError, LoadErrorKind};
-use super::toml_values::{toml_to_json, toml_type};
-use super::{err, missing_keys, noted, unknown_keys};
+use super::fields::{Fields, NonEmpty, Num};
+use super::located::in_cases;
+use super::suite_table::SuiteValues;
+use super::toml_values::{kind, to_json};
+use super::{err, finish, noted};
 use crate::client::http::{check_body_references, HttpTargetSpec};
-use crate::host::near_miss::did_you_mean;
 
 /// Parameters of `[target] type = "http"` in digline 0.10.0.
 const HTTP_KEYS: &[&str] = &[
@@ -24,8 +27,6 @@ const HTTP_KEYS: &[&str] = &[
     "url",
 ];
 
-const AT: Option<&str> = Some("[target]");
-
 /// The keys every HTTP target must give.
 const REQUIRED: [&str; 3] = ["url", "output_path", "body"];
 
@@ -37,121 +38,77 @@ const REQUIRED: [&str; 3] = ["url", "output_path", "body"];
 ///
 /// # Errors
 /// The first problem, carrying the others (see [`LoadError::all`]).
-pub(super) fn http_target(table: &toml::Table) -> Result<HttpTargetSpec, LoadError> {
+pub(super) fn http_target(f: &Fields<'_, '_>) -> Result<HttpTargetSpec, LoadError> {
     let mut problems = Vec::new();
-    if table.contains_key("request") {
-        problems.push(err(
-            LoadErrorKind::PythonOnly,
-            AT,
-            Some("request"),
-            "`request` would compute the body with code, which a data file cannot hold. Write \
-             the body as [target.body] with case.* references; a body that must be computed \
-             needs a suite.py",
-        ));
-    }
-    if table.contains_key("pricing") {
-        problems.push(err(
-            LoadErrorKind::PythonOnly,
-            AT,
-            Some("pricing"),
-            "`pricing` does not apply to an HTTP target: its cost is what the service reports \
-             at `cost_path`",
-        ));
-    }
-    let unknown: Vec<&str> = table
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !matches!(*k, "type" | "request" | "pricing") && !HTTP_KEYS.contains(k))
-        .collect();
+    let python_only = |key: &str, sentence: &str| {
+        f.get(key).map(|_| {
+            f.refuse(
+                LoadErrorKind::PythonOnly,
+                Some(key),
+                f.at_key(key),
+                sentence,
+            )
+        })
+    };
+    problems.extend(python_only(
+        "request",
+        "`request` would compute the body with code, which a data file cannot hold. Write \
+         the body as [target.body] with case.* references; a body that must be computed \
+         needs a suite.py",
+    ));
+    problems.extend(python_only(
+        "pricing",
+        "`pricing` does not apply to an HTTP target: its cost is what the service reports \
+         at `cost_path`",
+    ));
     // `output_pth` is one problem, not also "no `output_path`"; `request`
     // stands where the body would be.
-    let mut meant: Vec<&str> = unknown
-        .iter()
-        .filter_map(|k| did_you_mean(k, HTTP_KEYS))
-        .collect();
-    if table.contains_key("request") {
+    let also = ["type", "request", "pricing"];
+    let mut meant = f.known(HTTP_KEYS, &also, Some("http"), "parameter", &mut problems);
+    if f.get("request").is_some() {
         meant.push("body");
     }
-    if !unknown.is_empty() {
-        problems.push(unknown_keys(
-            AT,
-            Some("http"),
-            "parameter",
-            &unknown,
-            HTTP_KEYS,
-        ));
-    }
-    problems.extend(missing_keys(table, AT, "`http`", &REQUIRED, &meant));
-    let url = noted(&mut problems, text(table, "url").and_then(checked_url));
-    let output_path = noted(&mut problems, text(table, "output_path"));
-    let cost_path = noted(&mut problems, text(table, "cost_path"));
-    let latency_from_response = noted(&mut problems, text(table, "latency_from_response"));
-    let config_path = noted(&mut problems, text(table, "config_path"));
-    let body = noted(&mut problems, body(table));
-    let allowed = noted(&mut problems, allowed_ci_tokens(table));
-    let headers = noted(&mut problems, headers(table, allowed.as_deref()));
-    let timeout_s = noted(&mut problems, timeout(table));
-    if let Some(error) = LoadError::all(problems) {
-        return Err(error);
-    }
-    let (
-        Some(url),
-        Some(output_path),
-        Some(cost_path),
-        Some(latency_from_response),
-        Some(config_path),
-        Some(body),
-        Some(headers),
-        Some(timeout_s),
-    ) = (
-        url,
-        output_path,
-        cost_path,
-        latency_from_response,
-        config_path,
-        body,
-        headers,
-        timeout_s,
-    )
-    else {
-        unreachable!("every value that was refused noted a problem");
+    problems.extend(f.missing(&REQUIRED, "`http`", &meant));
+    let text = |key: &str| {
+        f.optional::<NonEmpty>(key, "it has to be a non-empty string")
+            .map(|text| text.map(|t| t.0))
     };
-    Ok(HttpTargetSpec {
-        url: url.unwrap_or_default(),
-        output_path: output_path.unwrap_or_default(),
-        body,
-        cost_path,
-        latency_from_response,
-        config_path,
-        headers,
-        timeout_s,
+    let url = noted(
+        &mut problems,
+        text("url").and_then(|url| checked_url(f, url)),
+    );
+    let output_path = noted(&mut problems, text("output_path"));
+    let cost_path = noted(&mut problems, text("cost_path"));
+    let latency_from_response = noted(&mut problems, text("latency_from_response"));
+    let config_path = noted(&mut problems, text("config_path"));
+    let body = noted(&mut problems, body(f));
+    let allowed = noted(&mut problems, allowed_ci_tokens(f));
+    let headers = noted(&mut problems, headers(f, allowed.as_deref()));
+    let timeout_s = noted(
+        &mut problems,
+        f.bounded(
+            "timeout",
+            "it has to be a number of seconds above 0",
+            |n: &Num| n.above(0.0),
+        ),
+    );
+    finish(problems, || {
+        Some(HttpTargetSpec {
+            url: url?.unwrap_or_default(),
+            output_path: output_path?.unwrap_or_default(),
+            body: body?,
+            cost_path: cost_path?,
+            latency_from_response: latency_from_response?,
+            config_path: config_path?,
+            headers: headers?,
+            timeout_s: timeout_s?.map_or(30.0, |n| n.x),
+        })
     })
-}
-
-/// A string parameter: absent, or a non-empty string.
-fn text(table: &toml::Table, key: &str) -> Result<Option<String>, LoadError> {
-    match table.get(key) {
-        None => Ok(None),
-        Some(toml::Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
-        Some(other) => Err(err(
-            LoadErrorKind::Invalid,
-            AT,
-            Some(key),
-            &format!(
-                "`{key}` is {}, and it has to be a non-empty string",
-                if matches!(other, toml::Value::String(_)) {
-                    "empty"
-                } else {
-                    toml_type(other)
-                }
-            ),
-        )),
-    }
 }
 
 /// `url`, when given: an http(s) address with a host and a port digline
 /// can dial, and no `${NAME}`.
-fn checked_url(url: Option<String>) -> Result<Option<String>, LoadError> {
+fn checked_url(f: &Fields<'_, '_>, url: Option<String>) -> Result<Option<String>, LoadError> {
     let Some(url) = url else {
         return Ok(None);
     };
@@ -161,76 +118,45 @@ fn checked_url(url: Option<String>) -> Result<Option<String>, LoadError> {
         .and_then(|(_, rest)| rest.split(['/', '?', '#']).next())
         .and_then(|authority| authority.rsplit('@').next())
         .is_some_and(|host| !host.is_empty() && !host.starts_with(':'));
-    if !has_host {
-        return Err(err(
-            LoadErrorKind::Invalid,
-            AT,
-            Some("url"),
-            "`url` has to be an http:// or https:// address with a host",
-        ));
-    }
-    if url.contains("${") {
-        return Err(err(
-            LoadErrorKind::Invalid,
-            AT,
-            Some("url"),
-            "`url` holds a ${NAME}, and only [target.headers] values take variables from the \
-             environment. Write the address, and put a secret in a header",
-        ));
-    }
-    if let Some(port) = url_port(&url) {
-        if port.parse::<u16>().map_or(true, |p| p == 0) {
-            return Err(err(
-                LoadErrorKind::Invalid,
-                AT,
-                Some("url"),
-                &format!("`url` names the port '{port}', and a port is a number from 1 to 65535"),
-            ));
-        }
-    }
-    if let Err(why) = crate::client::http::check_url(&url) {
-        return Err(err(
-            LoadErrorKind::Invalid,
-            AT,
-            Some("url"),
-            &format!("`url`: {why}"),
-        ));
-    }
-    Ok(Some(url))
+    let why = if !has_host {
+        "`url` has to be an http:// or https:// address with a host".to_string()
+    } else if url.contains("${") {
+        "`url` holds a ${NAME}, and only [target.headers] values take variables from the \
+         environment. Write the address, and put a secret in a header"
+            .to_string()
+    } else if let Some(port) = url_port(&url).filter(|p| p.parse::<u16>().map_or(true, |p| p == 0))
+    {
+        format!("`url` names the port '{port}', and a port is a number from 1 to 65535")
+    } else if let Err(why) = crate::client::http::check_url(&url) {
+        format!("`url`: {why}")
+    } else {
+        return Ok(Some(url));
+    };
+    Err(f.invalid("url", &why))
 }
 
 /// `[target.body]`: a table shaped like the request, whose `case.*`
 /// references name what a case holds; empty when absent.
-fn body(table: &toml::Table) -> Result<Map<String, Value>, LoadError> {
-    let body = match table.get("body") {
-        Some(toml::Value::Table(body)) => match toml_to_json(&toml::Value::Table(body.clone())) {
+fn body(f: &Fields<'_, '_>) -> Result<Map<String, Value>, LoadError> {
+    let body = match f.get("body").map(|v| v.get_ref()) {
+        None => Map::new(),
+        Some(table @ DeValue::Table(_)) => match to_json(table) {
             Ok(Value::Object(map)) => map,
             Ok(_) => Map::new(),
-            Err(why) => {
-                return Err(err(
-                    LoadErrorKind::Invalid,
-                    AT,
-                    Some("body"),
-                    &format!("`body` holds {why}"),
-                ))
-            }
+            Err(why) => return Err(f.invalid("body", &format!("`body` holds {why}"))),
         },
         Some(other) => {
-            return Err(err(
-                LoadErrorKind::Invalid,
-                AT,
-                Some("body"),
+            return Err(f.invalid(
+                "body",
                 &format!(
                     "`body` is {}, and it has to be a table ([target.body]) shaped like the \
                      request",
-                    toml_type(other)
+                    kind(other)
                 ),
             ))
         }
-        None => Map::new(),
     };
-    check_body_references(&body)
-        .map_err(|why| err(LoadErrorKind::Invalid, AT, Some("body"), &why))?;
+    check_body_references(&body).map_err(|why| f.invalid("body", &why))?;
     Ok(body)
 }
 
@@ -238,29 +164,28 @@ fn body(table: &toml::Table) -> Result<Map<String, Value>, LoadError> {
 /// noted. `allowed` is `None` when `allow_ci_tokens` was refused: the CI
 /// token rule is then not run (its input is unknown).
 fn headers(
-    table: &toml::Table,
+    f: &Fields<'_, '_>,
     allowed: Option<&[String]>,
 ) -> Result<Vec<(String, String)>, LoadError> {
-    let entries = match table.get("headers") {
-        None => return Ok(Vec::new()),
-        Some(toml::Value::Table(h)) => h,
-        Some(other) => {
-            return Err(err(
-                LoadErrorKind::Invalid,
-                AT,
-                Some("headers"),
+    let Some(entries) = f.table("headers", Some("[target.headers]")) else {
+        return match f.get("headers") {
+            None => Ok(Vec::new()),
+            Some(other) => Err(f.invalid(
+                "headers",
                 &format!(
                     "`headers` is {}, and it has to be a table of strings ([target.headers])",
-                    toml_type(other)
+                    kind(other.get_ref())
                 ),
-            ))
-        }
+            )),
+        };
     };
     let mut problems = Vec::new();
     let mut headers = Vec::new();
-    for (name, value) in entries {
-        if let Some(value) = noted(&mut problems, header(name, value, allowed)) {
-            headers.push((name.clone(), value));
+    for (name, value) in entries.entries() {
+        let checked = header(name, value.get_ref(), allowed)
+            .map_err(|(kind, why)| entries.refuse(kind, Some(name), entries.at_key(name), &why));
+        if let Some(value) = noted(&mut problems, checked) {
+            headers.push((name.to_string(), value));
         }
     }
     match LoadError::all(problems) {
@@ -269,58 +194,37 @@ fn headers(
     }
 }
 
-/// One header of `[target.headers]`: its value, checked.
+/// One header of `[target.headers]`: its value, checked, or the kind of
+/// refusal and its sentence.
 fn header(
     name: &str,
-    value: &toml::Value,
+    value: &DeValue<'_>,
     allowed: Option<&[String]>,
-) -> Result<String, LoadError> {
-    const HEADERS: Option<&str> = Some("[target.headers]");
-    let toml::Value::String(value) = value else {
-        return Err(err(
-            LoadErrorKind::Invalid,
-            HEADERS,
-            Some(name),
-            &format!(
-                "`{name}` is {}, and a header value is a string",
-                toml_type(value)
-            ),
-        ));
+) -> Result<String, (LoadErrorKind, String)> {
+    let invalid = |why: String| (LoadErrorKind::Invalid, why);
+    let Some(value) = value.as_str() else {
+        return Err(invalid(format!(
+            "`{name}` is {}, and a header value is a string",
+            kind(value)
+        )));
     };
     if !is_header_name(name) {
-        return Err(err(
-            LoadErrorKind::Invalid,
-            HEADERS,
-            Some(name),
-            &format!(
-                "`{name}` is not a valid HTTP header name: letters, digits and \
-                 !#$%&'*+-.^_`|~ only, no spaces"
-            ),
-        ));
+        return Err(invalid(format!(
+            "`{name}` is not a valid HTTP header name: letters, digits and \
+             !#$%&'*+-.^_`|~ only, no spaces"
+        )));
     }
     if value.contains(['\r', '\n', '\0']) {
-        return Err(err(
-            LoadErrorKind::Invalid,
-            HEADERS,
-            Some(name),
-            &format!("`{name}` holds a line break or NUL, which would split the request"),
-        ));
+        return Err(invalid(format!(
+            "`{name}` holds a line break or NUL, which would split the request"
+        )));
     }
-    let vars = header_variables(value).map_err(|why| {
-        err(
-            LoadErrorKind::Invalid,
-            HEADERS,
-            Some(name),
-            &format!("`{name}`: {why}"),
-        )
-    })?;
-    if let Some(allowed) = allowed {
-        if let Some(why) = vars
-            .iter()
+    let vars = header_variables(value).map_err(|why| invalid(format!("`{name}`: {why}")))?;
+    if let Some(why) = allowed.and_then(|allowed| {
+        vars.iter()
             .find_map(|var| crate::host::ci_tokens::refused(name, var, allowed))
-        {
-            return Err(err(LoadErrorKind::Credential, HEADERS, Some(name), &why));
-        }
+    }) {
+        return Err((LoadErrorKind::Credential, why));
     }
     if carries_credential(name) && vars.is_empty() {
         let example = if name.to_ascii_lowercase().contains("authorization") {
@@ -328,75 +232,56 @@ fn header(
         } else {
             "${SUPPORT_TOKEN}"
         };
-        return Err(err(
+        return Err((
             LoadErrorKind::Credential,
-            HEADERS,
-            Some(name),
-            &format!(
+            format!(
                 "`{name}` carries a credential, and its value is written into the \
                  suite file, which gets committed. Take it from the environment \
                  instead, e.g. {name} = \"{example}\""
             ),
         ));
     }
-    Ok(value.clone())
-}
-
-/// `timeout`: seconds above 0, 30 when absent.
-fn timeout(table: &toml::Table) -> Result<f64, LoadError> {
-    match table.get("timeout") {
-        None => Ok(30.0),
-        Some(toml::Value::Integer(n)) if *n > 0 => Ok(*n as f64),
-        Some(toml::Value::Float(x)) if *x > 0.0 && x.is_finite() => Ok(*x),
-        Some(other) => Err(err(
-            LoadErrorKind::Invalid,
-            AT,
-            Some("timeout"),
-            &format!(
-                "`timeout` is {}, and it has to be a number of seconds above 0",
-                match other {
-                    toml::Value::Integer(n) => n.to_string(),
-                    toml::Value::Float(x) => x.to_string(),
-                    _ => toml_type(other).to_string(),
-                }
-            ),
-        )),
-    }
+    Ok(value.to_string())
 }
 
 /// `[target] allow_ci_tokens`: the CI token names the suite lets its
 /// headers read (see `host::ci_tokens`); empty when absent.
-fn allowed_ci_tokens(table: &toml::Table) -> Result<Vec<String>, LoadError> {
+fn allowed_ci_tokens(f: &Fields<'_, '_>) -> Result<Vec<String>, LoadError> {
     let key = crate::host::ci_tokens::ALLOW_KEY;
-    let refuse = |why: String| err(LoadErrorKind::Invalid, Some("[target]"), Some(key), &why);
-    match table.get(key) {
-        None => Ok(Vec::new()),
-        // A refused name is placed at its element.
-        Some(toml::Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                toml::Value::String(name) if crate::host::ci_tokens::is_ci_token(name) => {
-                    Ok(name.clone())
+    let items = match f.get(key).map(|v| v.get_ref()) {
+        None => return Ok(Vec::new()),
+        Some(DeValue::Array(items)) => items,
+        Some(other) => {
+            return Err(f.invalid(
+                key,
+                &format!(
+                    "`{key}` is {}, and it is a list of environment variable names, e.g. \
+                     {key} = [\"GITHUB_TOKEN\"]",
+                    kind(other)
+                ),
+            ))
+        }
+    };
+    // A refused name is placed at its element.
+    items
+        .iter()
+        .map(|item| {
+            let why = match item.get_ref().as_str() {
+                Some(name) if crate::host::ci_tokens::is_ci_token(name) => {
+                    return Ok(name.to_string())
                 }
-                toml::Value::String(name) => Err(refuse(format!(
+                Some(name) => format!(
                     "`{key}` names {name}, which is not one of the CI's own tokens; only those \
                      need allowing"
-                ))
-                .at_element(i)),
-                other => Err(refuse(format!(
+                ),
+                None => format!(
                     "`{key}` holds {}, and it is a list of environment variable names",
-                    toml_type(other)
-                ))
-                .at_element(i)),
-            })
-            .collect(),
-        Some(other) => Err(refuse(format!(
-            "`{key}` is {}, and it is a list of environment variable names, e.g. \
-             {key} = [\"GITHUB_TOKEN\"]",
-            toml_type(other)
-        ))),
-    }
+                    kind(item.get_ref())
+                ),
+            };
+            Err(f.refuse(LoadErrorKind::Invalid, Some(key), item.span().start, &why))
+        })
+        .collect()
 }
 
 /// Every case that will be asked must have what `[target.body]` reads
@@ -404,12 +289,9 @@ fn allowed_ci_tokens(table: &toml::Table) -> Result<Vec<String>, LoadError> {
 /// once, instead of as one errored case per typo during the run.
 pub(super) fn check_body_against_cases(
     spec: &HttpTargetSpec,
-    cases: &[crate::core::suite::Case],
-    cases_name: &str,
+    values: &SuiteValues,
 ) -> Result<(), LoadError> {
-    let problems: Vec<(usize, String)> = cases
-        .iter()
-        .enumerate()
+    let problems: Vec<(usize, String)> = (values.cases.iter().enumerate())
         .filter(|(_, c)| c.suspended.is_none())
         .filter_map(|(i, c)| {
             crate::client::http::check_case(&spec.body, c)
@@ -434,11 +316,12 @@ pub(super) fn check_body_against_cases(
     };
     Err(LoadError::new(
         LoadErrorKind::Invalid,
-        cases_name,
+        &values.cases_name,
         Some(&format!("#{first}")),
         None,
         &format!("{why}{more}. Fix the case or the body: nothing was sent"),
-    ))
+    )
+    .at(in_cases(&values.cases_text, Some(*first), None)))
 }
 
 /// The port a URL spells out after its host, if any (`http://h:8080/x` → `8080`).

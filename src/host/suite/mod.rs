@@ -1,27 +1,45 @@
 //! Loading `suite.toml` + `cases.json` into a [`Suite`] and a
 //! [`TargetSpec`], refusing bad input with located sentences.
 //!
-//! One pass parses, one validates. The suite file is parsed once into
-//! the toml crate's tree; the validation pass ([`from_table`]) then asks
-//! each section in 0.10.0's load order (python-input.md §1.2), which is
-//! also the precedence of errors: top-level keys; `[suite]` present;
-//! `[[assertions]]` present and each entry built in file order; `[suite]`
-//! keys; `disclosure`; `cases` named, inside the root, read; the
+//! The shape, in two passes:
+//!
+//! 1. **Parse** (`parse_toml`): the text (BOM dropped, CR LF folded) is
+//!    parsed once into the toml crate's spanned tree
+//!    ([`toml::de::DeTable`]), which keeps a span on every key and value
+//!    and keeps integers apart from floats. A syntax error, or a number no
+//!    TOML value holds, is refused here at its line and column.
+//! 2. **Validate** (`from_table`): each section reads its table through
+//!    the field helper (`fields::Fields`): `known` refuses the keys
+//!    nobody knows with the near miss, `missing` names the required keys
+//!    that are absent, `optional`/`bounded` read a key as one value shape
+//!    (`fields::FromToml`) whose refusal is one sentence, "`` `key` is
+//!    <what it is>, and <what it has to be> ``". Every refusal is placed
+//!    when it is made, by the span of what it blames: the key, the
+//!    element of an array, or the table's header for an absent key.
+//!    Nothing re-reads a locator string to find a place.
+//!
+//! The sections are asked in 0.10.0's load order (python-input.md §1.2),
+//! which is also the precedence of errors: top-level keys; `[suite]`
+//! present; `[[assertions]]` present and each entry built in file order;
+//! `[suite]` keys; `disclosure`; `cases` named, inside the root, read; the
 //! `artifacts`; the `[suite]` values; then `[target]`. A section notes
 //! every independent problem and goes on; only a rule whose input was
 //! already refused is skipped, so a problem is never reported twice.
-//! Every refusal is then placed at `file:line:column` ([`located`]).
+//! The places a refusal found after the load can blame (a header's
+//! `${NAME}`, an artifact that cannot be read) are kept as [`Places`].
 //!
 //! One file per section:
 //!
 //! | file | section |
 //! |---|---|
+//! | `fields` | the field helper and the value shapes |
+//! | [`toml_values`] | type phrases, numbers, TOML to JSON |
 //! | [`suite_table`] | `[suite]`: names, `samples`, `min_agreement`, `artifacts` |
 //! | [`assertions`] | `[[assertions]]`: checks (built by `core::checks`) and aggregates |
 //! | [`target`] | `[target]`: its form and the inline-credential rule |
 //! | [`http`] | `[target] type = "http"`, its headers and `${NAME}` expansion |
 //! | [`provider`] | `[target] type = "provider"` and where a provider is reached |
-//! | [`cases`] | the cases file |
+//! | [`cases`] | the cases file (JSON; its places found by [`located::in_cases`]) |
 //! | [`errors`] | the located refusal ([`LoadError`]) |
 //!
 //! Paths (`cases`, `artifacts`) resolve against the suite file's directory
@@ -34,6 +52,7 @@
 pub mod assertions;
 pub mod cases;
 pub mod errors;
+mod fields;
 pub mod http;
 pub mod located;
 pub mod paths;
@@ -44,19 +63,20 @@ pub mod toml_values;
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use toml::de::DeTable;
 
 use self::assertions::{build_assertions, check_aggregates};
 use self::cases::decode_utf8;
 use self::errors::{LoadError, LoadErrorKind};
+use self::fields::Fields;
 use self::http::check_body_against_cases;
-use self::suite_table::{suite_section, suite_values};
+use self::located::LineColumn;
+use self::suite_table::suite_values;
 use self::target::load_target;
+use self::toml_values::{kind, overflowing};
 use crate::client::http::HttpTargetSpec;
 use crate::client::provider::ProviderSpec;
 use crate::core::suite::Suite;
-use crate::host::near_miss::{did_you_mean, hint, listing};
 
 pub use self::http::{carries_credential, expand_headers, header_secrets, header_variables};
 
@@ -110,9 +130,9 @@ pub struct LoadedSuite {
     pub cases_path: PathBuf,
     /// Each `artifacts` entry resolved (same order as `suite.artifacts`).
     pub artifact_paths: Vec<PathBuf>,
-    /// The suite file's text as validated (BOM dropped, CR LF folded):
-    /// what places a refusal found after the load ([`LoadedSuite::place`]).
-    pub suite_text: String,
+    /// Where the keys a refusal found after the load can blame are
+    /// written ([`LoadedSuite::place`]).
+    pub places: Places,
 }
 
 impl LoadedSuite {
@@ -121,14 +141,11 @@ impl LoadedSuite {
     /// read) at its `file:line:column`, under the file's own name, like a
     /// refusal of the load itself.
     pub fn place(&self, error: LoadError) -> LoadError {
-        let placed = match DeTable::parse(&self.suite_text) {
-            Ok(tree) => located::place(error, Some((&self.suite_text, tree.get_ref())), None),
-            Err(_) => error,
-        };
-        if placed.file == SUITE_FILE {
-            placed.in_file(&shown_path(&self.suite_path))
+        if error.file == SUITE_FILE {
+            let at = self.places.of_error(&error);
+            error.at(at).in_file(&shown_path(&self.suite_path))
         } else {
-            placed
+            error
         }
     }
 }
@@ -218,122 +235,50 @@ fn err(kind: LoadErrorKind, locator: Option<&str>, key: Option<&str>, sentence: 
     LoadError::new(kind, SUITE_FILE, locator, key, sentence)
 }
 
-/// The suite file parsed once: the spanned tree ([`DeTable`], a span on
-/// every key and value, which places every refusal) and the values the
-/// validation pass reads, deserialized from that same tree.
-pub(super) struct Parsed<'t> {
-    /// The file's text (BOM dropped, CR LF folded).
-    pub(super) text: &'t str,
-    /// The spanned tree of `text`.
-    pub(super) tree: DeTable<'t>,
-    /// The values of `tree`.
-    pub(super) table: toml::Table,
+/// The suite file parsed once: its text (BOM dropped, CR LF folded) and
+/// the spanned tree of it ([`DeTable`], a span on every key and value,
+/// integers kept apart from floats), which the validation pass reads.
+struct Parsed<'t> {
+    text: &'t str,
+    tree: DeTable<'t>,
 }
 
-/// Parse the suite file's text (BOM dropped, CR LF folded); a syntax
-/// error is placed at its line and column.
+/// Parse the suite file's text; a syntax error, or a number no TOML
+/// value holds, is placed at its line and column.
 fn parse_toml(text: &str) -> Result<Parsed<'_>, LoadError> {
-    let refusal = |e: toml::de::Error| {
+    let refusal = |at: Option<usize>, why: &str| {
         let refusal = err(
             LoadErrorKind::Syntax,
             None,
             None,
-            &format!(
-                "this is not valid TOML: {}",
-                e.message().trim_end_matches('\n')
-            ),
+            &format!("this is not valid TOML: {}", why.trim_end_matches('\n')),
         );
-        match e.span() {
-            Some(span) => refusal.at(located::line_column(text, span.start)),
+        match at {
+            Some(at) => refusal.at(located::line_column(text, at)),
             None => refusal,
         }
     };
-    // The same two steps as `text.parse::<toml::Table>()`, keeping the tree.
-    let tree = DeTable::parse(text).map_err(refusal)?;
-    let table =
-        toml::Table::deserialize(toml::de::Deserializer::from(tree.clone())).map_err(refusal)?;
-    Ok(Parsed {
-        text,
-        tree: tree.into_inner(),
-        table,
-    })
-}
-
-/// One or several unknown keys, with near misses or the known keys.
-fn unknown_keys(
-    locator: Option<&str>,
-    owner: Option<&str>,
-    noun: &str,
-    keys: &[&str],
-    known: &[&str],
-) -> LoadError {
-    let subject = match owner {
-        Some(owner) => format!("`{owner}` has no"),
-        None => "no such".to_string(),
-    };
-    let sentence = if let [key] = keys {
-        match hint(key, known) {
-            Some(h) => format!("{subject} {noun} `{key}`. {h}"),
-            None if known.is_empty() => format!("{subject} {noun} `{key}`. It takes none at all."),
-            None => format!(
-                "{subject} {noun} `{key}`. Known {noun}s: {}",
-                listing(known)
-            ),
-        }
-    } else {
-        let named: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
-        let mut lines = vec![format!("{subject} {noun}s {}.", named.join(", "))];
-        let hints: Vec<String> = keys
-            .iter()
-            .filter_map(|k| did_you_mean(k, known).map(|h| format!("  `{k}`: did you mean `{h}`?")))
-            .collect();
-        if hints.is_empty() {
-            lines.push(format!("Known {noun}s: {}", listing(known)));
-        } else {
-            lines.extend(hints);
-        }
-        lines.join("\n")
-    };
-    err(
-        LoadErrorKind::Unknown,
-        locator,
-        keys.first().copied(),
-        &sentence,
-    )
-}
-
-/// The refusal naming every `required` key `table` does not give
-/// (`"<needer> needs `url`, `body`, which this table does not give it."`),
-/// leaving out the keys a typo'd key stands for (`meant`): that typo is
-/// the one problem. `None` when nothing is missing.
-fn missing_keys(
-    table: &toml::Table,
-    at: Option<&str>,
-    needer: &str,
-    required: &[&str],
-    meant: &[&str],
-) -> Option<LoadError> {
-    let missing: Vec<&str> = required
-        .iter()
-        .copied()
-        .filter(|k| !table.contains_key(*k) && !meant.contains(k))
-        .collect();
-    let first = *missing.first()?;
-    let named: Vec<String> = missing.iter().map(|k| format!("`{k}`")).collect();
-    Some(err(
-        LoadErrorKind::Missing,
-        at,
-        Some(first),
-        &format!(
-            "{needer} needs {}, which this table does not give it.",
-            named.join(", ")
-        ),
-    ))
+    let tree = DeTable::parse(text)
+        .map_err(|e| refusal(e.span().map(|s| s.start), e.message()))?
+        .into_inner();
+    if let Some((at, why)) = overflowing(&tree) {
+        return Err(refusal(Some(at), &why));
+    }
+    Ok(Parsed { text, tree })
 }
 
 /// Keep `result`'s value, or note its error among `problems`.
 fn noted<T>(problems: &mut Vec<LoadError>, result: Result<T, LoadError>) -> Option<T> {
     result.map_err(|e| problems.push(e)).ok()
+}
+
+/// The problems noted, all carried by the first; else what `build` makes
+/// of the values, each of which is there since no problem was noted.
+fn finish<T>(problems: Vec<LoadError>, build: impl FnOnce() -> Option<T>) -> Result<T, LoadError> {
+    match LoadError::all(problems) {
+        Some(error) => Err(error),
+        None => Ok(build().unwrap_or_else(|| unreachable!("every refused value noted a problem"))),
+    }
 }
 
 /// Validate the parsed suite file section by section. Every independent
@@ -345,101 +290,143 @@ fn from_table(
     suite_dir: &Path,
     root: &Path,
 ) -> Result<LoadedSuite, LoadError> {
-    let table = &parsed.table;
+    let top = Fields {
+        text: parsed.text,
+        locator: None,
+        at: 0,
+        table: &parsed.tree,
+    };
     let mut problems = Vec::new();
     // 1. top-level keys
-    let unknown: Vec<&str> = table
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !TOP_LEVEL.contains(k))
-        .collect();
-    if !unknown.is_empty() {
-        problems.push(unknown_keys(
-            Some("top level"),
-            None,
-            "table",
-            &unknown,
-            TOP_LEVEL,
-        ));
-    }
+    let top_level = Fields {
+        locator: Some("top level"),
+        ..top
+    };
+    let misspelled = top_level.known(TOP_LEVEL, &[], None, "table", &mut problems);
     // 2. [suite]
-    let suite_table = noted(&mut problems, suite_section(table.get("suite")));
+    let suite_table = noted(&mut problems, section(&top, "suite", "[suite]"));
     // 3. [[assertions]]
-    let (checks, rules, declared_aggregates) =
-        build_assertions(table.get("assertions"), &mut problems);
+    let (checks, rules, declared_aggregates) = build_assertions(&top, &mut problems);
     let assertions_ok = problems.is_empty();
     // 4.–9. the [suite] keys and values, the cases file, the artifacts
-    let suite = suite_table.and_then(|t| suite_values(t, suite_dir, root, &mut problems));
+    let suite = suite_table.and_then(|t| suite_values(&t, suite_dir, root, &mut problems));
     let aggregates = match &suite {
         Some(values) if assertions_ok => noted(
             &mut problems,
-            check_aggregates(
-                &checks,
-                declared_aggregates,
-                &values.cases,
-                &values.cases_name,
-            ),
+            check_aggregates(&top, &checks, declared_aggregates, values),
         ),
         _ => None,
     };
     // 10. [target]
-    let target = noted(
-        &mut problems,
-        load_target(table.get("target"), suite_dir, root),
-    );
+    let target = noted(&mut problems, load_target(&top, suite_dir, root));
     if let (Some(TargetSpec::Http(spec)), Some(values)) = (&target, &suite) {
-        noted(
-            &mut problems,
-            check_body_against_cases(spec, &values.cases, &values.cases_name),
-        );
+        noted(&mut problems, check_body_against_cases(spec, values));
     }
     // A misspelled table (`[[assertion]]`, `[targt]`) is refused once, by
     // its near miss: "no [[assertions]]" would repeat the same mistake.
-    let misspelled: Vec<&str> = unknown
-        .iter()
-        .filter_map(|k| crate::host::near_miss::did_you_mean(k, TOP_LEVEL))
-        .collect();
     problems.retain(|p| {
         !(p.kind == LoadErrorKind::Missing
-            && p.line_column().is_none()
+            && p.locator.is_none()
             && p.key.as_deref().is_some_and(|k| misspelled.contains(&k)))
     });
-    if let Some(error) = LoadError::all(problems) {
-        let cases = suite
-            .as_ref()
-            .map(|v| (v.cases_name.as_str(), v.cases_text.as_str()));
-        return Err(located::place(
-            error,
-            Some((parsed.text, &parsed.tree)),
-            cases,
-        ));
-    }
-    let (Some(values), Some(aggregates), Some(target)) = (suite, aggregates, target) else {
-        unreachable!("every section that failed noted a problem");
-    };
-    Ok(LoadedSuite {
-        suite: Suite {
-            tenant: values.tenant,
-            environment: values.environment,
-            name: values.name,
-            samples: values.samples,
-            min_agreement: values.min_agreement,
-            checks,
-            cases: values.cases,
-            record_responses: values.record_responses,
-            max_usd: values.max_usd,
-            artifacts: values.artifacts,
-            rules,
-            aggregates,
-        },
-        target,
-        suite_path: PathBuf::new(),
-        suite_dir: suite_dir.to_path_buf(),
-        root: root.to_path_buf(),
-        cases_path: values.cases_path,
-        artifact_paths: values.artifact_paths,
-        suite_text: parsed.text.to_string(),
+    finish(problems, || {
+        let values = suite?;
+        Some(LoadedSuite {
+            suite: Suite {
+                tenant: values.tenant,
+                environment: values.environment,
+                name: values.name,
+                samples: values.samples,
+                min_agreement: values.min_agreement,
+                checks,
+                cases: values.cases,
+                record_responses: values.record_responses,
+                max_usd: values.max_usd,
+                artifacts: values.artifacts,
+                rules,
+                aggregates: aggregates?,
+            },
+            target: target?,
+            suite_path: PathBuf::new(),
+            suite_dir: suite_dir.to_path_buf(),
+            root: root.to_path_buf(),
+            cases_path: values.cases_path,
+            artifact_paths: values.artifact_paths,
+            places: Places::of(&top),
+        })
     })
+}
+
+/// The top-level table `key` (`[suite]`, `[target]`): present, and a table.
+fn section<'a, 't>(
+    top: &Fields<'a, 't>,
+    key: &str,
+    locator: &'a str,
+) -> Result<Fields<'a, 't>, LoadError> {
+    match top.get(key) {
+        None => Err(top.refuse(
+            LoadErrorKind::Missing,
+            Some(key),
+            top.at_key(key),
+            &format!(
+                "no {locator} table, and every suite needs one: {}",
+                match key {
+                    "suite" => "it names the tenant, the environment, the suite and its cases file",
+                    _ => "it says what system the cases are asked of",
+                }
+            ),
+        )),
+        Some(value) => top.table(key, Some(locator)).ok_or_else(|| {
+            top.invalid(
+                key,
+                &format!("{locator} is {}, not a table", kind(value.get_ref())),
+            )
+        }),
+    }
+}
+
+/// Where the keys a refusal after the load can blame are written (the
+/// `url`, `base_url` and headers of `[target]`, `artifacts`), read off
+/// the spans at load.
+#[derive(Clone, Debug, Default)]
+pub struct Places(Vec<(String, String, LineColumn)>);
+
+impl Places {
+    fn of(top: &Fields<'_, '_>) -> Places {
+        let mut found = Vec::new();
+        let mut note = |fields: &Fields<'_, '_>, key: &str| {
+            let at = located::line_column(fields.text, fields.at_key(key));
+            found.push((
+                fields.locator.unwrap_or_default().to_string(),
+                key.to_string(),
+                at,
+            ));
+        };
+        if let Some(suite) = top.table("suite", Some("[suite]")) {
+            note(&suite, "artifacts");
+        }
+        if let Some(target) = top.table("target", Some("[target]")) {
+            note(&target, "url");
+            note(&target, "base_url");
+            if let Some(headers) = target.table("headers", Some("[target.headers]")) {
+                for (name, _) in headers.entries() {
+                    note(&headers, name);
+                }
+            }
+        }
+        Places(found)
+    }
+
+    /// Where `error`'s key is written (the file's first line when it is
+    /// none of these).
+    fn of_error(&self, error: &LoadError) -> LineColumn {
+        self.0
+            .iter()
+            .find(|(locator, key, _)| {
+                error.locator.as_deref() == Some(locator) && error.key.as_deref() == Some(key)
+            })
+            .map_or((1, 1), |(_, _, at)| *at)
+    }
 }
 
 #[cfg(test)]

@@ -14,18 +14,19 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
+use toml::de::DeValue;
 
 use super::errors::{LoadError, LoadErrorKind};
+use super::fields::{Fields, Num};
 use super::paths::inside_root;
-use super::toml_values::{toml_to_json, toml_type};
-use super::{err, missing_keys, noted, unknown_keys};
+use super::toml_values::{kind, to_json};
+use super::{finish, noted};
 use crate::client::pricing::Price;
 use crate::client::provider::{
     parse_coordinate, ApiKey, Endpoint, ProviderKind, ProviderSpec, TokenParam,
 };
 use crate::client::template::PromptTemplate;
-use crate::host::near_miss::did_you_mean;
 
 const AT: Option<&str> = Some("[target]");
 
@@ -42,58 +43,46 @@ const COMMON_KEYS: &[&str] = &[
     "timeout",
 ];
 
-/// The keys `kind` takes, sorted (`type` aside).
-fn keys_of(kind: Option<ProviderKind>) -> Vec<&'static str> {
+/// The keys the `kinds` of provider take, sorted (`type` aside).
+fn keys_of(kinds: &[ProviderKind]) -> Vec<&'static str> {
     let mut keys: Vec<&str> = COMMON_KEYS.to_vec();
-    match kind {
-        Some(ProviderKind::Anthropic) => keys.push("prefill"),
-        Some(ProviderKind::OpenAi) => keys.extend(["extra_body", "response_format", "token_param"]),
-        None => {}
+    for kind in kinds {
+        match kind {
+            ProviderKind::Anthropic => keys.push("prefill"),
+            ProviderKind::OpenAi => keys.extend(["extra_body", "response_format", "token_param"]),
+        }
     }
     keys.sort_unstable();
     keys
 }
 
-fn invalid(key: &str, sentence: String) -> LoadError {
-    err(LoadErrorKind::Invalid, AT, Some(key), &sentence)
-}
-
-fn string(table: &toml::Table, key: &str) -> Result<Option<String>, LoadError> {
-    match table.get(key) {
-        None => Ok(None),
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-        Some(toml::Value::String(_)) => Err(invalid(key, format!("`{key}` is empty"))),
-        Some(other) => Err(invalid(
-            key,
-            format!("`{key}` is {}, and it has to be a string", toml_type(other)),
-        )),
+/// A string key, when given: not blank.
+fn string(f: &Fields<'_, '_>, key: &str) -> Result<Option<String>, LoadError> {
+    match f.optional::<String>(key, "it has to be a string")? {
+        Some(s) if s.trim().is_empty() => Err(f.invalid(key, &format!("`{key}` is empty"))),
+        s => Ok(s),
     }
 }
 
-fn number(table: &toml::Table, key: &str) -> Option<f64> {
-    match table.get(key) {
-        Some(toml::Value::Integer(n)) => Some(*n as f64),
-        Some(toml::Value::Float(x)) => Some(*x),
-        _ => None,
-    }
-}
-
-fn json_table(table: &toml::Table, key: &str) -> Result<Option<Map<String, Value>>, LoadError> {
-    match table.get(key) {
+/// A table key (`response_format`, `extra_body`), when given, as JSON.
+fn json_table(f: &Fields<'_, '_>, key: &str) -> Result<Option<Map<String, Value>>, LoadError> {
+    match f.get(key).map(|v| v.get_ref()) {
         None => Ok(None),
-        Some(value @ toml::Value::Table(_)) => match toml_to_json(value) {
+        Some(table @ DeValue::Table(_)) => match to_json(table) {
             Ok(Value::Object(map)) => Ok(Some(map)),
             Ok(_) => Ok(None),
-            Err(why) => Err(invalid(key, format!("`{key}` holds {why}"))),
+            Err(why) => Err(f.invalid(key, &format!("`{key}` holds {why}"))),
         },
-        Some(other) => Err(invalid(
+        Some(other) => Err(f.invalid(
             key,
-            format!("`{key}` is {}, and it has to be a table", toml_type(other)),
+            &format!("`{key}` is {}, and it has to be a table", kind(other)),
         )),
     }
 }
 
+/// A prompt template file named at `key`: inside the root, read as UTF-8.
 fn read_template(
+    f: &Fields<'_, '_>,
     key: &str,
     written: &str,
     suite_dir: &Path,
@@ -101,32 +90,30 @@ fn read_template(
 ) -> Result<PromptTemplate, LoadError> {
     let path = inside_root(key, written, suite_dir, root).map_err(|mut e| {
         e.locator = AT.map(str::to_string);
-        e
+        f.place(e, f.at_key(key))
     })?;
-    let bytes = std::fs::read(&path).map_err(|e| {
-        err(
+    let unread = |why: String| {
+        f.refuse(
             LoadErrorKind::Read,
-            AT,
             Some(key),
-            &format!(
-                "`{key}` names {written}, which cannot be read ({})",
-                match e.kind() {
-                    std::io::ErrorKind::NotFound => "no such file".to_string(),
-                    _ => e.to_string(),
-                }
-            ),
+            f.at_key(key),
+            &format!("`{key}` names {written}, which {why}"),
         )
+    };
+    let bytes = std::fs::read(&path).map_err(|e| {
+        unread(format!(
+            "cannot be read ({})",
+            match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_string(),
+                _ => e.to_string(),
+            }
+        ))
     })?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        err(
-            LoadErrorKind::Read,
-            AT,
-            Some(key),
-            &format!(
-                "`{key}` names {written}, which is not UTF-8 (byte {})",
-                e.utf8_error().valid_up_to()
-            ),
-        )
+        unread(format!(
+            "is not UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
     })?;
     Ok(PromptTemplate {
         text: text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
@@ -134,16 +121,18 @@ fn read_template(
     })
 }
 
-fn pricing(table: &toml::Table) -> Result<Option<Price>, LoadError> {
-    let Some(value) = table.get("pricing") else {
+/// `[target.pricing]`, when given: the two rates it needs and the
+/// cache rates it may name.
+fn pricing(target: &Fields<'_, '_>) -> Result<Option<Price>, LoadError> {
+    let Some(value) = target.get("pricing") else {
         return Ok(None);
     };
-    let toml::Value::Table(p) = value else {
-        return Err(invalid(
+    let Some(f) = target.table("pricing", Some("[target.pricing]")) else {
+        return Err(target.invalid(
             "pricing",
-            format!(
+            &format!(
                 "`pricing` is {}, and it has to be a table ([target.pricing])",
-                toml_type(value)
+                kind(value.get_ref())
             ),
         ));
     };
@@ -154,52 +143,38 @@ fn pricing(table: &toml::Table) -> Result<Option<Price>, LoadError> {
         "input_per_mtok",
         "output_per_mtok",
     ];
-    let unknown: Vec<&str> = p
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !KEYS.contains(k))
-        .collect();
-    if !unknown.is_empty() {
-        return Err(unknown_keys(
-            Some("[target.pricing]"),
-            Some("pricing"),
-            "key",
-            &unknown,
-            KEYS,
-        ));
+    let mut unknown = Vec::new();
+    f.known(KEYS, &[], Some("pricing"), "key", &mut unknown);
+    if let Some(error) = unknown.pop() {
+        return Err(error);
     }
-    let rate = |key: &str, required: bool| -> Result<Option<f64>, LoadError> {
-        match p.get(key) {
-            None if required => Err(err(
+    let rate = |key: &str| {
+        f.bounded(
+            key,
+            "a price is a number of USD per million tokens, at least 0",
+            |n: &Num| n.at_least(0.0),
+        )
+        .map(|n| n.map(|n| n.x))
+    };
+    let needed = |key: &str| {
+        rate(key)?.ok_or_else(|| {
+            f.refuse(
                 LoadErrorKind::Missing,
-                Some("[target.pricing]"),
                 Some(key),
-                &format!("`{key}` is missing: a declared price names both input_per_mtok and output_per_mtok (USD per million tokens)"),
-            )),
-            None => Ok(None),
-            Some(toml::Value::Integer(n)) if *n >= 0 => Ok(Some(*n as f64)),
-            Some(toml::Value::Float(x)) if *x >= 0.0 && x.is_finite() => Ok(Some(*x)),
-            Some(other) => Err(err(
-                LoadErrorKind::Invalid,
-                Some("[target.pricing]"),
-                Some(key),
+                f.at,
                 &format!(
-                    "`{key}` is {}, and a price is a number of USD per million tokens, at least 0",
-                    match other {
-                        toml::Value::Integer(n) => n.to_string(),
-                        toml::Value::Float(x) => x.to_string(),
-                        _ => toml_type(other).to_string(),
-                    }
+                    "`{key}` is missing: a declared price names both input_per_mtok and \
+                     output_per_mtok (USD per million tokens)"
                 ),
-            )),
-        }
+            )
+        })
     };
     Ok(Some(Price {
-        input_per_mtok: rate("input_per_mtok", true)?.unwrap_or(0.0),
-        output_per_mtok: rate("output_per_mtok", true)?.unwrap_or(0.0),
-        cache_read_per_mtok: rate("cache_read_per_mtok", false)?,
-        cache_write_per_mtok: rate("cache_write_per_mtok", false)?,
-        cache_write_1h_per_mtok: rate("cache_write_1h_per_mtok", false)?,
+        input_per_mtok: needed("input_per_mtok")?,
+        output_per_mtok: needed("output_per_mtok")?,
+        cache_read_per_mtok: rate("cache_read_per_mtok")?,
+        cache_write_per_mtok: rate("cache_write_per_mtok")?,
+        cache_write_1h_per_mtok: rate("cache_write_1h_per_mtok")?,
     }))
 }
 
@@ -214,19 +189,19 @@ fn pricing(table: &toml::Table) -> Result<Option<Price>, LoadError> {
 /// keys (with the near miss), a missing `provider`/`prompt_file`/
 /// `max_tokens`, `system` beside `system_file`, a template that cannot be
 /// read or leaves the root, a value of the wrong type or range.
-pub fn provider_target(
-    table: &toml::Table,
+pub(super) fn provider_target(
+    f: &Fields<'_, '_>,
     suite_dir: &Path,
     root: &Path,
 ) -> Result<ProviderSpec, LoadError> {
     let mut problems = Vec::new();
     let parsed = noted(
         &mut problems,
-        string(table, "provider").and_then(|coordinate| {
+        string(f, "provider").and_then(|coordinate| {
             coordinate
                 .map(|c| {
                     parse_coordinate(&c)
-                        .map_err(|why| invalid("provider", format!("`provider`: {why}")))
+                        .map_err(|why| f.invalid("provider", &format!("`provider`: {why}")))
                 })
                 .transpose()
         }),
@@ -234,199 +209,122 @@ pub fn provider_target(
     let kind = parsed.as_ref().and_then(|p| p.as_ref().map(|(k, _)| *k));
     // A refused coordinate says nothing about which keys belong: judge
     // the keys against every provider's, so none is refused for it.
+    let owner = kind.map_or("provider", ProviderKind::name);
     let judged_by = match parsed {
-        Some(_) => keys_of(kind),
-        None => {
-            let mut all = keys_of(Some(ProviderKind::Anthropic));
-            all.extend(keys_of(Some(ProviderKind::OpenAi)));
-            all.sort_unstable();
-            all.dedup();
-            all
-        }
+        Some(_) => keys_of(kind.as_slice()),
+        None => keys_of(&[ProviderKind::Anthropic, ProviderKind::OpenAi]),
     };
-    let unknown: Vec<&str> = table
-        .keys()
-        .map(String::as_str)
-        .filter(|k| *k != "type" && !judged_by.contains(k))
-        .collect();
-    let meant: Vec<&str> = unknown
-        .iter()
-        .filter_map(|k| did_you_mean(k, &judged_by))
-        .collect();
-    if !unknown.is_empty() {
-        let owner = kind.map_or("provider", ProviderKind::name);
-        problems.push(unknown_keys(
-            AT,
-            Some(owner),
-            "parameter",
-            &unknown,
-            &judged_by,
-        ));
-    }
-    problems.extend(missing_keys(
-        table,
-        AT,
-        "a provider target",
-        &["provider", "prompt_file", "max_tokens"],
-        &meant,
-    ));
-    let max_tokens = match table.get("max_tokens") {
-        None => None,
-        Some(toml::Value::Integer(n)) if *n >= 1 => Some(*n as u64),
-        Some(other) => {
-            problems.push(invalid(
-                "max_tokens",
-                format!(
-                    "`max_tokens` is {}, and it has to be a whole number of tokens, at least 1",
-                    match other {
-                        toml::Value::Integer(n) => n.to_string(),
-                        v => toml_type(v).to_string(),
-                    }
-                ),
-            ));
-            None
-        }
-    };
-    let temperature = noted(&mut problems, temperature(table));
+    let meant = f.known(
+        &judged_by,
+        &["type"],
+        Some(owner),
+        "parameter",
+        &mut problems,
+    );
+    let required = ["provider", "prompt_file", "max_tokens"];
+    problems.extend(f.missing(&required, "a provider target", &meant));
+    let max_tokens = noted(
+        &mut problems,
+        f.bounded(
+            "max_tokens",
+            "it has to be a whole number of tokens, at least 1",
+            |n: &i64| *n >= 1,
+        ),
+    );
+    let temperature = noted(
+        &mut problems,
+        f.bounded(
+            "temperature",
+            "it has to be a number, at least 0",
+            |n: &Num| n.at_least(0.0),
+        ),
+    );
     let prompt = noted(
         &mut problems,
-        string(table, "prompt_file").and_then(|file| {
-            file.map(|file| read_template("prompt_file", &file, suite_dir, root))
+        string(f, "prompt_file").and_then(|file| {
+            file.map(|file| read_template(f, "prompt_file", &file, suite_dir, root))
                 .transpose()
         }),
     );
-    let system = noted(&mut problems, system(table, suite_dir, root));
+    let system = noted(&mut problems, system(f, suite_dir, root));
     let base_url = noted(
         &mut problems,
-        string(table, "base_url").and_then(|url| match (&url, kind) {
+        string(f, "base_url").and_then(|url| match (&url, kind) {
             (Some(written), Some(kind)) => {
-                crate::host::endpoints::check_base_url(AT, written, kind).map(|()| url)
+                crate::host::endpoints::check_base_url(AT, written, kind)
+                    .map(|()| url)
+                    .map_err(|e| f.place(e, f.at_key("base_url")))
             }
             _ => Ok(url),
         }),
     );
-    let response_format = noted(&mut problems, json_table(table, "response_format"));
-    let token_param = noted(&mut problems, token_param(table));
-    let timeout_s = noted(&mut problems, timeout(table));
-    let prefill = noted(&mut problems, string(table, "prefill"));
-    let extra_body = noted(&mut problems, json_table(table, "extra_body"));
-    let pricing = noted(&mut problems, pricing(table));
-    if let Some(error) = LoadError::all(problems) {
-        return Err(error);
-    }
-    let (
-        Some(Some((kind, model))),
-        Some(max_tokens),
-        Some(temperature),
-        Some(Some(prompt)),
-        Some(system),
-        Some(base_url),
-        Some(response_format),
-        Some(token_param),
-        Some(timeout_s),
-        Some(prefill),
-        Some(extra_body),
-        Some(pricing),
-    ) = (
-        parsed,
-        max_tokens,
-        temperature,
-        prompt,
-        system,
-        base_url,
-        response_format,
-        token_param,
-        timeout_s,
-        prefill,
-        extra_body,
-        pricing,
-    )
-    else {
-        unreachable!("every value that was refused or missing noted a problem");
-    };
-    Ok(ProviderSpec {
-        kind,
-        model,
-        prompt,
-        system,
-        max_tokens,
-        temperature,
-        prefill,
-        base_url,
-        response_format: response_format.map(Value::Object),
-        token_param,
-        extra_body,
-        pricing,
-        timeout_s,
+    let response_format = noted(&mut problems, json_table(f, "response_format"));
+    let token_param = noted(&mut problems, token_param(f));
+    let timeout_s = noted(
+        &mut problems,
+        f.bounded("timeout", "", |n: &Num| n.above(0.0))
+            .map_err(|_| f.invalid("timeout", "`timeout` has to be a number of seconds above 0")),
+    );
+    let prefill = noted(&mut problems, string(f, "prefill"));
+    let extra_body = noted(&mut problems, json_table(f, "extra_body"));
+    let pricing = noted(&mut problems, pricing(f));
+    finish(problems, || {
+        let (kind, model) = parsed??;
+        Some(ProviderSpec {
+            kind,
+            model,
+            prompt: prompt??,
+            system: system?,
+            max_tokens: max_tokens?? as u64,
+            temperature: temperature?.and_then(|t| t.json()),
+            prefill: prefill?,
+            base_url: base_url?,
+            response_format: response_format?.map(Value::Object),
+            token_param: token_param?,
+            extra_body: extra_body?,
+            pricing: pricing?,
+            timeout_s: timeout_s?.map_or(60.0, |n| n.x),
+        })
     })
-}
-
-/// `temperature`: a number, at least 0, when given.
-fn temperature(table: &toml::Table) -> Result<Option<Number>, LoadError> {
-    match table.get("temperature") {
-        None => Ok(None),
-        Some(toml::Value::Integer(n)) if *n >= 0 => Ok(Some(Number::from(*n))),
-        Some(toml::Value::Float(x)) if *x >= 0.0 && x.is_finite() => Ok(Number::from_f64(*x)),
-        Some(other) => Err(invalid(
-            "temperature",
-            format!(
-                "`temperature` is {}, and it has to be a number, at least 0",
-                match other {
-                    toml::Value::Integer(n) => n.to_string(),
-                    toml::Value::Float(x) => x.to_string(),
-                    _ => toml_type(other).to_string(),
-                }
-            ),
-        )),
-    }
 }
 
 /// `system` or `system_file` (not both), when given.
 fn system(
-    table: &toml::Table,
+    f: &Fields<'_, '_>,
     suite_dir: &Path,
     root: &Path,
 ) -> Result<Option<PromptTemplate>, LoadError> {
-    match (string(table, "system")?, string(table, "system_file")?) {
-        (Some(_), Some(_)) => Err(invalid(
+    match (string(f, "system")?, string(f, "system_file")?) {
+        (Some(_), Some(_)) => Err(f.invalid(
             "system_file",
             "`system` and `system_file` are both given, and a target has one system prompt: \
-             keep one"
-                .to_string(),
+             keep one",
         )),
         (Some(text), None) => Ok(Some(PromptTemplate::inline(&text))),
-        (None, Some(file)) => Ok(Some(read_template("system_file", &file, suite_dir, root)?)),
+        (None, Some(file)) => Ok(Some(read_template(
+            f,
+            "system_file",
+            &file,
+            suite_dir,
+            root,
+        )?)),
         (None, None) => Ok(None),
     }
 }
 
 /// `token_param`: how the token limit is sent, `auto` when absent.
-fn token_param(table: &toml::Table) -> Result<TokenParam, LoadError> {
-    match string(table, "token_param")?.as_deref() {
+fn token_param(f: &Fields<'_, '_>) -> Result<TokenParam, LoadError> {
+    match string(f, "token_param")?.as_deref() {
         None | Some("auto") => Ok(TokenParam::Auto),
         Some("max_tokens") => Ok(TokenParam::MaxTokens),
         Some("max_completion_tokens") => Ok(TokenParam::MaxCompletionTokens),
-        Some(other) => Err(invalid(
+        Some(other) => Err(f.invalid(
             "token_param",
-            format!(
+            &format!(
                 "`token_param` is '{other}', and it is one of \"auto\", \"max_tokens\", \
                  \"max_completion_tokens\""
             ),
         )),
-    }
-}
-
-/// `timeout`: seconds above 0, 60 when absent.
-fn timeout(table: &toml::Table) -> Result<f64, LoadError> {
-    match table.get("timeout") {
-        None => Ok(60.0),
-        Some(_) => match number(table, "timeout") {
-            Some(x) if x > 0.0 && x.is_finite() => Ok(x),
-            _ => Err(invalid(
-                "timeout",
-                "`timeout` has to be a number of seconds above 0".to_string(),
-            )),
-        },
     }
 }
 
@@ -459,9 +357,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("prompt.txt"), "Q: {question}").unwrap();
         fs::write(dir.path().join("system.txt"), "S {lang}").unwrap();
-        let table: toml::Table = snippet.parse().unwrap();
+        let tree = toml::de::DeTable::parse(snippet).unwrap().into_inner();
+        let target = Fields {
+            text: snippet,
+            locator: AT,
+            at: 0,
+            table: &tree,
+        };
         let root = fs::canonicalize(dir.path()).unwrap();
-        provider_target(&table, &root, &root)
+        provider_target(&target, &root, &root)
     }
 
     const BASE: &str = "type = \"provider\"\nprompt_file = \"prompt.txt\"\nmax_tokens = 100\n";
@@ -479,7 +383,7 @@ mod tests {
         assert_eq!(spec.model, "llama3");
         assert_eq!(spec.prompt.text, "Q: {question}");
         assert_eq!(spec.system.unwrap().origin.as_deref(), Some("system.txt"));
-        assert_eq!(spec.temperature, Some(Number::from(0)));
+        assert_eq!(spec.temperature, Some(serde_json::Number::from(0)));
         assert_eq!(spec.token_param, TokenParam::MaxTokens);
         assert_eq!(spec.pricing.unwrap().output_per_mtok, 0.5);
         assert_eq!(spec.pricing.unwrap().cache_read_per_mtok, None);
@@ -502,15 +406,15 @@ mod tests {
         assert_eq!(
             sentences,
             [
-                "suite.toml, [target]: `provider`: there is no provider 'antropic'. The providers \
+                "suite.toml:2:1, [target]: `provider`: there is no provider 'antropic'. The providers \
                  are: anthropic, openai. Any OpenAI-compatible endpoint is \"openai/<model>\" \
                  with base_url",
-                "suite.toml, [target]: `provider` has no parameter `prompt_fil`. Did you mean \
+                "suite.toml:3:1, [target]: `provider` has no parameter `prompt_fil`. Did you mean \
                  `prompt_file`?",
-                "suite.toml, [target]: `max_tokens` is 0, and it has to be a whole number of \
+                "suite.toml:4:1, [target]: `max_tokens` is 0, and it has to be a whole number of \
                  tokens, at least 1",
-                "suite.toml, [target]: `temperature` is -1, and it has to be a number, at least 0",
-                "suite.toml, [target]: `token_param` is 'max', and it is one of \"auto\", \
+                "suite.toml:5:1, [target]: `temperature` is -1, and it has to be a number, at least 0",
+                "suite.toml:7:1, [target]: `token_param` is 'max', and it is one of \"auto\", \
                  \"max_tokens\", \"max_completion_tokens\"",
             ]
         );

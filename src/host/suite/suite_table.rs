@@ -4,13 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
+use toml::de::DeValue;
+
 use super::cases::read_cases;
 use super::errors::{LoadError, LoadErrorKind};
+use super::fields::{Fields, FromToml, Num};
+use super::noted;
 use super::paths::inside_root;
-use super::toml_values::{toml_to_json, toml_type};
-use super::{err, noted, unknown_keys};
+use super::toml_values::{kind, to_json};
 use crate::core::ratio::{as_agreement, sample_count, too_many_samples, SamplesRefused};
-use crate::host::near_miss::did_you_mean;
 
 /// Keys of `[suite]` in digline 0.10.0 (`disclosure` is known, and refused).
 const SUITE_KEYS: &[&str] = &[
@@ -25,26 +27,6 @@ const SUITE_KEYS: &[&str] = &[
     "samples",
     "tenant",
 ];
-
-/// `[suite]` itself: present, and a table.
-pub(super) fn suite_section(value: Option<&toml::Value>) -> Result<&toml::Table, LoadError> {
-    match value {
-        None => Err(err(
-            LoadErrorKind::Missing,
-            None,
-            Some("suite"),
-            "no [suite] table, and every suite needs one: it names the tenant, the \
-             environment, the suite and its cases file",
-        )),
-        Some(toml::Value::Table(t)) => Ok(t),
-        Some(other) => Err(err(
-            LoadErrorKind::Invalid,
-            None,
-            Some("suite"),
-            &format!("[suite] is {}, not a table", toml_type(other)),
-        )),
-    }
-}
 
 /// What `[suite]` and the cases file it names hold, validated.
 pub(super) struct SuiteValues {
@@ -66,134 +48,107 @@ pub(super) struct SuiteValues {
 /// The `[suite]` keys and values (steps 4–9 of the load order), each
 /// problem noted; `None` when any of them was refused.
 pub(super) fn suite_values(
-    suite_table: &toml::Table,
+    f: &Fields<'_, '_>,
     suite_dir: &Path,
     root: &Path,
     problems: &mut Vec<LoadError>,
 ) -> Option<SuiteValues> {
     let before = problems.len();
-    // 4. [suite] keys, 5. disclosure
-    let unknown: Vec<&str> = suite_table
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !SUITE_KEYS.contains(k))
-        .collect();
-    // A key nobody knows that is a near miss of a key the suite needs is one
-    // problem, not two: `enviroment` is not also "no `environment`".
-    let meant: Vec<&str> = unknown
-        .iter()
-        .filter_map(|k| did_you_mean(k, SUITE_KEYS))
-        .collect();
-    if !unknown.is_empty() {
-        problems.push(unknown_keys(
-            Some("[suite]"),
-            None,
-            "key",
-            &unknown,
-            SUITE_KEYS,
-        ));
-    }
-    if suite_table.contains_key("disclosure") {
-        problems.push(err(
+    // 4. [suite] keys, 5. disclosure. A key nobody knows that is a near
+    // miss of a key the suite needs is one problem, not two: `enviroment`
+    // is not also "no `environment`".
+    let meant = f.known(SUITE_KEYS, &[], None, "key", problems);
+    if f.get("disclosure").is_some() {
+        problems.push(f.refuse(
             LoadErrorKind::PythonOnly,
-            Some("[suite]"),
             Some("disclosure"),
+            f.at_key("disclosure"),
             "`disclosure` cannot be set from a data file: what a disclosure widens is what \
              leaves the perimeter, and a suite that is data never widens it. A suite that \
              must disclose more than the verdict is code, and needs a suite.py.",
         ));
     }
+    let missing = |key: &str, sentence: &str| {
+        (!meant.contains(&key)).then(|| f.refuse(LoadErrorKind::Missing, Some(key), f.at, sentence))
+    };
     // 6. cases, 7. perimeter and parse
-    let cases_file = match suite_table.get("cases") {
-        None if meant.contains(&"cases") => None,
-        None => noted(
-            problems,
-            Err(err(
-                LoadErrorKind::Missing,
-                Some("[suite]"),
-                Some("cases"),
-                "no `cases`. Cases always live in a file of their own, e.g. \
+    let cases_file =
+        match f.optional::<WrittenPath>("cases", "it has to be the path of the cases file") {
+            Ok(None) => {
+                problems.extend(missing(
+                    "cases",
+                    "no `cases`. Cases always live in a file of their own, e.g. \
                  `cases = \"cases.json\"`: a suite is rules, cases are data, and a diff has to \
                  say which of the two moved",
-            )),
-        ),
-        Some(toml::Value::String(s)) if !s.is_empty() => {
-            noted(problems, read_cases(s, suite_dir, root))
-        }
-        Some(other) => noted(
-            problems,
-            Err(err(
-                LoadErrorKind::Invalid,
-                Some("[suite]"),
-                Some("cases"),
-                &format!(
-                    "`cases` is {}, and it has to be the path of the cases file",
-                    toml_type(other)
-                ),
-            )),
-        ),
-    };
+                ));
+                None
+            }
+            Ok(Some(WrittenPath(written))) => noted(
+                problems,
+                read_cases(&written, suite_dir, root).map_err(|e| f.place(e, f.at_key("cases"))),
+            ),
+            Err(e) => noted(problems, Err(e)),
+        };
     // 8. artifacts
-    let artifacts = noted(problems, artifacts(suite_table, suite_dir, root));
+    let artifacts = noted(problems, artifacts(f, suite_dir, root));
     // 9. the [suite] values
     let mut name_of = |key: &str| -> Option<String> {
-        let refuse = |sentence: String| {
-            Err(err(
-                LoadErrorKind::Invalid,
-                Some("[suite]"),
-                Some(key),
-                &sentence,
-            ))
-        };
-        let value = match suite_table.get(key) {
-            None if meant.contains(&key) => return None,
-            None => Err(err(
-                LoadErrorKind::Missing,
-                Some("[suite]"),
-                Some(key),
-                &format!("no `{key}`, and every suite needs one"),
-            )),
-            Some(toml::Value::String(s)) if s.is_empty() => {
-                refuse(format!("`{key}` is empty, and it has to name something"))
+        let name = match f.optional::<String>(key, "it has to be a string") {
+            Ok(None) => {
+                problems.extend(missing(
+                    key,
+                    &format!("no `{key}`, and every suite needs one"),
+                ));
+                return None;
             }
-            Some(toml::Value::String(s)) if is_safe_name(s) => Ok(s.clone()),
-            Some(toml::Value::String(s)) => refuse(format!(
-                "`{key}` is '{s}', and a name may hold only letters, digits, `.`, `_` and `-`, \
-                 starting with a letter or digit: it becomes a directory under .digline/"
+            Ok(Some(s)) if s.is_empty() => Err(f.invalid(
+                key,
+                &format!("`{key}` is empty, and it has to name something"),
             )),
-            Some(other) => refuse(format!(
-                "`{key}` is {}, and it has to be a string",
-                toml_type(other)
+            Ok(Some(s)) if is_safe_name(&s) => Ok(s),
+            Ok(Some(s)) => Err(f.invalid(
+                key,
+                &format!(
+                    "`{key}` is '{s}', and a name may hold only letters, digits, `.`, `_` and \
+                     `-`, starting with a letter or digit: it becomes a directory under .digline/"
+                ),
             )),
+            Err(e) => Err(e),
         };
-        noted(problems, value)
+        noted(problems, name)
     };
     let tenant = name_of("tenant");
     let environment = name_of("environment");
     let name = name_of("name");
-    let samples = noted(problems, samples(suite_table));
+    let samples = noted(problems, samples(f));
     let min_agreement = match samples {
-        Some(samples) => noted(problems, min_agreement(suite_table, samples)),
+        Some(samples) => noted(problems, min_agreement(f, samples)),
         None => None,
     };
-    let record_responses = noted(problems, record_responses(suite_table));
-    let max_usd = noted(problems, max_usd(suite_table));
+    let record_responses = noted(
+        problems,
+        f.optional("record_responses", "it has to be true or false"),
+    );
+    let max_usd = noted(
+        problems,
+        f.bounded(
+            "max_usd",
+            "it has to be a number of US dollars, 0 or more (max_usd = 0.50)",
+            |n: &Num| n.at_least(0.0),
+        ),
+    );
     if let (Some(samples), Some((cases, ..))) = (samples, &cases_file) {
-        if samples < 2 {
-            if let Some(canary) = cases.iter().find(|c| c.canary) {
-                problems.push(err(
-                    LoadErrorKind::Invalid,
-                    Some("[suite]"),
-                    Some("samples"),
-                    &format!(
-                        "case '{}' is a canary and the suite samples {samples} time(s). A canary \
-                         is read by whether it moved beyond its own noise, and one sample has no \
-                         noise to measure. Set samples to at least 2 (with min_agreement), or \
-                         drop the canary flag",
-                        canary.id
-                    ),
-                ));
-            }
+        if let Some(canary) = cases.iter().find(|c| c.canary).filter(|_| samples < 2) {
+            problems.push(f.invalid(
+                "samples",
+                &format!(
+                    "case '{}' is a canary and the suite samples {samples} time(s). A canary \
+                     is read by whether it moved beyond its own noise, and one sample has no \
+                     noise to measure. Set samples to at least 2 (with min_agreement), or \
+                     drop the canary flag",
+                    canary.id
+                ),
+            ));
         }
     }
     if problems.len() > before {
@@ -207,8 +162,8 @@ pub(super) fn suite_values(
         name: name?,
         samples: samples?,
         min_agreement: min_agreement?,
-        record_responses: record_responses?,
-        max_usd: max_usd?,
+        record_responses: record_responses?.unwrap_or(false),
+        max_usd: max_usd?.map(|n| n.x),
         cases,
         cases_name,
         cases_text,
@@ -218,108 +173,102 @@ pub(super) fn suite_values(
     })
 }
 
+/// A path a suite names: a string that is not empty (an empty one is
+/// refused as any other string).
+struct WrittenPath(String);
+
+impl FromToml for WrittenPath {
+    fn from_toml(value: &DeValue<'_>) -> Result<Self, String> {
+        match value.as_str() {
+            Some(path) if !path.is_empty() => Ok(WrittenPath(path.to_string())),
+            _ => Err(kind(value).to_string()),
+        }
+    }
+}
+
 /// `artifacts`: the written paths and where each resolves.
 fn artifacts(
-    suite_table: &toml::Table,
+    f: &Fields<'_, '_>,
     suite_dir: &Path,
     root: &Path,
 ) -> Result<(Vec<String>, Vec<PathBuf>), LoadError> {
-    match suite_table.get("artifacts") {
-        None => Ok((Vec::new(), Vec::new())),
-        Some(toml::Value::Array(items)) => {
-            // Each entry on its own: every refused entry is noted, placed
-            // at the entry.
-            let mut problems = Vec::new();
-            let mut written = Vec::new();
-            let mut resolved = Vec::new();
-            for (i, item) in items.iter().enumerate() {
-                let mut noted_at = |e: LoadError| problems.push(e.at_element(i));
-                let toml::Value::String(path) = item else {
-                    noted_at(err(
-                        LoadErrorKind::Invalid,
-                        Some("[suite]"),
-                        Some("artifacts"),
-                        &format!(
-                            "`artifacts` holds {}, and every entry has to be a path",
-                            toml_type(item)
-                        ),
-                    ));
-                    continue;
-                };
-                if written.contains(path) {
-                    noted_at(err(
-                        LoadErrorKind::Invalid,
-                        Some("[suite]"),
-                        Some("artifacts"),
-                        &format!("`artifacts` names {path} twice"),
-                    ));
-                    continue;
-                }
-                written.push(path.clone());
-                match inside_root("artifacts", path, suite_dir, root) {
-                    Ok(full) => resolved.push(full),
-                    Err(e) => noted_at(e),
-                }
-            }
-            match LoadError::all(problems) {
-                Some(error) => Err(error),
-                None => Ok((written, resolved)),
-            }
+    let items = match f.get("artifacts").map(|v| v.get_ref()) {
+        None => return Ok((Vec::new(), Vec::new())),
+        Some(DeValue::Array(items)) => items,
+        Some(other) => {
+            return Err(f.invalid(
+                "artifacts",
+                &format!(
+                    "`artifacts` is {}, and it has to be an array of paths, e.g. [\"prompt.md\"]",
+                    kind(other)
+                ),
+            ))
         }
-        Some(other) => Err(err(
-            LoadErrorKind::Invalid,
-            Some("[suite]"),
-            Some("artifacts"),
-            &format!(
-                "`artifacts` is {}, and it has to be an array of paths, e.g. [\"prompt.md\"]",
-                toml_type(other)
-            ),
-        )),
+    };
+    // Each entry on its own: every refused entry is noted, placed at the entry.
+    let mut problems = Vec::new();
+    let mut written = Vec::new();
+    let mut resolved = Vec::new();
+    for item in items.iter() {
+        let refuse = |sentence: &str| {
+            f.refuse(
+                LoadErrorKind::Invalid,
+                Some("artifacts"),
+                item.span().start,
+                sentence,
+            )
+        };
+        let Some(path) = item.get_ref().as_str() else {
+            problems.push(refuse(&format!(
+                "`artifacts` holds {}, and every entry has to be a path",
+                kind(item.get_ref())
+            )));
+            continue;
+        };
+        if written.iter().any(|w| w == path) {
+            problems.push(refuse(&format!("`artifacts` names {path} twice")));
+            continue;
+        }
+        written.push(path.to_string());
+        match inside_root("artifacts", path, suite_dir, root) {
+            Ok(full) => resolved.push(full),
+            Err(e) => problems.push(f.place(e, item.span().start)),
+        }
+    }
+    match LoadError::all(problems) {
+        Some(error) => Err(error),
+        None => Ok((written, resolved)),
     }
 }
 
 /// `samples`: a whole number of calls per case, 1 when absent, at most
 /// [`MOST_SAMPLES`](crate::core::ratio::MOST_SAMPLES).
-fn samples(suite_table: &toml::Table) -> Result<u32, LoadError> {
-    match suite_table.get("samples") {
-        None => Ok(1),
-        Some(toml::Value::Integer(n)) => match sample_count(i128::from(*n), 1) {
-            Ok(count) => Ok(count),
-            Err(SamplesRefused::TooMany) => Err(err(
-                LoadErrorKind::Invalid,
-                Some("[suite]"),
-                Some("samples"),
-                &too_many_samples(i128::from(*n)),
-            )),
-            Err(SamplesRefused::TooFew) => Err(err(
-                LoadErrorKind::Invalid,
-                Some("[suite]"),
-                Some("samples"),
-                &format!(
+fn samples(f: &Fields<'_, '_>) -> Result<u32, LoadError> {
+    let Some(n) = f.optional::<i64>("samples", "it has to be a whole number")? else {
+        return Ok(1);
+    };
+    sample_count(i128::from(n), 1).map_err(|refused| {
+        f.invalid(
+            "samples",
+            &match refused {
+                SamplesRefused::TooMany => too_many_samples(i128::from(n)),
+                SamplesRefused::TooFew => format!(
                     "`samples` is {n}, and at least one call per case is needed to judge \
                      anything"
                 ),
-            )),
-        },
-        Some(other) => Err(err(
-            LoadErrorKind::Invalid,
-            Some("[suite]"),
-            Some("samples"),
-            &format!(
-                "`samples` is {}, and it has to be a whole number",
-                toml_type(other)
-            ),
-        )),
-    }
+            },
+        )
+    })
 }
 
 /// `min_agreement`: required when sampling, one `samples` can produce.
-fn min_agreement(suite_table: &toml::Table, samples: u32) -> Result<Option<f64>, LoadError> {
-    match suite_table.get("min_agreement") {
-        None if samples > 1 => Err(err(
+fn min_agreement(f: &Fields<'_, '_>, samples: u32) -> Result<Option<f64>, LoadError> {
+    let invalid = |sentence: &str| f.invalid("min_agreement", sentence);
+    match f.get("min_agreement") {
+        None if samples > 1 => Err(f.refuse(
             LoadErrorKind::Missing,
-            Some("[suite]"),
             Some("min_agreement"),
+            f.at,
             &format!(
                 "`samples` is {samples} and there is no `min_agreement`. Sampling measures \
                  how much the answers wobble; without a stated floor nobody has said how \
@@ -329,65 +278,12 @@ fn min_agreement(suite_table: &toml::Table, samples: u32) -> Result<Option<f64>,
         )),
         None => Ok(None),
         Some(value) => {
-            let value = toml_to_json(value).map_err(|why| {
-                err(
-                    LoadErrorKind::Invalid,
-                    Some("[suite]"),
-                    Some("min_agreement"),
-                    &format!("`min_agreement` is {why}"),
-                )
-            })?;
-            Ok(Some(
-                as_agreement(&value, samples, "min_agreement").map_err(|e| {
-                    err(
-                        LoadErrorKind::Invalid,
-                        Some("[suite]"),
-                        Some("min_agreement"),
-                        &e.message,
-                    )
-                })?,
-            ))
+            let value = to_json(value.get_ref())
+                .map_err(|why| invalid(&format!("`min_agreement` is {why}")))?;
+            as_agreement(&value, samples, "min_agreement")
+                .map(Some)
+                .map_err(|e| invalid(&e.message))
         }
-    }
-}
-
-/// `record_responses`: true or false, false when absent.
-fn record_responses(suite_table: &toml::Table) -> Result<bool, LoadError> {
-    match suite_table.get("record_responses") {
-        None => Ok(false),
-        Some(toml::Value::Boolean(b)) => Ok(*b),
-        Some(other) => Err(err(
-            LoadErrorKind::Invalid,
-            Some("[suite]"),
-            Some("record_responses"),
-            &format!(
-                "`record_responses` is {}, and it has to be true or false",
-                toml_type(other)
-            ),
-        )),
-    }
-}
-
-/// `max_usd`: the spending cap, a number of USD ≥ 0; none when absent.
-fn max_usd(suite_table: &toml::Table) -> Result<Option<f64>, LoadError> {
-    let value = match suite_table.get("max_usd") {
-        None => return Ok(None),
-        Some(toml::Value::Float(f)) => Some(*f),
-        #[allow(clippy::cast_precision_loss, reason = "a cap in dollars")]
-        Some(toml::Value::Integer(i)) => Some(*i as f64),
-        Some(_) => None,
-    };
-    match value {
-        Some(usd) if usd.is_finite() && usd >= 0.0 => Ok(Some(usd)),
-        _ => Err(err(
-            LoadErrorKind::Invalid,
-            Some("[suite]"),
-            Some("max_usd"),
-            &format!(
-                "`max_usd` is {}, and it has to be a number of US dollars, 0 or more (max_usd = 0.50)",
-                suite_table.get("max_usd").map_or("absent".into(), |v| v.to_string())
-            ),
-        )),
     }
 }
 

@@ -4,27 +4,28 @@
 
 use std::path::Path;
 
+use toml::de::{DeTable, DeValue};
+
 use super::errors::{LoadError, LoadErrorKind};
+use super::fields::Fields;
 use super::http::http_target;
 use super::provider::provider_target;
-use super::toml_values::toml_type;
-use super::{err, TargetSpec};
+use super::{section, TargetSpec};
 
 /// Take every `api_key` (any case, at any depth) out of `table`; returns
-/// the dotted path of each, in file order.
-fn take_api_keys(table: &mut toml::Table, prefix: &str) -> Vec<String> {
+/// the dotted path and the start of each, in file order.
+fn take_api_keys(table: &mut DeTable<'_>, prefix: &str) -> Vec<(String, usize)> {
     let mut found = Vec::new();
     let mut taken = Vec::new();
     for (key, value) in table.iter_mut() {
-        let path = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
+        let path = match prefix {
+            "" => key.get_ref().to_string(),
+            _ => format!("{prefix}.{}", key.get_ref()),
         };
-        if key.eq_ignore_ascii_case("api_key") {
+        if key.get_ref().eq_ignore_ascii_case("api_key") {
             taken.push(key.clone());
-            found.push(path);
-        } else if let toml::Value::Table(inner) = value {
+            found.push((path, key.span().start));
+        } else if let DeValue::Table(inner) = value.get_mut() {
             found.extend(take_api_keys(inner, &path));
         }
     }
@@ -41,38 +42,18 @@ fn take_api_keys(table: &mut toml::Table, prefix: &str) -> Vec<String> {
 /// # Errors
 /// The first problem, carrying the others (see [`LoadError::all`]).
 pub(super) fn load_target(
-    value: Option<&toml::Value>,
+    top: &Fields<'_, '_>,
     suite_dir: &Path,
     root: &Path,
 ) -> Result<TargetSpec, LoadError> {
-    const AT: Option<&str> = Some("[target]");
-    let table = match value {
-        None => {
-            return Err(err(
-                LoadErrorKind::Missing,
-                None,
-                Some("target"),
-                "no [target] table, and every suite needs one: it says what system the cases \
-                 are asked of",
-            ))
-        }
-        Some(toml::Value::Table(t)) => t,
-        Some(other) => {
-            return Err(err(
-                LoadErrorKind::Invalid,
-                None,
-                Some("target"),
-                &format!("[target] is {}, not a table", toml_type(other)),
-            ))
-        }
-    };
+    let written = section(top, "target", "[target]")?;
     let mut problems = Vec::new();
-    let mut table = table.clone();
-    for path in take_api_keys(&mut table, "") {
-        problems.push(err(
+    let mut table = written.table.clone();
+    for (path, at) in take_api_keys(&mut table, "") {
+        problems.push(written.refuse(
             LoadErrorKind::Credential,
-            AT,
             Some(&path),
+            at,
             &format!(
                 "`{path}` is a credential, and a suite file gets committed. Leave it out: a \
                  provider's key comes from its environment variable, and a header takes a secret \
@@ -82,38 +63,37 @@ pub(super) fn load_target(
     }
     let forms = "there are two forms, \"http\" (a service you run) and \"provider\" (a hosted \
                  model). A target that is a function is code, and needs a suite.py";
-    let form = match table.get("type") {
-        None => Err(err(
+    let f = Fields {
+        table: &table,
+        ..written
+    };
+    let form = match f.optional::<String>("type", forms) {
+        Ok(None) => Err(f.refuse(
             LoadErrorKind::Missing,
-            AT,
             Some("type"),
+            f.at,
             &format!("no `type`, and {forms}"),
         )),
-        Some(toml::Value::String(t)) if t == "http" => http_target(&table).map(TargetSpec::Http),
-        Some(toml::Value::String(t)) if t == "provider" => {
-            if table.remove("client").is_some() {
-                problems.push(err(
+        Ok(Some(t)) if t == "http" => http_target(&f).map(TargetSpec::Http),
+        Ok(Some(t)) if t == "provider" => {
+            if f.get("client").is_some() {
+                problems.push(f.refuse(
                     LoadErrorKind::PythonOnly,
-                    AT,
                     Some("client"),
+                    f.at_key("client"),
                     "`client` is an SDK object, which a data file cannot hold: a provider target \
                      builds its own client from the environment. Injecting one needs a suite.py",
                 ));
+                table.remove("client");
             }
-            provider_target(&table, suite_dir, root).map(TargetSpec::Provider)
+            let f = Fields {
+                table: &table,
+                ..written
+            };
+            provider_target(&f, suite_dir, root).map(TargetSpec::Provider)
         }
-        Some(toml::Value::String(t)) => Err(err(
-            LoadErrorKind::Invalid,
-            AT,
-            Some("type"),
-            &format!("`type` is '{t}', and {forms}"),
-        )),
-        Some(other) => Err(err(
-            LoadErrorKind::Invalid,
-            AT,
-            Some("type"),
-            &format!("`type` is {}, and {forms}", toml_type(other)),
-        )),
+        Ok(Some(t)) => Err(f.invalid("type", &format!("`type` is '{t}', and {forms}"))),
+        Err(e) => Err(e),
     };
     match (form, LoadError::all(problems)) {
         (Ok(spec), None) => Ok(spec),

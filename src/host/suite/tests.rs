@@ -2,7 +2,6 @@
 //! payloads and `config_hash` of the golden suites, and each section's
 //! refusals through [`super::load`].
 
-use super::toml_values::toml_to_json;
 use super::*;
 use crate::client::http::check_body_references;
 use crate::core::aggregate::{build_aggregate, expand_by_group};
@@ -314,12 +313,10 @@ fn every_golden_refusal_row() {
             }
             BodyReference => {
                 let loaded_body = fs::read_to_string(dir.join("suite.toml")).unwrap_or_default();
-                let table: toml::Table = loaded_body.parse().expect("row's TOML parses");
-                let body = table
-                    .get("target")
-                    .and_then(|t| t.get("body"))
-                    .map(|b| toml_to_json(b).expect("plain body"))
-                    .and_then(|b| b.as_object().cloned())
+                let table: Value = toml::from_str(&loaded_body).expect("row's TOML parses");
+                let body = table["target"]["body"]
+                    .as_object()
+                    .cloned()
                     .unwrap_or_default();
                 match (check_body_references(&body), got) {
                     (Err(why), Err(e)) => {
@@ -337,13 +334,15 @@ fn every_golden_refusal_row() {
     }
 }
 
+/// The type and parameters of the first `[[assertions]]` entry of `snippet`.
 fn entry_params(snippet: &str) -> (String, Map<String, Value>) {
-    let table: toml::Table = snippet.parse().expect("snippet parses");
-    let entry = table["assertions"][0].as_table().expect("an entry").clone();
-    let mut params = match toml_to_json(&toml::Value::Table(entry)) {
-        Ok(Value::Object(map)) => map,
-        other => panic!("{other:?}"),
-    };
+    let table: Value = toml::from_str(snippet).expect("snippet parses");
+    params_of(&table["assertions"][0])
+}
+
+/// The type and parameters of one `[[assertions]]` entry.
+fn params_of(entry: &Value) -> (String, Map<String, Value>) {
+    let mut params = entry.as_object().cloned().expect("an entry");
     let token = params
         .remove("type")
         .and_then(|t| t.as_str().map(str::to_string))
@@ -435,7 +434,7 @@ fn config_hash_matches_every_golden_suite() {
     for entry in identities().iter().filter(|e| e["kind"] == "suite") {
         let label = entry["label"].as_str().unwrap_or_default();
         let text = entry["toml"].as_str().unwrap_or_default();
-        let table: toml::Table = text.parse().expect("suite parses");
+        let table: Value = toml::from_str(text).expect("suite parses");
         let entries = table["assertions"].as_array().cloned().unwrap_or_default();
         let all_built = entries
             .iter()
@@ -468,9 +467,7 @@ fn config_hash_matches_every_golden_suite() {
         // 0.10.0 lists per-case ids first, then the (expanded) aggregates.
         let (mut ids, mut run_ids) = (Vec::new(), Vec::new());
         for item in &entries {
-            let mut wrapper = toml::Table::new();
-            wrapper.insert("assertions".into(), toml::Value::Array(vec![item.clone()]));
-            let (token, params) = entry_params(&toml::to_string(&wrapper).expect("render"));
+            let (token, params) = params_of(item);
             let payload =
                 identity_payload(&token, &params).unwrap_or_else(|e| panic!("{label}: {e}"));
             let id = identity::digest(&payload);
@@ -489,14 +486,11 @@ fn config_hash_matches_every_golden_suite() {
                 rules.push(rule(&token, &params, id));
             }
         }
-        let samples = table["suite"]
-            .get("samples")
-            .and_then(|s| s.as_integer())
-            .unwrap_or(1);
+        let samples = table["suite"]["samples"].as_i64().unwrap_or(1);
         let samples = u32::try_from(samples).expect("small");
-        let min_agreement = table["suite"].get("min_agreement").map(|m| {
-            as_agreement(&toml_to_json(m).expect("json"), samples, "m").expect("reachable")
-        });
+        let min_agreement = table["suite"]
+            .get("min_agreement")
+            .map(|m| as_agreement(m, samples, "m").expect("reachable"));
         ids.extend(run_ids);
         assert_eq!(ids, want_ids, "{label}");
         assert_eq!(
@@ -1109,4 +1103,79 @@ fn an_allow_ci_tokens_refusal_is_placed_at_its_element() {
         "suite.toml:11:36, [target]: `allow_ci_tokens` names HOME, which is not one of the \
          CI's own tokens; only those need allowing"
     );
+}
+
+/// A number no TOML value holds is a syntax error at the number, in the
+/// toml crate's own words; the first in the order the crate reads the
+/// file (keys sorted, depth first) is the one named.
+#[test]
+fn a_number_no_toml_value_holds_is_refused_at_the_number() {
+    let rows = [
+        ("99999999999999999999", "invalid type: integer `99999999999999999999` as i128, expected any valid TOML value"),
+        ("18446744073709551615", "u64 value was too large"),
+        ("0xffffffffffffffffffffffffffffffff", "invalid type: integer `340282366920938463463374607431768211455` as u128, expected any valid TOML value"),
+        ("-170141183460469231731687303715884105729", "integer number overflowed"),
+        ("1e999", "floating-point number overflowed"),
+    ];
+    for (number, why) in rows {
+        let dir = fixture(&format!("{HEAD}samples = {number}\n{TARGET}{CHECK}"), CASES);
+        let e = load_in(&dir).expect_err(number);
+        assert_eq!(
+            e.to_string(),
+            format!("suite.toml:6:11: this is not valid TOML: {why}")
+        );
+        assert_eq!(e.kind, LoadErrorKind::Syntax);
+    }
+    let check = CHECK.replace("needle = \"Northwind\"", "needle = 99999999999999999999");
+    let dir = fixture(&format!("{HEAD}samples = 1e999\n{TARGET}{check}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    assert!(e.message.starts_with("suite.toml:17:10: "), "{e}");
+}
+
+/// A refusal about an absent key is placed at the table's header, never
+/// at a key of that name inside a value of the table.
+#[test]
+fn an_absent_key_is_placed_at_its_table() {
+    let target =
+        "\n[target]\nprovider = \"openai/m\"\nresponse_format = { type = \"json_object\" }\n";
+    let dir = fixture(&format!("{HEAD}{target}{CHECK}"), CASES);
+    let e = load_in(&dir).expect_err("refused");
+    assert!(
+        e.message.starts_with("suite.toml:7:2, [target]: no `type`"),
+        "{e}"
+    );
+}
+
+/// A refusal found after the load (a `${NAME}` the environment does not
+/// set) is placed where the load saw its key, under the file's name.
+#[test]
+fn a_refusal_after_the_load_is_placed_at_its_key() {
+    let target = TARGET.replace(
+        "[target.body]",
+        "[target.headers]\nAccept = \"x\"\nX-Token = \"${TOK}\"\n[target.body]",
+    );
+    let dir = fixture(&format!("{HEAD}{target}{CHECK}"), CASES);
+    let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let spec = loaded.target.http().expect("an HTTP target");
+    let e = loaded.place(expand_headers(spec, |_| None).expect_err("TOK is not set"));
+    assert_eq!(e.line_column(), Some((13, 1)), "{e}");
+    assert!(
+        e.message
+            .contains(":13:1, [target.headers]: `X-Token` takes ${TOK}"),
+        "{e}"
+    );
+}
+
+/// The loader reads the spanned tree, not `toml`'s value type: at most
+/// ten mentions of it in the loader's files (issue 26).
+#[test]
+fn the_loader_hardly_names_the_toml_value_type() {
+    let value_type = concat!("toml", "::", "Value");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/host/suite");
+    let mut uses = 0;
+    for entry in fs::read_dir(&dir).expect("the loader's directory") {
+        let text = fs::read_to_string(entry.expect("an entry").path()).expect("a file");
+        uses += text.matches(value_type).count();
+    }
+    assert!(uses <= 10, "{uses} uses of {value_type} in src/host/suite/");
 }
