@@ -257,7 +257,8 @@ pub fn merge_planned(
 /// another way or another number of ways than the first, two runs of one
 /// shard — then each file holding a case of another shard (its first),
 /// the missing shards, and each way a file differs from the first in how
-/// it ran. A file is judged once: a copy is not also an overlapping shard,
+/// it ran. Shards split two ways are said once, naming the first file of
+/// each way. A file is judged once: a copy is not also an overlapping shard,
 /// a shard split otherwise is not also an overlap, and the missing shards
 /// are not counted while the shards disagree about the split.
 ///
@@ -274,6 +275,7 @@ fn between_shards(
     let mut by_index: BTreeMap<u32, usize> = BTreeMap::new();
     let mut copies = vec![false; shards.len()];
     let mut split_differs = false;
+    let (mut said_mixed, mut said_partitions) = (false, Vec::new());
     for (i, (s, r)) in shards.iter().zip(records).enumerate() {
         // The same bytes are the same run: one `created_at` (the time, to
         // the microsecond, its job started) covers both copies.
@@ -290,31 +292,38 @@ fn between_shards(
             copies[i] = true;
             continue;
         }
-        let mut split_otherwise = false;
-        match (&reference.balanced, &r.balanced) {
+        // Split two ways is one problem, said once (by the first file
+        // split otherwise), and so is each other balanced partition.
+        let split_otherwise = match (&reference.balanced, &r.balanced) {
             (None, Some(_)) | (Some(_), None) => {
                 let (by_time, by_hash) = if r.balanced.is_some() {
                     (s, first)
                 } else {
                     (first, s)
                 };
-                problems.push(format!(
-                    "{} is split by recorded durations (--balance durations) but {} by the hash of the case id: shards of one merge are split the same way; run every shard with the same --balance",
-                    by_time.path.display(),
-                    by_hash.path.display()
-                ));
-                split_otherwise = true;
+                if !said_mixed {
+                    problems.push(format!(
+                        "{} is split by recorded durations (--balance durations) but {} by the hash of the case id: shards of one merge are split the same way; run every shard with the same --balance",
+                        by_time.path.display(),
+                        by_hash.path.display()
+                    ));
+                }
+                said_mixed = true;
+                true
             }
             (Some(a), Some(b)) if a != b => {
-                problems.push(format!(
-                    "{} and {} were balanced from different recorded durations (partitions {a} and {b}): run every shard from the same newest full run",
-                    first.path.display(),
-                    s.path.display()
-                ));
-                split_otherwise = true;
+                if !said_partitions.contains(&b) {
+                    problems.push(format!(
+                        "{} and {} were balanced from different recorded durations (partitions {a} and {b}): run every shard from the same newest full run",
+                        first.path.display(),
+                        s.path.display()
+                    ));
+                }
+                said_partitions.push(b);
+                true
             }
-            _ => {}
-        }
+            _ => false,
+        };
         if r.shard.total != total {
             problems.push(format!(
                 "{} is shard {} but {} is shard {}: shards of one merge split the suite the same number of ways",
@@ -323,9 +332,8 @@ fn between_shards(
                 first.path.display(),
                 reference.shard
             ));
-            split_otherwise = true;
         }
-        if split_otherwise {
+        if split_otherwise || r.shard.total != total {
             split_differs = true;
             continue;
         }
