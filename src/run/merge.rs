@@ -7,10 +7,10 @@
 //! one sentence naming its file (the CLI's exit 64, one per line): every
 //! file's own problems are said together, then — once every file is a shard
 //! of this plan — every problem between the shards (`between_shards`),
-//! then each altered shard file and each shard file lacking a case. The problems: a file that is not a shard run, a
-//! shard of another tenant, suite, rules or plan, a copy of another
-//! shard, two shards with the same number, a case held by the wrong shard
-//! or by none, a missing shard, and shards that disagree about how they
+//! then each altered shard file and each shard file lacking a case. The
+//! problems: a file that is not a shard run, a shard of another tenant,
+//! suite, rules or plan, a copy of another shard, two shards with the
+//! same number, a case held by the wrong shard or by none, a missing shard, and shards that disagree about how they
 //! ran (commit, version, environment, target, judges, artifacts,
 //! metadata), and shards split two ways (by hash and by durations, or
 //! balanced from different runs). A case recorded otherwise than the
