@@ -38,3 +38,4 @@ mod slice;
 mod spend;
 mod surfaces;
 mod util;
+mod verdict_files;
