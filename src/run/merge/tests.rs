@@ -214,3 +214,34 @@ fn a_shard_that_asked_nothing_agrees_with_any_configuration() {
         ["being redacted", "the target's configuration"]
     );
 }
+
+#[test]
+fn each_file_holding_another_shards_case_is_named_with_its_first() {
+    let of = |k: u32| {
+        (0..)
+            .map(|n| format!("case-{n}"))
+            .find(|id| crate::core::shard::shard_of(id, 2) == k)
+            .unwrap()
+    };
+    let holding = |id: String| CaseResult {
+        case_id: id,
+        ..result(None, None)
+    };
+    let (mut a, a_record) = shard("a.json", "1/2", None, "t1");
+    let (mut b, b_record) = shard("b.json", "2/2", None, "t2");
+    a.doc.results = vec![holding(of(1)), holding(of(2))];
+    b.doc.results = vec![holding(of(1)), holding(of(1))];
+    assert_eq!(
+        problems(vec![(a, a_record), (b, b_record)]),
+        [
+            format!(
+                "a.json (shard 1/2) holds case '{}', which belongs to shard 2/2: overlapping or altered shards",
+                of(2)
+            ),
+            format!(
+                "b.json (shard 2/2) holds case '{}', which belongs to shard 1/2: overlapping or altered shards",
+                of(1)
+            ),
+        ]
+    );
+}
