@@ -6,11 +6,11 @@
 //! Every shard is checked before anything is merged, and each problem is
 //! one sentence naming its file (the CLI's exit 64, one per line): every
 //! file's own problems are said together, then — once every file is a shard
-//! of this plan — the first problem between the shards, then each altered
-//! shard file and each shard file lacking a case. The problems: a file that is not a shard run, a
-//! shard of another tenant, suite, rules or plan, a copy of another
-//! shard, two shards with the same number, a case held by the wrong shard
-//! or by none, a missing shard, and shards that disagree about how they
+//! of this plan — every problem between the shards (`between_shards`),
+//! then each altered shard file and each shard file lacking a case. The
+//! problems: a file that is not a shard run, a shard of another tenant,
+//! suite, rules or plan, a copy of another shard, two shards with the
+//! same number, a case held by the wrong shard or by none, a missing shard, and shards that disagree about how they
 //! ran (commit, version, environment, target, judges, artifacts,
 //! metadata), and shards split two ways (by hash and by durations, or
 //! balanced from different runs). A case recorded otherwise than the
@@ -64,8 +64,9 @@ pub struct Merged {
 /// # Errors
 /// The sentences that refuse the merge: every problem of every shard file
 /// on its own (not a shard run, another tenant, suite, rules or plan, a
-/// re-judged run), each naming its file; else the first problem between
-/// the shards or in their cases, in the order the module doc lists them.
+/// re-judged run), each naming its file; else every problem between the
+/// shards, each naming the files concerned; else each altered or
+/// incomplete shard file, in the order the module doc lists them.
 pub fn merge(
     suite: &Suite,
     shards: Vec<ShardRun>,
@@ -95,138 +96,9 @@ pub fn merge_planned(
     }
     let records = shard_records(suite, &plan, &config_hash, &shards)?;
 
-    // Copies, numbers, totals.
-    let mut by_index: BTreeMap<u32, usize> = BTreeMap::new();
-    for (i, (s, r)) in shards.iter().zip(&records).enumerate() {
-        for (j, earlier) in shards[..i].iter().enumerate() {
-            // The same bytes are the same run: one `created_at` (the time,
-            // to the microsecond, its job started) covers both copies.
-            if earlier.doc.created_at == s.doc.created_at {
-                return Err(vec![format!(
-                    "{} is a copy of {} (the same run, created at {}): give each shard once",
-                    s.path.display(),
-                    earlier.path.display(),
-                    s.doc.created_at
-                )]);
-            }
-            match (&records[j].balanced, &r.balanced) {
-                (None, Some(_)) | (Some(_), None) => {
-                    let (by_time, by_hash) = if r.balanced.is_some() {
-                        (s, earlier)
-                    } else {
-                        (earlier, s)
-                    };
-                    return Err(vec![format!(
-                        "{} is split by recorded durations (--balance durations) but {} by the hash of the case id: shards of one merge are split the same way; run every shard with the same --balance",
-                        by_time.path.display(),
-                        by_hash.path.display()
-                    )]);
-                }
-                (Some(a), Some(b)) if a != b => {
-                    return Err(vec![format!(
-                        "{} and {} were balanced from different recorded durations (partitions {a} and {b}): run every shard from the same newest full run",
-                        earlier.path.display(),
-                        s.path.display()
-                    )]);
-                }
-                _ => {}
-            }
-            if records[j].shard.total != r.shard.total {
-                return Err(vec![format!(
-                    "{} is shard {} but {} is shard {}: shards of one merge split the suite the same number of ways",
-                    s.path.display(),
-                    r.shard,
-                    earlier.path.display(),
-                    records[j].shard
-                )]);
-            }
-        }
-        if let Some(&j) = by_index.get(&r.shard.index) {
-            return Err(vec![format!(
-                "{} and {} are both shard {}: overlapping shards (two runs of the same shard); give one of them",
-                shards[j].path.display(),
-                s.path.display(),
-                r.shard
-            )]);
-        }
-        by_index.insert(r.shard.index, i);
-    }
-    let total = records[0].shard.total;
-
-    // Every case where the partition puts it (a balanced partition is
-    // checked whole, once every case is placed).
+    let (by_index, total) = between_shards(&shards, &records)?;
     let balanced = records[0].balanced.clone();
-    for (s, r) in shards.iter().zip(&records).filter(|_| balanced.is_none()) {
-        for result in &s.doc.results {
-            if !r.shard.holds(&result.case_id) {
-                let belongs = crate::core::shard::shard_of(&result.case_id, total);
-                return Err(vec![format!(
-                    "{} (shard {}) holds case '{}', which belongs to shard {belongs}/{total}: overlapping or altered shards",
-                    s.path.display(),
-                    r.shard,
-                    result.case_id
-                )]);
-            }
-        }
-    }
-    let missing: Vec<String> = (1..=total)
-        .filter(|k| !by_index.contains_key(k))
-        .map(|k| format!("{k}/{total}"))
-        .collect();
-    if !missing.is_empty() {
-        return Err(vec![format!(
-            "{} of {total} shard(s) missing ({}): a merge never stands in for a shard that did not arrive; wait for every shard job, or run the missing one with --shard",
-            missing.len(),
-            missing.join(", ")
-        )]);
-    }
-
-    // Everything the shards must agree on (a single run has one of each).
     let first = &shards[0];
-    for s in &shards[1..] {
-        let differs = |what: &str| {
-            Err(vec![format!(
-                "{} and {} differ in {what}: shards of one run are made from the same commit, digline and configuration",
-                first.path.display(),
-                s.path.display()
-            )])
-        };
-        if s.doc.git_commit != first.doc.git_commit {
-            return differs("their git commit");
-        }
-        if s.doc.digline_version != first.doc.digline_version {
-            return differs("the digline that made them");
-        }
-        if s.doc.environment != first.doc.environment {
-            return differs("their environment");
-        }
-        if s.doc.artifacts != first.doc.artifacts {
-            return differs("their artifacts");
-        }
-        if s.doc.redacted != first.doc.redacted {
-            return differs("being redacted");
-        }
-        if user_metadata(&s.doc.metadata) != user_metadata(&first.doc.metadata) {
-            return differs("their --meta values");
-        }
-        for (what, a, b) in [
-            (
-                "the target's configuration",
-                &first.doc.target_config,
-                &s.doc.target_config,
-            ),
-            (
-                "the judges' configuration",
-                &first.doc.judge_config,
-                &s.doc.judge_config,
-            ),
-        ] {
-            // A shard that asked nothing (every case suspended) reports none.
-            if !a.is_empty() && !b.is_empty() && a != b {
-                return differs(what);
-            }
-        }
-    }
     let pick = |get: fn(&RunDocument) -> &Map<String, Value>| {
         shards
             .iter()
@@ -377,6 +249,190 @@ pub fn merge_planned(
         shards: total,
         plan,
     })
+}
+
+/// The checks between the shards, once every file is a shard of this
+/// plan: every problem, each naming the shard files concerned, in the
+/// order the files were given — a copy of an earlier file, a shard split
+/// another way or another number of ways than the first, two runs of one
+/// shard — then each file holding a case of another shard (its first),
+/// the missing shards, and each way a file differs from the first in how
+/// it ran. Shards split two ways are said once, naming the first file of
+/// each way. A file is judged once: a copy is not also an overlapping shard,
+/// a shard split otherwise is not also an overlap, and the missing shards
+/// are not counted while the shards disagree about the split.
+///
+/// # Errors
+/// Every problem found; else the shard index each file holds (its
+/// position in `shards`) and the number of shards.
+fn between_shards(
+    shards: &[ShardRun],
+    records: &[Record],
+) -> Result<(BTreeMap<u32, usize>, u32), Vec<String>> {
+    let mut problems = Vec::new();
+    let (first, reference) = (&shards[0], &records[0]);
+    let total = reference.shard.total;
+    let mut by_index: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut copies = vec![false; shards.len()];
+    let mut split_differs = false;
+    let (mut said_mixed, mut said_partitions) = (false, Vec::new());
+    for (i, (s, r)) in shards.iter().zip(records).enumerate() {
+        // The same bytes are the same run: one `created_at` (the time, to
+        // the microsecond, its job started) covers both copies.
+        if let Some(earlier) = shards[..i]
+            .iter()
+            .find(|e| e.doc.created_at == s.doc.created_at)
+        {
+            problems.push(format!(
+                "{} is a copy of {} (the same run, created at {}): give each shard once",
+                s.path.display(),
+                earlier.path.display(),
+                s.doc.created_at
+            ));
+            copies[i] = true;
+            continue;
+        }
+        // Split two ways is one problem, said once (by the first file
+        // split otherwise), and so is each other balanced partition.
+        let split_otherwise = match (&reference.balanced, &r.balanced) {
+            (None, Some(_)) | (Some(_), None) => {
+                let (by_time, by_hash) = if r.balanced.is_some() {
+                    (s, first)
+                } else {
+                    (first, s)
+                };
+                if !said_mixed {
+                    problems.push(format!(
+                        "{} is split by recorded durations (--balance durations) but {} by the hash of the case id: shards of one merge are split the same way; run every shard with the same --balance",
+                        by_time.path.display(),
+                        by_hash.path.display()
+                    ));
+                }
+                said_mixed = true;
+                true
+            }
+            (Some(a), Some(b)) if a != b => {
+                if !said_partitions.contains(&b) {
+                    problems.push(format!(
+                        "{} and {} were balanced from different recorded durations (partitions {a} and {b}): run every shard from the same newest full run",
+                        first.path.display(),
+                        s.path.display()
+                    ));
+                }
+                said_partitions.push(b);
+                true
+            }
+            _ => false,
+        };
+        if r.shard.total != total {
+            problems.push(format!(
+                "{} is shard {} but {} is shard {}: shards of one merge split the suite the same number of ways",
+                s.path.display(),
+                r.shard,
+                first.path.display(),
+                reference.shard
+            ));
+        }
+        if split_otherwise || r.shard.total != total {
+            split_differs = true;
+            continue;
+        }
+        if let Some(&j) = by_index.get(&r.shard.index) {
+            problems.push(format!(
+                "{} and {} are both shard {}: overlapping shards (two runs of the same shard); give one of them",
+                shards[j].path.display(),
+                s.path.display(),
+                r.shard
+            ));
+            continue;
+        }
+        by_index.insert(r.shard.index, i);
+    }
+
+    // Every case where the partition puts it (a balanced partition is
+    // checked whole, once every case is placed): each file's first stray.
+    if reference.balanced.is_none() {
+        let mut kept: Vec<usize> = by_index.values().copied().collect();
+        kept.sort_unstable();
+        for i in kept {
+            let (s, r) = (&shards[i], &records[i]);
+            if let Some(result) = s.doc.results.iter().find(|c| !r.shard.holds(&c.case_id)) {
+                let belongs = crate::core::shard::shard_of(&result.case_id, total);
+                problems.push(format!(
+                    "{} (shard {}) holds case '{}', which belongs to shard {belongs}/{total}: overlapping or altered shards",
+                    s.path.display(),
+                    r.shard,
+                    result.case_id
+                ));
+            }
+        }
+    }
+    let missing: Vec<String> = (1..=total)
+        .filter(|k| !by_index.contains_key(k))
+        .map(|k| format!("{k}/{total}"))
+        .collect();
+    if !missing.is_empty() && !split_differs {
+        problems.push(format!(
+            "{} of {total} shard(s) missing ({}): a merge never stands in for a shard that did not arrive; wait for every shard job, or run the missing one with --shard",
+            missing.len(),
+            missing.join(", ")
+        ));
+    }
+
+    // Everything the shards must agree on (a single run has one of each).
+    for (s, _) in shards.iter().zip(&copies).skip(1).filter(|(_, &c)| !c) {
+        problems.extend(differences(&first.doc, &s.doc).into_iter().map(|what| {
+            format!(
+                "{} and {} differ in {what}: shards of one run are made from the same commit, digline and configuration",
+                first.path.display(),
+                s.path.display()
+            )
+        }));
+    }
+    if problems.is_empty() {
+        Ok((by_index, total))
+    } else {
+        Err(problems)
+    }
+}
+
+/// What `s` records otherwise than `first` about how it ran, each as the
+/// refusal names it (`their git commit`).
+fn differences(first: &RunDocument, s: &RunDocument) -> Vec<&'static str> {
+    let mut differ = Vec::new();
+    for (what, same) in [
+        ("their git commit", s.git_commit == first.git_commit),
+        (
+            "the digline that made them",
+            s.digline_version == first.digline_version,
+        ),
+        ("their environment", s.environment == first.environment),
+        ("their artifacts", s.artifacts == first.artifacts),
+        ("being redacted", s.redacted == first.redacted),
+        (
+            "their --meta values",
+            user_metadata(&s.metadata) == user_metadata(&first.metadata),
+        ),
+        (
+            "the target's configuration",
+            agree(&first.target_config, &s.target_config),
+        ),
+        (
+            "the judges' configuration",
+            agree(&first.judge_config, &s.judge_config),
+        ),
+    ] {
+        if !same {
+            differ.push(what);
+        }
+    }
+    differ
+}
+
+/// Whether two shards' configurations agree: a shard that asked nothing
+/// (every case suspended) reports none.
+fn agree(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    a.is_empty() || b.is_empty() || a == b
 }
 
 /// Each shard's record, once every file is checked on its own: every

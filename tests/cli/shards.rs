@@ -442,6 +442,40 @@ fn each_merge_refusal_is_one_sentence_and_exit_64() {
     );
     std::fs::write(&p[2], original).unwrap();
 
+    // Every problem between the shards in one run, each naming its files,
+    // and none that follows from another: a copy is not also an overlap,
+    // a shard split otherwise is not also missing shards, and each way a
+    // shard ran otherwise is said.
+    let original = std::fs::read_to_string(&p[2]).unwrap();
+    let mut d = doc(&p[2]);
+    d["git_commit"] = json!("0123456789abcdef0123456789abcdef01234567");
+    d["environment"] = json!("elsewhere");
+    std::fs::write(&p[2], serde_json::to_string_pretty(&d).unwrap()).unwrap();
+    let differ = "shards of one run are made from the same commit, digline and configuration";
+    assert_eq!(
+        refused(&merge(&f, &[&p[0], &p[1], &p[2], &p[1], &again, &of_two])),
+        format!(
+            "digline: merge refused: {b} is a copy of {b} (the same run, created at {}): give each shard once\n\
+             {b} and {} are both shard 2/3: overlapping shards (two runs of the same shard); give one of them\n\
+             {} is shard 1/2 but {a} is shard 1/3: shards of one merge split the suite the same number of ways\n\
+             {a} and {c} differ in their git commit: {differ}\n\
+             {a} and {c} differ in their environment: {differ}",
+            doc(&p[1])["created_at"].as_str().unwrap(),
+            again.display(),
+            of_two.display()
+        )
+    );
+    std::fs::write(&p[2], original).unwrap();
+    // A copy and a missing shard: both said.
+    assert_eq!(
+        refused(&merge(&f, &[&p[0], &p[2], &p[2]])),
+        format!(
+            "digline: merge refused: {c} is a copy of {c} (the same run, created at {}): give each shard once\n\
+             1 of 3 shard(s) missing (2/3): a merge never stands in for a shard that did not arrive; wait for every shard job, or run the missing one with --shard",
+            doc(&p[2])["created_at"].as_str().unwrap()
+        )
+    );
+
     // And the three, untouched, merge.
     ok(&merge(&f, &[&p[0], &p[1], &p[2]]));
 }
