@@ -306,6 +306,7 @@ fn gate(
                 resume: None,
                 shard: args.shard.clone(),
                 balance: args.balance.clone(),
+                samples: None,
                 locale: args.locale,
             };
             let (key, doc, _plan) = run_and_count(&run_args, quiet, &retried)?;

@@ -73,6 +73,11 @@ pub struct RunArgs {
     /// full run (record_responses = true), not by the hash of the case id.
     #[arg(long, value_name = "durations", value_parser = ["durations"], requires = "shard")]
     pub balance: Option<String>,
+    /// Ask every case N times to measure its noise (overrides [suite]
+    /// samples for this run; no case errors for a missed min_agreement).
+    /// Promote such a run: the gate then knows each case's own pass rate.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<u32>,
     /// The language of the plan, progress and other lines on stderr.
     #[arg(long, default_value = "en", value_parser = super::locale::parser())]
     pub locale: Locale,
@@ -142,6 +147,9 @@ pub fn run_and_count(
     }
     let mut metadata = metadata(&args.meta)?;
     let mut loaded = load_suite(&args.suite)?;
+    if let Some(n) = args.samples {
+        measure_noise(&mut loaded.suite, n, args.resume.is_some())?;
+    }
     let mut quota = args.pool.quota();
     if let Some(spec) = &args.shard {
         let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
@@ -210,6 +218,39 @@ pub fn run_and_count(
         }
     }
     Ok(stored)
+}
+
+/// `--samples N`: the suite asks every case `n` times for this run.
+///
+/// # Errors
+/// A usage refusal for 0, more than the most samples, or with `--resume`
+/// (a resumed run keeps the samples it started with).
+fn measure_noise(
+    suite: &mut crate::core::suite::Suite,
+    n: u32,
+    resuming: bool,
+) -> Result<(), CliError> {
+    use crate::core::ratio::{sample_count, too_many_samples, SamplesRefused};
+    if resuming {
+        return Err(CliError::usage(
+            "--samples does not apply to --resume: a resumed run keeps the samples it started with",
+            Some("drop --samples".into()),
+        ));
+    }
+    match sample_count(i128::from(n), 1) {
+        Ok(count) => {
+            suite.measure_noise(count);
+            Ok(())
+        }
+        Err(SamplesRefused::TooMany) => Err(CliError::usage(
+            format!("--samples: {}", too_many_samples(i128::from(n))),
+            None,
+        )),
+        Err(SamplesRefused::TooFew) => Err(CliError::usage(
+            "--samples is 0, and at least one call per case is needed to judge anything",
+            Some("ask each case 5 times to measure its noise: --samples 5".into()),
+        )),
+    }
 }
 
 /// Execute `digline run`.

@@ -16,6 +16,7 @@
 
 mod config;
 mod coverage;
+pub mod reask;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -307,6 +308,9 @@ pub struct Comparison {
     /// The indices of `deltas` in the order a reader sees them listed
     /// (key order until [`Comparison::arrange_by`] sets suite order).
     pub listing: Vec<usize>,
+    /// The pairs the gate re-asked, with their evidence and verdict, in key
+    /// order (empty without re-asks: see [`Comparison::apply_reasks`]).
+    pub reasked: Vec<reask::PairDecision>,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -350,6 +354,13 @@ pub struct Headline {
     pub coverage_changed: bool,
     /// How many rule changes are itemized.
     pub rules_changed: usize,
+    /// Re-asked pairs that wobbled within their measured noise.
+    pub wobbled: usize,
+    /// Re-asked pairs the rule could not decide within its cap.
+    pub undecided: usize,
+    /// True when some pair was re-asked: "worse" then means beyond the
+    /// measured noise.
+    pub reasked: bool,
 }
 
 impl Comparison {
@@ -427,6 +438,9 @@ impl Comparison {
                     || (d.outcome == Outcome::Missing && !self.suspended_here(d))
             }),
             rules_changed: self.rule_changes.len(),
+            wobbled: self.reasked_as(reask::PairVerdict::Noise).count(),
+            undecided: self.reasked_as(reask::PairVerdict::Undecided).count(),
+            reasked: !self.reasked.is_empty(),
         }
     }
 }
@@ -803,6 +817,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         suspended_in_run,
         rule_changes,
         listing,
+        reasked: Vec::new(),
     })
 }
 

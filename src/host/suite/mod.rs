@@ -430,6 +430,8 @@ fn from_table(
             artifacts: values.artifacts,
             rules,
             aggregates,
+            false_alarm_rate: values.false_alarm_rate,
+            declared_sampling: None,
         },
         target,
         suite_path: PathBuf::new(),

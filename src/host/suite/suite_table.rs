@@ -18,6 +18,7 @@ const SUITE_KEYS: &[&str] = &[
     "cases",
     "disclosure",
     "environment",
+    "false_alarm_rate",
     "min_agreement",
     "name",
     "record_responses",
@@ -52,6 +53,7 @@ pub(super) struct SuiteValues {
     pub(super) name: String,
     pub(super) samples: u32,
     pub(super) min_agreement: Option<f64>,
+    pub(super) false_alarm_rate: f64,
     pub(super) record_responses: bool,
     pub(super) cases: Vec<crate::core::suite::Case>,
     pub(super) cases_name: String,
@@ -175,6 +177,7 @@ pub(super) fn suite_values(
         None => None,
     };
     let record_responses = noted(problems, record_responses(suite_table));
+    let false_alarm_rate = noted(problems, false_alarm_rate(suite_table));
     if let (Some(samples), Some((cases, ..))) = (samples, &cases_file) {
         if samples < 2 {
             if let Some(canary) = cases.iter().find(|c| c.canary) {
@@ -204,6 +207,7 @@ pub(super) fn suite_values(
         name: name?,
         samples: samples?,
         min_agreement: min_agreement?,
+        false_alarm_rate: false_alarm_rate?,
         record_responses: record_responses?,
         cases,
         cases_name,
@@ -348,6 +352,38 @@ fn min_agreement(suite_table: &toml::Table, samples: u32) -> Result<Option<f64>,
 }
 
 /// `record_responses`: true or false, false when absent.
+/// `false_alarm_rate`: a number above 0 and below 0.5 (default 0.05), the
+/// chance for the whole gate of calling an unchanged system worse.
+fn false_alarm_rate(suite_table: &toml::Table) -> Result<f64, LoadError> {
+    let refuse = |why: String| {
+        Err(err(
+            LoadErrorKind::Invalid,
+            Some("[suite]"),
+            Some("false_alarm_rate"),
+            &why,
+        ))
+    };
+    let rate = match suite_table.get("false_alarm_rate") {
+        None => return Ok(crate::core::suite::DEFAULT_FALSE_ALARM_RATE),
+        Some(toml::Value::Float(x)) => *x,
+        Some(toml::Value::Integer(n)) => *n as f64,
+        Some(other) => {
+            return refuse(format!(
+                "`false_alarm_rate` is {}, and it has to be a number such as 0.05",
+                toml_type(other)
+            ))
+        }
+    };
+    if rate > 0.0 && rate < 0.5 {
+        Ok(rate)
+    } else {
+        refuse(format!(
+            "`false_alarm_rate` is {rate}, and it has to be above 0 and below 0.5 (0.05 calls an \
+             unchanged system worse in at most 1 gate of 20)"
+        ))
+    }
+}
+
 fn record_responses(suite_table: &toml::Table) -> Result<bool, LoadError> {
     match suite_table.get("record_responses") {
         None => Ok(false),
