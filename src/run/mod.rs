@@ -16,6 +16,7 @@ pub mod plan;
 pub mod preflight;
 pub mod progress;
 pub mod quota;
+pub mod reask;
 pub mod rejudge;
 pub mod retry;
 

@@ -11,6 +11,7 @@ pub mod error;
 pub mod journal;
 pub mod migrate;
 pub mod promote;
+pub mod reasks;
 pub mod repo;
 pub mod spend;
 pub mod timings;
