@@ -80,6 +80,10 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
     warn_if_ahead([&run.doc, &baseline]);
     let mut comparison = crate::report::order::compare_in_suite_order(&run.doc, &baseline)
         .map_err(|e| CliError::Refused(e.to_string()))?;
+    // The gate's re-asks of this run, when it made any (spec 45-statistics.md).
+    if let Some(record) = store.read_run_reasks(&suite.tenant, &suite.name, &run.key) {
+        comparison.apply_reasks(&record, &baseline);
+    }
     // Infrastructure values (`base_url`) are named, never printed.
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let code = exit_code(&comparison);
@@ -97,7 +101,9 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
             // read from the run's stored reasons, never their text.
             let failed = store.read_run_timings(&suite.tenant, &suite.name, &run.key);
             let causes = crate::report::gate::causes(&run.doc, &failed);
-            let text = render_compare(&comparison, &causes, locale);
+            let mut text = render_compare(&comparison, &causes, locale);
+            text.stdout
+                .push_str(&crate::report::noise::terminal_block(&comparison, strings));
             out(&super::fence::fenced(&text.stdout))?;
             if !super::output::quiet() {
                 err(&text.stderr);

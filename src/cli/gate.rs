@@ -313,6 +313,11 @@ fn gate(
             if let Some(done) = super::merge::shard_stored(&key, &doc, quiet, locale)? {
                 return Ok(done);
             }
+            // Failures where the reference passed are asked again before
+            // they are believed (spec 45-statistics.md).
+            if let Some(reference) = &baseline {
+                super::run::reask_against(&run_args, &loaded, &key, &doc, reference, quiet)?;
+            }
             (key, doc)
         }
     };
@@ -331,6 +336,9 @@ fn gate(
         Some(b) => {
             let mut c =
                 compare_in_suite_order(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
+            if let Some(record) = store.read_run_reasks(&suite.tenant, &suite.name, &key) {
+                c.apply_reasks(&record, b);
+            }
             // Infrastructure values (`base_url`) are named, never published.
             crate::report::redact::withhold_perimeter_values(&mut c);
             spell_parameter_edits(&mut c, &args, base_read);
@@ -405,6 +413,20 @@ fn gate(
         }
     }
     if let Some(c) = &comparison {
+        // Checks that wobbled within their measured noise, apart from what got worse.
+        let strings = crate::report::text::Strings::of(locale);
+        for (title, rows) in crate::report::noise::noise_groups(c, strings) {
+            let rows = rows
+                .into_iter()
+                .map(|r| SectionRow {
+                    case: r.case,
+                    check: r.check,
+                    detail: r.detail,
+                })
+                .collect();
+            sections.push(Section::rows(&title, rows));
+        }
+        integrity_text_blocks.push_str(&crate::report::noise::terminal_block(c, strings));
         sections.extend(coverage_sections(c, integrity));
         integrity_text_blocks.push_str(&integrity_text::terminal_blocks(
             c,

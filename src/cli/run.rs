@@ -220,6 +220,60 @@ pub fn run_and_count(
     Ok(stored)
 }
 
+/// The gate's re-ask phase for run `key` against `reference`: the pairs
+/// that failed where the reference passed are asked again (`run::reask`),
+/// and the evidence is kept beside the run (`store::reasks`), where the
+/// gate, `compare` and MCP read it. No call is made, and nothing is
+/// written, when nothing was triggered.
+///
+/// # Errors
+/// A [`CliError`] when the target cannot be built again, the calls are
+/// stopped, or the record cannot be written.
+pub fn reask_against(
+    args: &RunArgs,
+    loaded: &crate::host::suite::LoadedSuite,
+    key: &str,
+    run: &RunDocument,
+    reference: &RunDocument,
+    quiet: bool,
+) -> Result<(), CliError> {
+    let comparison = crate::core::compare::compare(run, reference)
+        .map_err(|e| CliError::Refused(e.to_string()))?;
+    let triggered = crate::core::compare::reask::triggered(&comparison);
+    if triggered.is_empty() {
+        return Ok(());
+    }
+    let prepared = Prepared::prepare(loaded.clone(), None)?;
+    let options = RunOptions {
+        root: args.suite.root.clone(),
+        metadata: Map::new(),
+        concurrency: args.pool.workers(),
+        max_retries: args.pool.max_retries,
+        max_wait: std::time::Duration::from_secs(args.max_wait),
+        quota: args.pool.quota(),
+        retried: Retried::default(),
+        resume: None,
+        display: display(true),
+        announce: false,
+        notices: notices(quiet, args.locale),
+        resume_hint_on_signal: None,
+    };
+    let record = prepared.reask(reference, &comparison, &options)?;
+    crate::store::Store::new(&args.suite.root).write_run_reasks(
+        &run.tenant,
+        &run.suite,
+        key,
+        &record,
+    )?;
+    if !quiet {
+        super::output::errln(&format!(
+            "digline: {}",
+            ProgressStrings::of(args.locale).reasked(triggered.len(), record.calls())
+        ));
+    }
+    Ok(())
+}
+
 /// `--samples N`: the suite asks every case `n` times for this run.
 ///
 /// # Errors

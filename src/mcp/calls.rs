@@ -283,6 +283,9 @@ fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> 
         .map_err(Refusal::new)?;
     warn_if_ahead([&stored.doc, &baseline]);
     let mut comparison = compare_in_suite_order(&stored.doc, &baseline)?;
+    if let Some(record) = store.read_run_reasks(&s.tenant, &s.name, &stored.key) {
+        comparison.apply_reasks(&record, &baseline);
+    }
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
     Ok(full_json(&comparison, &sentence))

@@ -105,6 +105,22 @@ strings_table! {
     noise_one,
     /// `{count}` deltas within noise.
     noise_many,
+    /// Nothing regressed beyond the measured noise (re-asked).
+    worse_none_measured,
+    /// One check regressed beyond the measured noise.
+    worse_one_measured,
+    /// `{count}` checks regressed beyond the measured noise.
+    worse_many_measured,
+    /// One re-asked check undecided.
+    undecided_one,
+    /// `{count}` re-asked checks undecided.
+    undecided_many,
+    /// The title of the list of checks that wobbled within their measured noise.
+    title_wobbled,
+    /// The title of the list of undecided re-asked checks.
+    title_undecided,
+    /// `reference {k}/{n} · now {j}/{m} · p = {p}`.
+    detail_reasked,
     /// No case errored in the run.
     unjudged_none,
     /// One case errored.
@@ -323,13 +339,28 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
     let regressed = head.counts.get(Outcome::Regressed);
     let worse = if head.nothing_compared {
         s.nothing_compared.to_string()
+    } else if head.reasked {
+        plural(
+            regressed,
+            s.worse_none_measured,
+            s.worse_one_measured,
+            s.worse_many_measured,
+        )
     } else {
         plural(regressed, s.worse_none, s.worse_one, s.worse_many)
     };
-    let noise = match head.within_noise {
+    let mut noise = match head.within_noise {
         0 => String::new(),
         n => plural(n, "", s.noise_one, s.noise_many),
     };
+    if head.undecided > 0 {
+        let undecided = plural(head.undecided, "", s.undecided_one, s.undecided_many);
+        noise = [noise, undecided]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
     let unjudged = plural(
         head.unjudged,
         s.unjudged_none,

@@ -85,6 +85,30 @@ fn add_integrity(map: &mut Map<String, Value>, comparison: &Comparison) {
         "rule_changes".into(),
         Value::Array(comparison.rule_changes.iter().map(rule_json).collect()),
     );
+    // Added only when the gate re-asked (spec `45-statistics.md`): each
+    // re-asked pair's verdict and evidence.
+    if !comparison.reasked.is_empty() {
+        let reasked: Vec<Value> = comparison
+            .reasked
+            .iter()
+            .map(|d| {
+                let e = d.evidence;
+                json!({
+                    "case_id": d.key.case_id,
+                    "assertion": d.assertion,
+                    "assertion_id": d.key.assertion_id,
+                    "verdict": d.decision.verdict.as_str(),
+                    "reference_passed": e.reference_passed,
+                    "reference_samples": e.reference_samples,
+                    "now_passed": e.now_passed,
+                    "now_asked": e.now_asked,
+                    "p": d.decision.p,
+                    "p_adjusted": d.decision.adjusted,
+                })
+            })
+            .collect();
+        map.insert("reasked".into(), Value::Array(reasked));
+    }
 }
 
 /// One itemized rule change.

@@ -1,0 +1,71 @@
+//! What a reviewer reads about re-asked checks: the ones that wobbled
+//! within their measured noise and the ones the re-asks could not decide,
+//! each as case · check · reference k/N · now j/m · p — apart from what
+//! got worse. Counts and names only, never payload. Pure.
+
+use crate::core::compare::reask::{PairDecision, PairVerdict};
+use crate::core::compare::Comparison;
+
+use super::text::{fill, Strings};
+
+/// One listed row: case, check, evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoiseRow {
+    /// The case id.
+    pub case: String,
+    /// The check's name.
+    pub check: String,
+    /// `reference 5/5 · now 2/3 · p = 0.0152`.
+    pub detail: String,
+}
+
+/// The listed groups, in order (wobbled, then undecided), each with its
+/// title; a group without a row is left out.
+pub fn noise_groups(comparison: &Comparison, s: &Strings) -> Vec<(String, Vec<NoiseRow>)> {
+    [
+        (PairVerdict::Noise, s.title_wobbled),
+        (PairVerdict::Undecided, s.title_undecided),
+    ]
+    .into_iter()
+    .map(|(verdict, title)| {
+        let rows: Vec<NoiseRow> = comparison.reasked_as(verdict).map(|d| row(d, s)).collect();
+        (title.to_string(), rows)
+    })
+    .filter(|(_, rows)| !rows.is_empty())
+    .collect()
+}
+
+fn row(d: &PairDecision, s: &Strings) -> NoiseRow {
+    let e = d.evidence;
+    let p = d
+        .decision
+        .p
+        .map_or_else(|| "—".to_string(), |p| format!("{p:.4}"));
+    NoiseRow {
+        case: d.key.case_id.to_string(),
+        check: d.assertion.to_string(),
+        detail: fill(
+            s.detail_reasked,
+            &[
+                ("k", &e.reference_passed.to_string()),
+                ("n", &e.reference_samples.to_string()),
+                ("j", &e.now_passed.to_string()),
+                ("m", &e.now_asked.to_string()),
+                ("p", &p),
+            ],
+        ),
+    }
+}
+
+/// The groups as terminal text: a blank line, `Title:`, then one
+/// `case · check · detail` line per row; empty when nothing was re-asked.
+pub fn terminal_block(comparison: &Comparison, s: &Strings) -> String {
+    let mut out = String::new();
+    for (title, rows) in noise_groups(comparison, s) {
+        out.push_str(&format!("\n{title}:\n"));
+        for r in rows {
+            out.push_str(&format!("{} · {} · {}\n", r.case, r.check, r.detail));
+        }
+    }
+    out
+}
