@@ -84,6 +84,7 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
     if let Some(record) = store.read_run_reasks(&suite.tenant, &suite.name, &run.key) {
         comparison.apply_reasks(&record, &baseline);
     }
+    comparison.state_power(&baseline, suite.false_alarm_rate);
     // Infrastructure values (`base_url`) are named, never printed.
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let code = exit_code(&comparison);

@@ -309,6 +309,18 @@ fn gate(
                 samples: None,
                 locale: args.locale,
             };
+            // What the reference lets the gate see, said before the run.
+            if let Some(power) = baseline
+                .as_ref()
+                .and_then(|b| crate::core::compare::power::power(b, loaded.suite.false_alarm_rate))
+            {
+                if !quiet {
+                    let strings = crate::report::text::Strings::of(locale);
+                    for line in crate::report::noise::power_sentences(&power, strings) {
+                        super::output::errln(&format!("digline: {line}"));
+                    }
+                }
+            }
             let (key, doc, _plan) = run_and_count(&run_args, quiet, &retried)?;
             if let Some(done) = super::merge::shard_stored(&key, &doc, quiet, locale)? {
                 return Ok(done);
@@ -339,6 +351,7 @@ fn gate(
             if let Some(record) = store.read_run_reasks(&suite.tenant, &suite.name, &key) {
                 c.apply_reasks(&record, b);
             }
+            c.state_power(b, suite.false_alarm_rate);
             // Infrastructure values (`base_url`) are named, never published.
             crate::report::redact::withhold_perimeter_values(&mut c);
             spell_parameter_edits(&mut c, &args, base_read);
@@ -415,6 +428,10 @@ fn gate(
     if let Some(c) = &comparison {
         // Checks that wobbled within their measured noise, apart from what got worse.
         let strings = crate::report::text::Strings::of(locale);
+        let power = crate::report::noise::power_lines(c, strings);
+        if !power.is_empty() {
+            sections.push(Section::lines(strings.title_power, power));
+        }
         for (title, rows) in crate::report::noise::noise_groups(c, strings) {
             let rows = rows
                 .into_iter()

@@ -286,6 +286,7 @@ fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> 
     if let Some(record) = store.read_run_reasks(&s.tenant, &s.name, &stored.key) {
         comparison.apply_reasks(&record, &baseline);
     }
+    comparison.state_power(&baseline, s.false_alarm_rate);
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
     Ok(full_json(&comparison, &sentence))

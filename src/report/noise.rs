@@ -3,6 +3,7 @@
 //! each as case · check · reference k/N · now j/m · p — apart from what
 //! got worse. Counts and names only, never payload. Pure.
 
+use crate::core::compare::power::Power;
 use crate::core::compare::reask::{PairDecision, PairVerdict};
 use crate::core::compare::Comparison;
 
@@ -57,10 +58,74 @@ fn row(d: &PairDecision, s: &Strings) -> NoiseRow {
     }
 }
 
-/// The groups as terminal text: a blank line, `Title:`, then one
-/// `case · check · detail` line per row; empty when nothing was re-asked.
+/// What the gate can see, one sentence a line: the smallest drop of a
+/// case's pass rate, then each whole-run measure's (a tolerance it cannot
+/// see said plainly). Empty when the reference measured no noise.
+pub fn power_lines(comparison: &Comparison, s: &Strings) -> Vec<String> {
+    comparison
+        .power
+        .as_ref()
+        .map_or_else(Vec::new, |power| power_sentences(power, s))
+}
+
+/// [`power_lines`] of a [`Power`] (the gate says it before the run too).
+pub fn power_sentences(power: &Power, s: &Strings) -> Vec<String> {
+    let alpha = percent(power.alpha);
+    let samples = power.samples.to_string();
+    let mut lines = vec![match power.case_drop {
+        Some(rate) => fill(
+            s.power_case,
+            &[
+                ("samples", &samples),
+                ("rate", &percent(rate)),
+                ("alpha", &alpha),
+            ],
+        ),
+        None => fill(
+            s.power_case_none,
+            &[("samples", &samples), ("alpha", &alpha)],
+        ),
+    }];
+    for m in &power.measures {
+        let drop = format!("{:.3}", m.drop);
+        lines.push(if m.tolerance_undetectable() {
+            fill(
+                s.power_blind,
+                &[
+                    ("name", &m.name),
+                    ("tolerance", &format!("{}", m.tolerance)),
+                    ("drop", &drop),
+                ],
+            )
+        } else {
+            fill(s.power_measure, &[("name", &m.name), ("drop", &drop)])
+        });
+    }
+    lines
+}
+
+/// `5 %`, `47 %`: a share as a whole percent (one decimal below 1 %).
+fn percent(share: f64) -> String {
+    let value = share * 100.0;
+    if value < 1.0 {
+        format!("{value:.1} %")
+    } else {
+        format!("{value:.0} %")
+    }
+}
+
+/// The power and the groups as terminal text: a blank line, `Title:`, then
+/// one line per sentence or `case · check · detail` row; empty when the
+/// reference measured no noise and nothing was re-asked.
 pub fn terminal_block(comparison: &Comparison, s: &Strings) -> String {
     let mut out = String::new();
+    let power = power_lines(comparison, s);
+    if !power.is_empty() {
+        out.push_str(&format!("\n{}:\n", s.title_power));
+        for line in power {
+            out.push_str(&format!("{line}\n"));
+        }
+    }
     for (title, rows) in noise_groups(comparison, s) {
         out.push_str(&format!("\n{title}:\n"));
         for r in rows {

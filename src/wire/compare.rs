@@ -85,6 +85,31 @@ fn add_integrity(map: &mut Map<String, Value>, comparison: &Comparison) {
         "rule_changes".into(),
         Value::Array(comparison.rule_changes.iter().map(rule_json).collect()),
     );
+    // Added only when the reference measured noise (spec `45-statistics.md`).
+    if let Some(power) = &comparison.power {
+        let measures: Vec<Value> = power
+            .measures
+            .iter()
+            .map(|m| {
+                json!({
+                    "name": m.name,
+                    "smallest_drop": m.drop,
+                    "tolerance": m.tolerance,
+                    "tolerance_detectable": !m.tolerance_undetectable(),
+                })
+            })
+            .collect();
+        map.insert(
+            "power".into(),
+            json!({
+                "power": crate::core::compare::power::POWER,
+                "false_alarm_rate": power.alpha,
+                "reference_samples": power.samples,
+                "case_smallest_failure_rate": power.case_drop,
+                "measures": measures,
+            }),
+        );
+    }
     // Added only when the gate re-asked (spec `45-statistics.md`): each
     // re-asked pair's verdict and evidence.
     if !comparison.reasked.is_empty() {

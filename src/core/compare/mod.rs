@@ -16,6 +16,7 @@
 
 mod config;
 mod coverage;
+pub mod power;
 pub mod reask;
 
 use std::collections::BTreeSet;
@@ -311,6 +312,9 @@ pub struct Comparison {
     /// The pairs the gate re-asked, with their evidence and verdict, in key
     /// order (empty without re-asks: see [`Comparison::apply_reasks`]).
     pub reasked: Vec<reask::PairDecision>,
+    /// What the reference lets the gate see, when it measured noise (set by
+    /// [`Comparison::state_power`]).
+    pub power: Option<power::Power>,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -377,6 +381,12 @@ impl Comparison {
     /// The deltas in listing order.
     pub fn listed(&self) -> impl Iterator<Item = &Delta> {
         self.listing.iter().filter_map(|&i| self.deltas.get(i))
+    }
+
+    /// State what `reference` lets the gate see at false-alarm rate
+    /// `alpha` (nothing when the reference measured no noise).
+    pub fn state_power(&mut self, reference: &RunDocument, alpha: f64) {
+        self.power = power::power(reference, alpha);
     }
 
     /// The six outcome counts.
@@ -818,6 +828,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         rule_changes,
         listing,
         reasked: Vec::new(),
+        power: None,
     })
 }
 
