@@ -343,3 +343,55 @@ fn the_noisy_benchmark_runs_one_gate_of_each_kind() {
         assert_eq!(summary["exit_other"], 0, "{summary}");
     }
 }
+
+#[test]
+fn a_false_alarm_rate_outside_its_range_is_refused_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    let suite = std::fs::read_to_string(root.join("suite.toml")).unwrap();
+    for (value, why) in [
+        (
+            "0.7",
+            "`false_alarm_rate` is 0.7, and it has to be above 0 and below 0.5",
+        ),
+        (
+            "\"5%\"",
+            "`false_alarm_rate` is a string, and it has to be a number such as 0.05",
+        ),
+    ] {
+        std::fs::write(
+            root.join("suite.toml"),
+            suite.replace(
+                "cases = \"cases.json\"",
+                &format!("cases = \"cases.json\"\nfalse_alarm_rate = {value}"),
+            ),
+        )
+        .unwrap();
+        let ran = run(root, &["run", "--suite", "suite.toml"]);
+        assert_eq!(ran.code, 64, "{}", ran.stderr);
+        assert!(ran.stderr.contains(why), "{}", ran.stderr);
+        assert!(
+            ran.stderr.contains("suite.toml:6"),
+            "located: {}",
+            ran.stderr
+        );
+    }
+    std::fs::write(
+        root.join("suite.toml"),
+        suite.replace(
+            "cases = \"cases.json\"",
+            "cases = \"cases.json\"\nfalse_alarm_rate = 0.01",
+        ),
+    )
+    .unwrap();
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["yes"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
+    assert_eq!(run(root, &["run", "--suite", "suite.toml", "-q"]).code, 0);
+}
