@@ -81,10 +81,20 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
     let mut comparison = crate::report::order::compare_in_suite_order(&run.doc, &baseline)
         .map_err(|e| CliError::Refused(e.to_string()))?;
     // The gate's re-asks of this run, when it made any (spec 45-statistics.md).
-    if let Some(record) = store.read_run_reasks(&suite.tenant, &suite.name, &run.key) {
-        comparison.apply_reasks(&record, &baseline);
+    let reasks = store.read_run_reasks(&suite.tenant, &suite.name, &run.key);
+    if let Some(record) = &reasks {
+        comparison.apply_reasks(record, &baseline);
     }
     comparison.state_power(&baseline, suite.false_alarm_rate);
+    comparison.apply_paired(
+        crate::core::compare::paired::paired_measures(
+            suite,
+            &run.doc,
+            &baseline,
+            suite.false_alarm_rate,
+        ),
+        reasks.is_some(),
+    );
     // Infrastructure values (`base_url`) are named, never printed.
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let code = exit_code(&comparison);

@@ -337,6 +337,15 @@ fn gate(
     if lean {
         doc.drop_case_reasons();
     }
+    // Whole-run measures paired over the same cases, while the cases are here.
+    let paired = baseline.as_ref().map(|b| {
+        crate::core::compare::paired::paired_measures(
+            &loaded.suite,
+            &doc,
+            b,
+            loaded.suite.false_alarm_rate,
+        )
+    });
     // The cases are in the run now: the rest of the gate reads documents,
     // so a large suite's cases are not held beside the run and its baseline.
     drop(std::mem::take(&mut loaded.suite.cases));
@@ -352,6 +361,7 @@ fn gate(
                 c.apply_reasks(&record, b);
             }
             c.state_power(b, suite.false_alarm_rate);
+            c.apply_paired(paired.unwrap_or_default(), true);
             // Infrastructure values (`base_url`) are named, never published.
             crate::report::redact::withhold_perimeter_values(&mut c);
             spell_parameter_edits(&mut c, &args, base_read);
@@ -431,6 +441,10 @@ fn gate(
         let power = crate::report::noise::power_lines(c, strings);
         if !power.is_empty() {
             sections.push(Section::lines(strings.title_power, power));
+        }
+        let paired = crate::report::noise::paired_lines(c, strings);
+        if !paired.is_empty() {
+            sections.push(Section::lines(strings.title_paired, paired));
         }
         for (title, rows) in crate::report::noise::noise_groups(c, strings) {
             let rows = rows

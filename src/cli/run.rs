@@ -240,8 +240,12 @@ pub fn reask_against(
     let comparison = crate::core::compare::compare(run, reference)
         .map_err(|e| CliError::Refused(e.to_string()))?;
     let triggered = crate::core::compare::reask::triggered(&comparison);
+    let store = crate::store::Store::new(&args.suite.root);
     if triggered.is_empty() {
-        return Ok(());
+        // Kept empty all the same: the run was gated under this rule, and
+        // `compare` of it then decides as the gate did.
+        let record = crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate);
+        return Ok(store.write_run_reasks(&run.tenant, &run.suite, key, &record)?);
     }
     let prepared = Prepared::prepare(loaded.clone(), None)?;
     let options = RunOptions {
@@ -259,12 +263,7 @@ pub fn reask_against(
         resume_hint_on_signal: None,
     };
     let record = prepared.reask(reference, &comparison, &options)?;
-    crate::store::Store::new(&args.suite.root).write_run_reasks(
-        &run.tenant,
-        &run.suite,
-        key,
-        &record,
-    )?;
+    store.write_run_reasks(&run.tenant, &run.suite, key, &record)?;
     if !quiet {
         super::output::errln(&format!(
             "digline: {}",

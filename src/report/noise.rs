@@ -104,6 +104,42 @@ pub fn power_sentences(power: &Power, s: &Strings) -> Vec<String> {
     lines
 }
 
+/// The whole-run measures compared paired, one sentence each: the
+/// difference (run − reference) over the paired cases, its interval, the
+/// test, and whether the drop is real.
+pub fn paired_lines(comparison: &Comparison, s: &Strings) -> Vec<String> {
+    comparison
+        .paired_measures
+        .iter()
+        .map(|m| {
+            let number = |x: f64| format!("{x:+.3}");
+            let params = [
+                ("name", m.name.clone()),
+                ("difference", number(m.difference)),
+                ("cases", m.cases.to_string()),
+                ("low", number(m.interval.0)),
+                ("high", number(m.interval.1)),
+                ("p", m.p.map_or_else(String::new, |p| format!("{p:.4}"))),
+                (
+                    "verdict",
+                    if m.real_drop {
+                        s.paired_real.to_string()
+                    } else {
+                        String::new()
+                    },
+                ),
+            ];
+            let params: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let template = if m.p.is_some() {
+                s.paired_mcnemar
+            } else {
+                s.paired_bootstrap
+            };
+            fill(template, &params)
+        })
+        .collect()
+}
+
 /// `5 %`, `47 %`: a share as a whole percent (one decimal below 1 %).
 fn percent(share: f64) -> String {
     let value = share * 100.0;
@@ -123,6 +159,13 @@ pub fn terminal_block(comparison: &Comparison, s: &Strings) -> String {
     if !power.is_empty() {
         out.push_str(&format!("\n{}:\n", s.title_power));
         for line in power {
+            out.push_str(&format!("{line}\n"));
+        }
+    }
+    let paired = paired_lines(comparison, s);
+    if !paired.is_empty() {
+        out.push_str(&format!("\n{}:\n", s.title_paired));
+        for line in paired {
             out.push_str(&format!("{line}\n"));
         }
     }

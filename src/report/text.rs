@@ -131,6 +131,14 @@ strings_table! {
     power_measure,
     /// `{name}: its tolerance {tolerance} is below … ({drop}) …`.
     power_blind,
+    /// The title of the whole-run measures compared paired.
+    title_paired,
+    /// `{name}: {difference} over {cases} paired cases (…), McNemar p = {p}{verdict}`.
+    paired_mcnemar,
+    /// `{name}: {difference} over {cases} paired cases (…, paired bootstrap){verdict}`.
+    paired_bootstrap,
+    /// ` — a real drop`.
+    paired_real,
     /// No case errored in the run.
     unjudged_none,
     /// One case errored.

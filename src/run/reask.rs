@@ -50,6 +50,16 @@ pub fn ask_again(
         .collect())
 }
 
+/// The record of a gate that had nothing to re-ask.
+pub fn nothing_to_reask(reference: &RunDocument, false_alarm_rate: f64) -> ReaskRecord {
+    ReaskRecord {
+        reference_created_at: reference.created_at.clone(),
+        reference_config_hash: reference.config_hash.clone(),
+        false_alarm_rate,
+        pairs: Vec::new(),
+    }
+}
+
 /// The re-ask phase of a gate: every triggered pair of `comparison` (run
 /// against `reference`) re-asked until decided or capped, at the suite's
 /// false-alarm rate. Returns the evidence (empty `pairs` when nothing was
@@ -66,9 +76,6 @@ pub fn reask(
     ctx: &RunContext,
 ) -> Result<ReaskRecord, RunError> {
     let mut record = ReaskRecord {
-        reference_created_at: reference.created_at.clone(),
-        reference_config_hash: reference.config_hash.clone(),
-        false_alarm_rate: suite.false_alarm_rate,
         pairs: triggered(comparison)
             .into_iter()
             .map(|key| Reasked {
@@ -78,6 +85,7 @@ pub fn reask(
                 failed: Vec::new(),
             })
             .collect(),
+        ..nothing_to_reask(reference, suite.false_alarm_rate)
     };
     let plan = Plan {
         alpha: suite.false_alarm_rate,

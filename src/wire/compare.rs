@@ -47,10 +47,13 @@ use crate::core::compare::{
 pub const OUTPUT_VERSION: u32 = 1;
 
 /// The keys this product prints beyond digline 0.10.0's `compare --json`.
-pub const ADDED_KEYS: [&str; 6] = [
+pub const ADDED_KEYS: [&str; 9] = [
     "coverage_changed",
     "not_in_run",
     "nothing_compared",
+    "paired_measures",
+    "power",
+    "reasked",
     "rule_changes",
     "uncomputed_measures",
     "uncovered_passes",
@@ -109,6 +112,26 @@ fn add_integrity(map: &mut Map<String, Value>, comparison: &Comparison) {
                 "measures": measures,
             }),
         );
+    }
+    // Added only when the suite declares whole-run measures and the caller
+    // paired them (spec `45-statistics.md`).
+    if !comparison.paired_measures.is_empty() {
+        let measures: Vec<Value> = comparison
+            .paired_measures
+            .iter()
+            .map(|m| {
+                json!({
+                    "name": m.name,
+                    "assertion_id": m.assertion_id,
+                    "cases": m.cases,
+                    "difference": m.difference,
+                    "interval": [m.interval.0, m.interval.1],
+                    "mcnemar_p": m.p,
+                    "real_drop": m.real_drop,
+                })
+            })
+            .collect();
+        map.insert("paired_measures".into(), Value::Array(measures));
     }
     // Added only when the gate re-asked (spec `45-statistics.md`): each
     // re-asked pair's verdict and evidence.

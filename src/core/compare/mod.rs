@@ -16,6 +16,7 @@
 
 mod config;
 mod coverage;
+pub mod paired;
 pub mod power;
 pub mod reask;
 
@@ -315,6 +316,9 @@ pub struct Comparison {
     /// What the reference lets the gate see, when it measured noise (set by
     /// [`Comparison::state_power`]).
     pub power: Option<power::Power>,
+    /// The whole-run measures compared paired over the same cases (set by
+    /// [`Comparison::apply_paired`]; empty otherwise).
+    pub paired_measures: Vec<paired::PairedMeasure>,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -829,6 +833,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         listing,
         reasked: Vec::new(),
         power: None,
+        paired_measures: Vec::new(),
     })
 }
 
