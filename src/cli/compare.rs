@@ -80,21 +80,19 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
     warn_if_ahead([&run.doc, &baseline]);
     let mut comparison = crate::report::order::compare_in_suite_order(&run.doc, &baseline)
         .map_err(|e| CliError::Refused(e.to_string()))?;
-    // The gate's re-asks of this run, when it made any (spec 45-statistics.md).
-    let reasks = store.read_run_reasks(&suite.tenant, &suite.name, &run.key);
-    if let Some(record) = &reasks {
-        comparison.apply_reasks(record, &baseline);
-    }
-    comparison.state_power(&baseline, suite.false_alarm_rate);
-    comparison.apply_paired(
-        crate::core::compare::paired::paired_measures(
+    // The gate's re-asks and statistics, for a run the gate judged (spec
+    // 45-statistics.md); two documents alone compare as 0.10.0 did.
+    if let Some(record) = store.read_run_reasks(&suite.tenant, &suite.name, &run.key) {
+        comparison.apply_reasks(&record, &baseline);
+        comparison.state_power(&baseline, suite.false_alarm_rate);
+        let paired = crate::core::compare::paired::paired_measures(
             suite,
             &run.doc,
             &baseline,
             suite.false_alarm_rate,
-        ),
-        reasks.is_some(),
-    );
+        );
+        comparison.apply_paired(paired, true);
+    }
     // Infrastructure values (`base_url`) are named, never printed.
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let code = exit_code(&comparison);

@@ -283,20 +283,19 @@ fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> 
         .map_err(Refusal::new)?;
     warn_if_ahead([&stored.doc, &baseline]);
     let mut comparison = compare_in_suite_order(&stored.doc, &baseline)?;
-    let reasks = store.read_run_reasks(&s.tenant, &s.name, &stored.key);
-    if let Some(record) = &reasks {
-        comparison.apply_reasks(record, &baseline);
-    }
-    comparison.state_power(&baseline, s.false_alarm_rate);
-    comparison.apply_paired(
-        crate::core::compare::paired::paired_measures(
+    // The gate's re-asks and statistics, for a run the gate judged (spec
+    // 45-statistics.md); two documents alone compare as 0.10.0 did.
+    if let Some(record) = store.read_run_reasks(&s.tenant, &s.name, &stored.key) {
+        comparison.apply_reasks(&record, &baseline);
+        comparison.state_power(&baseline, s.false_alarm_rate);
+        let paired = crate::core::compare::paired::paired_measures(
             s,
             &stored.doc,
             &baseline,
             s.false_alarm_rate,
-        ),
-        reasks.is_some(),
-    );
+        );
+        comparison.apply_paired(paired, true);
+    }
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
     Ok(full_json(&comparison, &sentence))

@@ -47,17 +47,18 @@ use crate::core::compare::{
 pub const OUTPUT_VERSION: u32 = 1;
 
 /// The keys this product prints beyond digline 0.10.0's `compare --json`.
-pub const ADDED_KEYS: [&str; 9] = [
+pub const ADDED_KEYS: [&str; 6] = [
     "coverage_changed",
     "not_in_run",
     "nothing_compared",
-    "paired_measures",
-    "power",
-    "reasked",
     "rule_changes",
     "uncomputed_measures",
     "uncovered_passes",
 ];
+
+/// Keys added only for a run the gate judged under the statistics of spec
+/// `45-statistics.md` (a comparison of two documents has none of them).
+pub const MEASURED_KEYS: [&str; 3] = ["paired_measures", "power", "reasked"];
 
 /// The `--json` (headline) object for `comparison`, carrying `sentence` (the
 /// headline sentence the text renderer produced for the same comparison).

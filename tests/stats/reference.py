@@ -128,9 +128,8 @@ def rule_power(samples, q, alpha, cap, family):
             return 1.0
         if asked >= cap:
             return 0.0
-        bar = alpha / family if failed < asked else alpha
         left = cap - asked
-        if boschloo(samples, samples, failed + left, asked + left) > bar:
+        if boschloo(samples, samples, failed + left, asked + left) > alpha:
             return 0.0
         return q * walk(failed + 1, asked + 1) + (1 - q) * walk(failed, asked + 1)
     return q * walk(0, 0)

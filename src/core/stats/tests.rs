@@ -239,9 +239,9 @@ fn a_one_sample_reference_keeps_todays_strictness() {
 #[test]
 fn a_re_ask_that_passes_ends_in_noise_and_the_cap_in_undecided_or_noise() {
     let plan = Plan::default();
-    // 5/5, then a pass: not even three more failures could make it.
+    // 5/5, then two passes: not even two more failures could make it.
     let wobble = decide(
-        &[pair(5, 5, 0, 1), pair(5, 5, 0, 0), pair(5, 5, 0, 0)],
+        &[pair(5, 5, 0, 2), pair(5, 5, 0, 0), pair(5, 5, 0, 0)],
         plan,
     );
     assert_eq!(wobble[0].verdict, Verdict::Noise, "{wobble:?}");
