@@ -17,6 +17,7 @@
 // means. `println!` would panic on either, and exit 70 would call it a bug.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod app;
 pub mod cli;
 pub mod client;
 pub mod core;

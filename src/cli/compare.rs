@@ -10,15 +10,14 @@
 
 use clap::{Args, ValueEnum};
 
-use crate::core::compare::exit_code;
+use crate::app::compare::CompareRequest;
 use crate::report::locale::Locale;
 use crate::report::text::{headline_sentence, render_compare, Strings};
-use crate::store::Store;
 use crate::wire::compare::{full_json, headline_json, print};
 
 use super::output::{err, out};
-use super::warn::warn_if_ahead;
-use super::{load_suite, CliError, ExitStatus, SuiteArgs};
+use super::warn::warn;
+use super::{CliError, ExitStatus, SuiteArgs};
 
 /// How much JSON `--json` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -54,71 +53,40 @@ pub struct CompareArgs {
 pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
     let locale = args.locale;
     let strings = Strings::of(locale);
-    let loaded = load_suite(&args.suite)?;
-    let suite = &loaded.suite;
-    let store = Store::new(&args.suite.root);
-    let (run, baseline) = store.read_run_and_baseline(&suite.tenant, &suite.name, &args.run)?;
-    super::merge::refuse_a_shard(&run.key, &run.doc, &args.suite)?;
-    let Some(baseline) = baseline else {
-        return Err(CliError::usage(
-            format!(
-                "suite '{}' has no baseline for tenant '{}' yet, so there is nothing to compare with",
-                suite.name, suite.tenant
-            ),
-            Some(format!(
-                "look at the run, then make it the reference: digline promote --suite {} --run {}",
-                args.suite.suite.display(),
-                run.key
-            )),
-        ));
-    };
-    let run_file = store
-        .runs_dir(&suite.tenant, &suite.name)?
-        .join(format!("{}.json", run.key));
-    crate::host::run_trust::refuse_untrusted_latest(&args.run, &run.key, &run.doc, &run_file)
-        .map_err(CliError::Refused)?;
-    warn_if_ahead([&run.doc, &baseline]);
-    let mut comparison = crate::report::order::compare_in_suite_order(&run.doc, &baseline)
-        .map_err(|e| CliError::Refused(e.to_string()))?;
-    // The gate's re-asks and statistics, for a run the gate judged (spec
-    // 45-statistics.md); two documents alone compare as 0.10.0 did.
-    if let Some(record) = store.read_run_reasks(&suite.tenant, &suite.name, &run.key) {
-        comparison.apply_reasks(&record, &baseline);
-        comparison.state_power(&baseline, suite.false_alarm_rate);
-        let paired = crate::core::compare::paired::paired_measures(
-            suite,
-            &run.doc,
-            &baseline,
-            suite.false_alarm_rate,
-        );
-        comparison.apply_paired(paired, true);
+    let read = crate::app::compare::read(&CompareRequest {
+        suite: args.suite.to_ref(),
+        run: args.run,
+        causes: args.json.is_none(),
+    })?;
+    if let Some(note) = &read.ahead {
+        warn(note);
     }
-    // Infrastructure values (`base_url`) are named, never printed.
-    crate::report::redact::withhold_perimeter_values(&mut comparison);
-    let code = exit_code(&comparison);
+    let facts = crate::app::compare::compare(read)?;
+    let comparison = &facts.comparison;
     match args.json {
         Some(depth) => {
-            let sentence = headline_sentence(&comparison, &comparison.headline(), strings);
+            let sentence = headline_sentence(comparison, &comparison.headline(), strings);
             let value = match depth {
-                JsonDepth::Headline => headline_json(&comparison, &sentence),
-                JsonDepth::Full => full_json(&comparison, &sentence),
+                JsonDepth::Headline => headline_json(comparison, &sentence),
+                JsonDepth::Full => full_json(comparison, &sentence),
             };
             out(&print(&value))?;
         }
         None => {
             // Why a check could not run: a category and measured facts
             // read from the run's stored reasons, never their text.
-            let failed = store.read_run_timings(&suite.tenant, &suite.name, &run.key);
-            let causes = crate::report::gate::causes(&run.doc, &failed);
-            let mut text = render_compare(&comparison, &causes, locale);
+            let none = crate::report::gate::Causes::default();
+            let mut text =
+                render_compare(comparison, facts.causes.as_ref().unwrap_or(&none), locale);
             text.stdout
-                .push_str(&crate::report::noise::terminal_block(&comparison, strings));
+                .push_str(&crate::report::noise::terminal_block(comparison, strings));
             out(&super::fence::fenced(&text.stdout))?;
             if !super::output::quiet() {
                 err(&text.stderr);
             }
         }
     }
-    super::leave_to_exit((run, baseline, comparison));
+    let code = facts.exit;
+    crate::app::leave_to_exit(facts);
     Ok(code)
 }

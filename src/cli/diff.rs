@@ -8,16 +8,15 @@
 
 use clap::{Args, ValueEnum};
 
-use crate::core::diff::diff;
-use crate::report::diff::{header_lines, run_labels, sentence, summary_lines, SUMMARY_LIMIT};
+use crate::app::list::DiffRequest;
+use crate::report::diff::{header_lines, summary_lines, SUMMARY_LIMIT};
 use crate::report::order::SuiteOrder;
-use crate::store::Store;
 use crate::wire::compare::print;
 use crate::wire::diff::diff_json;
 
 use super::output::out;
-use super::warn::warn_if_ahead;
-use super::{load_suite, CliError, ExitStatus, SuiteArgs};
+use super::warn::warn;
+use super::{CliError, ExitStatus, SuiteArgs};
 
 /// How much JSON `diff --json` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -48,52 +47,38 @@ pub struct DiffArgs {
 /// A [`CliError`] (exit 64): bad suite, unknown or unreadable run, the same
 /// run twice, runs measured under other rules or judges.
 pub fn execute(args: DiffArgs) -> Result<ExitStatus, CliError> {
-    let loaded = load_suite(&args.suite)?;
-    let suite = &loaded.suite;
-    let store = Store::new(&args.suite.root);
     let (Some(first), Some(second)) = (args.runs.first(), args.runs.get(1)) else {
         return Err(CliError::usage(
             "diff takes two runs",
             Some("digline diff --suite suite.toml KEY1 KEY2".into()),
         ));
     };
-    let left = store.read_run(&suite.tenant, &suite.name, first)?;
-    let right = store.read_run(&suite.tenant, &suite.name, second)?;
-    if left.key == right.key {
-        return Err(CliError::usage(
-            format!(
-                "both arguments resolve to the run {}: a run diffed with itself has nothing to report",
-                left.key
-            ),
-            Some(format!(
-                "name two different runs; digline list --suite {} shows them",
-                args.suite.suite.display()
-            )),
-        ));
+    let pair = crate::app::list::read_pair(&DiffRequest {
+        suite: args.suite.to_ref(),
+        left: first.clone(),
+        right: second.clone(),
+    })?;
+    if let Some(note) = &pair.ahead {
+        warn(note);
     }
-    warn_if_ahead([&left.doc, &right.doc]);
-    let difference = diff(&left.doc, &right.doc).map_err(|e| CliError::Refused(e.to_string()))?;
-    let (l, r) = run_labels(
-        &left.doc.created_at,
-        &right.doc.created_at,
-        &left.key,
-        &right.key,
-    );
+    let facts = crate::app::list::diff(pair)?;
+    let (left, right, difference) = (&facts.left, &facts.right, &facts.difference);
+    let (l, r) = (&facts.labels.0, &facts.labels.1);
     let labels = (l.as_str(), r.as_str());
-    let text = sentence(&difference, labels);
+    let text = &facts.sentence;
     if let Some(depth) = args.json {
         let value = diff_json(
-            &difference,
-            (&left.key, &l, &left.doc),
-            (&right.key, &r, &right.doc),
-            &text,
+            difference,
+            (&left.key, l, &left.doc),
+            (&right.key, r, &right.doc),
+            text,
             depth == DiffJson::Full,
         );
         out(&print(&value))?;
         return Ok(ExitStatus::Proceed);
     }
     let mut page = String::new();
-    for (key, label, doc) in [(&left.key, &l, &left.doc), (&right.key, &r, &right.doc)] {
+    for (key, label, doc) in [(&left.key, l, &left.doc), (&right.key, r, &right.doc)] {
         let stamp = if label == key {
             String::new()
         } else {
@@ -101,7 +86,7 @@ pub fn execute(args: DiffArgs) -> Result<ExitStatus, CliError> {
         };
         page.push_str(&format!("{label}{stamp}  {}\n", doc.environment));
     }
-    let opening = header_lines(&difference, labels);
+    let opening = header_lines(difference, labels);
     if !opening.is_empty() {
         page.push('\n');
         for line in opening {
@@ -117,7 +102,7 @@ pub fn execute(args: DiffArgs) -> Result<ExitStatus, CliError> {
         (&left.doc, &right.doc)
     };
     let order = SuiteOrder::new(newer, Some(older));
-    let lines = summary_lines(&difference, &order, labels, Some(SUMMARY_LIMIT));
+    let lines = summary_lines(difference, &order, labels, Some(SUMMARY_LIMIT));
     if !lines.is_empty() {
         page.push('\n');
         for line in lines {

@@ -88,3 +88,47 @@ pub fn render(sentence: &str, hints: &[&str], quiet: bool) -> String {
     }
     out
 }
+
+impl From<crate::app::Refusal> for CliError {
+    /// The command line's words for a use case's refusal.
+    fn from(refusal: crate::app::Refusal) -> CliError {
+        use crate::app::Refusal;
+        match refusal {
+            Refusal::Load(e) => CliError::Load(e),
+            Refusal::Store(e) => CliError::Store(e),
+            Refusal::Usage { message, hint } => CliError::Usage { message, hint },
+            Refusal::FlagMismatch {
+                flag,
+                given,
+                declared,
+                ..
+            } => CliError::usage(
+                format!("{flag} '{given}' does not match the suite, which declares '{declared}': the suite decides, and this flag only verifies"),
+                Some(format!("drop {flag}, or pass {flag} {declared}")),
+            ),
+            ref no @ Refusal::NoBaseline {
+                ref run_key,
+                ref named,
+                ..
+            } => CliError::usage(
+                no.to_string(),
+                Some(format!(
+                    "look at the run, then make it the reference: digline promote --suite {named} --run {run_key}"
+                )),
+            ),
+            ref shard @ Refusal::ShardRun { ref named, .. } => CliError::usage(
+                shard.to_string(),
+                Some(format!(
+                    "merge every shard first: digline merge --suite {named} --shards <the shard runs>"
+                )),
+            ),
+            ref same @ Refusal::SameRun { ref named, .. } => CliError::usage(
+                same.to_string(),
+                Some(format!(
+                    "name two different runs; digline list --suite {named} shows them"
+                )),
+            ),
+            other => CliError::Refused(other.to_string()),
+        }
+    }
+}

@@ -1,40 +1,24 @@
-//! `digline gate`: the CI job in one command — run the suite (or take
-//! `--run`), compare with the committed baseline, write the terminal text,
-//! `outcome.json`, `comment.md`, `summary.md` and `junit.xml` into `--out`,
-//! publish when asked, and exit with the contract code. Never promotes.
-//!
-//! No baseline: no verdict. The run is rendered and published on its own,
-//! naming the baseline path looked for and the `promote` command a person
-//! runs — then exit 64. A gate is never green without a comparison.
-//!
-//! Payload boundary: every file here is built from names, keys, statuses
-//! and scores ([`crate::core::compare::Comparison`] holds no payload; the
-//! no-baseline tables read only statuses and scores of the run).
+//! `digline gate`: the CI job in one command. The flags become an
+//! [`app::gate::GateRequest`](crate::app::gate::GateRequest); the gate's
+//! phases (`app::gate`) write the files into `--out`; this file prints the
+//! terminal text and the refusal, keeps GitHub's workflow commands paused
+//! while names a pull request chose are printed, and publishes last.
+//! Never promotes.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
-use crate::core::document::{run_key, RunDocument};
-use crate::forge::comment::{self, CommentData, Section, SectionRow};
-use crate::forge::outcome::{Kind, Outcome as GateOutcome, Paths};
-use crate::forge::{self, actions, escape, junit, Mode};
-use crate::host::base_ref::{self, BaseBaseline};
+use crate::app::gate::{GateEnd, GateRequest, GateVerdict};
+use crate::app::publish::Publishing;
+use crate::forge::{actions, escape, Mode};
 use crate::host::{self, env::CiEnv};
-use crate::report::cost;
-use crate::report::coverage::{self as integrity_text, IntegrityStrings};
-use crate::report::gate as gate_view;
 use crate::report::locale::Locale;
-use crate::report::order::compare_in_suite_order;
+use crate::report::progress::ProgressStrings;
 use crate::report::text::fill;
-use crate::store::Store;
 
 use super::output::{err, errln, out, outln};
-use super::run::{run_and_count, RunArgs};
-use super::{load_suite, CliError, ExitStatus, SuiteArgs};
+use super::{CliError, ExitStatus, SuiteArgs};
 
 /// `--publish`: where the verdict goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -133,49 +117,39 @@ pub struct GateArgs {
     pub publishing: PublishArgs,
 }
 
-/// What is recorded beside the run document: its spend (and the
-/// reference's), and how long its failed calls took.
-#[derive(Clone, Copy)]
-struct Beside<'a> {
-    spends: cost::Spends,
-    failed: &'a crate::core::failed_calls::FailedCalls,
+impl PublishArgs {
+    /// Where and how to publish, as the use case takes it.
+    pub fn publishing(&self) -> Publishing {
+        Publishing {
+            mode: self.publish.mode(),
+            comment_on_success: self.comment_on_success,
+            no_comment: self.no_comment,
+            repo: self.repo.clone(),
+            pr: self.pr,
+            report_url: self.report_url.clone(),
+            max_wait: self.max_wait,
+        }
+    }
 }
 
-/// The HTML report's one call site: redacted (no judge or suspension
-/// reasons) unless `--report-payload` widens the boundary. A template
-/// failure is a warning, never a changed verdict: the gate writes no
-/// report then.
-///
-/// Rendered last, from the documents and the comparison the gate gives up:
-/// the redacted report strips them in place rather than copying them.
-fn render_html_report(
-    run: RunDocument,
-    baseline: Option<RunDocument>,
-    comparison: Option<Comparison>,
-    locale: Locale,
-    payload: bool,
-    quiet: bool,
-    beside: Beside<'_>,
-) -> Option<String> {
-    match crate::report::html::render_consuming(
-        run,
-        baseline,
-        comparison,
-        locale,
-        !payload,
-        beside.spends,
-        beside.failed,
-    ) {
-        Ok(page) => Some(page),
-        Err(e) => {
-            if !quiet {
-                errln(&format!(
-                    "digline: warning: {}",
-                    crate::report::progress::ProgressStrings::of(locale)
-                        .report_not_written(&e.to_string())
-                ));
-            }
-            None
+impl GateArgs {
+    /// The gate's request.
+    fn request(&self, quiet: bool) -> GateRequest {
+        GateRequest {
+            suite: self.suite.to_ref(),
+            run: self.run.clone(),
+            shard: self.shard.clone(),
+            balance: self.balance.is_some(),
+            shards: self.shards.clone(),
+            locale: self.locale,
+            out: self.out.clone(),
+            pool: self.pool.pool(),
+            max_calls: self.max_calls,
+            report_payload: self.report_payload,
+            base_ref: self.base_ref.clone(),
+            publishing: self.publishing.publishing(),
+            display: host::runner::display(quiet),
+            announce: !quiet,
         }
     }
 }
@@ -198,7 +172,7 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     if let Some(t) = &token {
         outln(&actions::stop_commands(t))?;
     }
-    match gate(args, quiet, &env, &mut token) {
+    match gate(&args, quiet, &env, &mut token) {
         // A refusal while the fence is open: its sentence (which may quote
         // a name or a line of a file the pull request wrote) is printed
         // inside the fence, made visible, and the fence is closed after it,
@@ -218,412 +192,30 @@ pub fn execute(args: GateArgs, quiet: bool) -> Result<ExitStatus, CliError> {
 /// The gate itself; `token` is the open stop-commands fence, taken (and
 /// closed) once the terminal text is out.
 fn gate(
-    args: GateArgs,
+    args: &GateArgs,
     quiet: bool,
     env: &CiEnv,
     token: &mut Option<String>,
 ) -> Result<ExitStatus, CliError> {
     let locale = args.locale;
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| match &env.github.runner_temp {
-            Some(t) if env.github.actions => t.join("digline"),
-            _ => PathBuf::from("digline-gate"),
-        });
-    let mut loaded = load_suite(&args.suite)?;
-    // A merge reads little of the cases once their plan is taken: the rest
-    // goes before the reference is read beside them.
-    let plan = (!args.shards.is_empty()).then(|| super::merge::plan_and_shed(&mut loaded));
-    let suite = &loaded.suite;
-    let store = Store::new(&args.suite.root);
-    // Everything that can refuse without the run is read first: the base
-    // ref (a base named with --base-ref that cannot be read refuses), and
-    // the baseline (a corrupt one refuses before the first call is paid for).
-    let baseline_path = store.baseline_path(&suite.tenant, &suite.name)?;
-    let base = base_ref::choose(args.base_ref.as_deref(), env);
-    let (base_baseline, base_warning) = read_base(base.as_ref(), &baseline_path)?;
-    // The base, when its baseline could be read: what the rule changes and
-    // the reference's spend are read from too.
-    let base_read = base.as_ref().filter(|_| base_baseline.is_some());
-    // A redacted report (the default) shows no pass or fail reason, and no
-    // other surface of the gate shows any: the documents the gate holds
-    // keep an error's reason (its cause) only. 100,000 cases hold ≈40 MB
-    // less.
-    let lean = !args.report_payload;
-    let mut baseline = store.read_baseline(&suite.tenant, &suite.name)?;
-    if lean {
-        if let Some(baseline) = &mut baseline {
-            baseline.drop_case_reasons();
+    let notices = super::run::notices(quiet, locale);
+    let verdict = match crate::app::gate::verdict(&args.request(quiet), env, &notices)? {
+        GateEnd::ShardStored { key, shard } => {
+            outln(&key)?;
+            notices.plan(ProgressStrings::of(locale).shard_stored(&shard, &key));
+            return Ok(ExitStatus::Proceed);
         }
-    }
-    let retried = crate::run::retry::Retried::default();
-    let ran = args.run.is_none();
-    let (key, mut doc) = match &args.run {
-        Some(which) => {
-            let stored = store.read_run(&suite.tenant, &suite.name, which)?;
-            super::merge::refuse_a_shard(&stored.key, &stored.doc, &args.suite)?;
-            let run_file = store
-                .runs_dir(&suite.tenant, &suite.name)?
-                .join(format!("{}.json", stored.key));
-            host::run_trust::refuse_untrusted_latest(which, &stored.key, &stored.doc, &run_file)
-                .map_err(CliError::Refused)?;
-            if let Some(warning) =
-                host::run_trust::commit_warning(&stored.key, &stored.doc, &args.suite.root)
-            {
-                if !quiet {
-                    super::output::errln(&warning);
-                }
-            }
-            (stored.key, stored.doc)
-        }
-        None if plan.is_some() => {
-            let (key, merged) = super::merge::merge_and_store(
-                &args.suite,
-                &loaded,
-                plan.unwrap_or_default(),
-                &args.shards,
-                quiet,
-                locale,
-            )?;
-            (key, merged)
-        }
-        None => {
-            // The same steps as `digline run`, through the same function.
-            let run_args = RunArgs {
-                suite: SuiteArgs {
-                    suite: args.suite.suite.clone(),
-                    root: args.suite.root.clone(),
-                    tenant: args.suite.tenant.clone(),
-                    environment: args.suite.environment.clone(),
-                },
-                meta: Vec::new(),
-                json: false,
-                target: None,
-                pool: args.pool,
-                max_wait: args.publishing.max_wait,
-                max_calls: args.max_calls,
-                resume: None,
-                shard: args.shard.clone(),
-                balance: args.balance.clone(),
-                samples: None,
-                locale: args.locale,
-            };
-            // What the reference lets the gate see, said before the run.
-            if let Some(power) = baseline
-                .as_ref()
-                .and_then(|b| crate::core::compare::power::power(b, loaded.suite.false_alarm_rate))
-            {
-                if !quiet {
-                    let strings = crate::report::text::Strings::of(locale);
-                    for line in crate::report::noise::power_sentences(&power, strings) {
-                        super::output::errln(&format!("digline: {line}"));
-                    }
-                }
-            }
-            let (key, doc, _plan) = run_and_count(&run_args, quiet, &retried)?;
-            if let Some(done) = super::merge::shard_stored(&key, &doc, quiet, locale)? {
-                return Ok(done);
-            }
-            // Failures where the reference passed are asked again before
-            // they are believed (spec 45-statistics.md).
-            if let Some(reference) = &baseline {
-                super::run::reask_against(&run_args, &loaded, &key, &doc, reference, quiet)?;
-            }
-            (key, doc)
-        }
+        GateEnd::Verdict(verdict) => verdict,
     };
-    // Stored whole; held from here on as the gate shows it.
-    if lean {
-        doc.drop_case_reasons();
-    }
-    // Whole-run measures paired over the same cases, while the cases are here.
-    let paired = baseline.as_ref().map(|b| {
-        crate::core::compare::paired::paired_measures(
-            &loaded.suite,
-            &doc,
-            b,
-            loaded.suite.false_alarm_rate,
-        )
-    });
-    // The cases are in the run now: the rest of the gate reads documents,
-    // so a large suite's cases are not held beside the run and its baseline.
-    drop(std::mem::take(&mut loaded.suite.cases));
-    // What reading the cases, the reference and the shards freed goes back
-    // to the system before the comparison is built beside the documents.
-    host::memory::return_freed();
-    let suite = &loaded.suite;
-    let comparison = match &baseline {
-        Some(b) => {
-            let mut c =
-                compare_in_suite_order(&doc, b).map_err(|e| CliError::Refused(e.to_string()))?;
-            if let Some(record) = store.read_run_reasks(&suite.tenant, &suite.name, &key) {
-                c.apply_reasks(&record, b);
-            }
-            c.state_power(b, suite.false_alarm_rate);
-            c.apply_paired(paired.unwrap_or_default(), true);
-            // Infrastructure values (`base_url`) are named, never published.
-            crate::report::redact::withhold_perimeter_values(&mut c);
-            spell_parameter_edits(&mut c, &args, base_read);
-            Some(c)
-        }
-        None => None,
-    };
-    // The baseline as the base has it: its spend record is then read from
-    // the base too (a pull request cannot restate what the reference spent
-    // without replacing the reference, which the gate says first).
-    let base_same = matches!(base_baseline, Some(BaseBaseline::Same));
-    let replaced = Replaced::judge(&doc, base_baseline);
-    let integrity = IntegrityStrings::of(locale);
-    let promote = format!(
-        "digline promote --suite {} --root {} --run {key}",
-        args.suite.suite.display(),
-        args.suite.root.display()
-    );
-    let root_text = args.suite.root.display().to_string();
-    let marker = forge::marker(&root_text, &suite.tenant, &suite.name);
-    let report_line = report_line(&args.publishing, env, &out_dir, locale);
-
-    // How long the run's failed calls took, as recorded beside it (a run of
-    // 0.10.0 has no record: the causes are then said without their time).
-    let failed_calls = store.read_run_timings(&suite.tenant, &suite.name, &key);
-    let (code, mut view, counts) = match (&comparison, &baseline) {
-        (Some(c), Some(b)) => {
-            let view = gate_view::compared(&doc, b, c, locale, &failed_calls);
-            let counts: BTreeMap<String, usize> = Outcome::ALL
-                .iter()
-                .map(|o| (o.as_str().to_string(), c.headline().counts.get(*o)))
-                .collect();
-            (view.exit_code, view, counts)
-        }
-        _ => {
-            let view = gate_view::single(
-                &doc,
-                &baseline_path.display().to_string(),
-                locale,
-                ExitStatus::Refused,
-                &failed_calls,
-            );
-            let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-            let statuses = doc
-                .results
-                .iter()
-                .flat_map(|c| c.verdicts.iter())
-                .chain(doc.aggregate.iter());
-            for v in statuses {
-                *counts.entry(v.status.as_str().to_string()).or_insert(0) += 1;
-            }
-            counts.insert("suspended".into(), doc.suspended_cases());
-            (ExitStatus::Refused, view, counts)
-        }
-    };
-    // A replaced reference is said first, everywhere the headline goes.
-    if let Some(r) = &replaced {
-        view.lead = format!("{} {}", r.sentence(integrity), view.lead);
-    }
-    let headline = view.headline();
-    let mut sections = Vec::new();
-    let mut integrity_text_blocks = String::new();
-    if let Some(r) = &replaced {
-        let rows = r.worse_rows();
-        if !rows.is_empty() {
-            integrity_text_blocks.push_str(&format!("\n{}:\n", integrity.title_replaced_worse));
-            for row in &rows {
-                integrity_text_blocks
-                    .push_str(&format!("{} · {} · {}\n", row.case, row.check, row.detail));
-            }
-            sections.push(Section::rows(integrity.title_replaced_worse, rows));
-        }
-    }
-    if let Some(c) = &comparison {
-        // Checks that wobbled within their measured noise, apart from what got worse.
-        let strings = crate::report::text::Strings::of(locale);
-        let power = crate::report::noise::power_lines(c, strings);
-        if !power.is_empty() {
-            sections.push(Section::lines(strings.title_power, power));
-        }
-        let paired = crate::report::noise::paired_lines(c, strings);
-        if !paired.is_empty() {
-            sections.push(Section::lines(strings.title_paired, paired));
-        }
-        for (title, rows) in crate::report::noise::noise_groups(c, strings) {
-            let rows = rows
-                .into_iter()
-                .map(|r| SectionRow {
-                    case: r.case,
-                    check: r.check,
-                    detail: r.detail,
-                })
-                .collect();
-            sections.push(Section::rows(&title, rows));
-        }
-        integrity_text_blocks.push_str(&crate::report::noise::terminal_block(c, strings));
-        sections.extend(coverage_sections(c, integrity));
-        integrity_text_blocks.push_str(&integrity_text::terminal_blocks(
-            c,
-            crate::report::text::Strings::of(locale).scope_run,
-            crate::report::text::Strings::of(locale).summary_truncated,
-            integrity,
-        ));
-    }
-    let mut integrity_stderr = String::new();
-    if !quiet {
-        if let Some(c) = &comparison {
-            integrity_stderr.push_str(&integrity_text::uncovered_hint(c, integrity));
-        }
-        if let Some(w) = &base_warning {
-            integrity_stderr.push_str(&format!("digline: warning: {w}\n"));
-        }
-    }
-    let kind = Kind::of(code);
-    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
-    for row in &view.unjudged {
-        if let Some(cause) = &row.cause {
-            *causes
-                .entry(cause.category.as_str().to_string())
-                .or_insert(0) += 1;
-        }
-    }
-    // What the run and the reference spent, as recorded beside their
-    // documents (a run of 0.10.0, or a resumed one, has no record).
-    let spends = cost::Spends {
-        run: store.read_run_spend(&suite.tenant, &suite.name, &key),
-        reference: baseline.as_ref().and_then(|_| {
-            if let Some(base) = base_read.filter(|_| base_same) {
-                let path = store.baseline_spend_path(&suite.tenant, &suite.name).ok()?;
-                serde_json::from_slice(&base_ref::file_at_base(base, &path)?).ok()
-            } else {
-                store.read_baseline_spend(&suite.tenant, &suite.name)
-            }
-        }),
-    };
-    let cost = cost::sentence(&doc, baseline.as_ref(), spends, locale);
-    let data = CommentData {
-        locale,
-        view: view.clone(),
-        suite: suite.name.clone(),
-        tenant: suite.tenant.clone(),
-        run_key: key.clone(),
-        baseline_key: baseline
-            .as_ref()
-            .map(|b| run_key(&b.created_at, &b.config_hash)),
-        promote: promote.clone(),
-        report: report_line,
-        cost,
-        sections,
-    };
-    let comment_md = comment::render(&data, Some(&order_marker(&marker, &doc.created_at)));
-    let summary_md = comment::render(&data, None);
-    let junit_xml = junit::render(&doc, comparison.as_ref(), locale, &failed_calls);
-    let no_baseline = baseline.is_none();
-    let spent_usd = BTreeMap::from([
-        (
-            "target".to_string(),
-            cost::target_usd_of(&doc, spends.run.as_ref()),
-        ),
-        (
-            "reference_target".to_string(),
-            baseline
-                .as_ref()
-                .and_then(|b| cost::target_usd_of(b, spends.reference.as_ref())),
-        ),
-        (
-            "judges".to_string(),
-            spends.run.as_ref().and_then(|s| s.judges.usd),
-        ),
-        (
-            "reference_judges".to_string(),
-            spends.reference.as_ref().and_then(|s| s.judges.usd),
-        ),
-    ]);
-    let html = render_html_report(
-        doc,
-        baseline,
-        comparison,
-        locale,
-        args.report_payload,
-        quiet,
-        Beside {
-            spends,
-            failed: &failed_calls,
-        },
-    );
-
-    crate::store::atomic::prepare_output_dir(&out_dir).map_err(|e| match e {
-        crate::store::StoreError::Io { cause, .. } => CliError::Refused(format!(
-            "cannot create the output directory {}: {cause}",
-            out_dir.display()
-        )),
-        other => CliError::Store(other),
-    })?;
-    let path = |name: &str| out_dir.join(name).display().to_string();
-    let outcome = GateOutcome {
-        output_version: crate::wire::OUTPUT_VERSION,
-        exit_code: code.code(),
-        outcome: kind,
-        no_baseline,
-        headline: headline.clone(),
-        tenant: suite.tenant.clone(),
-        suite: suite.name.clone(),
-        suite_path: args.suite.suite.display().to_string(),
-        root: root_text,
-        run_key: Some(key.clone()),
-        baseline_key: data.baseline_key.clone(),
-        baseline_path: Some(baseline_path.display().to_string()),
-        counts,
-        cases: view.case_counts.clone(),
-        causes,
-        spent_usd,
-        spent: spends.run,
-        reference_spent: spends.reference,
-        locale: locale.code().to_string(),
-        marker,
-        baseline_changed: replaced.is_some(),
-        paths: Paths {
-            outcome: path("outcome.json"),
-            comment: path("comment.md"),
-            summary: path("summary.md"),
-            junit: path("junit.xml"),
-            report: html.as_ref().map(|_| path("report.html")),
-        },
-        retries: ran.then(|| crate::forge::outcome::retry_counts(&retried.counts())),
-    };
-    let mut files: Vec<(&str, String)> = vec![
-        ("comment.md", comment_md.clone()),
-        ("summary.md", summary_md.clone()),
-        ("junit.xml", junit_xml),
-        ("outcome.json", outcome.to_json()),
-    ];
-    if let Some(html) = html {
-        files.push(("report.html", html));
-    }
-    for (name, text) in &files {
-        write_file(&out_dir.join(name), text)?;
-    }
-
     // The terminal text quotes case ids and check names: made visible
     // (no escape sequence, no bidi control), and on GitHub Actions printed
     // with workflow commands paused, so none of them can start one.
-    let stdout_text =
-        escape::terminal(&format!("{}{integrity_text_blocks}", view.terminal(locale)));
-    let stderr_text = if view.no_baseline {
-        escape::terminal(&no_baseline_refusal(
-            &suite.name,
-            &suite.tenant,
-            &promote,
-            locale,
-            quiet,
-        ))
-    } else {
-        String::new()
-    } + &escape::terminal(&integrity_stderr);
-    out(&stdout_text)?;
-    err(&stderr_text);
+    out(&escape::terminal(&verdict.terminal))?;
+    err(&stderr_text(&verdict, locale, quiet));
     if let Some(t) = token.take() {
         outln(&actions::resume(&t))?;
     }
-
-    let published = publish_files(&outcome, &comment_md, &summary_md, &args.publishing, env);
+    let published = crate::app::gate::publish(&verdict, &args.publishing.publishing(), env);
     for line in published.stdout {
         outln(&line)?;
     }
@@ -632,7 +224,31 @@ fn gate(
             errln(&line);
         }
     }
-    Ok(code)
+    Ok(verdict.exit)
+}
+
+/// What the gate says on stderr after the verdict: without a baseline the
+/// refusal (and the promote command as a hint unless `quiet`), then the
+/// uncovered-checks hint and an unreadable base's warning unless `quiet`.
+fn stderr_text(verdict: &GateVerdict, locale: Locale, quiet: bool) -> String {
+    let mut text = String::new();
+    if let Some((suite, tenant)) = &verdict.no_baseline {
+        text.push_str(&escape::terminal(&no_baseline_refusal(
+            suite,
+            tenant,
+            &verdict.promote,
+            locale,
+            quiet,
+        )));
+    }
+    let mut integrity = String::new();
+    if !quiet {
+        integrity.push_str(&verdict.uncovered_hint);
+        if let Some(w) = &verdict.base_warning {
+            integrity.push_str(&format!("digline: warning: {w}\n"));
+        }
+    }
+    text + &escape::terminal(&integrity)
 }
 
 /// The no-baseline refusal on stderr, in the reader's locale: the exit
@@ -662,234 +278,4 @@ fn no_baseline_refusal(
         ));
     }
     text
-}
-
-/// Publish an outcome (shared by `gate` and `publish`).
-pub fn publish_files(
-    outcome: &GateOutcome,
-    comment_md: &str,
-    summary_md: &str,
-    args: &PublishArgs,
-    env: &CiEnv,
-) -> forge::Published {
-    let locale = Locale::parse(&outcome.locale).unwrap_or(Locale::En);
-    let (comment_md, summary_md) = match args
-        .report_url
-        .as_deref()
-        .and_then(|u| comment::report_link(u, locale, false))
-    {
-        Some(link) => (
-            comment::set_report_line(comment_md, &link),
-            comment::set_report_line(summary_md, &link),
-        ),
-        None => (comment_md.to_string(), summary_md.to_string()),
-    };
-    let req = forge::Request {
-        outcome,
-        comment: &comment_md,
-        summary: &summary_md,
-        mode: args.publish.mode(),
-        comment_on_success: args.comment_on_success,
-        write_comment: !args.no_comment,
-        repository: args.repo.clone(),
-        pull_request: args.pr,
-        max_wait: Duration::from_secs(args.max_wait),
-        now: host::clock::unix_now,
-    };
-    forge::publish(&req, env)
-}
-
-/// The comment's report line before `publish` knows the artifact link.
-fn report_line(args: &PublishArgs, env: &CiEnv, out_dir: &Path, locale: Locale) -> String {
-    if let Some(link) = args
-        .report_url
-        .as_deref()
-        .and_then(|u| comment::report_link(u, locale, false))
-    {
-        return link;
-    }
-    if let Some(job) = &env.gitlab.job_url {
-        let rel = out_dir.display().to_string();
-        let rel = rel.trim_start_matches("./").trim_end_matches('/');
-        if let Some(link) = comment::report_link(
-            &format!("{}/artifacts/browse/{rel}", job.trim_end_matches('/')),
-            locale,
-            false,
-        ) {
-            return link;
-        }
-    }
-    if let Some(run) = &env.github.run_url {
-        if let Some(link) = comment::report_link(run, locale, true) {
-            return link;
-        }
-    }
-    comment::report_in_artifacts(locale)
-}
-
-/// Write one output file: atomically, never through a symbolic link.
-fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    crate::store::atomic::write_output(path, text.as_bytes()).map_err(|e| match e {
-        crate::store::StoreError::Io { cause, .. } => {
-            CliError::Refused(format!("cannot write {}: {cause}", path.display()))
-        }
-        other => CliError::Store(other),
-    })
-}
-
-/// Reads the base ref's baseline (when there is a base): what the gate says
-/// about a replaced reference, and a warning when a base found by default
-/// could not be read.
-///
-/// # Errors
-/// [`CliError::Refused`] when `--base-ref` was given and cannot be read.
-fn read_base(
-    base: Option<&base_ref::BaseRev>,
-    baseline_path: &Path,
-) -> Result<(Option<BaseBaseline>, Option<String>), CliError> {
-    let Some(base) = base else {
-        return Ok((None, None));
-    };
-    match base_ref::read(base, baseline_path) {
-        Ok(found) => Ok((Some(found), None)),
-        Err(p) if p.refuses => Err(CliError::Refused(p.sentence)),
-        Err(p) => Ok((None, Some(p.sentence))),
-    }
-}
-
-/// With a readable base ref, each parameter edit (check id a → b) is shown
-/// as the base's `suite.toml` and this one spell it: `maximum 40 → 50`,
-/// loosened or tightened where defined. Without one, the ids stay.
-fn spell_parameter_edits(c: &mut Comparison, args: &GateArgs, base: Option<&base_ref::BaseRev>) {
-    let Some(base) = base else {
-        return;
-    };
-    if !c
-        .rule_changes
-        .iter()
-        .any(|r| r.field == crate::core::compare::RuleField::Parameters)
-    {
-        return;
-    }
-    if let Some((before, after)) = base_ref::declared_checks(base, &args.suite.suite) {
-        let changes = std::mem::take(&mut c.rule_changes);
-        c.rule_changes = crate::core::compare::spell_parameters(changes, &before, &after);
-    }
-}
-
-/// A pull request that replaces the baseline file, and the run compared
-/// with the base's reference (when the base had one).
-struct Replaced {
-    against_old: Option<Comparison>,
-}
-
-impl Replaced {
-    fn judge(run: &RunDocument, base: Option<BaseBaseline>) -> Option<Replaced> {
-        match base? {
-            BaseBaseline::Same => None,
-            BaseBaseline::Replaced(old) => Some(Replaced {
-                // Another tenant's document at the base cannot be compared:
-                // the replacement is still said, without the comparison.
-                against_old: old.and_then(|o| compare_in_suite_order(run, &o).ok()),
-            }),
-        }
-    }
-
-    /// "This pull request replaces the approved reference. Against …, N checks got worse."
-    fn sentence(&self, s: &IntegrityStrings) -> String {
-        let Some(old) = &self.against_old else {
-            return s.replaced.to_string();
-        };
-        let worse = old
-            .deltas
-            .iter()
-            .filter(|d| d.outcome == Outcome::Regressed)
-            .count();
-        let then = match worse {
-            0 => s.replaced_worse_none.to_string(),
-            1 => s.replaced_worse_one.to_string(),
-            n => s.replaced_worse_many.replace("{count}", &n.to_string()),
-        };
-        format!("{} {then}", s.replaced)
-    }
-
-    /// What got worse against the base's reference.
-    fn worse_rows(&self) -> Vec<SectionRow> {
-        self.against_old
-            .as_ref()
-            .map(|old| {
-                old.listed()
-                    .filter(|d| d.outcome == Outcome::Regressed)
-                    .map(|d| SectionRow {
-                        case: case_field(d),
-                        check: d.assertion.to_string(),
-                        detail: format!("{} → {}", side(&d.before), side(&d.after)),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-}
-
-/// The case field of a row (`run` for a run-level measure).
-fn case_field(d: &Delta) -> String {
-    match d.key.scope {
-        Scope::Case => d.key.case_id.to_string(),
-        Scope::Run => "run".to_string(),
-    }
-}
-
-/// One side of a delta as the tables show it: `pass 1.000000`, `error`, `—`.
-fn side(side: &Option<Side>) -> String {
-    side.as_ref().map_or_else(
-        || "—".to_string(),
-        |s| gate_view::side_text(s.status, s.score),
-    )
-}
-
-/// The comment's sections for rule changes and coverage of the reference.
-fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
-    let mut out = Vec::new();
-    let rules: Vec<String> = c
-        .rule_changes
-        .iter()
-        .map(|r| integrity_text::rule_line(r, s))
-        .collect();
-    if !rules.is_empty() {
-        out.push(Section::lines(s.title_rules, rules));
-    }
-    let listed = |deltas: Vec<&Delta>, what: &str, side_of: fn(&Delta) -> &Option<Side>| {
-        deltas
-            .into_iter()
-            .map(|d| SectionRow {
-                case: case_field(d),
-                check: d.assertion.to_string(),
-                detail: format!("{what} ({})", side(side_of(d))),
-            })
-            .collect::<Vec<_>>()
-    };
-    let gone = listed(integrity_text::not_in_run(c), s.detail_not_in_run, |d| {
-        &d.before
-    });
-    if !gone.is_empty() {
-        out.push(Section::rows(s.title_not_in_run, gone));
-    }
-    let came = listed(integrity_text::new_in_run(c), s.detail_new_in_run, |d| {
-        &d.after
-    });
-    if !came.is_empty() {
-        out.push(Section::rows(s.title_new_in_run, came));
-    }
-    out
-}
-
-/// The comment's marker, then the ordering guard: the run's creation time,
-/// so an older run never overwrites a comment that reports a newer one.
-fn order_marker(marker: &str, created_at: &str) -> String {
-    let safe: String = created_at
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '.' | '+' | '-'))
-        .take(64)
-        .collect();
-    format!("{marker}\n{}", forge::order_line(&safe))
 }

@@ -9,12 +9,9 @@
 
 use clap::Args;
 
-use crate::core::document::run_key;
-use crate::store::Store;
-
 use super::output::{errln, out};
-use super::warn::warn_if_ahead;
-use super::{load_suite, CliError, ExitStatus, SuiteArgs};
+use super::warn::warn;
+use super::{CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline list`.
 #[derive(Debug, Args)]
@@ -29,12 +26,9 @@ pub struct ListArgs {
 /// # Errors
 /// A [`CliError`] (exit 64) for a bad suite or an unlistable store.
 pub fn execute(args: ListArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let loaded = load_suite(&args.suite)?;
-    let suite = &loaded.suite;
-    let store = Store::new(&args.suite.root);
-    let listing = store.list_run_headers(&suite.tenant, &suite.name)?;
-    let baseline = match store.read_baseline(&suite.tenant, &suite.name) {
-        Ok(b) => b,
+    let facts = crate::app::list::list(&args.suite.to_ref())?;
+    let baseline_key = match &facts.baseline_key {
+        Ok(key) => key.clone(),
         Err(e) => {
             if !quiet {
                 errln(&format!("digline: the baseline is not marked: {e}"));
@@ -42,19 +36,14 @@ pub fn execute(args: ListArgs, quiet: bool) -> Result<ExitStatus, CliError> {
             None
         }
     };
-    let baseline_key = baseline
-        .as_ref()
-        .map(|b| run_key(&b.created_at, &b.config_hash));
+    let (listing, tenant, suite) = (&facts.listing, &facts.tenant, &facts.suite);
     let mut page = String::new();
     let mut line = |text: String| {
         page.push_str(&text);
         page.push('\n');
     };
     if listing.runs.is_empty() {
-        line(format!(
-            "no runs for suite '{}' in tenant '{}'",
-            suite.name, suite.tenant
-        ));
+        line(format!("no runs for suite '{suite}' in tenant '{tenant}'"));
     } else {
         line(format!(
             "  {:<50} {:<34} {:<13} {:<15} CASES",
@@ -95,7 +84,9 @@ pub fn execute(args: ListArgs, quiet: bool) -> Result<ExitStatus, CliError> {
             errln(&format!("digline: left out: {why}"));
         }
     }
-    warn_if_ahead(listing.runs.iter().map(|r| &r.doc).chain(baseline.as_ref()));
+    if let Some(note) = &facts.ahead {
+        warn(note);
+    }
     Ok(ExitStatus::Proceed)
 }
 

@@ -206,15 +206,6 @@ pub fn main(mcp_server: mcp::McpServer) -> i32 {
     guarded(quiet, || dispatch(cli, mcp_server)).code()
 }
 
-/// Hand large read-only data (two 10,000-case documents are ≈400,000 small
-/// allocations) to the process exit instead of freeing it piece by piece:
-/// the command returns and the process ends right after, so freeing would
-/// only cost time (≈20–40% of `compare` at 10,000 cases). Only for the
-/// last values a command uses; never inside a long-lived server (MCP).
-pub(crate) fn leave_to_exit<T>(value: T) {
-    std::mem::forget(value);
-}
-
 /// Run a command, turning a refusal into 64 (printed, its hints too unless
 /// `quiet`) and a panic into 70 (where panics unwind; the release build
 /// exits 70 from the panic hook).
@@ -229,36 +220,26 @@ fn guarded(quiet: bool, command: impl FnOnce() -> Result<ExitStatus, CliError>) 
     }
 }
 
+impl SuiteArgs {
+    /// The suite as a use case's request names it.
+    pub fn to_ref(&self) -> crate::app::SuiteRef {
+        crate::app::SuiteRef {
+            file: self.suite.clone(),
+            root: self.root.clone(),
+            named: self.suite.display().to_string(),
+            tenant: self.tenant.clone(),
+            environment: self.environment.clone(),
+        }
+    }
+}
+
 /// Load the suite named by `args` and verify `--tenant`/`--env` against it.
 ///
 /// # Errors
 /// [`CliError::Load`] for a bad suite, [`CliError::Usage`] for a flag that
 /// does not match what the suite declares.
 pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, CliError> {
-    let loaded = crate::host::suite::load(&args.suite, &args.root)?;
-    let checks = [
-        (
-            "--tenant",
-            args.tenant.as_deref(),
-            loaded.suite.tenant.as_str(),
-        ),
-        (
-            "--env",
-            args.environment.as_deref(),
-            loaded.suite.environment.as_str(),
-        ),
-    ];
-    for (flag, given, declared) in checks {
-        if let Some(given) = given {
-            if given != declared {
-                return Err(CliError::usage(
-                    format!("{flag} '{given}' does not match the suite, which declares '{declared}': the suite decides, and this flag only verifies"),
-                    Some(format!("drop {flag}, or pass {flag} {declared}")),
-                ));
-            }
-        }
-    }
-    Ok(loaded)
+    Ok(args.to_ref().load()?)
 }
 
 fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<ExitStatus, CliError> {

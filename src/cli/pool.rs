@@ -32,6 +32,15 @@ impl PoolArgs {
     pub fn quota(&self) -> Quota {
         self.rate.unwrap_or_default()
     }
+
+    /// The pool as a use case's request takes it.
+    pub fn pool(&self) -> crate::app::run::Pool {
+        crate::app::run::Pool {
+            concurrency: self.workers(),
+            max_retries: self.max_retries,
+            quota: self.quota(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,15 +5,12 @@
 
 use clap::Args;
 
-use crate::core::document::run_key;
-use crate::host;
-use crate::store::promote::{promote, PromotionRequest};
+use crate::app::promote::{PromoteRequest, Promoted};
 use crate::store::repo::LATEST;
-use crate::store::Store;
 
 use super::output::{errln, outln};
-use super::warn::warn_if_ahead;
-use super::{load_suite, CliError, ExitStatus, SuiteArgs};
+use super::warn::warn;
+use super::{CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline promote`.
 #[derive(Debug, Args)]
@@ -45,38 +42,22 @@ pub fn execute(args: PromoteArgs, quiet: bool) -> Result<ExitStatus, CliError> {
             ))
         }
     };
-    let loaded = load_suite(&args.suite)?;
-    let suite = &loaded.suite;
-    let store = Store::new(&args.suite.root);
-    let stored = store.read_run(&suite.tenant, &suite.name, &args.run)?;
-    super::merge::refuse_a_shard(&stored.key, &stored.doc, &args.suite)?;
-    let current = store.read_baseline(&suite.tenant, &suite.name)?;
-    warn_if_ahead(std::iter::once(&stored.doc).chain(current.as_ref()));
-    let config_hash = suite.config_hash();
-    let promoted_at = host::clock::now_iso();
-    let suite_arg = args.suite.suite.display().to_string();
-    let baseline = promote(&PromotionRequest {
-        run: &stored.doc,
-        run_key: &stored.key,
-        tenant: &suite.tenant,
-        suite: &suite.name,
-        suite_arg: &suite_arg,
-        config_hash: &config_hash,
-        replacing,
-        current: current.as_ref(),
-        promoted_at: &promoted_at,
-    })?;
-    let path = store.write_baseline(&baseline)?;
-    // The reference's spend (money and tokens) follows it, beside it.
-    store.promote_spend(&suite.tenant, &suite.name, &stored.key)?;
-    let spend_path = store
-        .read_baseline_spend(&suite.tenant, &suite.name)
-        .and_then(|_| store.baseline_spend_path(&suite.tenant, &suite.name).ok());
-    outln(&format!(
-        "{} baseline set to {}",
-        suite.name,
-        run_key(&baseline.created_at, &baseline.config_hash)
-    ))?;
+    let request = PromoteRequest {
+        suite: args.suite.to_ref(),
+        run: args.run,
+        replacing: replacing.map(|r| r.map(str::to_string)),
+    };
+    let read = crate::app::promote::read(&request)?;
+    if let Some(note) = &read.ahead {
+        warn(note);
+    }
+    let Promoted {
+        suite,
+        key,
+        path,
+        spend_path,
+    } = crate::app::promote::promote(&request, read)?;
+    outln(&format!("{suite} baseline set to {key}"))?;
     if !quiet {
         match spend_path {
             Some(spend) => errln(&format!(

@@ -11,7 +11,7 @@ use clap::Args;
 use crate::forge::outcome::Outcome;
 use crate::host::env::CiEnv;
 
-use super::gate::{publish_files, PublishArgs};
+use super::gate::PublishArgs;
 use super::output::{errln, outln};
 use super::{CliError, ExitStatus};
 
@@ -65,7 +65,13 @@ pub fn execute(args: PublishCmdArgs, quiet: bool) -> Result<ExitStatus, CliError
     let comment = read(&dir.join("comment.md"))?;
     let summary = read(&dir.join("summary.md"))?;
     let env = CiEnv::read();
-    let published = publish_files(&outcome, &comment, &summary, &args.publishing, &env);
+    let published = crate::app::publish::publish(
+        &outcome,
+        &comment,
+        &summary,
+        &args.publishing.publishing(),
+        &env,
+    );
     for line in published.stdout {
         outln(&line)?;
     }

@@ -7,23 +7,21 @@
 //! and can never be promoted. stdout carries only the new key (or one JSON
 //! line with `--json`); the plan goes to stderr first. Never a gate: 0 when
 //! the run is stored, 64 when refused (see `run::rejudge` for the
-//! refusals), all before the first judge call.
+//! refusals), all before the first judge call. The work is `app::rejudge`.
 
 use std::sync::Arc;
 
 use clap::Args;
 
+use crate::app::rejudge::{RejudgeFacts, RejudgeRequest};
 use crate::core::python::dumps::dumps_request_body;
-use crate::host;
-use crate::run::rejudge::{rejudge, Replay};
-use crate::run::{preflight, Judge, NoJudges, Notifier, Plan, RetryPolicy, RunContext};
-use crate::store::{Store, StoreError};
+use crate::host::runner::display;
+use crate::run::Notifier;
 
 use super::output::{outln, StderrNotices};
 use super::run::metadata;
-use super::warn::warn_if_ahead;
-use super::{load_suite, CliError, ExitStatus, SuiteArgs};
-use crate::host::runner::{display, judges, warn_unpriced};
+use super::warn::warn;
+use super::{CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline rejudge`.
 #[derive(Debug, Args)]
@@ -56,77 +54,21 @@ pub struct RejudgeArgs {
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before the first judge call.
 pub fn execute(args: RejudgeArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let metadata = metadata(&args.meta)?;
-    let loaded = load_suite(&args.suite)?;
-    let suite = &loaded.suite;
-    let store = Store::new(&args.suite.root);
-    let source = store
-        .read_run(&suite.tenant, &suite.name, &args.run)
-        .map_err(|e| match e {
-            StoreError::Misplaced {
-                path,
-                what,
-                found,
-                expected,
-            } => CliError::Refused(format!(
-                "{} belongs to {what} '{found}', not to this suite's {what} '{expected}': a re-judge never crosses a tenant or a suite, so re-judge one of this suite's own runs (digline list --suite {} shows them)",
-                path.display(),
-                args.suite.suite.display()
-            )),
-            other => CliError::Store(other),
-        })?;
-    warn_if_ahead(std::iter::once(&source.doc));
-    // The run and the suite must fit before anything else is checked.
-    Replay::new(suite, &source.doc, &source.key).map_err(|e| CliError::Refused(e.to_string()))?;
-    let plan = Plan::of(suite);
-    let (judges, mut problems) = judges(suite)?;
-    problems.extend(plan.replay_over(args.max_calls));
-    preflight::refuse_if_any(&problems).map_err(CliError::Refused)?;
-    store.check_writable(&suite.tenant, &suite.name)?;
-    let notices = Notifier::new(Arc::new(StderrNotices { quiet }));
-    notices.plan(plan.replay_sentence());
-    warn_unpriced(&judges, &notices);
-    tracing::info!(
-        tenant = %suite.tenant,
-        suite = %suite.name,
-        source = %source.key,
-        judge_calls = plan.judge_calls(),
-        "re-judging a stored run"
-    );
-    let ctx = RunContext {
-        created_at: host::clock::now_iso(),
-        git_commit: host::git::commit(&args.suite.root),
-        digline_version: env!("CARGO_PKG_VERSION").to_string(),
-        metadata,
-        artifacts: serde_json::Map::new(),
-        concurrency: args.pool.workers(),
-        retry: RetryPolicy {
-            max_retries: args.pool.max_retries,
-            max_wait: std::time::Duration::from_secs(args.max_wait),
-            ..RetryPolicy::default()
-        },
+    let request = RejudgeRequest {
+        suite: args.suite.to_ref(),
+        run: args.run,
+        metadata: metadata(&args.meta)?,
+        pool: args.pool.pool(),
+        max_wait: std::time::Duration::from_secs(args.max_wait),
+        max_calls: args.max_calls,
         display: display(quiet),
-        notices: notices.clone(),
-        seed: host::clock::seed(),
-        quota: args.pool.quota(),
-        retried: crate::run::retry::Retried::default(),
     };
-    let judge: &dyn Judge = if judges.clients().is_empty() {
-        &NoJudges
-    } else {
-        &judges
-    };
-    let doc = rejudge(suite, &source.doc, &source.key, judge, &ctx)
-        .map_err(|e| CliError::Refused(e.to_string()))?;
-    let key = store.write_run(&doc)?;
-    tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "re-judged run stored");
-    let unjudged = doc.unjudged_cases();
-    if unjudged > 0 {
-        notices.plan(format!(
-            "{unjudged} of {} case(s) could not be judged; the run document ({key}) records why",
-            plan.cases
-        ));
+    let source = crate::app::rejudge::read(&request)?;
+    if let Some(note) = &source.ahead {
+        warn(note);
     }
+    let notices = Notifier::new(Arc::new(StderrNotices { quiet }));
+    let RejudgeFacts { key, doc, plan } = crate::app::rejudge::rejudge(&request, source, &notices)?;
     if args.json {
         let line =
             crate::wire::run::run_json(&key, &doc.tenant, &doc.suite, &plan.replay_sentence());

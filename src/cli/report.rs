@@ -10,12 +10,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::report::html;
+use crate::app::report::ReportRequest;
 use crate::report::locale::Locale;
-use crate::report::order::compare_in_suite_order;
-use crate::store::Store;
 
-use super::{load_suite, CliError, ExitStatus, SuiteArgs};
+use super::{CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline report`.
 #[derive(Debug, Args)]
@@ -44,47 +42,30 @@ pub struct ReportArgs {
 /// A [`CliError`] (exit 64): bad suite, unknown locale, no such run, an
 /// unreadable document, runs of different tenants, an unwritable `--out`.
 pub fn execute(args: ReportArgs) -> Result<ExitStatus, CliError> {
-    let locale = args.locale;
-    let loaded = load_suite(&args.suite)?;
-    let suite = &loaded.suite;
-    let store = Store::new(&args.suite.root);
-    let (run, baseline) = store.read_run_and_baseline(&suite.tenant, &suite.name, &args.run)?;
-    let comparison = baseline
-        .as_ref()
-        .map(|b| compare_in_suite_order(&run.doc, b))
-        .transpose()
-        .map_err(|e| CliError::Refused(e.to_string()))?;
-    let spends = crate::report::cost::Spends {
-        run: store.read_run_spend(&suite.tenant, &suite.name, &run.key),
-        reference: baseline
-            .as_ref()
-            .and_then(|_| store.read_baseline_spend(&suite.tenant, &suite.name)),
-    };
-    let page = html::render_with_spend(
-        &run.doc,
-        baseline.as_ref(),
-        comparison.as_ref(),
-        locale,
-        args.redacted,
-        spends,
-        &store.read_run_timings(&suite.tenant, &suite.name, &run.key),
-    )
-    .map_err(|e| CliError::Refused(e.to_string()))?;
+    let facts = crate::app::report::report(&ReportRequest {
+        suite: args.suite.to_ref(),
+        run: args.run,
+        locale: args.locale,
+        redacted: args.redacted,
+    })?;
     match &args.out {
         Some(path) => {
-            crate::store::atomic::write_output(path, page.as_bytes()).map_err(|e| match e {
-                crate::store::StoreError::Io { cause, .. } => CliError::usage(
-                    format!("cannot write the report to {}: {cause}", path.display()),
-                    Some(
-                        "pass --out a file in a directory that exists and is writable".to_string(),
+            crate::store::atomic::write_output(path, facts.page.as_bytes()).map_err(
+                |e| match e {
+                    crate::store::StoreError::Io { cause, .. } => CliError::usage(
+                        format!("cannot write the report to {}: {cause}", path.display()),
+                        Some(
+                            "pass --out a file in a directory that exists and is writable"
+                                .to_string(),
+                        ),
                     ),
-                ),
-                other => CliError::Store(other),
-            })?;
+                    other => CliError::Store(other),
+                },
+            )?;
         }
-        None => super::output::out(&page)?,
+        None => super::output::out(&facts.page)?,
     }
-    let code = html::exit_code(&run.doc, comparison.as_ref());
-    super::leave_to_exit((run, baseline, comparison));
+    let code = facts.exit;
+    crate::app::leave_to_exit(facts);
     Ok(code)
 }

@@ -21,18 +21,18 @@
 use clap::Args;
 use serde_json::{Map, Value};
 
-use crate::core::document::RunDocument;
+use crate::app::run::{RunFacts, RunRequest};
 use crate::core::python::dumps::dumps_request_body;
-use crate::host::runner::{display, Prepared, RunOptions};
+use crate::host::runner::display;
 use crate::report::locale::Locale;
 use crate::report::progress::ProgressStrings;
 use crate::run::retry::Retried;
-use crate::run::{Notifier, Plan};
+use crate::run::Notifier;
 use crate::store::repo::LATEST;
 
 use super::output::{outln, StderrNotices};
 use super::pool::PoolArgs;
-use super::{load_suite, CliError, ExitStatus, SuiteArgs};
+use super::{CliError, ExitStatus, SuiteArgs};
 
 /// Flags of `digline run`.
 #[derive(Debug, Args)]
@@ -110,199 +110,42 @@ pub(super) fn metadata(pairs: &[String]) -> Result<Map<String, Value>, CliError>
     Ok(metadata)
 }
 
-/// Everything `run` does before printing: load, preflight, ask, store
-/// (`host::runner`). `gate` runs the suite through this too. Returns the
-/// key, the document and the plan.
-///
-/// # Errors
-/// A [`CliError`] (exit 64) for anything refused before or while starting.
-pub fn run_and_store(args: &RunArgs, quiet: bool) -> Result<(String, RunDocument, Plan), CliError> {
-    run_and_count(args, quiet, &Retried::default())
-}
-
-/// [`run_and_store`], counting the retries into `retried`; prints the
-/// counts on stderr (unless `quiet`) when any call was tried again.
-///
-/// # Errors
-/// As [`run_and_store`].
-pub fn run_and_count(
-    args: &RunArgs,
-    quiet: bool,
-    retried: &Retried,
-) -> Result<(String, RunDocument, Plan), CliError> {
-    if args.target.is_some() {
-        return Err(CliError::usage(
-            format!(
-                "--target does not apply to {}: a suite that is data declares its target in [target], so the suite file is the one place that says what is asked",
-                args.suite.suite.display()
-            ),
-            Some("drop --target and edit [target] in the suite file".into()),
-        ));
-    }
-    if args.resume.is_some() && !args.meta.is_empty() {
-        return Err(CliError::usage(
-            "--meta does not apply to --resume: a resumed run keeps the metadata it started with",
-            Some("drop --meta".into()),
-        ));
-    }
-    let mut metadata = metadata(&args.meta)?;
-    let mut loaded = load_suite(&args.suite)?;
-    if let Some(n) = args.samples {
-        measure_noise(&mut loaded.suite, n, args.resume.is_some())?;
-    }
-    let mut quota = args.pool.quota();
-    if let Some(spec) = &args.shard {
-        let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
-            .map_err(|why| CliError::usage(why, None))?;
-        let record = match &args.balance {
-            None => {
-                let (record, others) = crate::host::shards::restrict(&mut loaded, shard);
-                // The other shards' cases are not needed again in this process.
-                super::leave_to_exit(others);
-                record
-            }
-            Some(_) => {
-                let store = crate::store::Store::new(&args.suite.root);
-                let source = crate::host::shards::newest_full_run(
-                    &store,
-                    &loaded.suite.tenant,
-                    &loaded.suite.name,
-                )?;
-                let (record, timed) = crate::host::shards::restrict_balanced(
-                    &mut loaded,
-                    shard,
-                    source.as_ref().map(|(_, doc)| doc),
-                );
-                let strings = ProgressStrings::of(args.locale);
-                notices(quiet, args.locale).plan(match &source {
-                    Some((key, _)) => strings.shard_balanced(&shard.to_string(), timed, key),
-                    None => strings.shard_unbalanced(&shard.to_string()),
-                });
-                record
-            }
-        };
-        // Each shard takes its share of a quota the shards hold together.
-        quota = quota.share(shard.index, shard.total);
-        notices(quiet, args.locale).plan(ProgressStrings::of(args.locale).shard(
-            &shard.to_string(),
-            loaded.suite.cases.len(),
-            &record.plan.to_string(),
-        ));
-        metadata.insert(
-            crate::core::shard::RECORD_KEY.to_string(),
-            Value::String(record.to_value()),
-        );
-    }
-    let prepared = Prepared::prepare(loaded, args.max_calls)?;
-    let options = RunOptions {
-        root: args.suite.root.clone(),
-        metadata,
-        concurrency: args.pool.workers(),
-        max_retries: args.pool.max_retries,
-        max_wait: std::time::Duration::from_secs(args.max_wait),
-        quota,
-        retried: retried.clone(),
-        resume: args.resume.clone(),
-        display: display(quiet),
-        announce: !quiet,
-        notices: notices(quiet, args.locale),
-        resume_hint_on_signal: Some(format!(
-            "digline run --suite {}",
-            args.suite.suite.display()
-        )),
-    };
-    let stored = prepared.execute(&options)?;
-    if let Some(line) = retried.counts().sentence_in(args.locale) {
-        if !quiet {
-            super::output::errln(&format!("digline: {line}"));
+impl RunArgs {
+    /// The run's request, once the flags that do not apply are refused.
+    ///
+    /// # Errors
+    /// A usage refusal: `--target`, `--meta` with `--resume`, a bad `--meta`.
+    fn request(&self, quiet: bool) -> Result<RunRequest, CliError> {
+        if self.target.is_some() {
+            return Err(CliError::usage(
+                format!(
+                    "--target does not apply to {}: a suite that is data declares its target in [target], so the suite file is the one place that says what is asked",
+                    self.suite.suite.display()
+                ),
+                Some("drop --target and edit [target] in the suite file".into()),
+            ));
         }
-    }
-    Ok(stored)
-}
-
-/// The gate's re-ask phase for run `key` against `reference`: the pairs
-/// that failed where the reference passed are asked again (`run::reask`),
-/// and the evidence is kept beside the run (`store::reasks`), where the
-/// gate, `compare` and MCP read it. No call is made, and nothing is
-/// written, when nothing was triggered.
-///
-/// # Errors
-/// A [`CliError`] when the target cannot be built again, the calls are
-/// stopped, or the record cannot be written.
-pub fn reask_against(
-    args: &RunArgs,
-    loaded: &crate::host::suite::LoadedSuite,
-    key: &str,
-    run: &RunDocument,
-    reference: &RunDocument,
-    quiet: bool,
-) -> Result<(), CliError> {
-    let comparison = crate::core::compare::compare(run, reference)
-        .map_err(|e| CliError::Refused(e.to_string()))?;
-    let triggered = crate::core::compare::reask::triggered(&comparison);
-    let store = crate::store::Store::new(&args.suite.root);
-    if triggered.is_empty() {
-        // Kept empty all the same: the run was gated under this rule, and
-        // `compare` of it then decides as the gate did.
-        let record = crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate);
-        return Ok(store.write_run_reasks(&run.tenant, &run.suite, key, &record)?);
-    }
-    let prepared = Prepared::prepare(loaded.clone(), None)?;
-    let options = RunOptions {
-        root: args.suite.root.clone(),
-        metadata: Map::new(),
-        concurrency: args.pool.workers(),
-        max_retries: args.pool.max_retries,
-        max_wait: std::time::Duration::from_secs(args.max_wait),
-        quota: args.pool.quota(),
-        retried: Retried::default(),
-        resume: None,
-        display: display(true),
-        announce: false,
-        notices: notices(quiet, args.locale),
-        resume_hint_on_signal: None,
-    };
-    let record = prepared.reask(reference, &comparison, &options)?;
-    store.write_run_reasks(&run.tenant, &run.suite, key, &record)?;
-    if !quiet {
-        super::output::errln(&format!(
-            "digline: {}",
-            ProgressStrings::of(args.locale).reasked(triggered.len(), record.calls())
-        ));
-    }
-    Ok(())
-}
-
-/// `--samples N`: the suite asks every case `n` times for this run.
-///
-/// # Errors
-/// A usage refusal for 0, more than the most samples, or with `--resume`
-/// (a resumed run keeps the samples it started with).
-fn measure_noise(
-    suite: &mut crate::core::suite::Suite,
-    n: u32,
-    resuming: bool,
-) -> Result<(), CliError> {
-    use crate::core::ratio::{sample_count, too_many_samples, SamplesRefused};
-    if resuming {
-        return Err(CliError::usage(
-            "--samples does not apply to --resume: a resumed run keeps the samples it started with",
-            Some("drop --samples".into()),
-        ));
-    }
-    match sample_count(i128::from(n), 1) {
-        Ok(count) => {
-            suite.measure_noise(count);
-            Ok(())
+        if self.resume.is_some() && !self.meta.is_empty() {
+            return Err(CliError::usage(
+                "--meta does not apply to --resume: a resumed run keeps the metadata it started with",
+                Some("drop --meta".into()),
+            ));
         }
-        Err(SamplesRefused::TooMany) => Err(CliError::usage(
-            format!("--samples: {}", too_many_samples(i128::from(n))),
-            None,
-        )),
-        Err(SamplesRefused::TooFew) => Err(CliError::usage(
-            "--samples is 0, and at least one call per case is needed to judge anything",
-            Some("ask each case 5 times to measure its noise: --samples 5".into()),
-        )),
+        Ok(RunRequest {
+            suite: self.suite.to_ref(),
+            metadata: metadata(&self.meta)?,
+            pool: self.pool.pool(),
+            max_wait: std::time::Duration::from_secs(self.max_wait),
+            max_calls: self.max_calls,
+            resume: self.resume.clone(),
+            shard: self.shard.clone(),
+            balance: self.balance.is_some(),
+            display: display(quiet),
+            announce: !quiet,
+            retried: Retried::default(),
+            stop_on_signal: true,
+            samples: self.samples,
+        })
     }
 }
 
@@ -311,7 +154,8 @@ fn measure_noise(
 /// # Errors
 /// A [`CliError`] (exit 64) for anything refused before or while starting.
 pub fn execute(args: RunArgs, quiet: bool) -> Result<ExitStatus, CliError> {
-    let (key, doc, plan) = run_and_store(&args, quiet)?;
+    let request = args.request(quiet)?;
+    let RunFacts { key, doc, plan } = crate::app::run::run(&request, &notices(quiet, args.locale))?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     let unjudged = doc.unjudged_cases();
     if unjudged > 0 {

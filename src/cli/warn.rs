@@ -18,6 +18,14 @@ pub fn warn_if_ahead<'a>(docs: impl IntoIterator<Item = &'a RunDocument>) {
         docs.into_iter().map(|d| d.digline_version.as_str()),
         INSTALLED,
     ) {
+        warn(&note);
+    }
+}
+
+/// Print the installed-behind `note` (a use case's fact) as `warning: …`;
+/// nothing with `-q`.
+pub fn warn(note: &str) {
+    if !super::output::quiet() {
         super::output::errln(&format!("warning: {note}"));
     }
 }

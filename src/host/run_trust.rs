@@ -71,7 +71,7 @@ pub fn commit_warning(key: &str, doc: &RunDocument, dir: &Path) -> Option<String
     let head = git_objects::head_commit(dir)?;
     (recorded_sha != head).then(|| {
         format!(
-            "digline: warning: the run {key} was made at commit {recorded}, but the checkout is at {head}: it may not be the run of this change"
+            "the run {key} was made at commit {recorded}, but the checkout is at {head}: it may not be the run of this change"
         )
     })
 }

@@ -167,18 +167,26 @@ pub fn reserved_meta(key: &str) -> Option<String> {
 /// `*.json`, hidden entries skipped), in path order.
 ///
 /// # Errors
-/// The sentence for a path that does not exist, a directory with no run
-/// in it, or a file that is not a readable run document.
-pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, String> {
+/// Every problem, one sentence each naming its path: a path that does not
+/// exist, a directory with no run in it, a file git tracks, a file that is
+/// not a readable run document.
+pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, Vec<String>> {
     let mut files = Vec::new();
+    let mut problems = Vec::new();
     for path in paths {
-        let meta =
-            std::fs::metadata(path).map_err(|e| format!("--shards {}: {e}", path.display()))?;
+        let meta = match std::fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) => {
+                problems.push(format!("--shards {}: {e}", path.display()));
+                continue;
+            }
+        };
         if meta.is_dir() {
             let before = files.len();
-            walk(path, 0, &mut files)?;
-            if files.len() == before {
-                return Err(format!(
+            if let Err(why) = walk(path, 0, &mut files) {
+                problems.push(why);
+            } else if files.len() == before {
+                problems.push(format!(
                     "--shards {}: no run document (*.json) in this directory",
                     path.display()
                 ));
@@ -189,13 +197,27 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, String> {
     }
     let mut runs = Vec::with_capacity(files.len());
     for path in files {
-        refuse_committed(&path)?;
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let doc = crate::store::document::from_bytes(&path, &bytes).map_err(|e| e.to_string())?;
-        drop(bytes);
-        runs.push(ShardRun { path, doc });
+        if let Err(why) = refuse_committed(&path) {
+            problems.push(why);
+            continue;
+        }
+        let read = std::fs::read(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .and_then(|bytes| {
+                crate::store::document::from_bytes(&path, &bytes).map_err(|e| e.to_string())
+            });
+        match read {
+            // A run is held only while every file so far reads.
+            Ok(doc) if problems.is_empty() => runs.push(ShardRun { path, doc }),
+            Ok(_) => {}
+            Err(why) => problems.push(why),
+        }
     }
-    Ok(runs)
+    if problems.is_empty() {
+        Ok(runs)
+    } else {
+        Err(problems)
+    }
 }
 
 /// Refuses a shard file that git tracks: a committed shard is written by the
@@ -204,7 +226,7 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, String> {
 fn refuse_committed(path: &Path) -> Result<(), String> {
     if super::git_objects::is_tracked(Path::new("."), path) {
         return Err(format!(
-            "merge refused: {} is tracked by git: a committed shard can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository",
+            "{} is tracked by git: a committed shard can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository",
             path.display()
         ));
     }

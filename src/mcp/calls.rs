@@ -10,14 +10,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::core::diff::diff as diff_runs;
+use crate::app::compare::CompareRequest;
+use crate::app::list::DiffRequest;
+use crate::app::run::{Pool, RunFacts, RunRequest};
+use crate::app::SuiteRef;
 use crate::core::document::{run_key, RunDocument};
 use crate::core::version::{ahead_note, INSTALLED};
-use crate::host;
-use crate::host::runner::{Prepared, RunOptions};
 use crate::host::suite::LoadedSuite;
-use crate::report::diff::{run_labels, sentence as diff_sentence};
-use crate::report::order::compare_in_suite_order;
 use crate::report::text::{headline_sentence, EN};
 use crate::run::notice::Logged;
 use crate::run::{Display, Notifier, Plan, RetryPolicy};
@@ -142,8 +141,9 @@ pub fn call(
 }
 
 impl Repository {
-    /// Load `suite` (a path relative to the root) and verify the flags.
-    fn load(&self, suite: &str) -> Result<LoadedSuite, Refusal> {
+    /// `suite` (a path relative to the root) as a use case's request
+    /// names it, once it is known to lie inside the repository.
+    fn suite(&self, suite: &str) -> Result<SuiteRef, Refusal> {
         let path = self.root.join(suite);
         let Ok(resolved) = std::fs::canonicalize(&path) else {
             return Err(Refusal::new(format!(
@@ -157,30 +157,18 @@ impl Repository {
             ))
             .hint("configure another server with --root at that repository"));
         }
-        let loaded = host::suite::load(&self.base.join(suite), &self.base)?;
-        let checks = [
-            (
-                "--tenant",
-                self.tenant.as_deref(),
-                loaded.suite.tenant.as_str(),
-            ),
-            (
-                "--env",
-                self.environment.as_deref(),
-                loaded.suite.environment.as_str(),
-            ),
-        ];
-        for (flag, given, declared) in checks {
-            if let Some(given) = given {
-                if given != declared {
-                    return Err(Refusal::new(format!(
-                        "this server was started with {flag} '{given}', and the suite '{suite}' declares '{declared}': the suite decides, and the flag only verifies"
-                    ))
-                    .hint(format!("use a suite of {flag} '{given}', or ask whoever configured this server")));
-                }
-            }
-        }
-        Ok(loaded)
+        Ok(SuiteRef {
+            file: self.base.join(suite),
+            root: self.base.clone(),
+            named: suite.to_string(),
+            tenant: self.tenant.clone(),
+            environment: self.environment.clone(),
+        })
+    }
+
+    /// Load `suite` (a path relative to the root) and verify the flags.
+    fn load(&self, suite: &str) -> Result<LoadedSuite, Refusal> {
+        Ok(self.suite(suite)?.load()?)
     }
 
     fn store(&self) -> Store {
@@ -199,33 +187,21 @@ fn warn_if_ahead<'a>(docs: impl IntoIterator<Item = &'a RunDocument>) {
     }
 }
 
-/// `list_runs(suite)`.
+/// `list_runs(suite)`: `app::list`, as `digline list` reads it.
 fn list_runs(repo: &Repository, suite: &str) -> Result<Value, Refusal> {
-    let loaded = repo.load(suite)?;
-    let s = &loaded.suite;
-    let store = repo.store();
-    let listing = store.list_runs(&s.tenant, &s.name)?;
-    let baseline = store.read_baseline(&s.tenant, &s.name);
-    let key = match &baseline {
-        Ok(Some(doc)) => Some(run_key(&doc.created_at, &doc.config_hash)),
-        _ => None,
-    };
-    let mark = match (&baseline, &key) {
-        (Err(e), _) => {
+    let facts = crate::app::list::list(&repo.suite(suite)?)?;
+    let mark = match &facts.baseline_key {
+        Err(e) => {
             tracing::warn!("the baseline is not marked: {e}");
             BaselineMark::Unreadable
         }
-        (Ok(_), Some(key)) => BaselineMark::Key(key),
-        (Ok(_), None) => BaselineMark::None,
+        Ok(Some(key)) => BaselineMark::Key(key),
+        Ok(None) => BaselineMark::None,
     };
-    warn_if_ahead(
-        listing
-            .runs
-            .iter()
-            .map(|r| &r.doc)
-            .chain(baseline.as_ref().ok().and_then(Option::as_ref)),
-    );
-    Ok(runs_json(&s.tenant, &s.name, mark, &listing))
+    if let Some(note) = &facts.ahead {
+        tracing::warn!("{note}");
+    }
+    Ok(runs_json(&facts.tenant, &facts.suite, mark, &facts.listing))
 }
 
 /// `get_run(suite, run)`.
@@ -260,75 +236,41 @@ fn get_baseline(repo: &Repository, suite: &str) -> Result<Value, Refusal> {
     Ok(run_document(&key, &doc, &Disclosure::default()))
 }
 
-/// `compare(suite, run)`: always `--json full`.
+/// `compare(suite, run)`: always `--json full`; the verdict is
+/// `app::compare`'s, the one `digline compare` prints.
 fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> {
-    let loaded = repo.load(suite)?;
-    let s = &loaded.suite;
-    let store = repo.store();
-    let (stored, baseline) = store.read_run_and_baseline(&s.tenant, &s.name, run)?;
-    let Some(baseline) = baseline else {
-        return Err(Refusal::new(format!(
-            "suite '{}' has no baseline for tenant '{}' yet, so there is nothing to compare with",
-            s.name, s.tenant
-        ))
-        .hint(format!(
-            "a person looks at the run, then makes it the reference: digline promote --suite {suite} --run {}. This server cannot promote.",
-            stored.key
-        )));
-    };
-    let run_file = store
-        .runs_dir(&s.tenant, &s.name)?
-        .join(format!("{}.json", stored.key));
-    crate::host::run_trust::refuse_untrusted_latest(run, &stored.key, &stored.doc, &run_file)
-        .map_err(Refusal::new)?;
-    warn_if_ahead([&stored.doc, &baseline]);
-    let mut comparison = compare_in_suite_order(&stored.doc, &baseline)?;
-    // The gate's re-asks and statistics, for a run the gate judged (spec
-    // 45-statistics.md); two documents alone compare as 0.10.0 did.
-    if let Some(record) = store.read_run_reasks(&s.tenant, &s.name, &stored.key) {
-        comparison.apply_reasks(&record, &baseline);
-        comparison.state_power(&baseline, s.false_alarm_rate);
-        let paired = crate::core::compare::paired::paired_measures(
-            s,
-            &stored.doc,
-            &baseline,
-            s.false_alarm_rate,
-        );
-        comparison.apply_paired(paired, true);
+    let read = crate::app::compare::read(&CompareRequest {
+        suite: repo.suite(suite)?,
+        run: run.to_string(),
+        causes: false,
+    })?;
+    if let Some(note) = &read.ahead {
+        tracing::warn!("{note}");
     }
-    crate::report::redact::withhold_perimeter_values(&mut comparison);
-    let sentence = headline_sentence(&comparison, &comparison.headline(), &EN);
-    Ok(full_json(&comparison, &sentence))
+    let facts = crate::app::compare::compare(read)?;
+    let comparison = &facts.comparison;
+    let sentence = headline_sentence(comparison, &comparison.headline(), &EN);
+    Ok(full_json(comparison, &sentence))
 }
 
-/// `diff(suite, run1, run2)`: always `--json full`; no verdict.
+/// `diff(suite, run1, run2)`: always `--json full`; no verdict. The
+/// difference is `app::list::diff`'s, the one `digline diff` prints.
 fn diff(repo: &Repository, suite: &str, run1: &str, run2: &str) -> Result<Value, Refusal> {
-    let loaded = repo.load(suite)?;
-    let s = &loaded.suite;
-    let store = repo.store();
-    let left = store.read_run(&s.tenant, &s.name, run1)?;
-    let right = store.read_run(&s.tenant, &s.name, run2)?;
-    if left.key == right.key {
-        return Err(Refusal::new(format!(
-            "both arguments resolve to the run {}: a run diffed with itself has nothing to report",
-            left.key
-        ))
-        .hint("name two different runs; list_runs shows them"));
+    let pair = crate::app::list::read_pair(&DiffRequest {
+        suite: repo.suite(suite)?,
+        left: run1.to_string(),
+        right: run2.to_string(),
+    })?;
+    if let Some(note) = &pair.ahead {
+        tracing::warn!("{note}");
     }
-    warn_if_ahead([&left.doc, &right.doc]);
-    let difference = diff_runs(&left.doc, &right.doc)?;
-    let (l, r) = run_labels(
-        &left.doc.created_at,
-        &right.doc.created_at,
-        &left.key,
-        &right.key,
-    );
-    let text = diff_sentence(&difference, (l.as_str(), r.as_str()));
+    let facts = crate::app::list::diff(pair)?;
+    let (left, right) = (&facts.left, &facts.right);
     Ok(diff_json(
-        &difference,
-        (&left.key, &l, &left.doc),
-        (&right.key, &r, &right.doc),
-        &text,
+        &facts.difference,
+        (&left.key, &facts.labels.0, &left.doc),
+        (&right.key, &facts.labels.1, &right.doc),
+        &facts.sentence,
         true,
     ))
 }
@@ -354,33 +296,37 @@ fn unacknowledged(given: Option<u64>, plan: &Plan) -> Refusal {
 /// `run(suite, acknowledge_calls)`: refused with the plan unless the number
 /// equals the planned target calls; then the CLI's `run`, once.
 fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Value, Refusal> {
-    let loaded = repo.load(suite)?;
-    let plan = Plan::of(&loaded.suite);
+    let (loaded, plan) = crate::app::run::plan(&repo.suite(suite)?)?;
     if acknowledged != Some(plan.calls() as u64) {
         return Err(unacknowledged(acknowledged, &plan));
     }
-    // From here on, `digline run` without flags: the same preflight (every
-    // problem at once, before any call), the same context, the same driver
-    // (`host::runner`, shared with the CLI).
-    let prepared = Prepared::prepare(loaded, None)?;
-    let options = RunOptions {
-        root: repo.base.clone(),
+    // From here on, `digline run` without flags: the same use case
+    // (`app::run`), the same preflight (every problem at once, before any
+    // call), the same driver.
+    let request = RunRequest {
+        suite: repo.suite(suite)?,
         metadata: Map::new(),
-        concurrency: CONCURRENCY,
-        max_retries: RetryPolicy::default().max_retries,
+        pool: Pool {
+            concurrency: CONCURRENCY,
+            max_retries: RetryPolicy::default().max_retries,
+            quota: crate::run::quota::Quota::default(),
+        },
         max_wait: RetryPolicy::default().max_wait,
-        quota: crate::run::quota::Quota::default(),
-        retried: crate::run::retry::Retried::default(),
+        max_calls: None,
         resume: None,
+        shard: None,
+        balance: false,
         // stdout is the protocol and nobody reads stderr: no progress, no plan lines.
         display: Display::Quiet,
         announce: false,
-        // Warnings go to the server's log (stderr); never to the protocol.
-        notices: Notifier::new(std::sync::Arc::new(Logged)),
+        retried: crate::run::retry::Retried::default(),
         // The server handles its own lifetime: signals are left alone.
-        resume_hint_on_signal: None,
+        stop_on_signal: false,
+        samples: None,
     };
-    let (key, doc, plan) = prepared.execute(&options)?;
+    // Warnings go to the server's log (stderr); never to the protocol.
+    let notices = Notifier::new(std::sync::Arc::new(Logged));
+    let RunFacts { key, doc, plan } = crate::app::run::run_loaded(&request, loaded, &notices)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "run stored");
     Ok(run_json(&key, &doc.tenant, &doc.suite, &plan.sentence()))
 }

@@ -97,6 +97,47 @@ impl From<RunError> for Refusal {
     }
 }
 
+impl From<crate::app::Refusal> for Refusal {
+    /// The server's words for a use case's refusal: the CLI's sentence;
+    /// a hint names what a person runs, never what this server cannot do.
+    fn from(refusal: crate::app::Refusal) -> Refusal {
+        use crate::app::Refusal as App;
+        match refusal {
+            App::Usage {
+                message,
+                hint: Some(hint),
+            } => Refusal::new(message).hint(hint),
+            App::FlagMismatch {
+                flag,
+                given,
+                declared,
+                named,
+            } => Refusal::new(format!(
+                "this server was started with {flag} '{given}', and the suite '{named}' declares '{declared}': the suite decides, and the flag only verifies"
+            ))
+            .hint(format!(
+                "use a suite of {flag} '{given}', or ask whoever configured this server"
+            )),
+            ref no @ App::NoBaseline {
+                ref run_key,
+                ref named,
+                ..
+            } => Refusal::new(no.to_string()).hint(format!(
+                "a person looks at the run, then makes it the reference: digline promote --suite {named} --run {run_key}. This server cannot promote."
+            )),
+            ref shard @ App::ShardRun { ref named, .. } => {
+                Refusal::new(shard.to_string()).hint(format!(
+                    "a person merges every shard first: digline merge --suite {named} --shards <the shard runs>"
+                ))
+            }
+            ref same @ App::SameRun { .. } => {
+                Refusal::new(same.to_string()).hint("name two different runs; list_runs shows them")
+            }
+            other => Refusal::new(other.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

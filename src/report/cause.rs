@@ -12,7 +12,7 @@
 //! Everything else the reason holds is dropped. [`Cause::sentence`] then
 //! says it in the reader's locale (`[cause]` table of the strings files).
 //!
-//! The prefixes read here are the ones `target::http`, `target::provider`,
+//! The prefixes read here are the ones `client::http`, `client::provider`,
 //! `core::checks::judged` and `run::driver` write; a test in this module
 //! classifies each of them, and the goldens' 0.10.0 reasons.
 //!
@@ -231,8 +231,8 @@ pub fn classify(reason: &str) -> Cause {
     Cause::new(Category::CheckError, Party::Check)
 }
 
-/// The cause a target (or a judge's endpoint) reported, as `target::http`
-/// and `target::provider` word it.
+/// The cause a target (or a judge's endpoint) reported, as `client::http`
+/// and `client::provider` word it.
 fn target_cause(text: &str, party: Party) -> Cause {
     if let Some(rest) = text.strip_prefix("cannot read ") {
         let mut cause = Cause::new(Category::OutputPathMissing, party);

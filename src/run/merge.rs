@@ -4,7 +4,10 @@
 //! shard record.
 //!
 //! Every shard is checked before anything is merged, and each problem is
-//! one sentence (the CLI's exit 64): a file that is not a shard run, a
+//! one sentence naming its file (the CLI's exit 64, one per line): every
+//! file's own problems are said together, then — once every file is a shard
+//! of this plan — the first problem between the shards, then each altered
+//! shard file and each shard file lacking a case. The problems: a file that is not a shard run, a
 //! shard of another tenant, suite, rules or plan, a copy of another
 //! shard, two shards with the same number, a case held by the wrong shard
 //! or by none, a missing shard, and shards that disagree about how they
@@ -59,9 +62,15 @@ pub struct Merged {
 /// Merge `shards` of `suite` into one run created at `created_at`.
 ///
 /// # Errors
-/// The one sentence that refuses the merge (the first problem found, in
-/// the order the module doc lists them).
-pub fn merge(suite: &Suite, shards: Vec<ShardRun>, created_at: &str) -> Result<Merged, String> {
+/// The sentences that refuse the merge: every problem of every shard file
+/// on its own (not a shard run, another tenant, suite, rules or plan, a
+/// re-judged run), each naming its file; else the first problem between
+/// the shards or in their cases, in the order the module doc lists them.
+pub fn merge(
+    suite: &Suite,
+    shards: Vec<ShardRun>,
+    created_at: &str,
+) -> Result<Merged, Vec<String>> {
     let plan = plan_hash(&suite.config_hash(), &suite.cases);
     merge_planned(suite, plan, shards, created_at)
 }
@@ -79,54 +88,12 @@ pub fn merge_planned(
     plan: String,
     shards: Vec<ShardRun>,
     created_at: &str,
-) -> Result<Merged, String> {
+) -> Result<Merged, Vec<String>> {
     let config_hash = suite.config_hash();
     if shards.is_empty() {
-        return Err("no shard run was given".to_string());
+        return Err(vec!["no shard run was given".to_string()]);
     }
-    let mut records = Vec::with_capacity(shards.len());
-    for s in &shards {
-        let name = s.path.display();
-        let record = match Record::of(&s.doc.metadata) {
-            None => {
-                return Err(format!(
-                    "{name} is not a shard run (it has no {RECORD_KEY} record in its metadata): only runs made with --shard K/N are merged"
-                ))
-            }
-            Some(Err(why)) => return Err(format!("{name} is not a readable shard run: {why}")),
-            Some(Ok(record)) => record,
-        };
-        if s.doc.tenant != suite.tenant {
-            return Err(format!(
-                "{name} is a shard of tenant '{}', not of this suite's tenant '{}': runs of different tenants are never merged",
-                s.doc.tenant, suite.tenant
-            ));
-        }
-        if s.doc.suite != suite.name {
-            return Err(format!(
-                "{name} is a shard of suite '{}', not of suite '{}'",
-                s.doc.suite, suite.name
-            ));
-        }
-        if s.doc.config_hash != config_hash {
-            return Err(format!(
-                "{name} was run under other rules (config {}, the suite's is {config_hash}): every shard must run the suite's current checks",
-                s.doc.config_hash
-            ));
-        }
-        if record.plan != plan {
-            return Err(format!(
-                "{name} is shard {} of another plan ({}, this suite's cases and rules make plan {plan}): its cases or rules differ from the suite's",
-                record.shard, record.plan
-            ));
-        }
-        if s.doc.rejudged_from.is_some() || s.doc.promoted_at.is_some() {
-            return Err(format!(
-                "{name} is a re-judged run or a baseline, not a shard run"
-            ));
-        }
-        records.push(record);
-    }
+    let records = shard_records(suite, &plan, &config_hash, &shards)?;
 
     // Copies, numbers, totals.
     let mut by_index: BTreeMap<u32, usize> = BTreeMap::new();
@@ -135,12 +102,12 @@ pub fn merge_planned(
             // The same bytes are the same run: one `created_at` (the time,
             // to the microsecond, its job started) covers both copies.
             if earlier.doc.created_at == s.doc.created_at {
-                return Err(format!(
+                return Err(vec![format!(
                     "{} is a copy of {} (the same run, created at {}): give each shard once",
                     s.path.display(),
                     earlier.path.display(),
                     s.doc.created_at
-                ));
+                )]);
             }
             match (&records[j].balanced, &r.balanced) {
                 (None, Some(_)) | (Some(_), None) => {
@@ -149,38 +116,38 @@ pub fn merge_planned(
                     } else {
                         (earlier, s)
                     };
-                    return Err(format!(
+                    return Err(vec![format!(
                         "{} is split by recorded durations (--balance durations) but {} by the hash of the case id: shards of one merge are split the same way; run every shard with the same --balance",
                         by_time.path.display(),
                         by_hash.path.display()
-                    ));
+                    )]);
                 }
                 (Some(a), Some(b)) if a != b => {
-                    return Err(format!(
+                    return Err(vec![format!(
                         "{} and {} were balanced from different recorded durations (partitions {a} and {b}): run every shard from the same newest full run",
                         earlier.path.display(),
                         s.path.display()
-                    ));
+                    )]);
                 }
                 _ => {}
             }
             if records[j].shard.total != r.shard.total {
-                return Err(format!(
+                return Err(vec![format!(
                     "{} is shard {} but {} is shard {}: shards of one merge split the suite the same number of ways",
                     s.path.display(),
                     r.shard,
                     earlier.path.display(),
                     records[j].shard
-                ));
+                )]);
             }
         }
         if let Some(&j) = by_index.get(&r.shard.index) {
-            return Err(format!(
+            return Err(vec![format!(
                 "{} and {} are both shard {}: overlapping shards (two runs of the same shard); give one of them",
                 shards[j].path.display(),
                 s.path.display(),
                 r.shard
-            ));
+            )]);
         }
         by_index.insert(r.shard.index, i);
     }
@@ -193,12 +160,12 @@ pub fn merge_planned(
         for result in &s.doc.results {
             if !r.shard.holds(&result.case_id) {
                 let belongs = crate::core::shard::shard_of(&result.case_id, total);
-                return Err(format!(
+                return Err(vec![format!(
                     "{} (shard {}) holds case '{}', which belongs to shard {belongs}/{total}: overlapping or altered shards",
                     s.path.display(),
                     r.shard,
                     result.case_id
-                ));
+                )]);
             }
         }
     }
@@ -207,22 +174,22 @@ pub fn merge_planned(
         .map(|k| format!("{k}/{total}"))
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
+        return Err(vec![format!(
             "{} of {total} shard(s) missing ({}): a merge never stands in for a shard that did not arrive; wait for every shard job, or run the missing one with --shard",
             missing.len(),
             missing.join(", ")
-        ));
+        )]);
     }
 
     // Everything the shards must agree on (a single run has one of each).
     let first = &shards[0];
     for s in &shards[1..] {
         let differs = |what: &str| {
-            Err(format!(
+            Err(vec![format!(
                 "{} and {} differ in {what}: shards of one run are made from the same commit, digline and configuration",
                 first.path.display(),
                 s.path.display()
-            ))
+            )])
         };
         if s.doc.git_commit != first.doc.git_commit {
             return differs("their git commit");
@@ -295,33 +262,40 @@ pub fn merge_planned(
     slots.resize_with(suite.cases.len(), || None);
     let mut held_by = vec![0u32; suite.cases.len()];
     let mut extra: Option<(String, String)> = None;
+    // Each altered shard file is named, with its first altered case.
+    let mut altered = Vec::new();
     for (s, r) in shards.into_iter().zip(&records) {
+        let mut first: Option<String> = None;
         for result in s.doc.results {
+            if first.is_some() {
+                continue;
+            }
             match place.get(result.case_id.as_str()) {
                 Some(&i) if slots[i].is_some() => {
-                    return Err(format!(
+                    first = Some(format!(
                         "{} holds case '{}', which another shard holds too: overlapping or altered shards are never merged",
                         s.path.display(),
                         result.case_id
-                    ))
+                    ));
                 }
                 Some(&i) => {
                     if let Err(what) = recorded_as_declared(&suite.cases[i], &result) {
-                        return Err(format!(
+                        first = Some(format!(
                             "{} records case '{}' {what}: an altered shard is never merged",
                             s.path.display(),
                             result.case_id
                         ));
-                    }
-                    if let Err(what) = declared::carries_declared(suite, &suite.cases[i], &result)
+                    } else if let Err(what) =
+                        declared::carries_declared(suite, &suite.cases[i], &result)
                     {
-                        return Err(format!(
+                        first = Some(format!(
                             "{} {what}: an altered or incomplete shard is never merged",
                             s.path.display()
                         ));
+                    } else {
+                        slots[i] = Some(result);
+                        held_by[i] = r.shard.index;
                     }
-                    slots[i] = Some(result);
-                    held_by[i] = r.shard.index;
                 }
                 None => {
                     if extra.as_ref().is_none_or(|(id, _)| result.case_id < *id) {
@@ -330,20 +304,26 @@ pub fn merge_planned(
                 }
             }
         }
+        altered.extend(first);
+    }
+    if !altered.is_empty() {
+        return Err(altered);
     }
     let mut results = Vec::with_capacity(suite.cases.len());
+    // Each incomplete shard file is named, with its first missing case.
+    let mut lacking: BTreeMap<u32, String> = BTreeMap::new();
     for (case, slot) in suite.cases.iter().zip(slots) {
         match slot {
             Some(r) => results.push(r),
             None if balanced.is_some() => {
-                return Err(format!(
+                return Err(vec![format!(
                     "no shard holds case '{}', which the balanced plan gives one of them: an altered or incomplete shard is never merged",
                     case.id
-                ));
+                )]);
             }
             None => {
                 let k = crate::core::shard::shard_of(&case.id, total);
-                return Err(format!(
+                lacking.entry(k).or_insert_with(|| format!(
                     "{} (shard {k}/{total}) lacks case '{}', which the plan gives it: an altered or incomplete shard is never merged",
                     path_of.get(&k).map_or("a shard", String::as_str),
                     case.id
@@ -351,10 +331,13 @@ pub fn merge_planned(
             }
         }
     }
+    if !lacking.is_empty() {
+        return Err(lacking.into_values().collect());
+    }
     if let Some((extra, holder)) = extra {
-        return Err(format!(
+        return Err(vec![format!(
             "{holder} holds case '{extra}', which the suite does not have"
-        ));
+        )]);
     }
     if let Some(recorded) = &balanced {
         let found = partition_hash(
@@ -365,9 +348,9 @@ pub fn merge_planned(
                 .zip(held_by.iter().copied()),
         );
         if &found != recorded {
-            return Err(format!(
+            return Err(vec![format!(
                 "the shards hold their cases as partition {found}, not as the balanced partition {recorded} they record: a case moved between shards, and an altered shard is never merged"
-            ));
+            )]);
         }
     }
     let aggregate = count_aggregates(suite, &results);
@@ -394,6 +377,70 @@ pub fn merge_planned(
         shards: total,
         plan,
     })
+}
+
+/// Each shard's record, once every file is checked on its own: every
+/// problem of every file (not a shard run, another tenant, suite, rules or
+/// plan, a re-judged run or a baseline), each naming its file.
+fn shard_records(
+    suite: &Suite,
+    plan: &str,
+    config_hash: &str,
+    shards: &[ShardRun],
+) -> Result<Vec<Record>, Vec<String>> {
+    let mut records = Vec::with_capacity(shards.len());
+    let mut problems = Vec::new();
+    for s in shards {
+        let name = s.path.display();
+        let record = match Record::of(&s.doc.metadata) {
+            None => {
+                problems.push(format!(
+                    "{name} is not a shard run (it has no {RECORD_KEY} record in its metadata): only runs made with --shard K/N are merged"
+                ));
+                continue;
+            }
+            Some(Err(why)) => {
+                problems.push(format!("{name} is not a readable shard run: {why}"));
+                continue;
+            }
+            Some(Ok(record)) => record,
+        };
+        if s.doc.tenant != suite.tenant {
+            problems.push(format!(
+                "{name} is a shard of tenant '{}', not of this suite's tenant '{}': runs of different tenants are never merged",
+                s.doc.tenant, suite.tenant
+            ));
+        }
+        if s.doc.suite != suite.name {
+            problems.push(format!(
+                "{name} is a shard of suite '{}', not of suite '{}'",
+                s.doc.suite, suite.name
+            ));
+        }
+        // Other rules make another plan too: the rules are said, once.
+        if s.doc.config_hash != config_hash {
+            problems.push(format!(
+                "{name} was run under other rules (config {}, the suite's is {config_hash}): every shard must run the suite's current checks",
+                s.doc.config_hash
+            ));
+        } else if record.plan != plan {
+            problems.push(format!(
+                "{name} is shard {} of another plan ({}, this suite's cases and rules make plan {plan}): its cases or rules differ from the suite's",
+                record.shard, record.plan
+            ));
+        }
+        if s.doc.rejudged_from.is_some() || s.doc.promoted_at.is_some() {
+            problems.push(format!(
+                "{name} is a re-judged run or a baseline, not a shard run"
+            ));
+        }
+        records.push(record);
+    }
+    if problems.is_empty() {
+        Ok(records)
+    } else {
+        Err(problems)
+    }
 }
 
 /// Whether `result` records `case`'s suspension (flag and reason) and

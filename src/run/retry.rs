@@ -3,7 +3,7 @@
 //! A transient failure (429, 5xx, a reset, a timeout) is tried again up to
 //! `--max-retries` times (default 4; 0 = never). Before attempt *n* + 1 the
 //! worker waits the server's asked wait when it gave one (`Retry-After` and
-//! its relatives, read by `target::rate_limits`), else a capped exponential
+//! its relatives, read by `client::rate_limits`), else a capped exponential
 //! backoff with jitter: a random time in [d/2, d] with d = min(cap, base ·
 //! 2ⁿ). An asked wait shorter than the first backoff step (`Retry-After:
 //! 0` above all) is no hint: the backoff applies. An asked wait longer than

@@ -40,7 +40,7 @@ pub fn runs_json(tenant: &str, suite: &str, baseline: BaselineMark, listing: &Li
                 "created_at": run.doc.created_at,
                 "environment": run.doc.environment,
                 "git_commit": run.doc.git_commit,
-                "cases": run.doc.results.len(),
+                "cases": run.cases,
                 "digline_version": run.doc.digline_version,
             })
         })

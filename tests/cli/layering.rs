@@ -1,6 +1,6 @@
 //! The architecture, enforced: arrows point down only.
 //!
-//! `cli`/`mcp` → `forge` → `host` → `run` → `client` → `report`/`wire` →
+//! `cli`/`mcp` → `app` → `forge` → `host` → `run` → `client` → `report`/`wire` →
 //! `store` → `core`. A file may use `crate::<layer>` only for layers below
 //! its own; `core`, `wire` and `report` do no I/O and read no clock or
 //! environment (their `#[cfg(test)]` parts may read golden files).
@@ -24,15 +24,21 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["host", "run", "client", "report", "wire", "store", "core"],
     ),
     (
-        "cli",
+        "app",
         &[
             "forge", "host", "run", "client", "report", "wire", "store", "core",
         ],
     ),
     (
+        "cli",
+        &[
+            "app", "forge", "host", "run", "client", "report", "wire", "store", "core",
+        ],
+    ),
+    (
         "mcp",
         &[
-            "forge", "host", "run", "client", "report", "wire", "store", "core",
+            "app", "forge", "host", "run", "client", "report", "wire", "store", "core",
         ],
     ),
 ];
@@ -335,4 +341,299 @@ fn every_source_file_has_a_module_doc() {
         .map(|f| f.display().to_string())
         .collect();
     assert!(missing.is_empty(), "no module doc: {missing:?}");
+}
+
+/// Every function (signature to closing brace) longer than `limit` lines
+/// in the `.rs` files under `dirs`: `file:line name (N lines)`.
+fn long_functions(dirs: &[PathBuf], limit: usize) -> Vec<String> {
+    let mut long = Vec::new();
+    for dir in dirs {
+        let mut files = Vec::new();
+        rust_files(dir, &mut files);
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let mut offset = 0;
+            for line in text.split_inclusive('\n') {
+                let start = offset;
+                offset += line.len();
+                let Some(name) = fn_name(line) else {
+                    continue;
+                };
+                let rest = &text[start..];
+                // The body: from the first `{` after the signature (a
+                // declaration ending in `;` has none) to its match.
+                let Some(open) = rest
+                    .find(['{', ';'])
+                    .filter(|&i| rest.as_bytes()[i] == b'{')
+                else {
+                    continue;
+                };
+                let end = open + item_end(&rest[open..]);
+                let lines = rest[..end].lines().count();
+                if lines > limit {
+                    let at = text[..start].lines().count() + 1;
+                    long.push(format!("{}:{at} {name} ({lines} lines)", file.display()));
+                }
+            }
+        }
+    }
+    long
+}
+
+/// The function a line declares, if it declares one.
+fn fn_name(line: &str) -> Option<&str> {
+    let mut words = line.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        match word {
+            "pub" | "async" | "const" | "unsafe" | "extern" => continue,
+            w if w.starts_with("pub(") => continue,
+            "fn" => {
+                let name = words.next()?;
+                return name.split(['(', '<']).next();
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+#[test]
+fn no_function_in_the_front_ends_is_longer_than_80_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let long = long_functions(&[src.join("cli"), src.join("mcp")], 80);
+    assert!(
+        long.is_empty(),
+        "a front end parses and renders; the work is a use case in src/app/:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_catches_a_long_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let body: String = (0..85)
+        .map(|i| format!("    let _x{i} = \"{{\";\n"))
+        .collect();
+    std::fs::write(
+        dir.path().join("long.rs"),
+        format!("//! x\n\npub(crate) fn short() {{}}\n\nfn long() {{\n{body}}}\n\nfn decl();\n"),
+    )
+    .unwrap();
+    let long = long_functions(&[dir.path().to_path_buf()], 80);
+    assert_eq!(long.len(), 1, "{long:?}");
+    assert!(long[0].ends_with(":5 long (87 lines)"), "{long:?}");
+}
+
+/// Every file under `dir` (no `target/`, no `.git/`) named `name`.
+fn named_anywhere(dir: &Path, name: &str) -> bool {
+    std::fs::read_dir(dir).unwrap().any(|entry| {
+        let path = entry.unwrap().path();
+        let base = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() {
+            !matches!(base.as_str(), "target" | ".git") && named_anywhere(&path, name)
+        } else {
+            base == name
+        }
+    })
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(i, _)| {
+        !text[..i].chars().next_back().is_some_and(ident)
+            && !text[i + word.len()..].chars().next().is_some_and(ident)
+    })
+}
+
+/// What a named path is, resolved in the repository: `src/…`, a layer's
+/// `run/retry.rs`, a root file, or a bare file name found anywhere.
+fn resolve(repo: &Path, named: &str) -> Option<PathBuf> {
+    let candidates = [repo.join(named), repo.join("src").join(named)];
+    if let Some(found) = candidates.into_iter().find(|p| p.exists()) {
+        return Some(found);
+    }
+    (!named.contains('/') && named_anywhere(repo, named)).then(|| repo.join(named))
+}
+
+/// The problems of `ARCHITECTURE.md` (its text given): paths that name no
+/// file, symbols that no file named in their row (or, in prose, no file
+/// under `src/`) holds.
+fn architecture_problems(repo: &Path, text: &str) -> Vec<String> {
+    let mut all = Vec::new();
+    rust_files(&repo.join("src"), &mut all);
+    let read = |files: &[PathBuf]| -> String {
+        files
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+            .collect()
+    };
+    let everything = read(&all);
+    let mut problems = Vec::new();
+    for line in text.lines() {
+        let spans: Vec<&str> = line.split('`').skip(1).step_by(2).collect();
+        let is_path = |s: &&str| {
+            !s.contains(' ')
+                && !s.contains(':')
+                && !s.starts_with('-')
+                && (s.contains('/') || s.ends_with(".rs") || s.ends_with(".md"))
+        };
+        let mut files = Vec::new();
+        for path in spans.iter().copied().filter(is_path) {
+            // `.digline/` is the store a run writes; `shared/spec/` lives
+            // beside the repository.
+            if path.starts_with('.') || path.starts_with("shared/") {
+                continue;
+            }
+            match resolve(repo, path) {
+                None => problems.push(format!("no such path: {path}")),
+                Some(p) if p.is_dir() => rust_files(&p, &mut files),
+                Some(p) if p.extension().is_some_and(|e| e == "rs") => files.push(p),
+                Some(_) => {}
+            }
+        }
+        let in_table = line.starts_with('|');
+        let haystack = if in_table && !files.is_empty() {
+            read(&files)
+        } else {
+            everything.clone()
+        };
+        let ident = |s: &&str| {
+            s.split("::").all(|seg| {
+                seg.chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+                    && seg.chars().all(|c| c.is_alphanumeric() || c == '_')
+            })
+        };
+        // In a table row every symbol is checked; in prose, type names.
+        let checked = spans.iter().copied().filter(ident).filter(|s| {
+            in_table
+                || s.split("::")
+                    .last()
+                    .is_some_and(|l| l.starts_with(char::is_uppercase))
+        });
+        for symbol in checked {
+            for segment in symbol.split("::") {
+                if !has_word(&haystack, segment) {
+                    problems.push(format!("no such symbol where it is said to be: {symbol}"));
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_path_and_symbol_architecture_md_names_exists() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(repo.join("ARCHITECTURE.md")).unwrap();
+    let problems = architecture_problems(repo, &text);
+    assert!(
+        problems.is_empty(),
+        "ARCHITECTURE.md is stale:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_architecture_check_catches_a_stale_name() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let stale =
+        "| prices | `src/client/pricing.rs` (`ANTHROPIC`, `price_of`) | `docs/prices.md` |\n\
+                 Read `src/target/mod.rs` and `NoSuchType`.\n";
+    assert_eq!(
+        architecture_problems(repo, stale),
+        [
+            "no such path: docs/prices.md",
+            "no such symbol where it is said to be: ANTHROPIC",
+            "no such path: src/target/mod.rs",
+            "no such symbol where it is said to be: NoSuchType",
+        ]
+    );
+}
+
+/// Module paths (`client::mask`, `cargo test --lib client::pricing`) named
+/// in `text` whose layer and module name no file under `src`.
+fn stale_module_paths(src: &Path, text: &str) -> Vec<String> {
+    const LAYERS: &[&str] = &[
+        "app", "cli", "mcp", "forge", "host", "run", "client", "report", "wire", "store", "core",
+        "target",
+    ];
+    let mut stale = Vec::new();
+    let spans = text
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .flat_map(|s| s.split_whitespace());
+    for word in spans {
+        let segments: Vec<&str> = word.split("::").collect();
+        if segments.len() < 2 || !LAYERS.contains(&segments[0]) {
+            continue;
+        }
+        let module = segments[1].trim_end_matches(|c: char| !c.is_alphanumeric() && c != '_');
+        let (file, dir) = (
+            src.join(segments[0]).join(format!("{module}.rs")),
+            src.join(segments[0]).join(module),
+        );
+        let symbol_in_mod = std::fs::read_to_string(src.join(segments[0]).join("mod.rs"))
+            .is_ok_and(|m| {
+                // Declared there, or re-exported (`pub use refusal::Refusal`).
+                m.lines().any(|l| {
+                    let l = l.trim_start();
+                    l.contains(&format!("mod {module}"))
+                        || (l.starts_with("pub use") && has_word(l, module))
+                })
+            });
+        if !file.exists() && !dir.exists() && !symbol_in_mod {
+            stale.push(word.to_string());
+        }
+    }
+    stale
+}
+
+#[test]
+fn no_document_names_a_module_that_is_gone() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = repo.join("src");
+    let mut texts: Vec<PathBuf> = ["ARCHITECTURE.md", "AGENTS.md", "README.md", "CHANGELOG.md"]
+        .iter()
+        .map(|f| repo.join(f))
+        .collect();
+    for entry in std::fs::read_dir(repo.join("docs")).unwrap() {
+        texts.push(entry.unwrap().path());
+    }
+    rust_files(&src, &mut texts);
+    let mut stale = Vec::new();
+    for file in texts.iter().filter(|f| f.is_file()) {
+        let text = std::fs::read_to_string(file).unwrap();
+        // In Rust files only doc and comment lines name modules in backticks.
+        let prose: String = if file.extension().is_some_and(|e| e == "rs") {
+            text.lines()
+                .filter(|l| l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            text
+        };
+        for word in stale_module_paths(&src, &prose) {
+            stale.push(format!("{}: {word}", file.display()));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale module names:\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn the_module_check_catches_the_old_target_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let text = "run `cargo test --lib target::pricing`; `client::mask` unit tests; `run::retry::tests::*`; `core::nothing`";
+    assert_eq!(
+        stale_module_paths(&src, text),
+        ["target::pricing", "core::nothing"]
+    );
 }

@@ -3,6 +3,7 @@
 //! Each module is one concern; `util` holds the helpers (temp dirs, the
 //! binary, the loopback stub).
 
+mod agreement;
 mod boundary;
 mod checks;
 mod delivery;

@@ -194,7 +194,7 @@ impl Drop for Session {
 }
 
 /// A copy of `examples/quickstart` with its committed baseline.
-fn quickstart_copy(root: &Path) {
+pub(crate) fn quickstart_copy(root: &Path) {
     let src = repo().join("examples/quickstart");
     copy_files(&src, root);
     let baselines = root.join(".digline/quickstart/baselines");

@@ -359,10 +359,13 @@ fn each_merge_refusal_is_one_sentence_and_exit_64() {
         .unwrap()
         .to_string();
     assert_ne!(plan, new_plan);
+    // Every shard file is named, each on its line.
     assert_eq!(
         refused(&merge(&f, &[&p[0], &p[1], &p[2]])),
         format!(
-            "digline: merge refused: {a} is shard 1/3 of another plan ({plan}, this suite's cases and rules make plan {new_plan}): its cases or rules differ from the suite's"
+            "digline: merge refused: {a} is shard 1/3 of another plan ({plan}, this suite's cases and rules make plan {new_plan}): its cases or rules differ from the suite's\n\
+             {b} is shard 2/3 of another plan ({plan}, this suite's cases and rules make plan {new_plan}): its cases or rules differ from the suite's\n\
+             {c} is shard 3/3 of another plan ({plan}, this suite's cases and rules make plan {new_plan}): its cases or rules differ from the suite's"
         )
     );
     std::fs::write(f.root.join("cases.json"), cases(30).to_string()).unwrap();
@@ -408,6 +411,37 @@ fn each_merge_refusal_is_one_sentence_and_exit_64() {
         );
         std::fs::write(&p[2], original).unwrap();
     }
+    // Every problem of every shard file in one run, each naming its file:
+    // a path that is not there, a file that is no run document, then a
+    // run that is not a shard and a shard relabelled to another tenant.
+    let missing = f.root.join("no-such-shard.json");
+    let garbage = f.root.join("garbage.json");
+    std::fs::write(&garbage, "{not json").unwrap();
+    let text = refused(&merge(&f, &[&p[0], &missing, &garbage]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "digline: merge refused: --shards {}: ",
+            missing.display()
+        )),
+        "{text}"
+    );
+    assert!(lines[1].contains(&garbage.display().to_string()), "{text}");
+    let original = std::fs::read_to_string(&p[2]).unwrap();
+    let mut d = doc(&p[2]);
+    d["tenant"] = json!("elsewhere");
+    std::fs::write(&p[2], serde_json::to_string_pretty(&d).unwrap()).unwrap();
+    assert_eq!(
+        refused(&merge(&f, &[&p[0], &whole, &p[1], &p[2]])),
+        format!(
+            "digline: merge refused: {} is not a shard run (it has no digline_shard record in its metadata): only runs made with --shard K/N are merged\n\
+             {c} is a shard of tenant 'elsewhere', not of this suite's tenant 'triage': runs of different tenants are never merged",
+            whole.display()
+        )
+    );
+    std::fs::write(&p[2], original).unwrap();
+
     // And the three, untouched, merge.
     ok(&merge(&f, &[&p[0], &p[1], &p[2]]));
 }
@@ -1005,13 +1039,18 @@ fn a_shard_committed_to_the_repository_is_never_merged() {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    let first = format!(
-        "committed/{}",
-        files[0].file_name().unwrap().to_str().unwrap()
-    );
-    let expected = format!(
-        "digline: merge refused: {first} is tracked by git: a committed shard can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository\n"
-    );
+    // Every committed file is named, one per line.
+    let lines: Vec<String> = files
+        .iter()
+        .map(|file| {
+            format!(
+                "committed/{} is tracked by git: a committed shard can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository",
+                file.file_name().unwrap().to_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(lines.len() > 1, "{lines:?}");
+    let expected = format!("digline: merge refused: {}\n", lines.join("\n"));
     let ran = gate(&f, &["--shards", "committed"]);
     assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
     assert_eq!(ran.stderr, expected);

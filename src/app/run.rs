@@ -1,0 +1,257 @@
+//! Ask the system under test about every case (or one shard's share) and
+//! store the run: what `digline run` does, and what the gate does when it
+//! is not given a stored run.
+//!
+//! The steps: load the suite, restrict it to a shard when asked (by the hash
+//! of the case id, or balanced by recorded durations), preflight every
+//! problem at once, ask, store (`host::runner`). The plan, progress and
+//! warnings go to the request's notices as they happen.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::core::document::RunDocument;
+use crate::host::runner::{Prepared, RunOptions};
+use crate::host::suite::LoadedSuite;
+use crate::report::progress::ProgressStrings;
+use crate::run::quota::Quota;
+use crate::run::retry::Retried;
+use crate::run::{Display, Notifier, Plan};
+
+use super::{Refusal, SuiteRef};
+
+/// How calls are pooled, retried and paced.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pool {
+    /// Calls in flight at once.
+    pub concurrency: usize,
+    /// Retries of a call that failed with 429, 5xx, a reset or a timeout.
+    pub max_retries: u32,
+    /// The quota to pace to.
+    pub quota: Quota,
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct RunRequest {
+    /// The suite.
+    pub suite: SuiteRef,
+    /// Recorded in the run's metadata (payload: never printed).
+    pub metadata: Map<String, Value>,
+    /// The pool.
+    pub pool: Pool,
+    /// The longest wait for a server.
+    pub max_wait: Duration,
+    /// Refuse the run if it plans more calls than this.
+    pub max_calls: Option<usize>,
+    /// Finish this unfinished run (a key, or `latest`).
+    pub resume: Option<String>,
+    /// Run only this shard: `K/N` or `auto`.
+    pub shard: Option<String>,
+    /// With `shard`: split by the durations recorded in the newest full run.
+    pub balance: bool,
+    /// How progress is shown.
+    pub display: Display,
+    /// Say the plan before asking.
+    pub announce: bool,
+    /// Counts the calls tried again (the gate's outcome reports them).
+    pub retried: Retried,
+    /// Stop on Ctrl-C/SIGTERM, keep the journal and say how to resume (a
+    /// command line); `false` leaves signals alone (a long-lived server).
+    pub stop_on_signal: bool,
+    /// `--samples N`: ask every case N times to measure its noise (spec
+    /// `45-statistics.md`); `None` keeps the suite's `samples`.
+    pub samples: Option<u32>,
+}
+
+/// The stored run.
+#[derive(Debug)]
+pub struct RunFacts {
+    /// Its key.
+    pub key: String,
+    /// Its document.
+    pub doc: RunDocument,
+    /// What was planned.
+    pub plan: Plan,
+}
+
+/// The suite, loaded, and what running it would ask: the calls to the
+/// target and the judges (what an agent acknowledges before `run`).
+///
+/// # Errors
+/// A [`Refusal`] for a suite that does not load.
+pub fn plan(suite: &SuiteRef) -> Result<(LoadedSuite, Plan), Refusal> {
+    let loaded = suite.load()?;
+    let plan = Plan::of(&loaded.suite);
+    Ok((loaded, plan))
+}
+
+/// Run the suite and store the run; the retry counts go to `notices` as a
+/// plan line when any call was tried again.
+///
+/// # Errors
+/// A [`Refusal`] for anything refused before or while starting.
+pub fn run(request: &RunRequest, notices: &Notifier) -> Result<RunFacts, Refusal> {
+    run_loaded(request, request.suite.load()?, notices)
+}
+
+/// [`run`], for a suite the caller has loaded already (to show its plan
+/// first).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_loaded(
+    request: &RunRequest,
+    mut loaded: LoadedSuite,
+    notices: &Notifier,
+) -> Result<RunFacts, Refusal> {
+    if let Some(n) = request.samples {
+        measure_noise(&mut loaded.suite, n, request.resume.is_some())?;
+    }
+    let mut metadata = request.metadata.clone();
+    let mut quota = request.pool.quota;
+    if let Some(spec) = &request.shard {
+        let shard = crate::host::shards::resolve(spec, &crate::host::runner::env)
+            .map_err(|why| Refusal::usage(why, None))?;
+        let strings = ProgressStrings::of(notices.locale());
+        let record = if request.balance {
+            let store = request.suite.store();
+            let source = crate::host::shards::newest_full_run(
+                &store,
+                &loaded.suite.tenant,
+                &loaded.suite.name,
+            )?;
+            let (record, timed) = crate::host::shards::restrict_balanced(
+                &mut loaded,
+                shard,
+                source.as_ref().map(|(_, doc)| doc),
+            );
+            notices.plan(match &source {
+                Some((key, _)) => strings.shard_balanced(&shard.to_string(), timed, key),
+                None => strings.shard_unbalanced(&shard.to_string()),
+            });
+            record
+        } else {
+            let (record, others) = crate::host::shards::restrict(&mut loaded, shard);
+            // The other shards' cases are not needed again in this process.
+            super::leave_to_exit(others);
+            record
+        };
+        // Each shard takes its share of a quota the shards hold together.
+        quota = quota.share(shard.index, shard.total);
+        notices.plan(strings.shard(
+            &shard.to_string(),
+            loaded.suite.cases.len(),
+            &record.plan.to_string(),
+        ));
+        metadata.insert(
+            crate::core::shard::RECORD_KEY.to_string(),
+            Value::String(record.to_value()),
+        );
+    }
+    let prepared = Prepared::prepare(loaded, request.max_calls)?;
+    let options = options(request, metadata, quota, notices);
+    let (key, doc, plan) = prepared.execute(&options)?;
+    if let Some(line) = request.retried.counts().sentence_in(notices.locale()) {
+        notices.plan(line);
+    }
+    Ok(RunFacts { key, doc, plan })
+}
+
+/// How the calls of `request` are made.
+fn options(
+    request: &RunRequest,
+    metadata: Map<String, Value>,
+    quota: Quota,
+    notices: &Notifier,
+) -> RunOptions {
+    RunOptions {
+        root: request.suite.root.clone(),
+        metadata,
+        concurrency: request.pool.concurrency,
+        max_retries: request.pool.max_retries,
+        max_wait: request.max_wait,
+        quota,
+        retried: request.retried.clone(),
+        resume: request.resume.clone(),
+        display: request.display,
+        announce: request.announce,
+        notices: notices.clone(),
+        resume_hint_on_signal: request
+            .stop_on_signal
+            .then(|| format!("digline run --suite {}", request.suite.named)),
+    }
+}
+
+/// `--samples N`: the suite asks every case `n` times for this run.
+///
+/// # Errors
+/// A usage refusal for 0, more than the most samples, or with `--resume`
+/// (a resumed run keeps the samples it started with).
+fn measure_noise(
+    suite: &mut crate::core::suite::Suite,
+    n: u32,
+    resuming: bool,
+) -> Result<(), Refusal> {
+    use crate::core::ratio::{sample_count, too_many_samples, SamplesRefused};
+    if resuming {
+        return Err(Refusal::usage(
+            "--samples does not apply to --resume: a resumed run keeps the samples it started with",
+            Some("drop --samples".into()),
+        ));
+    }
+    match sample_count(i128::from(n), 1) {
+        Ok(count) => {
+            suite.measure_noise(count);
+            Ok(())
+        }
+        Err(SamplesRefused::TooMany) => Err(Refusal::usage(
+            format!("--samples: {}", too_many_samples(i128::from(n))),
+            None,
+        )),
+        Err(SamplesRefused::TooFew) => Err(Refusal::usage(
+            "--samples is 0, and at least one call per case is needed to judge anything",
+            Some("ask each case 5 times to measure its noise: --samples 5".into()),
+        )),
+    }
+}
+
+/// The gate's re-ask phase for run `key` against `reference`: the checks
+/// that failed where the reference passed are asked again (`run::reask`),
+/// with `request`'s pool, and the evidence is kept beside the run
+/// (`store::reasks`), where the gate, `compare` and MCP read it. A run
+/// with nothing to re-ask is recorded too (empty), so `compare` of it
+/// decides as the gate did; no call is made then.
+///
+/// # Errors
+/// A [`Refusal`] when the target cannot be built again, the calls are
+/// stopped, or the record cannot be written.
+pub fn reask(
+    request: &RunRequest,
+    loaded: &LoadedSuite,
+    key: &str,
+    run: &RunDocument,
+    reference: &RunDocument,
+    notices: &Notifier,
+) -> Result<(), Refusal> {
+    let comparison = crate::core::compare::compare(run, reference)?;
+    let triggered = crate::core::compare::reask::triggered(&comparison);
+    let store = request.suite.store();
+    let record = if triggered.is_empty() {
+        crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate)
+    } else {
+        let prepared = Prepared::prepare(loaded.clone(), None)?;
+        let mut options = options(request, Map::new(), request.pool.quota, notices);
+        options.display = Display::Quiet;
+        options.announce = false;
+        options.resume = None;
+        options.resume_hint_on_signal = None;
+        let record = prepared.reask(reference, &comparison, &options)?;
+        notices
+            .plan(ProgressStrings::of(notices.locale()).reasked(triggered.len(), record.calls()));
+        record
+    };
+    store.write_run_reasks(&run.tenant, &run.suite, key, &record)?;
+    Ok(())
+}
