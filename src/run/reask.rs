@@ -15,12 +15,12 @@ use std::collections::{BTreeSet, HashMap};
 use super::driver::{execute_spent, Ask, Judge, RunContext, RunError};
 use super::journal::{Prior, Recorder};
 use crate::core::compare::reask::{
-    decisions, fails_again, triggered, PairVerdict, ReaskRecord, Reasked,
+    fails_again, replay, triggered, PairVerdict, ReaskRecord, Reasked,
 };
-use crate::core::compare::{index_verdicts, Comparison, KeyRef, Scope};
+use crate::core::compare::{index_verdicts, Comparison, KeyRef, PairKey, Scope};
 use crate::core::document::RunDocument;
 use crate::core::name::Name;
-use crate::core::stats::{decide, Plan, CAP};
+use crate::core::stats::CAP;
 use crate::core::suite::Suite;
 use crate::core::verdict::Verdict;
 
@@ -87,31 +87,20 @@ pub fn reask(
             .collect(),
         ..nothing_to_reask(reference, suite.false_alarm_rate)
     };
-    let plan = Plan {
-        alpha: suite.false_alarm_rate,
-        cap: CAP,
-    };
     let before = index_verdicts(reference);
     // A re-ask that could not be judged does not count: one spare round.
     for _ in 0..=CAP {
-        let pairs = decisions(&record, reference);
-        let plain: Vec<_> = pairs.iter().map(|(_, p)| *p).collect();
-        let open: Vec<usize> = decide(&plain, plan)
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.verdict == PairVerdict::Open)
-            .map(|(i, _)| i)
+        let open: Vec<PairKey> = replay(&record, reference)
+            .into_iter()
+            .filter(|(_, _, d)| d.verdict == PairVerdict::Open)
+            .map(|(key, _, _)| key)
             .collect();
         if open.is_empty() {
             break;
         }
-        let cases: BTreeSet<String> = open
-            .iter()
-            .map(|&i| pairs[i].0.case_id.to_string())
-            .collect();
+        let cases: BTreeSet<String> = open.iter().map(|k| k.case_id.to_string()).collect();
         let answers = ask_again(suite, &cases, target, judge, ctx)?;
-        for &i in &open {
-            let key = &pairs[i].0;
+        for key in &open {
             let Some(entry) = record.pairs.iter_mut().find(|p| {
                 p.case_id == key.case_id.as_str()
                     && p.assertion_id == key.assertion_id.as_str()

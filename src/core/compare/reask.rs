@@ -124,12 +124,18 @@ pub fn fails_again(key: &PairKey, before: &Verdict, again: &Verdict) -> Option<b
     }
 }
 
-/// The verdict of every pair of `record` against `reference`, at the
-/// record's false-alarm rate. An open pair (its re-asks ran out, or could
-/// not be judged) is undecided.
-pub fn decisions(record: &ReaskRecord, reference: &RunDocument) -> Vec<(PairKey, Pair)> {
+/// Every pair of `record` against `reference`, replayed round by round as
+/// the gate asked them: at round `r` each pair holds its first `r`
+/// re-asks, the family is decided (`core::stats::decide`), and a pair keeps
+/// the first verdict it reaches (worse, within noise, undecided) — the gate
+/// stopped asking it there. A pair still open after its last re-ask stays
+/// `Open`. Returns each pair's key, its full evidence and its verdict, in
+/// the record's order (a pair the reference has no verdict for is left
+/// out). The gate's loop and every later reading of the record agree,
+/// because both take the verdicts from here.
+pub fn replay(record: &ReaskRecord, reference: &RunDocument) -> Vec<(PairKey, Pair, Decision)> {
     let index = super::index_verdicts(reference);
-    record
+    let rows: Vec<(PairKey, u64, u64, &[bool])> = record
         .pairs
         .iter()
         .filter_map(|p| {
@@ -140,39 +146,44 @@ pub fn decisions(record: &ReaskRecord, reference: &RunDocument) -> Vec<(PairKey,
                 assertion_id: &assertion_id,
                 occurrence: p.occurrence,
             };
-            let before = index.get(&key)?;
-            let (passed, samples) = measured(before);
-            let failed = p.failed.iter().filter(|f| **f).count() as u64;
-            Some((
-                key.to_key(),
-                Pair {
-                    passed,
-                    samples,
-                    failed,
-                    asked: p.failed.len() as u64,
-                },
-            ))
+            let (passed, samples) = measured(index.get(&key)?);
+            Some((key.to_key(), passed, samples, p.failed.as_slice()))
         })
-        .collect()
-}
-
-/// [`decide`] for a record's pairs, open ones made undecided.
-pub fn settle(pairs: &[Pair], alpha: f64) -> Vec<Decision> {
-    decide(
-        pairs,
-        Plan {
-            alpha,
-            ..Plan::default()
-        },
-    )
-    .into_iter()
-    .map(|mut d| {
-        if d.verdict == PairVerdict::Open {
-            d.verdict = PairVerdict::Undecided;
+        .collect();
+    let plan = Plan {
+        alpha: record.false_alarm_rate,
+        ..Plan::default()
+    };
+    let at = |round: usize| -> Vec<Pair> {
+        rows.iter()
+            .map(|(_, passed, samples, failed)| {
+                let seen = &failed[..round.min(failed.len())];
+                Pair {
+                    passed: *passed,
+                    samples: *samples,
+                    failed: seen.iter().filter(|f| **f).count() as u64,
+                    asked: seen.len() as u64,
+                }
+            })
+            .collect()
+    };
+    let most = rows.iter().map(|r| r.3.len()).max().unwrap_or(0);
+    let mut settled: Vec<Option<Decision>> = vec![None; rows.len()];
+    let mut last = Vec::new();
+    for round in 0..=most {
+        last = decide(&at(round), plan);
+        for (slot, d) in settled.iter_mut().zip(&last) {
+            if slot.is_none() && d.verdict != PairVerdict::Open {
+                *slot = Some(*d);
+            }
         }
-        d
-    })
-    .collect()
+    }
+    let full = at(most);
+    rows.into_iter()
+        .zip(full)
+        .zip(settled.into_iter().zip(last))
+        .map(|(((key, ..), pair), (settled, last))| (key, pair, settled.unwrap_or(last)))
+        .collect()
 }
 
 impl Comparison {
@@ -186,10 +197,11 @@ impl Comparison {
         if !record.belongs_to(reference) {
             return;
         }
-        let pairs = decisions(record, reference);
-        let plain: Vec<Pair> = pairs.iter().map(|(_, p)| *p).collect();
-        let settled = settle(&plain, record.false_alarm_rate);
-        for ((key, pair), decision) in pairs.into_iter().zip(settled) {
+        for (key, pair, mut decision) in replay(record, reference) {
+            // Out of re-asks (or of answers that could be judged): undecided.
+            if decision.verdict == PairVerdict::Open {
+                decision.verdict = PairVerdict::Undecided;
+            }
             let Some(delta) = self.deltas.iter_mut().find(|d| d.key == key) else {
                 continue;
             };
