@@ -366,8 +366,9 @@ pub struct Headline {
     pub wobbled: usize,
     /// Re-asked pairs the rule could not decide within its cap.
     pub undecided: usize,
-    /// True when some pair was re-asked: "worse" then means beyond the
-    /// measured noise.
+    /// True when some re-asked pair was judged against a reference that
+    /// measured its noise (more than one sample): "worse" then means beyond
+    /// the measured noise. A one-sample reference keeps 0.10.0's words.
     pub reasked: bool,
 }
 
@@ -454,7 +455,10 @@ impl Comparison {
             rules_changed: self.rule_changes.len(),
             wobbled: self.reasked_as(reask::PairVerdict::Noise).count(),
             undecided: self.reasked_as(reask::PairVerdict::Undecided).count(),
-            reasked: !self.reasked.is_empty(),
+            reasked: self
+                .reasked
+                .iter()
+                .any(|d| d.evidence.reference_samples > 1),
         }
     }
 }
