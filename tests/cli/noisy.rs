@@ -87,6 +87,21 @@ fn measured_baseline(root: &Path) -> String {
     key
 }
 
+/// Measure the reference, then gate a system whose `broken` case answers
+/// `broken` every time and whose `wobbly` case fails once, then passes.
+fn gate_after_a_wobble(root: &Path, broken: &'static str) -> crate::util::Ran {
+    measured_baseline(root);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"; 6]),
+            ("broken", &[broken; 6]),
+            ("wobbly", &["no", "yes", "yes", "yes", "yes", "yes"]),
+        ],
+    );
+    run(root, &GATE)
+}
+
 const GATE: [&str; 7] = [
     "gate",
     "--suite",
@@ -151,16 +166,7 @@ fn a_repeated_failure_is_worse_and_a_wobble_is_listed_within_noise() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let _server = setup(root);
-    measured_baseline(root);
-    answers(
-        root,
-        &[
-            ("steady", &["yes"; 6]),
-            ("broken", &["no"; 6]),
-            ("wobbly", &["no", "yes", "yes", "yes", "yes", "yes"]),
-        ],
-    );
-    let ran = run(root, &GATE);
+    let ran = gate_after_a_wobble(root, "no");
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout
@@ -221,16 +227,7 @@ fn an_unchanged_noisy_system_passes_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let _server = setup(root);
-    measured_baseline(root);
-    answers(
-        root,
-        &[
-            ("steady", &["yes"; 6]),
-            ("broken", &["yes"; 6]),
-            ("wobbly", &["no", "yes", "yes", "yes", "yes", "yes"]),
-        ],
-    );
-    let ran = run(root, &GATE);
+    let ran = gate_after_a_wobble(root, "yes");
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout

@@ -166,6 +166,25 @@ mod noise {
         target.calls.lock().unwrap().get(id).copied().unwrap_or(0)
     }
 
+    /// The reference `measuring` measured from `reference_target`, the run
+    /// of `pr` answered by `target`, compared after the re-asks.
+    fn gated(
+        measuring: &Suite,
+        reference_target: &Scripted,
+        pr: &Suite,
+        target: &Scripted,
+    ) -> (
+        crate::core::compare::Comparison,
+        crate::core::compare::reask::ReaskRecord,
+    ) {
+        let reference = execute(measuring, reference_target, &NoJudges, &context(2)).unwrap();
+        let run = execute(pr, target, &NoJudges, &context(2)).unwrap();
+        let mut comparison = compare(&run, &reference).unwrap();
+        let record = reask(pr, &reference, &comparison, target, &NoJudges, &context(2)).unwrap();
+        comparison.apply_reasks(&record, &reference);
+        (comparison, record)
+    }
+
     #[test]
     fn a_measuring_run_records_pass_counts_and_never_errors_for_agreement() {
         let mut measuring = suite(&["steady", "borderline"], 1);
@@ -197,26 +216,13 @@ mod noise {
             ("wobbly", vec!["yes"; 5]),
             ("fine", vec!["yes"; 5]),
         ]);
-        let reference = execute(&measuring, &reference_target, &NoJudges, &context(2)).unwrap();
         let pr = suite(&["broken", "wobbly", "fine"], 1);
         let target = scripted(&[
             ("broken", vec!["no"; 10]),
             ("wobbly", vec!["no", "yes", "yes", "yes", "yes", "yes"]),
             ("fine", vec!["yes"; 10]),
         ]);
-        let run = execute(&pr, &target, &NoJudges, &context(2)).unwrap();
-        let mut comparison = compare(&run, &reference).unwrap();
-        assert_eq!(exit_code(&comparison), ExitStatus::Worse);
-        let record = reask(
-            &pr,
-            &reference,
-            &comparison,
-            &target,
-            &NoJudges,
-            &context(2),
-        )
-        .unwrap();
-        comparison.apply_reasks(&record, &reference);
+        let (comparison, record) = gated(&measuring, &reference_target, &pr, &target);
         assert_eq!(exit_code(&comparison), ExitStatus::Worse);
         let worse: Vec<&str> = comparison
             .reasked_as(PairVerdict::Worse)
@@ -240,21 +246,9 @@ mod noise {
         let mut measuring = suite(&["wobbly"], 1);
         measuring.measure_noise(5);
         let reference_target = scripted(&[("wobbly", vec!["yes"; 5])]);
-        let reference = execute(&measuring, &reference_target, &NoJudges, &context(1)).unwrap();
         let pr = suite(&["wobbly"], 1);
         let target = scripted(&[("wobbly", vec!["no", "yes", "no", "yes", "yes"])]);
-        let run = execute(&pr, &target, &NoJudges, &context(1)).unwrap();
-        let mut comparison = compare(&run, &reference).unwrap();
-        let record = reask(
-            &pr,
-            &reference,
-            &comparison,
-            &target,
-            &NoJudges,
-            &context(1),
-        )
-        .unwrap();
-        comparison.apply_reasks(&record, &reference);
+        let (comparison, _) = gated(&measuring, &reference_target, &pr, &target);
         assert_eq!(exit_code(&comparison), ExitStatus::Proceed);
         assert!(comparison.headline().wobbled + comparison.headline().undecided == 1);
     }
@@ -263,20 +257,8 @@ mod noise {
     fn a_deterministic_system_names_its_broken_case_within_three_extra_calls() {
         let one = suite(&["broken", "fine"], 1);
         let reference_target = scripted(&[("broken", vec!["yes"]), ("fine", vec!["yes"])]);
-        let reference = execute(&one, &reference_target, &NoJudges, &context(1)).unwrap();
         let target = scripted(&[("broken", vec!["no"; 10]), ("fine", vec!["yes"; 10])]);
-        let run = execute(&one, &target, &NoJudges, &context(1)).unwrap();
-        let mut comparison = compare(&run, &reference).unwrap();
-        let record = reask(
-            &one,
-            &reference,
-            &comparison,
-            &target,
-            &NoJudges,
-            &context(1),
-        )
-        .unwrap();
-        comparison.apply_reasks(&record, &reference);
+        let (comparison, _) = gated(&one, &reference_target, &one, &target);
         assert_eq!(exit_code(&comparison), ExitStatus::Worse);
         let worse: Vec<&str> = comparison
             .reasked_as(PairVerdict::Worse)
