@@ -2,6 +2,8 @@
 """Run action.yml's steps as a GitHub runner would, for a two-suite matrix.
 
     .ci/runner-harness.py --image REF --stub PATH [--action action.yml]
+    .ci/runner-harness.py --binary PATH base --workspace DIR --base-sha SHA \
+        --expect-changed true|false|unknown [--expect-code N]
 
 What the runner does, done here: each `run:` step through
 `bash --noprofile --norc -e -o pipefail FILE` with the step's `env:`, a
@@ -20,6 +22,14 @@ RUNNER_TEMP and one workflow run. Checks two artifacts with their own
 files, two comments, the Action's outputs, and that the job ends with
 digline's exit code (0 and 1). Then job a again (a new push): its comment
 is edited in place. Exits non-zero with a sentence on any failure.
+
+`base` (the CLI tests run it, tests/cli/integrity.rs): one job of the
+Action in a git clone the caller made (its suite.toml at the top, its stub
+answering), the event naming --base-sha as the pull request's base; checks
+the job's exit code and its `baseline-changed` output. With --binary the
+`docker` the steps call runs that digline binary in the step's own
+environment, passing only what `docker run` forwards (--env, --volume,
+--workdir), so the Action's command lines are what is tested, not an image.
 """
 
 import argparse
@@ -295,6 +305,116 @@ def parse_outputs(path):
     return outputs
 
 
+# --- docker without a container (--binary) ----------------------------------
+
+SHIM = r'''#!/usr/bin/env python3
+"""`docker run` as the Action calls it, running the digline binary."""
+import os, sys
+args = sys.argv[1:]
+if not args or args[0] != "run":
+    sys.exit(f"docker shim: only `run` is known, not {args[:1]}")
+env, vols, workdir, i = {}, [], None, 1
+while i < len(args):
+    a = args[i]
+    if a == "--rm":
+        i += 1
+    elif a in ("--network", "--user", "--ulimit", "--runtime"):
+        i += 2
+    elif a == "--env":
+        name, eq, value = args[i + 1].partition("=")
+        if eq:
+            env[name] = value
+        elif name in os.environ:
+            env[name] = os.environ[name]
+        i += 2
+    elif a == "--volume":
+        host, _, inside = args[i + 1].partition(":")
+        vols.append((inside.split(":")[0], host))
+        i += 2
+    elif a == "--workdir":
+        workdir = args[i + 1]
+        i += 2
+    elif a.startswith("-"):
+        sys.exit(f"docker shim: unknown option {a}")
+    else:
+        break
+rest = args[i + 1:]
+cwd = os.getcwd()
+if workdir:
+    inside, host = max(((c, h) for c, h in vols if workdir == c or workdir.startswith(c + "/")),
+                       key=lambda v: len(v[0]), default=(None, None))
+    if inside is None:
+        sys.exit(f"docker shim: --workdir {workdir} is not a mounted volume")
+    cwd = host + workdir[len(inside):]
+binary = os.environ["DIGLINE_HARNESS_BINARY"]
+os.chdir(cwd)
+os.execve(binary, [binary] + rest, env)
+'''
+
+
+def docker_shim(binary, top):
+    """A directory holding a `docker` that runs `binary` (see SHIM)."""
+    d = os.path.join(top, "shim")
+    os.makedirs(d)
+    path = os.path.join(d, "docker")
+    with open(path, "w") as f:
+        f.write(SHIM)
+    os.chmod(path, 0o755)
+    return d, {"DIGLINE_HARNESS_BINARY": os.path.abspath(binary)}
+
+
+def runner_env(workspace, runner_temp, event, fake, bin_dir):
+    env = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": os.environ.get("HOME", "/root"),
+        "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": workspace,
+        "GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": event,
+        "GITHUB_API_URL": fake.url(), "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_RUN_ID": "1", "GITHUB_SHA": "1" * 40, "RUNNER_TEMP": runner_temp,
+        "RUNNER_OS": "Linux",
+    }
+    if "XDG_RUNTIME_DIR" in os.environ:
+        env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
+    return env
+
+
+def write_event(runner_temp, pull_request):
+    event = os.path.join(runner_temp, "_github_workflow", "event.json")
+    os.makedirs(os.path.dirname(event))
+    with open(event, "w") as f:
+        json.dump({"action": "synchronize", "number": PR, "pull_request": pull_request}, f)
+    return event
+
+
+def base_scenario(args, action):
+    """One job in the caller's clone; checks the exit and baseline-changed."""
+    top = tempfile.mkdtemp(prefix="digline-harness-")
+    try:
+        runner_temp = os.path.join(top, "_temp")
+        artifacts = os.path.join(top, "artifacts")
+        for d in (runner_temp, artifacts):
+            os.makedirs(d)
+        bin_dir, extra = docker_shim(args.binary, top)
+        fake = FakeGitHub()
+        event = write_event(runner_temp, {"number": PR, "head": {"sha": "0" * 40},
+                                          "base": {"ref": "main", "sha": args.base_sha}})
+        env = runner_env(os.path.abspath(args.workspace), runner_temp, event, fake, bin_dir)
+        env.update(extra)
+        inputs = {"suite": "suite.toml", "image": "digline-under-test", "forward-env": ""}
+        if args.base_ref is not None:
+            inputs["base-ref"] = args.base_ref
+        job = Job(action, os.path.abspath(args.workspace), runner_temp, artifacts, env, inputs)
+        code = job.run()
+        out = job.outputs()
+        print(f"job: exit {code}, outputs {json.dumps(out, sort_keys=True)}")
+        if code != args.expect_code:
+            fail(f"the job ended with {code}, expected {args.expect_code}")
+        if out.get("baseline-changed") != args.expect_changed:
+            fail(f"baseline-changed is {out.get('baseline-changed')!r}, expected {args.expect_changed!r}")
+        print(f"runner-harness: ok — exit {code}, baseline-changed={out['baseline-changed']}")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
 # --- the scenario ------------------------------------------------------------
 
 def free_port():
@@ -318,13 +438,27 @@ def start_stub(stub, answers, port):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--image", required=True)
-    ap.add_argument("--stub", required=True)
+    ap.add_argument("--image")
+    ap.add_argument("--stub")
+    ap.add_argument("--binary")
     ap.add_argument("--action", default="action.yml")
+    sub = ap.add_subparsers(dest="scenario")
+    base = sub.add_parser("base")
+    base.add_argument("--workspace", required=True)
+    base.add_argument("--base-sha", required=True)
+    base.add_argument("--base-ref")
+    base.add_argument("--expect-changed", required=True, choices=["true", "false", "unknown"])
+    base.add_argument("--expect-code", type=int, default=0)
     args = ap.parse_args()
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(args.action) as f:
         action = yaml.safe_load(f)
+    if args.scenario == "base":
+        if not args.binary:
+            fail("base needs --binary")
+        return base_scenario(args, action)
+    if not args.image or not args.stub:
+        fail("the matrix scenario needs --image and --stub")
 
     top = tempfile.mkdtemp(prefix="digline-harness-")
     procs = []
@@ -356,22 +490,8 @@ def main():
             procs.append(start_stub(args.stub, os.path.join(workspace, name, "answers.json"), ports[name]))
 
         fake = FakeGitHub()
-        event = os.path.join(runner_temp, "_github_workflow", "event.json")
-        os.makedirs(os.path.dirname(event))
-        with open(event, "w") as f:
-            json.dump({"action": "synchronize", "number": PR,
-                       "pull_request": {"number": PR, "head": {"sha": "0" * 40}}}, f)
-        bin_dir = os.path.join(repo, ".ci", "lib")
-        env = {
-            "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": os.environ.get("HOME", "/root"),
-            "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": workspace,
-            "GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": event,
-            "GITHUB_API_URL": fake.url(), "GITHUB_SERVER_URL": "https://github.com",
-            "GITHUB_RUN_ID": "1", "GITHUB_SHA": "1" * 40, "RUNNER_TEMP": runner_temp,
-            "RUNNER_OS": "Linux",
-        }
-        if "XDG_RUNTIME_DIR" in os.environ:
-            env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
+        event = write_event(runner_temp, {"number": PR, "head": {"sha": "0" * 40}})
+        env = runner_env(workspace, runner_temp, event, fake, os.path.join(repo, ".ci", "lib"))
 
         results = {}
         for name, expected in (("a", 0), ("b", 1)):

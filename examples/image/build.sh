@@ -85,7 +85,13 @@ fi
 # The previous image of this tag goes first, so rebuilds do not pile up.
 "$engine" rmi "$ref" >/dev/null 2>&1 || true
 # --no-cache: buildah 1.28 reuses a cached layer across platforms.
-"$engine" build --quiet --no-cache --platform "linux/$arch" \
+# podman: runc and explicit limits, below any host's hard limits (its
+# defaults may exceed what runc may set: "error setting rlimit type 6").
+limits=()
+if [ "$(basename "$engine")" = podman ]; then
+  limits=(--runtime runc --ulimit nofile=4096:4096 --ulimit nproc=4096:4096)
+fi
+"$engine" build --quiet --no-cache --platform "linux/$arch" "${limits[@]}" \
   --build-arg BINARY=prebuilt --build-arg "SHELL_FROM=$shell_from" \
   --build-arg "VERSION=$version" \
   --target "$target" -f "$repo/Dockerfile" -t "$ref" "$ctx" >&2

@@ -142,8 +142,9 @@ pub struct GateFacts {
     pub spends: cost::Spends,
     /// How long the run's failed calls took.
     pub failed_calls: FailedCalls,
-    /// The pull request replaces the reference.
-    pub replaced: bool,
+    /// The pull request replaces the reference: `Some(true/false)` as read
+    /// at the base, `None` when no base could be read (unknown).
+    pub baseline_changed: Option<bool>,
     /// The calls tried again, when the gate ran the suite.
     pub retried: Option<Retried>,
     /// A base found by default that could not be read.
@@ -240,7 +241,14 @@ fn base(request: &GateRequest, env: &CiEnv, loaded: &Loaded) -> Result<Base, Ref
     let suite = &loaded.loaded.suite;
     let baseline_path = loaded.store.baseline_path(&suite.tenant, &suite.name)?;
     let base = base_ref::choose(request.base_ref.as_deref(), env);
-    let (base_baseline, warning) = read_base(base.as_ref(), &baseline_path)?;
+    // A pull request renaming the suite moves its baseline: the base's is
+    // read where the base's own suite file puts it.
+    let at_base = base
+        .as_ref()
+        .and_then(|b| base_ref::renamed_suite(b, &request.suite.file, (&suite.tenant, &suite.name)))
+        .and_then(|(tenant, name)| loaded.store.baseline_path(&tenant, &name).ok())
+        .unwrap_or_else(|| baseline_path.clone());
+    let (base_baseline, warning) = read_base(base.as_ref(), &at_base, &baseline_path)?;
     // A redacted report (the default) shows no pass or fail reason, and no
     // other surface of the gate shows any: the documents the gate holds
     // keep an error's reason (its cause) only. 100,000 cases hold ≈40 MB
@@ -268,12 +276,13 @@ fn base(request: &GateRequest, env: &CiEnv, loaded: &Loaded) -> Result<Base, Ref
 /// [`Refusal::Refused`] when `--base-ref` was given and cannot be read.
 fn read_base(
     base: Option<&BaseRev>,
+    at_base: &Path,
     baseline_path: &Path,
 ) -> Result<(Option<BaseBaseline>, Option<String>), Refusal> {
     let Some(base) = base else {
         return Ok((None, None));
     };
-    match base_ref::read(base, baseline_path) {
+    match base_ref::read_moved(base, at_base, baseline_path) {
         Ok(found) => Ok((Some(found), None)),
         Err(p) if p.refuses => Err(Refusal::Refused(p.sentence)),
         Err(p) => Ok((None, Some(p.sentence))),
@@ -408,6 +417,11 @@ fn compare(
     // Infrastructure values (`base_url`) are named, never published.
     crate::report::redact::withhold_perimeter_values(&mut c);
     spell_parameter_edits(&mut c, &request.suite.file, base.read());
+    // Everything else that defines the evaluation, against the base.
+    if let Some(b) = base.read() {
+        c.evaluation_changes =
+            base_ref::evaluation_changes(b, &request.suite.file).unwrap_or_default();
+    }
     Ok(Some(c))
 }
 
@@ -450,6 +464,10 @@ fn itemize(
     // the base too (a pull request cannot restate what the reference spent
     // without replacing the reference, which the gate says first).
     let base_same = matches!(base.base_baseline, Some(BaseBaseline::Same));
+    let baseline_changed = base
+        .base_baseline
+        .as_ref()
+        .map(|b| matches!(b, BaseBaseline::Replaced(_)));
     let replaced = Replaced::judge(&doc, base.base_baseline);
     let integrity = IntegrityStrings::of(locale);
     // How long the run's failed calls took, as recorded beside it (a run of
@@ -484,6 +502,14 @@ fn itemize(
                 blocks.push_str(&format!("{} · {} · {}\n", row.case, row.check, row.detail));
             }
             sections.push(Section::rows(integrity.title_replaced_worse, rows));
+        }
+        let given_up = r.given_up_rows(integrity);
+        if !given_up.is_empty() {
+            blocks.push_str(&format!("\n{}:\n", integrity.title_replaced_given_up));
+            for row in &given_up {
+                blocks.push_str(&format!("{} · {} · {}\n", row.case, row.check, row.detail));
+            }
+            sections.push(Section::rows(integrity.title_replaced_given_up, given_up));
         }
     }
     if let Some(c) = &comparison {
@@ -523,7 +549,7 @@ fn itemize(
         blocks,
         spends,
         failed_calls,
-        replaced: replaced.is_some(),
+        baseline_changed,
         retried,
         base_warning: base.warning,
     }
@@ -641,7 +667,11 @@ fn render(
         facts.counts.clone(),
     );
     let cases = facts.view.case_counts.clone();
-    let (replaced, retried) = (facts.replaced, facts.retried.clone());
+    let (baseline_changed, retried) = (facts.baseline_changed, facts.retried.clone());
+    let evaluation_changes = facts
+        .comparison
+        .as_ref()
+        .map_or(0, |c| c.evaluation_changes.len());
     let no_baseline = facts.baseline.is_none();
     let baseline_path = facts.baseline_path.display().to_string();
     let base_warning = facts.base_warning.clone();
@@ -670,7 +700,8 @@ fn render(
         reference_spent: spends.reference,
         locale: locale.code().to_string(),
         marker,
-        baseline_changed: replaced,
+        baseline_changed,
+        evaluation_changes,
         paths: Paths {
             outcome: path("outcome.json"),
             comment: path("comment.md"),
@@ -752,6 +783,7 @@ fn render_html_report(
         !payload,
         facts.spends,
         &facts.failed_calls,
+        facts.exit,
     ) {
         Ok(page) => Some(page),
         Err(e) => {
@@ -826,7 +858,29 @@ impl Replaced {
             1 => s.replaced_worse_one.to_string(),
             n => s.replaced_worse_many.replace("{count}", &n.to_string()),
         };
-        format!("{} {then}", s.replaced)
+        let also = integrity_text::given_up_clause(old, s);
+        if also.is_empty() {
+            format!("{} {then}", s.replaced)
+        } else {
+            format!("{} {then} {also}", s.replaced)
+        }
+    }
+
+    /// What the replacement loosens or drops against the base's reference.
+    fn given_up_rows(&self, s: &IntegrityStrings) -> Vec<SectionRow> {
+        self.against_old
+            .as_ref()
+            .map(|old| {
+                integrity_text::given_up_rows(old, "run", s)
+                    .into_iter()
+                    .map(|(case, check, detail)| SectionRow {
+                        case,
+                        check,
+                        detail,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// What got worse against the base's reference.
@@ -866,6 +920,14 @@ fn side(side: &Option<Side>) -> String {
 /// The comment's sections for rule changes and coverage of the reference.
 fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
     let mut out = Vec::new();
+    let changes: Vec<String> = c
+        .evaluation_changes
+        .iter()
+        .map(|e| integrity_text::evaluation_line(e, s))
+        .collect();
+    if !changes.is_empty() {
+        out.push(Section::lines(s.title_evaluation, changes));
+    }
     let rules: Vec<String> = c
         .rule_changes
         .iter()

@@ -138,3 +138,45 @@ pub fn diff(pair: Pair) -> Result<DiffFacts, Refusal> {
         sentence,
     })
 }
+
+/// One stored document, its key, and whether a newer digline wrote it.
+#[derive(Debug)]
+pub struct Document {
+    /// Its run key.
+    pub key: String,
+    /// The document.
+    pub doc: RunDocument,
+    /// A newer digline wrote it: the note to warn with.
+    pub ahead: Option<String>,
+}
+
+impl Document {
+    fn of(key: String, doc: RunDocument) -> Document {
+        let ahead = ahead_note([doc.digline_version.as_str()], INSTALLED);
+        Document { key, doc, ahead }
+    }
+}
+
+/// Read one stored run of `suite` (a key, or `latest`).
+///
+/// # Errors
+/// A [`Refusal`]: a bad suite, no such run, an unreadable document.
+pub fn run(suite: &SuiteRef, which: &str) -> Result<Document, Refusal> {
+    let loaded = suite.load()?;
+    let s = &loaded.suite;
+    let stored = suite.store().read_run(&s.tenant, &s.name, which)?;
+    Ok(Document::of(stored.key, stored.doc))
+}
+
+/// Read the baseline of `suite`: the suite's name and tenant, and the
+/// document when there is one.
+///
+/// # Errors
+/// A [`Refusal`]: a bad suite, an unreadable baseline.
+pub fn baseline(suite: &SuiteRef) -> Result<(String, String, Option<Document>), Refusal> {
+    let loaded = suite.load()?;
+    let s = &loaded.suite;
+    let doc = suite.store().read_baseline(&s.tenant, &s.name)?;
+    let document = doc.map(|doc| Document::of(run_key(&doc.created_at, &doc.config_hash), doc));
+    Ok((s.name.clone(), s.tenant.clone(), document))
+}

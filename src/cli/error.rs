@@ -1,79 +1,69 @@
-//! The front end's one error type: every refusal knows its exit status,
-//! its sentence and its hints.
+//! The front end's words for a refusal: every refusal is an
+//! [`app::Refusal`](crate::app::Refusal) (its facts, its hint as data), and
+//! this file says it as the command line does.
 //!
 //! All of them are exit 64 (refused); a panic is caught apart and is 70.
 //! Hints are data, not words baked into the sentence: the front end prints
 //! the sentence as `digline: <sentence>` and then each hint once, as a
 //! `(hint: …)` line ([`render`]) — or none with `-q`.
 
-use crate::host::suite::errors::LoadError;
-use crate::store::StoreError;
+use crate::app::Refusal;
 
 use super::exit::ExitStatus;
 
-/// Why a command refused to act.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum CliError {
-    /// The suite or cases file is malformed.
-    #[error("{0}")]
-    Load(#[from] LoadError),
-    /// A document or the store refused.
-    #[error("{0}")]
-    Store(#[from] StoreError),
-    /// A flag or argument that cannot be honoured, with an optional hint.
-    #[error("{message}")]
-    Usage {
-        /// The sentence.
-        message: String,
-        /// What to do instead, if anything.
-        hint: Option<String>,
-    },
-    /// The run cannot start (e.g. nothing answers at the target).
-    #[error("{0}")]
-    Refused(String),
-}
+/// Why a command refused to act: the use cases' refusal, worded here.
+pub type CliError = Refusal;
 
-impl From<crate::host::runner::RunRefusal> for CliError {
-    fn from(refusal: crate::host::runner::RunRefusal) -> CliError {
-        use crate::host::runner::RunRefusal;
-        match refusal {
-            RunRefusal::Load(e) => CliError::Load(e),
-            RunRefusal::Store(e) => CliError::Store(e),
-            RunRefusal::Refused(s) => CliError::Refused(s),
-            RunRefusal::Usage { message, hint } => CliError::Usage { message, hint },
-        }
-    }
-}
-
-impl CliError {
-    /// A usage refusal with a hint.
-    pub fn usage(message: impl Into<String>, hint: Option<String>) -> CliError {
-        CliError::Usage {
-            message: message.into(),
-            hint,
-        }
-    }
-
-    /// The exit status for this error (always [`ExitStatus::Refused`]).
-    pub fn exit_status(&self) -> ExitStatus {
-        ExitStatus::Refused
-    }
+/// How the command line says a refusal.
+pub trait Words {
+    /// The sentence (after `digline: `).
+    fn sentence(&self) -> String;
 
     /// What to do instead, if anything: printed after the sentence.
-    pub fn hints(&self) -> Vec<&str> {
-        match self {
-            CliError::Usage {
-                hint: Some(hint), ..
-            } => vec![hint.as_str()],
-            _ => Vec::new(),
-        }
+    fn hints(&self) -> Vec<String>;
+
+    /// The exit status for this refusal (always [`ExitStatus::Refused`]).
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::Refused
     }
 
     /// The text printed on stderr (no trailing newline); `quiet` (`-q`)
     /// leaves the hints out.
-    pub fn render(&self, quiet: bool) -> String {
-        render(&self.to_string(), &self.hints(), quiet)
+    fn render(&self, quiet: bool) -> String {
+        let hints = self.hints();
+        let hints: Vec<&str> = hints.iter().map(String::as_str).collect();
+        render(&self.sentence(), &hints, quiet)
+    }
+}
+
+impl Words for Refusal {
+    fn sentence(&self) -> String {
+        match self {
+            Refusal::FlagMismatch { .. } => {
+                format!("{self}: the suite decides, and this flag only verifies")
+            }
+            other => other.to_string(),
+        }
+    }
+
+    fn hints(&self) -> Vec<String> {
+        let hint = match self {
+            Refusal::Usage { hint, .. } => hint.clone(),
+            Refusal::FlagMismatch { flag, declared, .. } => {
+                Some(format!("drop {flag}, or pass {flag} {declared}"))
+            }
+            Refusal::NoBaseline { run_key, named, .. } => Some(format!(
+                "look at the run, then make it the reference: digline promote --suite {named} --run {run_key}"
+            )),
+            Refusal::ShardRun { named, .. } => Some(format!(
+                "merge every shard first: digline merge --suite {named} --shards <the shard runs>"
+            )),
+            Refusal::SameRun { named, .. } => Some(format!(
+                "name two different runs; digline list --suite {named} shows them"
+            )),
+            _ => None,
+        };
+        hint.into_iter().collect()
     }
 }
 
@@ -87,48 +77,4 @@ pub fn render(sentence: &str, hints: &[&str], quiet: bool) -> String {
         }
     }
     out
-}
-
-impl From<crate::app::Refusal> for CliError {
-    /// The command line's words for a use case's refusal.
-    fn from(refusal: crate::app::Refusal) -> CliError {
-        use crate::app::Refusal;
-        match refusal {
-            Refusal::Load(e) => CliError::Load(e),
-            Refusal::Store(e) => CliError::Store(e),
-            Refusal::Usage { message, hint } => CliError::Usage { message, hint },
-            Refusal::FlagMismatch {
-                flag,
-                given,
-                declared,
-                ..
-            } => CliError::usage(
-                format!("{flag} '{given}' does not match the suite, which declares '{declared}': the suite decides, and this flag only verifies"),
-                Some(format!("drop {flag}, or pass {flag} {declared}")),
-            ),
-            ref no @ Refusal::NoBaseline {
-                ref run_key,
-                ref named,
-                ..
-            } => CliError::usage(
-                no.to_string(),
-                Some(format!(
-                    "look at the run, then make it the reference: digline promote --suite {named} --run {run_key}"
-                )),
-            ),
-            ref shard @ Refusal::ShardRun { ref named, .. } => CliError::usage(
-                shard.to_string(),
-                Some(format!(
-                    "merge every shard first: digline merge --suite {named} --shards <the shard runs>"
-                )),
-            ),
-            ref same @ Refusal::SameRun { ref named, .. } => CliError::usage(
-                same.to_string(),
-                Some(format!(
-                    "name two different runs; digline list --suite {named} shows them"
-                )),
-            ),
-            other => CliError::Refused(other.to_string()),
-        }
-    }
 }

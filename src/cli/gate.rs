@@ -18,7 +18,7 @@ use crate::report::progress::ProgressStrings;
 use crate::report::text::fill;
 
 use super::output::{err, errln, out, outln};
-use super::{CliError, ExitStatus, SuiteArgs};
+use super::{CliError, ExitStatus, SuiteArgs, Words};
 
 /// `--publish`: where the verdict goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -34,7 +34,7 @@ pub mod report;
 pub mod run;
 pub mod warn;
 
-pub use error::CliError;
+pub use error::{CliError, Words};
 pub use exit::ExitStatus;
 
 const AFTER_HELP: &str = "\
@@ -236,10 +236,10 @@ impl SuiteArgs {
 /// Load the suite named by `args` and verify `--tenant`/`--env` against it.
 ///
 /// # Errors
-/// [`CliError::Load`] for a bad suite, [`CliError::Usage`] for a flag that
+/// [`CliError::Load`] for a bad suite, [`CliError::FlagMismatch`] for a flag that
 /// does not match what the suite declares.
 pub fn load_suite(args: &SuiteArgs) -> Result<crate::host::suite::LoadedSuite, CliError> {
-    Ok(args.to_ref().load()?)
+    args.to_ref().load()
 }
 
 fn dispatch(cli: Cli, mcp_server: mcp::McpServer) -> Result<ExitStatus, CliError> {

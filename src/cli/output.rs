@@ -156,7 +156,7 @@ mod tests {
             "the answer could not be written to standard output, so this command refuses rather than report a verdict nobody received: no space is left on the device (no storage space): free some space and run again"
         );
         assert_eq!(
-            refusal.exit_status(),
+            super::super::Words::exit_status(&refusal),
             super::super::exit::ExitStatus::Refused
         );
     }

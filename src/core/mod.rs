@@ -10,6 +10,7 @@ pub mod checks;
 pub mod compare;
 pub mod diff;
 pub mod document;
+pub mod evaluation;
 pub mod exit;
 pub mod failed_calls;
 pub mod identity;

@@ -3,9 +3,10 @@
 //! 65,536-character limit.
 //!
 //! Pure: a function of [`CommentData`] (which holds no payload by
-//! construction — see `cli::gate`). Long tables collapse ("…and 412 more —
-//! see the report") until the body fits; the marker and the headline always
-//! survive. Every case id and check name is escaped
+//! construction — see `cli::gate`). Long names are shortened
+//! ([`shorten_name`]); long tables collapse ("…and 412 more — see the
+//! report") until the body fits, and a table collapsed to no row still says
+//! how many it left out; the marker and the headline always survive. Every case id and check name is escaped
 //! ([`crate::forge::escape::markdown`]).
 
 use std::collections::BTreeMap;
@@ -15,7 +16,7 @@ use minijinja::Environment;
 use super::escape;
 use crate::report::gate::{GateRow, GateView};
 use crate::report::locale::Locale;
-use crate::report::text::fill;
+use crate::report::text::{fill, shorten_name};
 
 /// GitHub refuses comment bodies over this many characters.
 pub const GITHUB_LIMIT: usize = 65_536;
@@ -155,8 +156,8 @@ fn rows_md(rows: &[GateRow], take: usize, locale: Locale) -> Vec<BTreeMap<&'stat
         .take(take)
         .map(|r| {
             BTreeMap::from([
-                ("case", escape::markdown(&r.case)),
-                ("check", escape::markdown(&r.check)),
+                ("case", escape::markdown(&shorten_name(&r.case))),
+                ("check", escape::markdown(&shorten_name(&r.check))),
                 ("before", r.before.clone()),
                 ("after", r.after.clone()),
                 (
@@ -266,8 +267,8 @@ fn render_once(
                 title => escape::markdown(&sec.title),
                 rows => sec.rows.iter().take(rows).map(|r| {
                     BTreeMap::from([
-                        ("case", escape::markdown(&r.case)),
-                        ("check", escape::markdown(&r.check)),
+                        ("case", escape::markdown(&shorten_name(&r.case))),
+                        ("check", escape::markdown(&shorten_name(&r.check))),
                         ("detail", escape::markdown(&r.detail)),
                     ])
                 }).collect::<Vec<_>>(),
@@ -380,6 +381,8 @@ pub fn report_in_artifacts(locale: Locale) -> String {
 mod tests {
     use super::*;
 
+    const NAME_SHOWN_PROBE: usize = crate::report::text::NAME_SHOWN + 1;
+
     fn view(n: usize) -> GateView {
         GateView {
             exit_code: crate::core::exit::ExitStatus::Worse,
@@ -457,6 +460,39 @@ mod tests {
         let text = render(&d, Some("<!-- m -->"));
         assert!(text.chars().count() <= BUDGET);
         assert!(text.contains("more — see the report"));
+    }
+
+    #[test]
+    fn one_absurd_case_id_leaves_every_other_row_and_the_count() {
+        let mut d = data(3);
+        d.view.worse[0].case = "x".repeat(70_000);
+        let text = render(&d, Some("<!-- m -->"));
+        assert!(text.contains("| case\\-00001\\-with"), "{text}");
+        assert!(text.contains("| case\\-00002\\-with"), "{text}");
+        assert!(!text.contains(&"x".repeat(NAME_SHOWN_PROBE)), "shortened");
+        assert!(
+            text.contains(&format!("{}…xx |", "x".repeat(117))),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_table_collapsed_to_no_row_still_says_how_many_it_left_out() {
+        let mut d = data(2);
+        d.sections.push(Section::rows(
+            "Not in this run",
+            vec![SectionRow {
+                case: "c".into(),
+                check: "contains".into(),
+                detail: "y".repeat(BUDGET),
+            }],
+        ));
+        let text = render(&d, Some("<!-- m -->"));
+        assert!(text.chars().count() <= BUDGET);
+        assert!(text.contains("#### What got worse"), "{text}");
+        assert!(text.contains("…and 2 more — see the report\\."), "{text}");
+        assert!(text.contains("#### Not in this run"), "{text}");
+        assert!(text.contains("…and 1 more — see the report\\."), "{text}");
     }
 
     #[test]

@@ -6,15 +6,19 @@
 //! pull request, from a stranger. Nothing in them may become a link, an
 //! image, a mention (`@org/team`), an issue reference (`#1`,
 //! `owner/repo#1`), HTML, a table cell border, a closed comment marker, a
-//! workflow command or a terminal escape; bidi controls and zero-width
-//! characters are shown as `<U+202E>`, never obeyed.
+//! workflow command or a terminal escape; bidi controls, zero-width
+//! characters, the line and paragraph separators (U+2028, U+2029, which
+//! some renderers and parsers take for line breaks) and the two
+//! noncharacters XML 1.0 cannot carry (U+FFFE, U+FFFF) are shown as
+//! `<U+202E>`, never obeyed.
 
 /// Characters that change how text around them is displayed without being
 /// seen: bidi controls, zero-width characters, the BOM, invisible tags, and
-/// every other Unicode format character. Shown as `<U+XXXX>`.
+/// every other Unicode format character; the line and paragraph separators;
+/// and U+FFFE/U+FFFF, which no XML document may hold. Shown as `<U+XXXX>`.
 pub fn is_invisible(c: char) -> bool {
     matches!(c,
-        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        '\u{2028}' | '\u{2029}' | '\u{FFFE}' | '\u{FFFF}' | '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
         | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
         | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
         | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}' | '\u{1D173}'..='\u{1D17A}'
@@ -139,6 +143,17 @@ mod tests {
             "a\u{FFFD}[31m\u{FFFD}<U+200B>\nb"
         );
         assert_eq!(visible_line("a\nb\u{2066}"), "a b<U+2066>");
+    }
+
+    #[test]
+    fn separators_and_xml_noncharacters_are_shown_not_carried() {
+        for c in ['\u{2028}', '\u{2029}', '\u{FFFE}', '\u{FFFF}'] {
+            let text = format!("a{c}b");
+            for out in [terminal(&text), markdown(&text), visible_line(&text)] {
+                assert!(!out.contains(c), "{out:?}");
+            }
+        }
+        assert_eq!(visible_line("a\u{2028}b"), "a<U+2028>b");
     }
 
     #[test]

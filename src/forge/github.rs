@@ -48,7 +48,9 @@ pub const ACTIONS_BOT: &str = "github-actions[bot]";
 /// Create or edit this marker's comment. One call, one runtime.
 ///
 /// Only comments written by the token's own identity count (`GET /user`;
-/// an installation token, which cannot call it, is the Actions bot):
+/// an installation token, which GitHub answers 403 "Resource not accessible
+/// by integration", is the Actions bot; any other failure to read it
+/// touches nothing, see [`identity`]):
 /// someone else's comment that starts with the marker is left alone. The
 /// oldest of ours is edited — unless it reports a newer run (the ordering
 /// guard, [`super::may_overwrite`]) — and any duplicate of ours (two jobs
@@ -91,10 +93,7 @@ pub fn upsert_comment(
             .set_read_timeout(Some(Duration::from_secs(60)))
             .build()
             .map_err(|e| PublishError::Other(format!("cannot build the GitHub client: {e}")))?;
-        let me = match crab.current().user().await {
-            Ok(author) => author.login,
-            Err(_) => ACTIONS_BOT.to_string(),
-        };
+        let me = identity(target, &crab).await?;
         let issues = crab.issues(owner, repo);
         let ours = list_ours(target, &crab, &issues, marker, &me).await?;
         if let Some((oldest, duplicates)) = ours.split_first() {
@@ -102,7 +101,7 @@ pub fn upsert_comment(
                 with_rate_limits(target, || issues.delete_comment(dup.id)).await?;
             }
             let old_body = oldest.body.as_deref().unwrap_or("");
-            if !super::may_overwrite(old_body, body) {
+            if !super::may_overwrite(old_body, body, (target.now)()) {
                 return Ok(Some(Posted {
                     url: Some(oldest.html_url.to_string()),
                     updated: false,
@@ -126,7 +125,7 @@ pub fn upsert_comment(
         match ours.first() {
             Some(first) if first.id != created.id => {
                 let mut url = first.html_url.to_string();
-                if super::may_overwrite(first.body.as_deref().unwrap_or(""), body) {
+                if super::may_overwrite(first.body.as_deref().unwrap_or(""), body, (target.now)()) {
                     let c =
                         with_rate_limits(target, || issues.update_comment(first.id, body)).await?;
                     url = c.html_url.to_string();
@@ -247,6 +246,51 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
+/// Whose comments are ours: the token's user, or — when GitHub answers
+/// that an installation token cannot read a user (403 "Resource not
+/// accessible by integration", what `GITHUB_TOKEN` gets) — the Actions bot.
+/// Any other failure (a 5xx, a network error, a 401) leaves the identity
+/// unknown, and that is an error: no comment is touched on a guess.
+async fn identity(target: &GithubTarget, crab: &Octocrab) -> Result<String, PublishError> {
+    let mut waits = 0;
+    loop {
+        match crab.current().user().await {
+            Ok(author) => return Ok(author.login),
+            Err(octocrab::Error::GitHub { source, .. }) => {
+                if is_installation_token(source.status_code.as_u16(), &source.message) {
+                    return Ok(ACTIONS_BOT.to_string());
+                }
+                // A rate limit is waited out as on every other call.
+                if let Some(w) = rate_limit_wait(&source, (target.now)()) {
+                    rate_limit::may_wait("GitHub", w, waits, target.max_wait)?;
+                    waits += 1;
+                    tokio::time::sleep(w).await;
+                    continue;
+                }
+                return Err(super::identity_unknown(
+                    "GitHub",
+                    &format!(
+                        "{} {}",
+                        source.status_code.as_u16(),
+                        masked_line(target, &source.message)
+                    ),
+                ));
+            }
+            Err(e) => {
+                return Err(super::identity_unknown(
+                    "GitHub",
+                    &masked_line(target, &e.to_string()),
+                ))
+            }
+        }
+    }
+}
+
+/// GitHub's answer to `GET /user` for an installation token.
+fn is_installation_token(status: u16, message: &str) -> bool {
+    status == 403 && message.contains("Resource not accessible by integration")
+}
+
 /// How long a 403/429 asks us to wait, if it is a rate limit at all
 /// (`super::rate_limit`): a 429, or a 403 whose message names a secondary
 /// rate limit, or whose headers say the quota is used up.
@@ -262,4 +306,23 @@ fn rate_limit_wait(err: &octocrab::GitHubError, now: u64) -> Option<Duration> {
         .unwrap_or_default();
     let throttled = status == 429 || err.message.to_ascii_lowercase().contains("rate limit");
     rate_limit::wait(&limits, throttled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_githubs_answer_to_an_installation_token_is_the_bot() {
+        assert!(is_installation_token(
+            403,
+            "Resource not accessible by integration"
+        ));
+        assert!(!is_installation_token(403, "Must have admin rights"));
+        assert!(!is_installation_token(502, "Server Error"));
+        assert!(!is_installation_token(
+            401,
+            "Resource not accessible by integration"
+        ));
+    }
 }

@@ -30,6 +30,8 @@ pub struct GitlabTarget {
     pub project_url: Option<String>,
     /// The longest single wait a rate limit may impose before giving up.
     pub max_wait: Duration,
+    /// Seconds since the epoch (the host's clock), for the ordering guard.
+    pub now: fn() -> u64,
 }
 
 #[derive(Deserialize)]
@@ -92,14 +94,29 @@ pub fn upsert_note(
         target.merge_request_iid
     );
     let user_url = format!("{api}/user");
-    let (text, _) = call(target, || {
+    // Who the token is: a 401 is the token, a 403 its scope; anything
+    // else (a 404 from a URL that is not GitLab's API, a 5xx) leaves the
+    // identity unknown, and no note is touched on a guess.
+    let answer = call(target, || {
         agent
             .get(&user_url)
             .header("PRIVATE-TOKEN", target.token.expose())
             .call()
-    })?;
+    });
+    let text = match answer {
+        Ok((text, _)) => text,
+        Err(e @ (PublishError::Unauthorized(_) | PublishError::Permission(403))) => return Err(e),
+        Err(PublishError::Permission(status) | PublishError::Rejected(status, _)) => {
+            return Err(super::identity_unknown(
+                "GitLab",
+                &format!("{status}, at {user_url}"),
+            ))
+        }
+        Err(PublishError::Other(what)) => return Err(super::identity_unknown("GitLab", &what)),
+        Err(other) => return Err(other),
+    };
     let me = serde_json::from_str::<User>(&text)
-        .map_err(|_| PublishError::Other("GitLab's /user answer names no user id".into()))?
+        .map_err(|_| super::identity_unknown("GitLab", "an answer that names no user id"))?
         .id;
     let list_ours = || -> Result<Vec<(u64, String)>, PublishError> {
         let mut ours = Vec::new();
@@ -166,7 +183,7 @@ pub fn upsert_note(
         for (dup, _) in duplicates {
             delete(*dup)?;
         }
-        if !super::may_overwrite(old_body, body) {
+        if !super::may_overwrite(old_body, body, (target.now)()) {
             return Ok(Some(Posted {
                 url: link(*oldest),
                 updated: false,
@@ -194,7 +211,7 @@ pub fn upsert_note(
     let ours = list_ours()?;
     match (ours.first(), created) {
         (Some((first, first_body)), Some(created)) if *first != created => {
-            if super::may_overwrite(first_body, body) {
+            if super::may_overwrite(first_body, body, (target.now)()) {
                 put(*first)?;
             }
             delete(created)?;

@@ -2,8 +2,18 @@
 //!
 //! One `<testsuite>` per suite, one `<testcase>` per (case, check), in suite
 //! order. The test's name carries the case and the check (`case · check`),
-//! since GitLab's widget shows names, not classnames. A fail is a
-//! `<failure>`, an error an `<error>`, a suspended case one `<skipped>`
+//! since GitLab's widget shows names, not classnames; two checks of a case
+//! that share a reported name are told apart ([`CheckLabels`]), so every
+//! test has its own name.
+//!
+//! Each test carries the **gate's** verdict, so the widget agrees with the
+//! exit code: compared with a baseline, a `<failure>` is what got worse (a
+//! regression, or a canary that moved) and nothing else — a check failing
+//! in the reference too, or a new check failing, passes the gate and is a
+//! passing test whose output says so; a check that could not run is an
+//! `<error>`, and so is a check that passed in the reference and is not in
+//! the run (it makes the gate exit 2). With no baseline (the gate refuses,
+//! 64) a fail is a `<failure>`. A suspended case is one `<skipped>`
 //! testcase; run-level measures are testcases named after the whole run.
 //! GitLab ignores `message`, so the element's body says what happened: the
 //! sentence, the cause category of an error with its measured facts, and
@@ -22,7 +32,9 @@ use std::collections::HashMap;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::core::compare::{Comparison, Delta, KeyRef, Outcome, Scope};
+use crate::core::compare::{
+    is_uncovered_pass, keyed_verdicts, CheckLabels, Comparison, Delta, KeyRef, Outcome, Scope,
+};
 use crate::core::document::RunDocument;
 use crate::core::failed_calls::FailedCalls;
 use crate::core::verdict::{Status, Verdict};
@@ -56,6 +68,14 @@ pub fn render(
     suite.add_property(Property::new("tenant", clean(&run.tenant)));
     suite.add_property(Property::new("environment", clean(&run.environment)));
     suite.add_property(Property::new("config_hash", clean(&run.config_hash)));
+    let labels = match comparison {
+        Some(c) => CheckLabels::new(c.deltas.iter().map(|d| (d.key.as_ref(), &*d.assertion))),
+        None => CheckLabels::new(
+            keyed_verdicts(run)
+                .into_iter()
+                .map(|(k, v)| (k, &*v.assertion)),
+        ),
+    };
     let mut passes = 0usize;
     let mut collapsed = 0usize;
     let mut add = |suite: &mut TestSuite, case: &str, key: KeyRef<'_>, v: &Verdict| {
@@ -63,8 +83,11 @@ pub fn render(
             .binary_search_by(|d| d.key.as_ref().cmp(&key))
             .ok()
             .map(|i| &deltas[i]);
-        let regressed = delta.is_some_and(|d| d.outcome == Outcome::Regressed);
-        if v.status == Status::Pass && !regressed {
+        let fails = match comparison {
+            Some(_) => delta.is_some_and(got_worse),
+            None => v.status == Status::Fail,
+        };
+        if v.status != Status::Error && !fails {
             passes += 1;
             if passes > PASS_LIMIT {
                 collapsed += 1;
@@ -85,15 +108,8 @@ pub fn render(
         } else {
             Cause::unknown()
         };
-        let mut tc = testcase(
-            case,
-            v,
-            delta,
-            comparison.is_some(),
-            &coincides,
-            locale,
-            &cause,
-        );
+        let name = format!("{case} · {}", labels.label(key, &v.assertion));
+        let mut tc = testcase(&name, v, delta, fails, &coincides, locale, &cause);
         tc.set_classname(clean(&run.suite));
         suite.add_test_case(tc);
     };
@@ -129,6 +145,31 @@ pub fn render(
         *n += 1;
         add(&mut suite, s.scope_run, key, v);
     }
+    // What passed in the reference and is not in the run: the gate could
+    // not judge it (exit 2), so neither can the test.
+    if let Some(c) = comparison {
+        let suspended: std::collections::BTreeSet<&str> = run
+            .results
+            .iter()
+            .filter(|r| r.suspended)
+            .map(|r| r.case_id.as_str())
+            .collect();
+        for d in c.deltas.iter().filter(|d| is_uncovered_pass(d, &suspended)) {
+            let case = match d.key.scope {
+                Scope::Case => d.key.case_id.as_str(),
+                Scope::Run => s.scope_run,
+            };
+            let name = format!("{case} · {}", labels.label(d.key.as_ref(), &d.assertion));
+            let sentence = locale.text("integrity.detail_not_in_run");
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
+            st.set_message(clean(sentence));
+            st.set_type(Outcome::Missing.as_str());
+            st.set_description(escape::terminal(&check_line(d, &coincides, s)));
+            let mut tc = TestCase::new(clean(&name), st);
+            tc.set_classname(clean(&run.suite));
+            suite.add_test_case(tc);
+        }
+    }
     if collapsed > 0 {
         let mut tc = TestCase::new(
             clean(&fill(
@@ -147,11 +188,17 @@ pub fn render(
         .unwrap_or_else(|_| "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites/>\n".into())
 }
 
+/// True when the gate counts `d` as worse: a regression, or a canary that
+/// moved either way (exit 1).
+fn got_worse(d: &Delta) -> bool {
+    d.outcome == Outcome::Regressed || (d.canary && d.outcome == Outcome::Improved)
+}
+
 fn testcase(
-    case: &str,
+    name: &str,
     v: &Verdict,
     delta: Option<&Delta>,
-    compared: bool,
+    fails: bool,
     coincides: &str,
     locale: Locale,
     cause: &Cause,
@@ -165,27 +212,17 @@ fn testcase(
         locale.text("junit.before_after"),
         &[("before", &before), ("after", &after)],
     );
-    let regressed = delta.is_some_and(|d| d.outcome == Outcome::Regressed);
+    let happened = match delta {
+        Some(d) => check_line(d, coincides, s),
+        None => fill(
+            locale.text("report.single_scored"),
+            &[
+                ("score", &v.score.map(fmt_score).unwrap_or_default()),
+                ("threshold", &fmt_score(*v.threshold)),
+            ],
+        ),
+    };
     let status = match v.status {
-        Status::Pass if !regressed => TestCaseStatus::success(),
-        Status::Pass | Status::Fail => {
-            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            let happened = match delta {
-                Some(d) if compared => check_line(d, coincides, s),
-                _ => fill(
-                    locale.text("report.single_scored"),
-                    &[
-                        ("score", &v.score.map(fmt_score).unwrap_or_default()),
-                        ("threshold", &fmt_score(*v.threshold)),
-                    ],
-                ),
-            };
-            let outcome = delta.map_or("no_baseline", |d| d.outcome.as_str());
-            st.set_message(clean(&happened));
-            st.set_type(outcome);
-            st.set_description(escape::terminal(&format!("{happened}\n{vs}")));
-            st
-        }
         Status::Error => {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
             let sentence = format!("{} {}", s.detail_errored, cause.sentence(locale));
@@ -200,8 +237,23 @@ fn testcase(
             )));
             st
         }
+        _ if fails => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let outcome = delta.map_or("no_baseline", |d| d.outcome.as_str());
+            st.set_message(clean(&happened));
+            st.set_type(outcome);
+            st.set_description(escape::terminal(&format!("{happened}\n{vs}")));
+            st
+        }
+        _ => TestCaseStatus::success(),
     };
-    TestCase::new(clean(&format!("{case} · {}", v.assertion)), status)
+    let mut tc = TestCase::new(clean(name), status);
+    // A check that fails and still passes the gate (as in the reference,
+    // or new) says so, without being a failure.
+    if v.status == Status::Fail && !fails {
+        tc.set_system_out(escape::terminal(&format!("{happened}\n{vs}")));
+    }
+    tc
 }
 
 /// Names made visible, and nothing XML 1.0 cannot carry.

@@ -103,14 +103,29 @@ pub fn order_of(body: &str) -> Option<&str> {
 }
 
 /// The ordering guard: may `new_body` replace `old_body`? Not when the old
-/// one reports a newer run. Both times are the runs' `created_at` in UTC,
-/// which sort as text; a body without the line (an older digline) may
-/// always be replaced.
-pub fn may_overwrite(old_body: &str, new_body: &str) -> bool {
-    match (order_of(old_body), order_of(new_body)) {
-        (Some(old), Some(new)) => new >= old,
-        _ => true,
+/// one reports a newer run. The times are parsed (RFC 3339, as run
+/// documents write `created_at`) and compared as instants, never as text:
+/// a line that does not parse (`digline-order 9999`, edited by hand) or a
+/// time later than `now` (Unix seconds) plus five minutes of clock skew
+/// was not written by a run, and cannot pin the comment. A body without
+/// the line (an older digline) may always be replaced.
+pub fn may_overwrite(old_body: &str, new_body: &str, now: u64) -> bool {
+    let Some(old) = order_of(old_body).and_then(order_time) else {
+        return true;
+    };
+    let now = i64::try_from(now).unwrap_or(i64::MAX);
+    if old.unix_timestamp() > now.saturating_add(300) {
+        return true;
     }
+    match order_of(new_body).and_then(order_time) {
+        Some(new) => new >= old,
+        None => true,
+    }
+}
+
+/// The instant an ordering line names (RFC 3339), when it is one.
+fn order_time(text: &str) -> Option<time::OffsetDateTime> {
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
 }
 
 /// What to publish, and how.
@@ -166,6 +181,15 @@ impl Published {
 /// The exact sentence when `CI_JOB_TOKEN` is the only GitLab token.
 pub const JOB_TOKEN_SENTENCE: &str = "the merge-request note was not posted: CI_JOB_TOKEN cannot write merge-request notes; set DIGLINE_GITLAB_TOKEN (a project access token with the api scope) as a masked CI/CD variable";
 
+/// The token's identity could not be read (`GET /user` answered `why`):
+/// whose comments are ours is then unknown, and the gate touches none —
+/// never assuming an identity, it edits, deletes and creates nothing.
+pub fn identity_unknown(forge: &str, why: &str) -> PublishError {
+    PublishError::Other(format!(
+        "{forge} did not say whose token this is (GET /user: {why}), so the gate cannot tell its own comments from anyone else's and wrote, edited and deleted none"
+    ))
+}
+
 fn sentence(forge: &str, err: &PublishError) -> String {
     match err {
         PublishError::Unauthorized(s) => format!(
@@ -220,8 +244,10 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
     // on success with --comment-on-success, or when the pull request
     // replaces the approved baseline (a person should see that).
     let wants_comment = req.write_comment;
-    let create =
-        req.outcome.exit_code != 0 || req.comment_on_success || req.outcome.baseline_changed;
+    let create = req.outcome.exit_code != 0
+        || req.comment_on_success
+        || req.outcome.baseline_changed == Some(true)
+        || req.outcome.evaluation_changes > 0;
     let repository = req.repository.clone().or_else(|| gh.repository.clone());
     let github_pr = req.pull_request.or(gh.pull_request);
     let github_ready = repository.is_some() && github_pr.is_some() && gh.token.is_some();
@@ -281,6 +307,7 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
                         token: token.clone(),
                         project_url: gl.project_url.clone(),
                         max_wait: req.max_wait,
+                        now: req.now,
                     };
                     match gitlab::upsert_note(&target, &req.outcome.marker, req.comment, create) {
                         Ok(p) => out.comment_url = p.and_then(|p| p.url),
@@ -321,7 +348,10 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
                         .unwrap_or_else(|| o.paths.summary.clone()),
                 ),
                 ("comment-url", out.comment_url.clone().unwrap_or_default()),
-                ("baseline-changed", o.baseline_changed.to_string()),
+                (
+                    "baseline-changed",
+                    changed_output(o.baseline_changed).into(),
+                ),
             ];
             if let Err(e) = actions::write_outputs(path, &outputs) {
                 out.stdout.push(actions::warning(
@@ -338,9 +368,26 @@ fn publish_unmasked(req: &Request<'_>, env: &CiEnv) -> Published {
     out
 }
 
+/// The `baseline-changed` output: `true`, `false`, or `unknown` when no
+/// base could be read (a reader must never take that for `false`).
+pub fn changed_output(changed: Option<bool>) -> &'static str {
+    match changed {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "unknown",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unread_base_is_unknown_never_false() {
+        assert_eq!(changed_output(None), "unknown");
+        assert_eq!(changed_output(Some(false)), "false");
+        assert_eq!(changed_output(Some(true)), "true");
+    }
 
     #[test]
     fn one_marker_per_root_tenant_and_suite() {
@@ -359,9 +406,38 @@ mod tests {
         let newer = body("2026-12-01T10:00:00.5+00:00");
         let older = body("2026-12-01T10:00:00+00:00");
         assert_eq!(order_of(&newer), Some("2026-12-01T10:00:00.5+00:00"));
-        assert!(!may_overwrite(&newer, &older));
-        assert!(may_overwrite(&older, &newer));
-        assert!(may_overwrite(&newer, &newer));
-        assert!(may_overwrite("<!-- m -->\nno order line", &older));
+        let now = 1_796_000_000; // 2026-11-30
+        let now = now + 86_400 * 2;
+        assert!(!may_overwrite(&newer, &older, now));
+        assert!(may_overwrite(&older, &newer, now));
+        assert!(may_overwrite(&newer, &newer, now));
+        assert!(may_overwrite("<!-- m -->\nno order line", &older, now));
+    }
+
+    #[test]
+    fn an_edited_order_line_cannot_pin_the_comment() {
+        let body = |t: &str| format!("<!-- m -->\n{}\nbody", order_line(t));
+        let ours = body("2026-12-01T10:00:00+00:00");
+        let now = 1_796_200_000; // 2026-12-02
+                                 // Compared as text, "9999" sorts after every real time.
+        assert!(may_overwrite(&body("9999"), &ours, now));
+        assert!(may_overwrite(&body("zzzz"), &ours, now));
+        // A real time in the future was not written by a run.
+        assert!(may_overwrite(
+            &body("9999-12-31T23:59:59+00:00"),
+            &ours,
+            now
+        ));
+        // Offsets are instants: 11:00+02:00 is before 10:00Z.
+        assert!(may_overwrite(
+            &body("2026-12-01T11:00:00+02:00"),
+            &ours,
+            now
+        ));
+        assert!(!may_overwrite(
+            &body("2026-12-01T10:00:01+00:00"),
+            &ours,
+            now
+        ));
     }
 }

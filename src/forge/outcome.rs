@@ -22,7 +22,8 @@
 //! | `reference_spent` | object or null | the reference's, carried to it on promote |
 //! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
-//! | `baseline_changed` | bool | the pull request replaces the baseline file (known from the base ref) |
+//! | `evaluation_changes` | int | changes to `[suite]`, `[target]` and the cases against the base (0 without one) |
+//! | `baseline_changed` | bool or null | the pull request replaces the baseline file (read at the base ref); `null`: no base could be read |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
 //! | `retries` | object, absent with `--run` | when the gate ran the suite: `calls` (calls tried more than once), retries by reason (`rate_limited`, `server_error`, `connection`) and `waits_refused` (calls failed at once: the asked wait was over `--max-wait`); counts only |
 
@@ -150,9 +151,15 @@ pub struct Outcome {
     pub locale: String,
     /// The hidden marker of this (root, tenant, suite)'s comment.
     pub marker: String,
-    /// The pull request replaces the baseline file (known from the base ref).
+    /// The pull request replaces the baseline file: `true` / `false` as
+    /// read at the base ref, `null` when no base could be read (unknown,
+    /// never `false`).
     #[serde(default)]
-    pub baseline_changed: bool,
+    pub baseline_changed: Option<bool>,
+    /// How many changes to what is evaluated (`[suite]`, `[target]`, the
+    /// cases) the pull request makes against its base; 0 without a base.
+    #[serde(default)]
+    pub evaluation_changes: usize,
     /// The files written.
     pub paths: Paths,
     /// Retry counts of the run the gate made (absent when it gated a stored run).

@@ -9,6 +9,8 @@ use super::env::CiEnv;
 use super::git_objects::{self, AtRevError};
 use crate::core::compare::DeclaredCheck;
 use crate::core::document::RunDocument;
+use crate::core::evaluation::{self, EvalChange};
+use crate::host::suite::toml_values::toml_to_json;
 
 /// Which revision is the base, and whether a person named it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,8 +22,9 @@ pub struct BaseRev {
 }
 
 /// `--base-ref` when given; else on GitHub Actions for a pull request the
-/// merge commit's first parent (`HEAD^1`), on GitLab for a merge request
-/// `CI_MERGE_REQUEST_DIFF_BASE_SHA`; else none.
+/// event's base commit (`pull_request.base.sha`), or the merge commit's
+/// first parent (`HEAD^1`) when the event names none; on GitLab for a merge
+/// request `CI_MERGE_REQUEST_DIFF_BASE_SHA`; else none.
 pub fn choose(flag: Option<&str>, env: &CiEnv) -> Option<BaseRev> {
     if let Some(rev) = flag {
         return Some(BaseRev {
@@ -31,7 +34,11 @@ pub fn choose(flag: Option<&str>, env: &CiEnv) -> Option<BaseRev> {
     }
     if env.github.actions && env.github.pull_request.is_some() {
         return Some(BaseRev {
-            rev: "HEAD^1".into(),
+            rev: env
+                .github
+                .base_sha
+                .clone()
+                .unwrap_or_else(|| "HEAD^1".into()),
             explicit: false,
         });
     }
@@ -67,33 +74,34 @@ pub struct BaseProblem {
 /// A [`BaseProblem`]: not a repository, the base commit is not in this
 /// clone, or the base's baseline is not a readable document.
 pub fn read(base: &BaseRev, baseline_path: &Path) -> Result<BaseBaseline, BaseProblem> {
+    read_moved(base, baseline_path, baseline_path)
+}
+
+/// [`read`], the base's baseline read at `at_base` (the path the base's
+/// own suite names: a pull request that renames the suite moves its
+/// baseline) and compared with the working copy's `baseline_path`.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_moved(
+    base: &BaseRev,
+    at_base: &Path,
+    baseline_path: &Path,
+) -> Result<BaseBaseline, BaseProblem> {
     let here = Path::new(".");
     let problem = |sentence: String| BaseProblem {
         sentence,
         refuses: base.explicit,
     };
-    let old = match git_objects::file_at(here, &base.rev, baseline_path) {
-        Ok(bytes) => bytes,
-        Err(AtRevError::Absent(_)) => {
-            return Err(problem(format!(
-                "the base commit {} is not in this clone, so the approved reference it holds could not be read: fetch it (on GitHub, actions/checkout with `fetch-depth: 2`; on GitLab, a `GIT_DEPTH` that reaches the merge request's base)",
-                base.rev
-            )))
-        }
-        Err(AtRevError::NoRepository(why)) => {
-            return Err(problem(format!(
-                "the base ref {} could not be read because this directory is not a git checkout ({why})",
-                base.rev
-            )))
-        }
-    };
+    let old = git_objects::file_at(here, &base.rev, at_base)
+        .map_err(|e| problem(refusal(&base.rev, &e)))?;
     let new = std::fs::read(baseline_path).ok();
     match (old, new) {
         (None, None) => Ok(BaseBaseline::Same),
-        (Some(a), Some(b)) if a == b => Ok(BaseBaseline::Same),
+        (Some(a), Some(b)) if same_text(&a, &b) => Ok(BaseBaseline::Same),
         (None, Some(_)) => Ok(BaseBaseline::Replaced(None)),
         (Some(bytes), _) => {
-            let shown = format!("{}:{}", base.rev, baseline_path.display());
+            let shown = format!("{}:{}", base.rev, at_base.display());
             let doc =
                 crate::store::document::from_bytes(Path::new(&shown), &bytes).map_err(|e| {
                     problem(format!(
@@ -103,6 +111,67 @@ pub fn read(base: &BaseRev, baseline_path: &Path) -> Result<BaseBaseline, BasePr
             Ok(BaseBaseline::Replaced(Some(Box::new(doc))))
         }
     }
+}
+
+/// What to do when `rev` cannot be read, one sentence per case: a commit
+/// id not fetched, a relative revision past a shallow clone's edge, a name
+/// that is nowhere in the clone, an object that is not a commit, no git.
+pub fn refusal(rev: &str, e: &AtRevError) -> String {
+    let hex = rev.len() >= 7 && rev.bytes().all(|b| b.is_ascii_hexdigit());
+    match e {
+        AtRevError::Absent(_) if hex => format!(
+            "the base commit {rev} is not in this clone, so the approved reference it holds could not be read: fetch it before the gate (`git fetch --depth=1 origin {rev}`; on GitHub, actions/checkout with `fetch-depth: 2` usually reaches it; on GitLab, a `GIT_DEPTH` that reaches the merge request's base)"
+        ),
+        AtRevError::Absent(_) if rev.contains(['^', '~']) => format!(
+            "the base commit {rev} is not in this clone, so the approved reference it holds could not be read: fetch it (on GitHub, actions/checkout with `fetch-depth: 2`; on GitLab, a `GIT_DEPTH` that reaches the merge request's base)"
+        ),
+        AtRevError::Absent(_) => format!(
+            "the base ref {rev} names no commit, branch or tag in this clone, nor origin/{rev}: fetch the base branch before the gate (`git fetch --depth=1 origin {rev}`), or name the base commit by its sha"
+        ),
+        AtRevError::NotACommit(kind) => format!(
+            "the base ref {rev} names a {kind}, not a commit: name the pull request's base commit (its sha, a branch such as origin/main, or HEAD^1)"
+        ),
+        AtRevError::NoRepository(why) => format!(
+            "the base ref {rev} could not be read because this directory is not a git checkout ({why}): run the gate in the repository's clone, or leave --base-ref out"
+        ),
+    }
+}
+
+/// The same document text: equal bytes, or equal once CR LF is folded to
+/// LF (a `.gitattributes` `eol=crlf` rule writes the working copy with CR
+/// LF; a JSON document holds no raw line break inside a string, so the
+/// fold cannot hide a change of content).
+fn same_text(a: &[u8], b: &[u8]) -> bool {
+    fn fold(bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                i += 1;
+                continue;
+            }
+            out.push(bytes[i]);
+            i += 1;
+        }
+        out
+    }
+    a == b || fold(a) == fold(b)
+}
+
+/// The `(tenant, name)` the base's own `suite_path` declares, when the
+/// base can be read and they differ from `now` (the pull request renames
+/// the suite, and with it the baseline's path).
+pub fn renamed_suite(
+    base: &BaseRev,
+    suite_path: &Path,
+    now: (&str, &str),
+) -> Option<(String, String)> {
+    let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
+    let table = suite_json(&old)?;
+    let suite = table.get("suite")?;
+    let field = |k: &str| suite.get(k)?.as_str().map(str::to_string);
+    let (tenant, name) = (field("tenant")?, field("name")?);
+    ((tenant.as_str(), name.as_str()) != now).then_some((tenant, name))
 }
 
 /// The bytes of `path` at the base (at most 1 MiB); `None` when the base
@@ -123,6 +192,48 @@ pub fn declared_checks(
     let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
     let new = std::fs::read(suite_path).ok()?;
     Some((checks_of(&old)?, checks_of(&new)?))
+}
+
+/// What the pull request changes about the evaluation against the base:
+/// `[suite]` and `[target]` of `suite_path`, and the cases of the file each
+/// side's `[suite] cases` names (relative to the suite file). `None` when
+/// the base cannot be read or either suite file does not parse; a cases
+/// file that cannot be read on one side counts as empty there, so its
+/// cases read as added or removed.
+pub fn evaluation_changes(base: &BaseRev, suite_path: &Path) -> Option<Vec<EvalChange>> {
+    let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
+    let new = std::fs::read(suite_path).ok()?;
+    let (old, new) = (suite_json(&old)?, suite_json(&new)?);
+    let mut out = evaluation::suite_changes(&old, &new);
+    let dir = suite_path.parent().unwrap_or(Path::new(""));
+    let cases_path = |suite: &serde_json::Map<String, serde_json::Value>| {
+        let name = suite.get("suite")?.get("cases")?.as_str()?;
+        Some(dir.join(name))
+    };
+    let parse = |bytes: Option<Vec<u8>>| -> Vec<serde_json::Value> {
+        bytes
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+    };
+    let old_cases =
+        cases_path(&old).and_then(|p| git_objects::file_at(Path::new("."), &base.rev, &p).ok()?);
+    let new_cases = cases_path(&new).and_then(|p| std::fs::read(p).ok());
+    out.extend(evaluation::case_changes(
+        &parse(old_cases),
+        &parse(new_cases),
+    ));
+    Some(out)
+}
+
+/// A suite file's bytes as JSON (CR LF folded, as the loader reads it).
+fn suite_json(bytes: &[u8]) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let table: toml::Table = crate::host::crlf::fold_crlf(text).parse().ok()?;
+    match toml_to_json(&toml::Value::Table(table)).ok()? {
+        serde_json::Value::Object(map) => Some(map),
+        _ => None,
+    }
 }
 
 /// The `[[assertions]]` of a suite file's bytes: reported name (`name`,
@@ -163,6 +274,46 @@ fn checks_of(bytes: &[u8]) -> Option<Vec<DeclaredCheck>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_event_base_sha_is_the_default_base_on_actions() {
+        let mut env = CiEnv::default();
+        env.github.actions = true;
+        env.github.pull_request = Some(7);
+        assert_eq!(choose(None, &env).unwrap().rev, "HEAD^1");
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        env.github.base_sha = Some(sha.into());
+        let base = choose(None, &env).unwrap();
+        assert_eq!((base.rev.as_str(), base.explicit), (sha, false));
+        let named = choose(Some("main"), &env).unwrap();
+        assert_eq!((named.rev.as_str(), named.explicit), ("main", true));
+        assert_eq!(choose(None, &CiEnv::default()), None);
+    }
+
+    #[test]
+    fn each_refusal_says_what_to_do_for_its_case() {
+        let absent = AtRevError::Absent("x".into());
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        assert!(refusal(sha, &absent).contains(&format!("`git fetch --depth=1 origin {sha}`")));
+        assert!(refusal("HEAD^1", &absent).contains("`fetch-depth: 2`"));
+        let name = refusal("main", &absent);
+        assert!(name.contains("nor origin/main"), "{name}");
+        assert!(!name.contains("fetch-depth"), "{name}");
+        let tree = refusal("HEAD^{tree}", &AtRevError::NotACommit("tree"));
+        assert!(tree.contains("names a tree, not a commit"), "{tree}");
+        assert!(!tree.contains("fetch"), "{tree}");
+        let none = refusal("main", &AtRevError::NoRepository("no .git".into()));
+        assert!(none.contains("leave --base-ref out"), "{none}");
+    }
+
+    #[test]
+    fn line_ends_alone_do_not_replace_a_document() {
+        assert!(same_text(
+            b"{\n  \"a\": 1\n}\n",
+            b"{\r\n  \"a\": 1\r\n}\r\n"
+        ));
+        assert!(!same_text(b"{\"a\": 1}\n", b"{\"a\": 2}\r\n"));
+    }
 
     #[test]
     fn checks_of_reads_names_and_parameters() {

@@ -40,6 +40,9 @@ pub struct GithubEnv {
     pub repository: Option<String>,
     /// The pull request number from the event file (`GITHUB_EVENT_PATH`).
     pub pull_request: Option<u64>,
+    /// The pull request's base commit from the event file
+    /// (`pull_request.base.sha`, 40 hex): the base the gate reads.
+    pub base_sha: Option<String>,
     /// `GITHUB_TOKEN` (or `DIGLINE_GITHUB_TOKEN`, which wins).
     pub token: Option<Secret>,
     /// `GITHUB_API_URL` (GitHub Enterprise, tests); default `https://api.github.com`.
@@ -97,9 +100,9 @@ impl CiEnv {
     /// Build from any lookup (tests pass a map). Empty values count as unset.
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> CiEnv {
         let get = |name: &str| get(name).filter(|v| !v.trim().is_empty());
-        let event_pr = get("GITHUB_EVENT_PATH")
-            .and_then(|p| std::fs::read(p).ok())
-            .and_then(|bytes| pull_request_number(&bytes));
+        let event = get("GITHUB_EVENT_PATH").and_then(|p| std::fs::read(p).ok());
+        let event_pr = event.as_deref().and_then(pull_request_number);
+        let base_sha = event.as_deref().and_then(pull_request_base_sha);
         let run_url = match (
             get("GITHUB_SERVER_URL"),
             get("GITHUB_REPOSITORY"),
@@ -115,6 +118,7 @@ impl CiEnv {
             actions: get("GITHUB_ACTIONS").as_deref() == Some("true"),
             repository: get("GITHUB_REPOSITORY"),
             pull_request: event_pr,
+            base_sha,
             token: get("DIGLINE_GITHUB_TOKEN")
                 .or_else(|| get("GITHUB_TOKEN"))
                 .map(Secret),
@@ -172,6 +176,18 @@ pub fn pull_request_number(event: &[u8]) -> Option<u64> {
         .and_then(serde_json::Value::as_u64)
 }
 
+/// The pull request's base commit in an Actions event payload
+/// (`pull_request.base.sha`), when it is 40 hex digits.
+pub fn pull_request_base_sha(event: &[u8]) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(event).ok()?;
+    let sha = value
+        .get("pull_request")?
+        .get("base")?
+        .get("sha")?
+        .as_str()?;
+    (sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())).then(|| sha.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +220,22 @@ mod tests {
         assert!(env.gitlab.token.is_none(), "empty counts as unset");
         let shown = format!("{env:?}");
         assert!(!shown.contains("ghs_secret"), "{shown}");
+    }
+
+    #[test]
+    fn the_base_sha_is_read_from_the_event_when_it_is_a_commit_id() {
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        let event =
+            format!(r#"{{"pull_request":{{"number":1,"base":{{"ref":"main","sha":"{sha}"}}}}}}"#);
+        assert_eq!(
+            pull_request_base_sha(event.as_bytes()).as_deref(),
+            Some(sha)
+        );
+        assert_eq!(
+            pull_request_base_sha(br#"{"pull_request":{"base":{"sha":"HEAD~3"}}}"#),
+            None
+        );
+        assert_eq!(pull_request_base_sha(br#"{"ref":"refs/heads/main"}"#), None);
     }
 
     #[test]

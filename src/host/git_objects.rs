@@ -15,6 +15,72 @@ pub enum AtRevError {
     /// The revision does not resolve to a commit present in this clone (a
     /// shallow clone without the base, a sha never fetched).
     Absent(String),
+    /// The revision names an object that is not a commit (`tree`, `blob`).
+    NotACommit(&'static str),
+}
+
+/// A revision resolved to a commit: its id, and the name it was resolved
+/// through when git's branch rule applied (`main` → `origin/main`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    /// The commit, 40 hex.
+    pub commit: String,
+    /// `origin/<name>` when a bare branch name was found only as the
+    /// remote-tracking branch.
+    pub via: Option<String>,
+}
+
+/// Resolves `rev` in the repository holding `dir` to a commit, as git
+/// does: what `git rev-parse` accepts, else a bare branch name found only
+/// as `origin/<name>` (a CI clone has no local branch of the base). A tag
+/// is peeled to its commit; a tree or a blob is not a commit.
+///
+/// # Errors
+/// [`AtRevError`]: not a repository, nothing of that name in this clone, or
+/// an object that is not a commit.
+pub fn resolve(dir: &Path, rev: &str) -> Result<Resolved, AtRevError> {
+    let repo = gix::discover(dir).map_err(|e| AtRevError::NoRepository(one_line(&e)))?;
+    resolve_in(&repo, rev)
+}
+
+fn resolve_in(repo: &gix::Repository, rev: &str) -> Result<Resolved, AtRevError> {
+    let (id, via) = match repo.rev_parse_single(rev) {
+        Ok(id) => (id.detach(), None),
+        Err(e) => {
+            let remote = format!("origin/{rev}");
+            let plain = !rev.is_empty()
+                && !rev.starts_with('-')
+                && !rev.contains(['^', '~', ':', '@', ' ', '\\'])
+                && !rev.contains("..");
+            match plain
+                .then(|| {
+                    repo.rev_parse_single(format!("refs/remotes/{remote}").as_str())
+                        .ok()
+                })
+                .flatten()
+            {
+                Some(id) => (id.detach(), Some(remote)),
+                None => return Err(AtRevError::Absent(one_line(&e))),
+            }
+        }
+    };
+    let object = repo
+        .find_object(id)
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let kind = object.kind;
+    let commit = object.peel_to_commit().map_err(|_| {
+        AtRevError::NotACommit(if kind.is_tree() {
+            "tree"
+        } else if kind.is_blob() {
+            "blob"
+        } else {
+            "tag"
+        })
+    })?;
+    Ok(Resolved {
+        commit: commit.id.to_string(),
+        via,
+    })
 }
 
 /// The repository holding `dir`, and `path` relative to its work tree.
@@ -77,13 +143,11 @@ fn absolute(dir: &Path, path: &Path) -> PathBuf {
 /// [`AtRevError`]: not a repository, or the revision is not in this clone.
 pub fn file_at(dir: &Path, rev: &str, path: &Path) -> Result<Option<Vec<u8>>, AtRevError> {
     let (repo, relative) = locate(dir, path)?;
-    let id = repo
-        .rev_parse_single(rev)
+    let resolved = resolve_in(&repo, rev)?;
+    let id = gix::ObjectId::from_hex(resolved.commit.as_bytes())
         .map_err(|e| AtRevError::Absent(one_line(&e)))?;
-    let commit = id
-        .object()
-        .map_err(|e| AtRevError::Absent(one_line(&e)))?
-        .peel_to_commit()
+    let commit = repo
+        .find_commit(id)
         .map_err(|e| AtRevError::Absent(one_line(&e)))?;
     let tree = commit
         .tree()

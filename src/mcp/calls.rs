@@ -1,6 +1,8 @@
 //! What each tool does: resolve the suite inside the one repository this
-//! server serves, read or measure, and build the response with the same
-//! `wire` function the CLI's `--json` uses.
+//! server serves, ask the same `app` use case the CLI asks (read, compare,
+//! diff, run), and build the response with the same `wire` function the
+//! CLI's `--json` uses. Nothing here reads the store or assembles a
+//! comparison, a plan or a run.
 //!
 //! Every function returns the response object or a [`Refusal`] carrying
 //! digline's own sentence. Nothing here catches a panic: a bug stays a bug
@@ -14,14 +16,10 @@ use crate::app::compare::CompareRequest;
 use crate::app::list::DiffRequest;
 use crate::app::run::{Pool, RunFacts, RunRequest};
 use crate::app::SuiteRef;
-use crate::core::document::{run_key, RunDocument};
-use crate::core::version::{ahead_note, INSTALLED};
-use crate::host::suite::LoadedSuite;
 use crate::report::text::{headline_sentence, EN};
 use crate::run::notice::Logged;
 use crate::run::{Display, Notifier, Plan, RetryPolicy};
 use crate::store::repo::LATEST;
-use crate::store::Store;
 use crate::wire::compare::full_json;
 use crate::wire::diff::diff_json;
 use crate::wire::list::{runs_json, BaselineMark};
@@ -165,24 +163,12 @@ impl Repository {
             environment: self.environment.clone(),
         })
     }
-
-    /// Load `suite` (a path relative to the root) and verify the flags.
-    fn load(&self, suite: &str) -> Result<LoadedSuite, Refusal> {
-        Ok(self.suite(suite)?.load()?)
-    }
-
-    fn store(&self) -> Store {
-        Store::new(&self.base)
-    }
 }
 
-/// A newer digline wrote one of `docs`: said on stderr (the CLI's warning);
-/// the response shapes stay the CLI's, field for field.
-fn warn_if_ahead<'a>(docs: impl IntoIterator<Item = &'a RunDocument>) {
-    if let Some(note) = ahead_note(
-        docs.into_iter().map(|d| d.digline_version.as_str()),
-        INSTALLED,
-    ) {
+/// A newer digline wrote a document the answer read: said in the log
+/// (stderr, the CLI's warning); the response shapes stay the CLI's.
+fn say_ahead(note: Option<&str>) {
+    if let Some(note) = note {
         tracing::warn!("{note}");
     }
 }
@@ -198,42 +184,30 @@ fn list_runs(repo: &Repository, suite: &str) -> Result<Value, Refusal> {
         Ok(Some(key)) => BaselineMark::Key(key),
         Ok(None) => BaselineMark::None,
     };
-    if let Some(note) = &facts.ahead {
-        tracing::warn!("{note}");
-    }
+    say_ahead(facts.ahead.as_deref());
     Ok(runs_json(&facts.tenant, &facts.suite, mark, &facts.listing))
 }
 
 /// `get_run(suite, run)`.
 fn get_run(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> {
-    let loaded = repo.load(suite)?;
-    let stored = repo
-        .store()
-        .read_run(&loaded.suite.tenant, &loaded.suite.name, run)?;
-    warn_if_ahead([&stored.doc]);
-    Ok(run_document(
-        &stored.key,
-        &stored.doc,
-        &Disclosure::default(),
-    ))
+    let read = crate::app::list::run(&repo.suite(suite)?, run)?;
+    say_ahead(read.ahead.as_deref());
+    Ok(run_document(&read.key, &read.doc, &Disclosure::default()))
 }
 
 /// `get_baseline(suite)`.
 fn get_baseline(repo: &Repository, suite: &str) -> Result<Value, Refusal> {
-    let loaded = repo.load(suite)?;
-    let s = &loaded.suite;
-    let Some(doc) = repo.store().read_baseline(&s.tenant, &s.name)? else {
+    let (name, tenant, read) = crate::app::list::baseline(&repo.suite(suite)?)?;
+    let Some(read) = read else {
         return Err(Refusal::new(format!(
-            "suite '{}' has no baseline for tenant '{}' yet",
-            s.name, s.tenant
+            "suite '{name}' has no baseline for tenant '{tenant}' yet"
         ))
         .hint(format!(
             "run it, look at the result, then a person makes one run the reference: digline promote --suite {suite} --run <key>. This server cannot promote."
         )));
     };
-    warn_if_ahead([&doc]);
-    let key = run_key(&doc.created_at, &doc.config_hash);
-    Ok(run_document(&key, &doc, &Disclosure::default()))
+    say_ahead(read.ahead.as_deref());
+    Ok(run_document(&read.key, &read.doc, &Disclosure::default()))
 }
 
 /// `compare(suite, run)`: always `--json full`; the verdict is
@@ -244,9 +218,7 @@ fn compare(repo: &Repository, suite: &str, run: &str) -> Result<Value, Refusal> 
         run: run.to_string(),
         causes: false,
     })?;
-    if let Some(note) = &read.ahead {
-        tracing::warn!("{note}");
-    }
+    say_ahead(read.ahead.as_deref());
     let facts = crate::app::compare::compare(read)?;
     let comparison = &facts.comparison;
     let sentence = headline_sentence(comparison, &comparison.headline(), &EN);
@@ -261,9 +233,7 @@ fn diff(repo: &Repository, suite: &str, run1: &str, run2: &str) -> Result<Value,
         left: run1.to_string(),
         right: run2.to_string(),
     })?;
-    if let Some(note) = &pair.ahead {
-        tracing::warn!("{note}");
-    }
+    say_ahead(pair.ahead.as_deref());
     let facts = crate::app::list::diff(pair)?;
     let (left, right) = (&facts.left, &facts.right);
     Ok(diff_json(

@@ -5,6 +5,7 @@
 //! Pure: built from a [`Comparison`]'s names, ids and numbers only.
 
 use crate::core::compare::{Comparison, Delta, Direction, Outcome, RuleChange, RuleField, Scope};
+use crate::core::evaluation::{Change, EvalChange, Subject};
 
 use super::locale::Locale;
 use super::text::{fill, SUMMARY_LIMIT, SUMMARY_SEPARATOR};
@@ -51,6 +52,131 @@ super::text::strings_table! {
     tightened,
     /// The way out when the reference is not covered.
     hint_uncovered,
+    /// The clause standing for "unchanged" when the pull request changes
+    /// what is evaluated: `{count}` changes.
+    evaluation_differs,
+    /// Title of the itemized changes to what is evaluated.
+    title_evaluation,
+    /// `{what}: {before} → {after}`.
+    eval_values,
+    /// `{what}` changed, its value withheld.
+    eval_withheld,
+    /// `{what}` added.
+    eval_added,
+    /// `{what}` removed.
+    eval_removed,
+    /// Case `{id}`: `{fields}` changed.
+    eval_case_edited,
+    /// Case `{id}` added.
+    eval_case_added,
+    /// Case `{id}` removed.
+    eval_case_removed,
+    /// Against the replaced reference: `{rules}` loosened, `{dropped}` dropped.
+    replaced_gives_up,
+    /// Title of what the replacement loosens or drops.
+    title_replaced_given_up,
+    /// `rule loosened: {rule}`.
+    detail_rule_loosened,
+    /// A check of the replaced reference the run does not have.
+    detail_dropped,
+}
+
+/// What a replaced reference gives up beside its regressions: the rules
+/// the run loosens against it, and the checks it held that the run does
+/// not (a case deleted from both the cases and the new baseline).
+pub fn given_up(old: &Comparison) -> (Vec<&RuleChange>, Vec<&Delta>) {
+    let loosened = old
+        .rule_changes
+        .iter()
+        .filter(|r| r.direction == Some(Direction::Loosened))
+        .collect();
+    let dropped = old
+        .listed()
+        .filter(|d| d.outcome == Outcome::Missing && !old.suspended_here(d))
+        .collect();
+    (loosened, dropped)
+}
+
+/// "Against it, this pull request also loosens 1 rules and drops 3
+/// checks." — empty when it gives up nothing beyond regressions.
+pub fn given_up_clause(old: &Comparison, s: &IntegrityStrings) -> String {
+    let (loosened, dropped) = given_up(old);
+    if loosened.is_empty() && dropped.is_empty() {
+        return String::new();
+    }
+    fill(
+        s.replaced_gives_up,
+        &[
+            ("rules", &loosened.len().to_string()),
+            ("dropped", &dropped.len().to_string()),
+        ],
+    )
+}
+
+/// The rows of [`given_up`]: `(case, check, what)`, rules first (their
+/// case is `—`: a rule holds for every case).
+pub fn given_up_rows(
+    old: &Comparison,
+    scope_run: &str,
+    s: &IntegrityStrings,
+) -> Vec<(String, String, String)> {
+    let (loosened, dropped) = given_up(old);
+    let mut out: Vec<(String, String, String)> = loosened
+        .into_iter()
+        .map(|r| {
+            (
+                "—".to_string(),
+                r.check.clone(),
+                fill(s.detail_rule_loosened, &[("rule", &rule_detail(r, s))]),
+            )
+        })
+        .collect();
+    out.extend(dropped.into_iter().map(|d| {
+        (
+            case_field(d, scope_run).to_string(),
+            d.assertion.to_string(),
+            s.detail_dropped.to_string(),
+        )
+    }));
+    out
+}
+
+/// One line of what the pull request changes about the evaluation:
+/// `[target] url changed (the value is withheld)`, `[suite] samples: 3 → 1
+/// · loosened`, `case opening-hours: expected, vars changed`.
+pub fn evaluation_line(c: &EvalChange, s: &IntegrityStrings) -> String {
+    let what = match &c.subject {
+        Subject::Suite(key) => format!("[suite] {key}"),
+        Subject::Target(key) => format!("[target] {key}"),
+        Subject::Case(_) => String::new(),
+    };
+    let mut line = match (&c.subject, c.change) {
+        (Subject::Case(id), Change::Added) => fill(s.eval_case_added, &[("id", id)]),
+        (Subject::Case(id), Change::Removed) => fill(s.eval_case_removed, &[("id", id)]),
+        (Subject::Case(id), Change::Edited) => fill(
+            s.eval_case_edited,
+            &[("id", id), ("fields", &c.fields.join(", "))],
+        ),
+        (_, Change::Added) if c.withheld => fill(s.eval_added, &[("what", &what)]),
+        (_, Change::Removed) if c.withheld => fill(s.eval_removed, &[("what", &what)]),
+        _ if c.withheld => fill(s.eval_withheld, &[("what", &what)]),
+        _ => fill(
+            s.eval_values,
+            &[
+                ("what", &what),
+                ("before", c.before.as_deref().unwrap_or("—")),
+                ("after", c.after.as_deref().unwrap_or("—")),
+            ],
+        ),
+    };
+    if let Some(direction) = c.direction {
+        line.push_str(SUMMARY_SEPARATOR);
+        line.push_str(match direction {
+            Direction::Loosened => s.loosened,
+            Direction::Tightened => s.tightened,
+        });
+    }
+    line
 }
 
 /// The headline's first clause when passing reference verdicts are absent
@@ -185,6 +311,15 @@ pub fn terminal_blocks(
             out.push('\n');
         }
     };
+    block(
+        s.title_evaluation,
+        comparison
+            .evaluation_changes
+            .iter()
+            .map(|c| evaluation_line(c, s))
+            .collect(),
+        "  ",
+    );
     block(
         s.title_rules,
         comparison

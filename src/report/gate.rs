@@ -14,7 +14,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
+use crate::core::compare::{
+    keyed_verdicts, CheckLabels, Comparison, Delta, KeyRef, Outcome, Scope, Side,
+};
 use crate::core::document::RunDocument;
 use crate::core::exit::ExitStatus;
 use crate::core::failed_calls::FailedCalls;
@@ -25,7 +27,7 @@ use super::locale::Locale;
 use super::order::SuiteOrder;
 use super::text::{
     artifact_lines, check_line, clause, coincides_text, config_lines, fill, fmt_score,
-    headline_clauses, plural, Strings, SUMMARY_LIMIT, SUMMARY_SEPARATOR,
+    headline_clauses, plural, shorten_name, Strings, SUMMARY_LIMIT, SUMMARY_SEPARATOR,
 };
 
 /// One row: case · check · before → after, and for what could not be
@@ -105,8 +107,12 @@ impl GateView {
             out.push('\n');
             for row in rows.iter().take(SUMMARY_LIMIT) {
                 out.push_str(
-                    &[row.case.as_str(), row.check.as_str(), row.happened.as_str()]
-                        .join(SUMMARY_SEPARATOR),
+                    &[
+                        shorten_name(&row.case).as_str(),
+                        shorten_name(&row.check).as_str(),
+                        row.happened.as_str(),
+                    ]
+                    .join(SUMMARY_SEPARATOR),
                 );
                 out.push('\n');
             }
@@ -150,16 +156,21 @@ impl Fared {
         }
     }
 
-    fn word(self, locale: Locale) -> &'static str {
-        locale.text(match self {
-            Fared::Worse => "report.tally_regressed",
-            Fared::Unjudged => "report.tally_errored",
-            Fared::Better => "report.tally_improved",
-            Fared::Added => "report.tally_new",
-            Fared::Removed => "report.tally_missing",
-            Fared::Same => "report.tally_unchanged",
-            Fared::SetAside => "gate.set_aside",
-        })
+    /// The word after a count of `n` cases (singular after 1).
+    fn word(self, locale: Locale, n: usize) -> &'static str {
+        counted(
+            locale,
+            match self {
+                Fared::Worse => "report.tally_regressed",
+                Fared::Unjudged => "report.tally_errored",
+                Fared::Better => "report.tally_improved",
+                Fared::Added => "report.tally_new",
+                Fared::Removed => "report.tally_missing",
+                Fared::Same => "report.tally_unchanged",
+                Fared::SetAside => "gate.set_aside",
+            },
+            n,
+        )
     }
 
     fn of(deltas: &[&Delta]) -> Fared {
@@ -178,6 +189,18 @@ impl Fared {
             Fared::Same
         }
     }
+}
+
+/// The locale's word for `key` after a count of `n`: its `_one` form
+/// after exactly 1 ("1 dégradé", "2 dégradés").
+fn counted(locale: Locale, key: &str, n: usize) -> &'static str {
+    if n == 1 {
+        let one = locale.text(&format!("{key}_one"));
+        if !one.is_empty() {
+            return one;
+        }
+    }
+    locale.text(key)
 }
 
 fn tally_line(template: &str, tally: &[(&'static str, usize)], locale: Locale) -> String {
@@ -212,6 +235,19 @@ fn side(side: &Option<Side>) -> String {
 
 /// Causes by (scope, case id, check id, occurrence).
 pub type Causes = HashMap<(Scope, String, String, usize), Cause>;
+
+/// Why the check of `d` could not run: its cause, or the unknown cause.
+pub fn cause_of(causes: &Causes, d: &Delta) -> Cause {
+    causes
+        .get(&(
+            d.key.scope,
+            d.key.case_id.to_string(),
+            d.key.assertion_id.to_string(),
+            d.key.occurrence,
+        ))
+        .cloned()
+        .unwrap_or_else(Cause::unknown)
+}
 
 /// The causes of every errored verdict of `run`, by (scope, case, check id,
 /// occurrence) — read from the complete run, before any redaction — with
@@ -296,18 +332,9 @@ pub fn compared(
     let sorted = order.sort(&c.deltas);
     let causes = causes(run, failed);
     let coincides = coincides_text(c, s);
+    let labels = CheckLabels::new(c.deltas.iter().map(|d| (d.key.as_ref(), &*d.assertion)));
     let row = |d: &Delta, unjudged: bool| {
-        let cause = unjudged.then(|| {
-            causes
-                .get(&(
-                    d.key.scope,
-                    d.key.case_id.to_string(),
-                    d.key.assertion_id.to_string(),
-                    d.key.occurrence,
-                ))
-                .cloned()
-                .unwrap_or_else(Cause::unknown)
-        });
+        let cause = unjudged.then(|| cause_of(&causes, d));
         let happened = match &cause {
             Some(cause) => format!("{} {}", s.detail_errored, cause.sentence(locale)),
             None => check_line(d, &coincides, s),
@@ -317,7 +344,7 @@ pub fn compared(
                 Scope::Case => d.key.case_id.to_string(),
                 Scope::Run => s.scope_run.to_string(),
             },
-            check: d.assertion.to_string(),
+            check: labels.label(d.key.as_ref(), &d.assertion),
             before: side(&d.before),
             after: side(&d.after),
             happened,
@@ -361,8 +388,10 @@ pub fn compared(
     if !suspended.is_empty() {
         tally.insert(Fared::SetAside, suspended.len());
     }
-    let words: Vec<(&'static str, usize)> =
-        tally.iter().map(|(f, n)| (f.word(locale), *n)).collect();
+    let words: Vec<(&'static str, usize)> = tally
+        .iter()
+        .map(|(f, n)| (f.word(locale, *n), *n))
+        .collect();
     let counts = tally_line(locale.text("gate.counts"), &words, locale);
     let mut measure_tally: BTreeMap<Fared, usize> = BTreeMap::new();
     for d in &measures {
@@ -374,7 +403,7 @@ pub fn compared(
     {
         let words: Vec<(&'static str, usize)> = measure_tally
             .iter()
-            .map(|(f, n)| (f.word(locale), *n))
+            .map(|(f, n)| (f.word(locale, *n), *n))
             .collect();
         tally_line(locale.text("gate.counts_measures"), &words, locale)
     } else {
@@ -415,6 +444,11 @@ pub fn single(
 ) -> GateView {
     let s = Strings::of(locale);
     let causes = causes(run, failed);
+    let labels = CheckLabels::new(
+        keyed_verdicts(run)
+            .into_iter()
+            .map(|(k, v)| (k, &*v.assertion)),
+    );
     let mut worse = Vec::new();
     let mut unjudged = Vec::new();
     let mut visit = |scope: Scope, case: &str, label: &str, verdicts: &[Verdict]| {
@@ -443,9 +477,15 @@ pub fn single(
                 ),
                 (None, None) => s.detail_errored.to_string(),
             };
+            let key = KeyRef {
+                scope,
+                case_id: case,
+                assertion_id: &v.assertion_id,
+                occurrence,
+            };
             let row = GateRow {
                 case: label.to_string(),
-                check: v.assertion.to_string(),
+                check: labels.label(key, &v.assertion),
                 before: "—".into(),
                 after: side_text(v.status, v.score),
                 happened,
@@ -481,7 +521,10 @@ pub fn single(
     ];
     let words: Vec<(&'static str, usize)> = order
         .iter()
-        .map(|k| (locale.text(k), fared.get(k).copied().unwrap_or(0)))
+        .map(|k| {
+            let n = fared.get(k).copied().unwrap_or(0);
+            (counted(locale, k, n), n)
+        })
         .collect();
     let counts = tally_line(locale.text("gate.counts"), &words, locale);
     let slug = |k: &str| match k {

@@ -122,16 +122,20 @@ pub fn render_with_spend(
         redacted,
         spends,
         failed,
+        None,
     )
 }
 
 /// [`render_with_spend`] from documents and a comparison the caller gives
 /// up (the gate, which renders its report last): a redacted report strips
 /// them in place instead of copying them first, so a 100,000-case gate
-/// does not hold each document twice.
+/// does not hold each document twice. The footer states `exit`, the
+/// gate's exit code: with no baseline the gate refuses (64), so its report
+/// must not say 0.
 ///
 /// # Errors
 /// As [`render`].
+#[allow(clippy::too_many_arguments)]
 pub fn render_consuming(
     run: RunDocument,
     baseline: Option<RunDocument>,
@@ -140,6 +144,7 @@ pub fn render_consuming(
     redacted: bool,
     spends: Spends,
     failed: &FailedCalls,
+    exit: ExitStatus,
 ) -> Result<String, ReportError> {
     render_from(
         Cow::Owned(run),
@@ -149,9 +154,11 @@ pub fn render_consuming(
         redacted,
         spends,
         failed,
+        Some(exit),
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn render_from(
     run: Cow<'_, RunDocument>,
     baseline: Option<Cow<'_, RunDocument>>,
@@ -160,6 +167,7 @@ fn render_from(
     redacted: bool,
     spends: Spends,
     failed: &FailedCalls,
+    exit: Option<ExitStatus>,
 ) -> Result<String, ReportError> {
     let comparison: Option<Cow<'_, Comparison>> = match (&baseline, comparison) {
         (Some(_), Some(c)) => Some(c),
@@ -188,6 +196,11 @@ fn render_from(
         (Some(b), Some(c)) => compared_view(&run, b, c, locale, redacted, &causes),
         _ => single_view(&run, locale, redacted, &causes),
     };
+    // The command writing the page knows its exit code (the gate refuses a
+    // run with no baseline): the footer states that one.
+    if let Some(code) = exit {
+        view.footer = footer(code, locale);
+    }
     let compared_with = baseline.as_deref().filter(|_| comparison.is_some());
     cost_meta(&mut view.meta, &run, compared_with, spends, locale);
     let env = environment().map_err(|e| ReportError(e.clone()))?;
@@ -646,15 +659,7 @@ fn compared_view(
         .join(", ");
     let row = |d: &Delta| {
         if d.errored_now() {
-            let cause = causes
-                .get(&(
-                    d.key.scope,
-                    d.key.case_id.to_string(),
-                    d.key.assertion_id.to_string(),
-                    d.key.occurrence,
-                ))
-                .cloned()
-                .unwrap_or_else(Cause::unknown);
+            let cause = gate::cause_of(causes, d);
             return Row {
                 case: case_label(&d.key, s),
                 check: d.assertion.to_string(),
@@ -747,6 +752,35 @@ fn compared_view(
             Section {
                 kind: "rules",
                 title: rules.title_rules,
+                open: true,
+                short: false,
+                headers: full.clone(),
+                count: rows.len(),
+                more: String::new(),
+                rows,
+            },
+        );
+    }
+    if !c.evaluation_changes.is_empty() {
+        // What the pull request changes about the evaluation (against the
+        // base ref): after the rule changes.
+        let strings = crate::report::coverage::IntegrityStrings::of(locale);
+        let rows: Vec<Row> = c
+            .evaluation_changes
+            .iter()
+            .map(|e| Row {
+                case: "—".to_string(),
+                check: String::new(),
+                happened: crate::report::coverage::evaluation_line(e, strings),
+                why: String::new(),
+            })
+            .collect();
+        let at = view.sections.len().min(3);
+        view.sections.insert(
+            at,
+            Section {
+                kind: "rules",
+                title: strings.title_evaluation,
                 open: true,
                 short: false,
                 headers: full.clone(),
@@ -1063,6 +1097,7 @@ fn footer(code: ExitStatus, locale: Locale) -> Vec<String> {
         match code {
             ExitStatus::Worse => "exit_meaning_worse",
             ExitStatus::Unjudged => "exit_meaning_unjudged",
+            ExitStatus::Refused => "exit_meaning_refused",
             _ => "exit_meaning_ok",
         },
     );

@@ -45,6 +45,23 @@ use super::locale::Locale;
 /// How many summary lines the terminal shows before saying how many it left out.
 pub const SUMMARY_LIMIT: usize = 20;
 
+/// The most characters of a name a table or a line shows: a longer one is
+/// cut to its first 117 and its last 2, with `…` between.
+pub const NAME_SHOWN: usize = 120;
+
+/// `name` as a table shows it: whole up to [`NAME_SHOWN`] characters, else
+/// its start, `…` and its end, so one absurd case id cannot crowd out
+/// every other row.
+pub fn shorten_name(name: &str) -> String {
+    let count = name.chars().count();
+    if count <= NAME_SHOWN {
+        return name.to_string();
+    }
+    let head: String = name.chars().take(NAME_SHOWN - 3).collect();
+    let tail: String = name.chars().skip(count - 2).collect();
+    format!("{head}…{tail}")
+}
+
 /// What separates the three fields of a summary line.
 pub const SUMMARY_SEPARATOR: &str = " · ";
 
@@ -408,6 +425,12 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
     } else if head.coverage_changed {
         // Never "unchanged" when the set of cases or checks differs.
         coverage::differs_clause(comparison, integrity)
+    } else if !comparison.evaluation_changes.is_empty() {
+        // Nor when the pull request changes what is evaluated.
+        fill(
+            integrity.evaluation_differs,
+            &[("count", &comparison.evaluation_changes.len().to_string())],
+        )
     } else {
         s.config_unchanged.to_string()
     };

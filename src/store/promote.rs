@@ -2,7 +2,8 @@
 //!
 //! A baseline changes only by a person's deliberate, checked command. The
 //! run must belong to the same tenant and suite, carry the suite's current
-//! `config_hash`, and have no errored verdict; with `replacing`, the current
+//! `config_hash`, and have no errored case (a whole-run measure that could
+//! not be computed does not block it); with `replacing`, the current
 //! baseline must be the one named. The baseline is the run without recorded
 //! responses plus `promoted_at` (the caller's clock). Spec `30-documents.md`.
 
@@ -39,7 +40,7 @@ pub struct PromotionRequest<'a> {
 
 /// Check every condition, in this order — same tenant and suite, the
 /// suite's current `config_hash`, not a replay (`rejudged_from`), no
-/// errored verdict, and with `replacing` the current baseline is the one
+/// errored case (a whole-run measure that errored is accepted), and with `replacing` the current baseline is the one
 /// named — and return the baseline document to write: the run without
 /// recorded responses, plus `promoted_at`. `created_at` and
 /// `digline_version` stay the run's (a promotion stamps no version).
@@ -71,38 +72,23 @@ pub fn promote(req: &PromotionRequest) -> Result<RunDocument, StoreError> {
             req.run_key
         ));
     }
+    // A case that errored hides what the reference should have measured.
+    // A whole-run measure that errored (a precision with no positive
+    // prediction) is a fact of the suite, not of one run: it may be the
+    // reference's state for good, so it never blocks a promotion — the
+    // gate says it could not be computed, in the run and in the reference.
     let errored: Vec<&str> = run
         .results
         .iter()
         .filter(|c| c.verdicts.iter().any(|v| v.status == Status::Error))
         .map(|c| c.case_id.as_str())
         .collect();
-    let run_level: Vec<&str> = run
-        .aggregate
-        .iter()
-        .filter(|v| v.status == Status::Error)
-        .map(|v| v.assertion.as_str())
-        .collect();
-    if !errored.is_empty() || !run_level.is_empty() {
-        let mut parts = Vec::new();
-        if !errored.is_empty() {
-            parts.push(format!(
-                "{} case(s) ({})",
-                errored.len(),
-                errored.join(", ")
-            ));
-        }
-        if !run_level.is_empty() {
-            parts.push(format!(
-                "{} run-level check(s) ({})",
-                run_level.len(),
-                run_level.join(", ")
-            ));
-        }
+    if !errored.is_empty() {
         return refuse(format!(
-            "run {} could not judge {}: a reference with errors would hide what it could not measure. Fix the cause, then measure again and promote that run: {again}",
+            "run {} could not judge {} case(s) ({}): a reference with errors would hide what it could not measure. Fix the cause, then measure again and promote that run: {again}",
             req.run_key,
-            parts.join(" and ")
+            errored.len(),
+            errored.join(", ")
         ));
     }
     if let Some(expected) = req.replacing {
@@ -197,8 +183,6 @@ mod tests {
              "judged again from the recorded answers of 2020".replace("2020", "2026")),
             ("an errored case", &errored, |_, _| {},
              "could not judge 1 case(s) (opening-hours)".into()),
-            ("an errored aggregate", &aggregate_errored, |_, _| {},
-             "run-level check(s) (contains".into()),
             ("none while one exists", &run, |r, c| {
                 r.replacing = Some(None);
                 r.current = Some(c);
@@ -225,6 +209,11 @@ mod tests {
         req.current = None;
         req.replacing = Some(None);
         assert!(promote(&req).is_ok());
+        // A whole-run measure that could not be computed is the suite's
+        // state, not the run's fault: it never blocks a promotion.
+        let promoted = promote(&request(&aggregate_errored, &aggregate_errored.config_hash))
+            .expect("an errored whole-run measure is promoted");
+        assert!(promoted.aggregate.iter().any(|v| v.status == Status::Error));
         let msg = promote(&request(&errored, &errored.config_hash))
             .unwrap_err()
             .to_string();

@@ -463,8 +463,8 @@ fn every_schema_pattern_path_is_bounded_in_time() {
         "digline: suite.toml:17:1, [[assertions]] #1, `json_schema`: `schema` is not a valid \
          Draft 2020-12 schema: at /patternProperties/(?=.*x)y: the patternProperties pattern \
          '(?=.*x)y' is not one property names can be matched with here: a regular expression \
-         without lookaround, backreferences or atomic groups, the patterns whose time is \
-         bounded\n"
+         without lookaround, backreferences, atomic groups or possessive quantifiers, the \
+         patterns whose time is bounded\n"
     );
 
     let linear = "[[assertions]]\ntype = \"json_schema\"\nschema = { type = \"object\", patternProperties = { '^y+$' = { type = \"string\" } }, additionalProperties = false }\n";

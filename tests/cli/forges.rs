@@ -45,6 +45,8 @@ pub enum Mode {
         retry_after: u32,
         times: u32,
     },
+    /// `GET /user` fails: GitHub 502, GitLab 404 (the identity is unknown).
+    IdentityFails,
 }
 
 /// A throttled answer while `mode` says so (counting in `s.throttled`).
@@ -249,6 +251,9 @@ fn github(s: &mut State, r: &Seen, mode: Mode, port: u16) -> Reply {
         );
     }
     let path = r.url.split('?').next().unwrap_or("").to_string();
+    if mode == Mode::IdentityFails && path == "/user" {
+        return err(502, "Server Error");
+    }
     let body_of = |r: &Seen| -> Option<String> {
         let v: Value = serde_json::from_str(&r.body).ok()?;
         let obj = v.as_object()?;
@@ -353,6 +358,9 @@ fn gitlab(s: &mut State, r: &Seen, mode: Mode, _port: u16) -> Reply {
         return reply;
     }
     let path = r.url.split('?').next().unwrap_or("").to_string();
+    if mode == Mode::IdentityFails && path == "/api/v4/user" {
+        return err(404, "404 Not found");
+    }
     let notes = "/api/v4/projects/group%2Fproj/merge_requests/5/notes";
     let note = |id: u64, body: &str, author: Option<&String>| match author {
         None => {

@@ -10,7 +10,7 @@ use crate::forges::{fake_github, fake_gitlab, Mode};
 use crate::gate::{actions_env, digline_env, quickstart, read, GL_TOKEN};
 use crate::util::{git, repo, set_port, stub};
 
-const GATE: [&str; 7] = [
+pub(crate) const GATE: [&str; 7] = [
     "gate",
     "--suite",
     "suite.toml",
@@ -51,6 +51,27 @@ fn break_return_answer(root: &Path) {
         "drop it at any post office. — Northwind Support",
         "drop it at any post office.",
     );
+}
+
+/// A merge-request pipeline's variables, against the fake GitLab `lab`.
+fn gitlab_vars(lab: &crate::forges::Fake) -> [(&'static str, String); 5] {
+    [
+        ("GITLAB_CI", "true".to_string()),
+        ("CI_API_V4_URL", format!("{}/api/v4", lab.url())),
+        ("CI_PROJECT_ID", "group/proj".into()),
+        ("CI_MERGE_REQUEST_IID", "5".into()),
+        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
+    ]
+}
+
+/// A project whose answer got worse, gated once: its stub and its marker.
+fn red_project(root: &Path) -> (crate::util::Stub, String) {
+    let server = project(root);
+    break_return_answer(root);
+    let ran = digline_env(root, &GATE, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let marker = outcome(root)["marker"].as_str().unwrap().to_string();
+    (server, marker)
 }
 
 fn outcome(root: &Path) -> serde_json::Value {
@@ -241,14 +262,7 @@ fn replaced_baseline_repo(root: &Path) -> (String, crate::util::Stub) {
     git(root, &["commit", "-q", "-m", "base"]);
     let base = git(root, &["rev-parse", "HEAD"]);
     break_return_answer(root);
-    let ran = digline_env(root, &["run", "--suite", "suite.toml"], &[]);
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let ran = digline_env(
-        root,
-        &["promote", "--suite", "suite.toml", "--run", "latest"],
-        &[],
-    );
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    crate::verdict_files::promote(root);
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "the pull request"]);
     (base, server)
@@ -419,7 +433,8 @@ fn a_shallow_clone_without_the_base_says_what_to_fetch() {
         "{}{}",
         ran.stdout,
         ran.stderr
-    );
+    ); // Not read is unknown (null), never false.
+    assert_eq!(outcome(&clone)["baseline_changed"], serde_json::Value::Null);
 }
 
 #[test]
@@ -607,11 +622,7 @@ fn the_gate_warns_when_the_run_was_made_at_another_commit() {
 fn someone_elses_marker_comment_is_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let _server = project(root);
-    break_return_answer(root);
-    let ran = digline_env(root, &GATE, &[]);
-    assert_eq!(ran.code, 1);
-    let marker = outcome(root)["marker"].as_str().unwrap().to_string();
+    let (_server, marker) = red_project(root);
     let theirs = format!("{marker}\nLooks fine to me, merge it.");
 
     let fake = fake_github(Mode::Normal);
@@ -632,13 +643,7 @@ fn someone_elses_marker_comment_is_left_alone() {
 
     let lab = fake_gitlab(Mode::Normal);
     let planted = lab.add_by(Some("mallory"), &theirs);
-    let vars = [
-        ("GITLAB_CI", "true".to_string()),
-        ("CI_API_V4_URL", format!("{}/api/v4", lab.url())),
-        ("CI_PROJECT_ID", "group/proj".into()),
-        ("CI_MERGE_REQUEST_IID", "5".into()),
-        ("DIGLINE_GITLAB_TOKEN", GL_TOKEN.into()),
-    ];
+    let vars = gitlab_vars(&lab);
     let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(!ran.stderr.contains("warning"), "{}", ran.stderr);
@@ -924,4 +929,387 @@ fn a_parameter_edit_is_spelled_from_the_base_suite_file() {
         "{}",
         ran.stdout
     );
+}
+
+/// The Action's steps, run by `.ci/runner-harness.py base` with `docker`
+/// running this digline binary, in the clone at `root`; the event names
+/// `base_sha` as the pull request's base.
+fn action_job(root: &Path, base_sha: &str, extra: &[&str]) -> crate::util::Ran {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cmd = Command::new("python3");
+    cmd.arg(repo.join(".ci/runner-harness.py"))
+        .arg("--binary")
+        .arg(env!("CARGO_BIN_EXE_digline"))
+        .arg("--action")
+        .arg(repo.join("action.yml"))
+        .arg("base")
+        .arg("--workspace")
+        .arg(root)
+        .args(["--base-sha", base_sha])
+        .args(extra)
+        .current_dir(root);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("GITHUB_") || k.starts_with("DIGLINE_") || k == "RUNNER_TEMP" {
+            cmd.env_remove(k);
+        }
+    }
+    crate::util::Ran::from(cmd.output().expect("python3 runs the runner harness"))
+}
+
+#[test]
+fn the_action_reads_the_event_base_and_says_baseline_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (base, _server) = replaced_baseline_repo(root);
+    // The event's base: the pull request re-promoted the baseline.
+    let ran = action_job(root, &base, &["--expect-changed", "true"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    // A base the clone does not hold reads unknown, never false.
+    let absent = "0123456789abcdef0123456789abcdef01234567";
+    let ran = action_job(root, absent, &["--expect-changed", "unknown"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains(&format!("`git fetch --depth=1 origin {absent}`")),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    // The base-ref input names the base: HEAD holds the same baseline.
+    let ran = action_job(
+        root,
+        &base,
+        &["--base-ref", "HEAD", "--expect-changed", "false"],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}
+
+#[test]
+fn a_bare_branch_name_reads_the_remote_tracking_branch_and_refusals_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin");
+    std::fs::create_dir_all(&origin).unwrap();
+    let (base, server) = replaced_baseline_repo(&origin);
+    git(&origin, &["branch", "base-branch", &base]);
+    let clone = dir.path().join("clone");
+    git(
+        dir.path(),
+        &[
+            "clone",
+            "-q",
+            &format!("file://{}", origin.display()),
+            "clone",
+        ],
+    );
+    set_port(&clone.join("suite.toml"), server.port);
+    let runs = origin.join(".digline/quickstart/runs/support");
+    let into = clone.join(".digline/quickstart/runs/support");
+    std::fs::create_dir_all(&into).unwrap();
+    crate::util::copy_files(&runs, &into);
+    let gate = |base_ref: &str| {
+        let mut args = GATE.to_vec();
+        args.extend(["--run", "latest", "--base-ref", base_ref]);
+        digline_env(&clone, &args, &[])
+    };
+    // Only origin/base-branch exists in the clone, as in CI.
+    let ran = gate("base-branch");
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.starts_with(REPLACED), "{}", ran.stdout);
+    assert_eq!(outcome(&clone)["baseline_changed"], true);
+    // A name nowhere in the clone: fetch it, not `fetch-depth: 2`.
+    let ran = gate("no-such-branch");
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains("the base ref no-such-branch names no commit, branch or tag in this clone, nor origin/no-such-branch: fetch the base branch before the gate (`git fetch --depth=1 origin no-such-branch`), or name the base commit by its sha"),
+        "{}",
+        ran.stderr
+    );
+    // A tree is not a commit.
+    let ran = gate("HEAD^{tree}");
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains("the base ref HEAD^{tree} names a tree, not a commit: name the pull request's base commit (its sha, a branch such as origin/main, or HEAD^1)"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains("fetch-depth"), "{}", ran.stderr);
+}
+
+#[test]
+fn line_ends_written_by_gitattributes_do_not_replace_the_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    std::fs::write(root.join(".gitattributes"), "*.json text eol=crlf\n").unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    // A fresh checkout writes CR LF into the working copy.
+    let baseline = root.join(".digline/quickstart/baselines/support.json");
+    std::fs::remove_file(&baseline).unwrap();
+    git(root, &["checkout", "--", "."]);
+    assert!(read(&baseline).contains("\r\n"), "the checkout wrote CR LF");
+    let mut args = GATE.to_vec();
+    args.extend(["--base-ref", "HEAD"]);
+    let ran = digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("replaces"), "{}", ran.stdout);
+    assert_eq!(outcome(root)["baseline_changed"], false);
+}
+
+/// A quickstart repository whose base commit holds the approved baseline;
+/// `change` then edits the working copy into the pull request's commit.
+fn base_then(root: &Path, change: impl FnOnce(&Path)) -> crate::util::Stub {
+    let server = project(root);
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    change(root);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "the pull request"]);
+    server
+}
+
+fn gate_against_base(root: &Path) -> crate::util::Ran {
+    let mut args = GATE.to_vec();
+    args.extend(["--base-ref", "HEAD^1"]);
+    digline_env(root, &args, &[])
+}
+
+#[test]
+fn target_changes_are_itemized_with_endpoints_and_headers_withheld() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = base_then(root, |root| {
+        let suite = read(root.join("suite.toml"));
+        // Another server that answers well (here: the same stub by another
+        // name), a header, and CI tokens allowed.
+        let suite = suite
+            .replacen("http://127.0.0.1:", "http://localhost:", 1)
+            .replacen(
+                "timeout = 10\n",
+                "timeout = 60\nallow_ci_tokens = [\"GITHUB_TOKEN\"]\nheaders = { X-Grade = \"lenient\" }\n",
+                1,
+            );
+        std::fs::write(root.join("suite.toml"), suite).unwrap();
+    });
+    let ran = gate_against_base(root);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        !ran.stdout
+            .contains("The suite is unchanged from the reference"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("This pull request changes what is evaluated (4 itemized below)."),
+        "{}",
+        ran.stdout
+    );
+    for line in [
+        "\nWhat this pull request changes about the evaluation:\n",
+        "  [target] allow_ci_tokens: — → [\"GITHUB_TOKEN\"] · loosened\n",
+        "  [target] headers.X-Grade added\n",
+        "  [target] timeout: 10 → 60 · loosened\n",
+        "  [target] url changed (the value is withheld)\n",
+    ] {
+        assert!(ran.stdout.contains(line), "{line:?} in {}", ran.stdout);
+    }
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("#### What this pull request changes about the evaluation"),
+        "{comment}"
+    );
+    for file in ["out/comment.md", "out/summary.md", "out/outcome.json"] {
+        let text = read(root.join(file));
+        assert!(!text.contains("localhost"), "{file}: {text}");
+        assert!(!text.contains("lenient"), "{file}: {text}");
+    }
+    assert_eq!(outcome(root)["evaluation_changes"], 4);
+    let report = read(root.join("out/report.html"));
+    assert!(
+        report.contains("What this pull request changes about the evaluation"),
+        "{report}"
+    );
+    assert!(
+        report.contains("[target] url changed (the value is withheld)"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_reworded_case_and_lower_agreement_are_itemized() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let server = project(root);
+    edit(
+        &root.join("suite.toml"),
+        "cases = \"cases.json\"\n",
+        "cases = \"cases.json\"\nsamples = 3\nmin_agreement = \"3/3\"\n",
+    );
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    edit(&root.join("suite.toml"), "\"3/3\"", "\"1/3\"");
+    edit(
+        &root.join("cases.json"),
+        "How do I return a damaged kettle?",
+        "How do I return a kettle I like?",
+    );
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "pr"]);
+    let _server = server;
+    let ran = gate_against_base(root);
+    assert!(
+        ran.stdout
+            .contains("  [suite] min_agreement: 3/3 → 1/3 · loosened\n"),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    assert!(
+        ran.stdout
+            .contains("  case how-do-i-return: vars changed\n"),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("- case how\\-do\\-i\\-return\\: vars changed"),
+        "{comment}"
+    );
+}
+
+#[test]
+fn a_replaced_baseline_lists_the_loosened_rules_and_dropped_cases_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = base_then(root, |root| {
+        edit(
+            &root.join("suite.toml"),
+            "max_usd = 0.01\n",
+            "max_usd = 0.01\nthreshold = 0.3\n",
+        );
+        delete_case(root, "opening-hours");
+        crate::verdict_files::promote(root);
+    });
+    let ran = gate_against_base(root);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.starts_with(
+            "This pull request replaces the approved reference. Against the approved reference it replaces, nothing got worse. Against it, this pull request also loosens 1 rules and drops 6 checks."
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(
+            "\nLoosened or dropped against the approved reference this pull request replaces:\n— · cost_budget · rule loosened: threshold 0.500000 → 0.300000 · loosened\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("opening-hours · contains · in the approved reference, not in this run\n"),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains(
+            "| opening\\-hours | contains | in the approved reference\\, not in this run |"
+        ),
+        "{comment}"
+    );
+}
+
+#[test]
+fn renaming_the_suite_still_compares_with_the_approved_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = base_then(root, |root| {
+        edit(
+            &root.join("suite.toml"),
+            "name = \"support\"",
+            "name = \"support2\"",
+        );
+        let baselines = root.join(".digline/quickstart/baselines");
+        std::fs::remove_file(baselines.join("support.json")).unwrap();
+        break_return_answer(root);
+        crate::verdict_files::promote(root);
+    });
+    let ran = gate_against_base(root);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.starts_with(REPLACED), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("  [suite] name: support → support2\n"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn an_edited_order_line_cannot_pin_a_forged_green_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (_server, marker) = red_project(root);
+    for pin in ["9999", "9999-12-31T23:59:59+00:00"] {
+        let fake = fake_github(Mode::Normal);
+        let forged = format!("{marker}\n<!-- digline-order {pin} -->\n**Nothing got worse.**");
+        let id = fake.add_by(None, &forged);
+        let vars = actions_env(root, &fake);
+        let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        let comments = fake.comments();
+        assert_eq!(comments.len(), 1, "{comments:?}");
+        assert_eq!(comments[0].0, id);
+        assert!(
+            comments[0]
+                .1
+                .contains("**1 check got worse compared with the reference\\.**"),
+            "{pin}: {}",
+            comments[0].1
+        );
+    }
+}
+
+#[test]
+fn a_failing_identity_lookup_touches_no_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (_server, marker) = red_project(root);
+    // Another workflow's comments, written as the Actions bot.
+    let theirs = format!("{marker}\nanother workflow's comment");
+    let fake = fake_github(Mode::IdentityFails);
+    let a = fake.add_by(None, &theirs);
+    let b = fake.add_by(None, &theirs);
+    let vars = actions_env(root, &fake);
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        fake.comments(),
+        vec![(a, theirs.clone()), (b, theirs.clone())],
+        "nothing edited, deleted or added"
+    );
+    let said = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(
+        said.contains("GitHub did not say whose token this is (GET /user: 502"),
+        "{said}"
+    );
+    // GitLab: a 404 on /user is not the token's scope.
+    let lab = fake_gitlab(Mode::IdentityFails);
+    let planted = lab.add_by(None, &theirs);
+    let vars = gitlab_vars(&lab);
+    let ran = digline_env(root, &["gate", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(lab.comments(), vec![(planted, theirs)]);
+    assert!(
+        ran.stderr
+            .contains("GitLab did not say whose token this is (GET /user: 404"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains("api scope"), "{}", ran.stderr);
 }

@@ -39,3 +39,4 @@ mod slice;
 mod spend;
 mod surfaces;
 mod util;
+mod verdict_files;

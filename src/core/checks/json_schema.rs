@@ -18,9 +18,10 @@
 //!   (keywords roughly alphabetical), where 0.10.0 follows the order the
 //!   schema was written in; the count is the same;
 //! - an object quoted in a message lists its keys in code-point order;
-//! - `format` is not asserted (as in 0.10.0), `$schema` may select another
-//!   draft, and a `$ref` that cannot be resolved is refused at load (0.10.0
-//!   raised while judging);
+//! - `format` is not asserted (as in 0.10.0), and a `$ref` that cannot be
+//!   resolved is refused at load (0.10.0 raised while judging);
+//! - a `$schema` inside a subschema switches 0.10.0 to that draft from
+//!   there down; here every subschema is Draft 2020-12;
 //! - an output holding `NaN`, `Infinity`, a lone surrogate escape or
 //!   containers nested more than 256 deep is an error here: the validator
 //!   cannot hold those values;
@@ -35,9 +36,16 @@
 //! (`pattern '…' could not be searched to the end: …`), never a violation:
 //! nobody knows whether the output conforms.
 //!
+//! The draft is 2020-12 whatever the root's `$schema` says, as 0.10.0's
+//! `Draft202012Validator`: the schema is checked against the 2020-12
+//! meta-schema, and `dependencies` (drafts 4–7) is ignored, not enforced.
+//! Agreement with the JSON-Schema-Test-Suite is measured by
+//! `tests/parity/` (docs/checks.md).
+//!
 //! Property names (`patternProperties`, and through it
 //! `additionalProperties` and `unevaluatedProperties`) are matched by the
-//! validator itself, on the linear `regex` engine: time proportional to
+//! validator itself, with the patterns rewritten into Python's meaning
+//! (`property_names.rs`), on the linear `regex` engine: time proportional to
 //! pattern × name, never more. A `patternProperties` pattern that needs
 //! lookaround, a backreference or an atomic group is refused when the
 //! suite loads (0.10.0 accepted it, and a hostile one over a long name ran
@@ -66,6 +74,9 @@ use crate::core::verdict::Verdict;
 pub struct CompiledSchema {
     /// The schema as declared.
     pub schema: Value,
+    /// The schema as compiled: `patternProperties` keys in the validator's
+    /// syntax (see `property_names.rs`).
+    compiled: Value,
     validator: Arc<jsonschema::Validator>,
 }
 
@@ -88,29 +99,65 @@ impl CompiledSchema {
         if !schema.is_object() {
             return Err("a schema is a table of keywords, e.g. { type = \"object\" }".to_string());
         }
+        // The schema is checked as declared (0.10.0's `check_schema`), then
+        // compiled with its property-name patterns in Python's meaning.
+        if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
+            let at = e.instance_path().as_str();
+            let at = if at.is_empty() { "the top" } else { at };
+            return Err(format!("at {at}: {e}"));
+        }
+        let (compiled, names) = super::property_names::rewrite(schema)?;
+        let declared = |rewritten: &str| {
+            names
+                .iter()
+                .find(|(r, _)| r == rewritten)
+                .map_or(rewritten, |(_, d)| d.as_str())
+                .to_string()
+        };
         let validator = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(false)
             .with_keyword("pattern", bounded_pattern)
+            .with_keyword("dependencies", ignored)
             .with_pattern_options(jsonschema::PatternOptions::regex())
-            .build(schema)
+            .build(&compiled)
             .map_err(|e| {
                 let at = e.instance_path().as_str();
                 let at = if at.is_empty() { "the top" } else { at };
                 match (name_pattern(&e), e.instance().as_ref()) {
                     (true, Value::String(pattern)) => format!(
-                        "at {at}: the patternProperties pattern {} is not one property names can \
+                        "at {}: the patternProperties pattern {} is not one property names can \
                          be matched with here: a regular expression without lookaround, \
-                         backreferences or atomic groups, the patterns whose time is bounded",
-                        repr_value(&Value::String(pattern.clone()))
+                         backreferences, atomic groups or possessive quantifiers, the patterns \
+                         whose time is bounded",
+                        at.rsplit_once('/').map_or(at, |(head, _)| head).to_string()
+                            + "/"
+                            + &declared(pattern),
+                        repr_value(&Value::String(declared(pattern)))
                     ),
                     _ => format!("at {at}: {e}"),
                 }
             })?;
         Ok(CompiledSchema {
             schema: schema.clone(),
+            compiled,
             validator: Arc::new(validator),
         })
+    }
+}
+
+impl CompiledSchema {
+    /// Judge `output` as the check does: `Ok(true)` when it conforms,
+    /// `Ok(false)` on a violation, `Err` with the sentence when it cannot
+    /// be judged.
+    ///
+    /// # Errors
+    /// The output cannot be judged (undecodable text, a search that gave up).
+    pub fn conforms(&self, output: &Value) -> Result<bool, String> {
+        match judge(self, output) {
+            Outcome::Scored { score, .. } => Ok(score >= 1.0),
+            Outcome::Errored(why) => Err(why),
+        }
     }
 }
 
@@ -170,7 +217,7 @@ pub(super) fn judge(compiled: &CompiledSchema, output: &Value) -> Outcome {
                 // the object, not at the property.
                 path.pop();
             }
-            (path, message(&compiled.schema, e))
+            (path, message(&compiled.compiled, e))
         })
         .collect();
     if errors.is_empty() {
@@ -287,6 +334,29 @@ fn bounded_pattern<'a>(
         pattern: pattern.clone(),
         compiled,
     }))
+}
+
+/// `dependencies` (drafts 4 to 7) is not a keyword of Draft 2020-12, which
+/// 0.10.0 validates with: it is ignored, as there, instead of enforced.
+fn ignored<'a>(
+    _parent: &'a Map<String, Value>,
+    _value: &'a Value,
+    _path: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, ValidationError<'a>> {
+    Ok(Box::new(Ignored))
+}
+
+/// A keyword that never fails.
+struct Ignored;
+
+impl<'i> jsonschema::Keyword<'i> for Ignored {
+    fn validate(&self, _instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        Ok(())
+    }
+
+    fn is_valid(&self, _instance: &'i Value) -> bool {
+        true
+    }
 }
 
 /// A `false` schema reached as a property's schema (`properties.x = false`).
@@ -592,7 +662,8 @@ mod tests {
             CompiledSchema::compile(&json!({"patternProperties": {"(?=.*x)y": {}}})).unwrap_err(),
             "at /patternProperties/(?=.*x)y: the patternProperties pattern '(?=.*x)y' is not one \
              property names can be matched with here: a regular expression without lookaround, \
-             backreferences or atomic groups, the patterns whose time is bounded"
+             backreferences, atomic groups or possessive quantifiers, the patterns whose time is \
+             bounded"
         );
         assert!(CompiledSchema::compile(
             &json!({"properties": {"a": {"patternProperties": {r"(a)\1": {}}}}})
@@ -613,6 +684,51 @@ mod tests {
             started.elapsed() < std::time::Duration::from_secs(10),
             "{:?}",
             started.elapsed()
+        );
+    }
+
+    /// digline 0.10.0 (jsonschema 4.26, Python 3.13) on the same rows.
+    #[test]
+    fn drafts_and_property_names_as_0_10_0() {
+        let pass = || (Some(1.0), "conforms to the schema".to_string());
+        // `dependencies` is not Draft 2020-12: ignored, whatever `$schema` says.
+        for schema in [
+            json!({"dependencies": {"a": ["b"]}}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "dependencies": {"a": ["b"]}}),
+        ] {
+            assert_eq!(reason(&schema, &json!({"a": 1})), pass(), "{schema}");
+        }
+        // The root is Draft 2020-12: draft-3's `divisibleBy` is no keyword.
+        let d3 = json!({"$schema": "http://json-schema.org/draft-03/schema#", "divisibleBy": 2});
+        assert_eq!(reason(&d3, &json!(3)), pass());
+        // A draft-4 form is refused by the 2020-12 meta-schema, as in 0.10.0.
+        assert!(CompiledSchema::compile(&json!({"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 3, "exclusiveMaximum": true})).is_err());
+        // Property names: Python's Unicode `\w` and `\d`, and its `$`.
+        let names = json!({"patternProperties": {r"^\w+$": {"type": "string"}, r"^\d+$": {"type": "string"}, "^z$": {"type": "string"}}, "additionalProperties": false});
+        for name in ["café", "٣٤", "z\n", "a_1"] {
+            assert_eq!(reason(&names, &json!({name: "s"})), pass(), "{name:?}");
+        }
+        for name in ["a-b", "z\n\n"] {
+            assert_eq!(reason(&names, &json!({name: "s"})).0, Some(0.0), "{name:?}");
+        }
+        assert!(
+            CompiledSchema::compile(&json!({"patternProperties": {r"^\p{Letter}+$": {}}}))
+                .unwrap_err()
+                .contains("bad escape \\p")
+        );
+        assert!(
+            CompiledSchema::compile(&json!({"patternProperties": {"a*+": {}}}))
+                .unwrap_err()
+                .contains("possessive quantifiers")
+        );
+        // A refused pattern is named as written, not as rewritten.
+        assert_eq!(
+            CompiledSchema::compile(&json!({"items": {"patternProperties": {r"\d+(?=x)": {}}}}))
+                .unwrap_err(),
+            "at /items/patternProperties/\\d+(?=x): the patternProperties pattern '\\\\d+(?=x)' is \
+             not one property names can be matched with here: a regular expression without \
+             lookaround, backreferences, atomic groups or possessive quantifiers, the patterns whose \
+             time is bounded"
         );
     }
 

@@ -47,6 +47,7 @@ mod outcome;
 mod params;
 pub mod pattern;
 pub mod pii;
+mod property_names;
 mod regex;
 pub mod registry;
 mod repeated;

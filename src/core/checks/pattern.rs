@@ -14,7 +14,8 @@
 //! |---|---|---|
 //! | `$` (outside a class) | `(?:$\|(?=\n\z))` | Python's `$` also matches just before one trailing newline |
 //! | `\Z` | `\z` | Python's end of text |
-//! | `\A`, `^`, `.`, `\d`, `\D`, `\b`, `\B` | themselves | same meaning (`\d` is Unicode `Nd` in both, so `٣` is a digit) |
+//! | `\A`, `^`, `.`, `\b`, `\B` | themselves | same meaning |
+//! | `\d`, `\D` | `[\p{Nd}]`, `[\P{Nd}]` | Unicode `Nd`, so `٣` is a digit (spelled out so the JSON Schema validator, which reads `\d` as ASCII, keeps it) |
 //! | `\w`, `\W` | `[\p{L}\p{N}_]`, its negation | Python's word characters: letters, numbers and `_` |
 //! | `\s`, `\S` | the 29 characters of Python's `str.isspace`, its negation | Python also counts U+001C–U+001F |
 //! | `\n \t \r \f \v \a`, `\xhh`, `\uhhhh`, `\Uhhhhhhhh`, octal `\0`, `\012` | the character | spelled `\x{…}` for the Rust parser |
@@ -22,20 +23,27 @@
 //! | `(?P<name>…)`, `(?:…)`, `(?=…)`, `(?!…)`, `(?<=…)`, `(?<!…)`, `(?>…)` | themselves | |
 //! | `(?(1)yes\|no)`, `(?(name)yes\|no)` | conditionals | the name is spelled `<name>` |
 //! | `(?#…)` | dropped | a comment |
-//! | leading `(?imsux)`, scoped `(?ims-ims:…)` | the same flags | `u` is the default and dropped |
-//! | `(?x)` at the start | handled here | whitespace and `#` comments are dropped outside classes, as Python does (Rust would also drop them inside classes) |
-//! | `{m}`, `{m,}`, `{,n}`, `{m,n}` and their lazy/possessive forms | `{m}` … `{0,n}` | Rust needs the lower bound |
+//! | leading `(?aimsux)`, scoped `(?aimsux-imsx:…)` | `ims` passed on | `u` is the default; `a` and `x` are handled here |
+//! | `(?a)`, `(?a:…)` | `\w \d \s` as ASCII classes, `\b \B` as lookaround on `[A-Za-z0-9_]` | Python's ASCII flag |
+//! | `(?x)`, `(?x:…)` | handled here | whitespace and `#` comments are dropped outside classes, as Python does (Rust would also drop them inside classes) |
+//! | `{m}`, `{m,}`, `{,n}`, `{m,n}` and their lazy forms | `{m}` … `{0,n}` | Rust needs the lower bound |
+//! | possessive `X*+`, `X++`, `X?+`, `X{m,n}+` | `(?>X*)` … | an atomic group, spelled out (the linear engine would read `a*+` as `(?:a*)+`) |
+//! | a repeated lookaround `(?=X)*` | `(?:(?=X)\|)`, or `(?=X)` when the minimum is above 0 | Python tries a zero-width item once |
 //! | `{` that starts no quantifier, lone `}` and `]` | literal | as in Python |
 //! | `[…]` classes | rebuilt item by item | `[`, `&&`, `~~` are literal in Python but set syntax in Rust; `\b` in a class is backspace |
 //!
 //! # Refused (the error says which)
 //!
-//! The ASCII and locale flags (`(?a)`, `(?L)`), a scoped verbose flag
-//! `(?x:…)`, named Unicode characters `\N{…}`, and everything Python itself
-//! refuses that this parser notices (bad escapes such as `\q` or `\z`,
-//! `(?<name>…)`, flags that are not at the start, unterminated classes,
-//! octal escapes above `\377`). Anything else the engine cannot run is
-//! refused with the engine's own message.
+//! The locale flag `(?L)`, named Unicode characters `\N{…}`, and everything
+//! Python itself refuses (bad escapes such as `\q` or `\z`, `(?<name>…)`,
+//! flags that are not at the start, unterminated classes and groups, octal
+//! escapes above `\377`, nothing to repeat, a repeat of a repeat, a minimum
+//! above the maximum, a look-behind of variable width — widths are counted
+//! here as Python counts them —, references to groups that do not exist or
+//! are still open, two groups of one name). Each refusal names the position
+//! in the user's pattern; a message of the engine has its position mapped
+//! back from the translated text. The parity with Python 3.13 and 3.11 is
+//! measured by `tests/parity/regex/` (docs/checks.md).
 //!
 //! # Known differences that remain
 //!
@@ -43,9 +51,9 @@
 //!   combining marks and connector punctuation other than `_`, and not
 //!   `No` numbers such as `²`. They decide differently only next to such
 //!   characters.
-//! - Case-insensitive matching (`(?i)`) uses Unicode simple case folding in
-//!   both engines; Python adds a few special equivalences (e.g. `ſ`/`s`,
-//!   `K`/`k` with the Kelvin sign) that the Rust engine may treat otherwise.
+//! - `\B` matches in an empty text, where Python's never does.
+//! - With `(?a)` and `(?i)` together, case folding stays Unicode, where
+//!   Python folds ASCII letters only.
 //! - Unicode data follow the crates' Unicode version, not Python's.
 //! - Matching can give up on pathological backtracking (the engine's
 //!   backtrack limit); the check then reports an `error`, where Python would
@@ -72,13 +80,18 @@ const BACKTRACK_LIMIT: usize = 1_000_000;
 /// A sentence saying why the pattern cannot run (Python syntax this port
 /// refuses, or a pattern the engine rejects), without a leading capital or
 /// trailing period, e.g. `named Unicode characters (\N{...}) are not
-/// supported`.
+/// supported`. A position in it counts characters of `pattern`, from 0.
 pub fn compile(pattern: &str) -> Result<fancy_regex::Regex, String> {
-    let translated = translate(pattern)?;
+    let (translated, map) = translate_mapped(pattern, Mode::Search)?;
     fancy_regex::RegexBuilder::new(&translated)
         .backtrack_limit(BACKTRACK_LIMIT)
         .build()
-        .map_err(|e| format!("the regex engine rejects it: {e}"))
+        .map_err(|e| {
+            format!(
+                "the regex engine rejects it: {}",
+                in_user_positions(&e.to_string(), &map)
+            )
+        })
 }
 
 /// Rewrite a Python `re` pattern into `fancy_regex` syntax with the same
@@ -87,15 +100,148 @@ pub fn compile(pattern: &str) -> Result<fancy_regex::Regex, String> {
 /// # Errors
 /// A sentence naming the construct that cannot be translated.
 pub fn translate(pattern: &str) -> Result<String, String> {
+    translate_mapped(pattern, Mode::Search).map(|(t, _)| t)
+}
+
+/// Rewrite a Python `re` pattern for the linear `regex` engine the JSON
+/// Schema validator matches property names with: the same as
+/// [`translate`], except that `$` consumes the one trailing newline it may
+/// stand before (`(?:$|\n\z)`, the same yes or no for a whole-name match,
+/// without a lookahead), `.` is spelled `[^\n]` (the validator would read
+/// a bare `.` with ECMA-262's meaning) and `\d` as `\p{Nd}` (it would read
+/// `\d` as ASCII). A pattern that still needs lookaround, a backreference,
+/// an atomic group or a possessive quantifier is refused by that engine.
+///
+/// # Errors
+/// As [`translate`].
+pub fn translate_linear(pattern: &str) -> Result<String, String> {
+    translate_mapped(pattern, Mode::Linear).map(|(t, _)| t)
+}
+
+/// Which engine the translation is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `fancy_regex`, searched by [`super::search`].
+    Search,
+    /// The `regex` crate behind the JSON Schema validator's property names.
+    Linear,
+}
+
+fn translate_mapped(pattern: &str, mode: Mode) -> Result<(String, Vec<(usize, usize)>), String> {
     let mut t = Translator {
         chars: pattern.chars().collect(),
         pos: 0,
         out: String::with_capacity(pattern.len() + 16),
-        verbose: false,
+        mode,
+        frames: vec![Frame::new(Kind::Top, 0, 0)],
+        groups: 0,
+        open: Vec::new(),
+        names: Vec::new(),
+        widths: Vec::new(),
+        map: Vec::new(),
     };
     t.leading_flags()?;
     t.body()?;
-    Ok(t.out)
+    if t.frames.len() > 1 {
+        let at = t.frames.last().map_or(0, |f| f.at);
+        return Err(format!(
+            "it has a ( that is never closed (missing ), at position {at})"
+        ));
+    }
+    Ok((t.out, t.map))
+}
+
+/// Rewrite `position N` in an engine message (a byte offset into the
+/// translated pattern) as the character position in the user's pattern.
+fn in_user_positions(message: &str, map: &[(usize, usize)]) -> String {
+    let Some((head, tail)) = message.split_once("position ") else {
+        return message.to_string();
+    };
+    let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+    let Ok(at) = digits.parse::<usize>() else {
+        return message.to_string();
+    };
+    let user = map
+        .iter()
+        .rev()
+        .find(|(out, _)| *out <= at)
+        .map_or(0, |(_, source)| *source);
+    format!("{head}position {user}{}", &tail[digits.len()..])
+}
+
+/// Characters a sub-pattern matches: at least, at most (`usize::MAX`: no bound).
+type Width = (usize, usize);
+
+fn add(a: Width, b: Width) -> Width {
+    (a.0.saturating_add(b.0), a.1.saturating_add(b.1))
+}
+
+fn either(a: Option<Width>, b: Width) -> Width {
+    a.map_or(b, |a| (a.0.min(b.0), a.1.max(b.1)))
+}
+
+/// What the last piece of the current branch was, for the quantifier rules
+/// of Python's parser.
+#[derive(Clone, Copy)]
+enum Last {
+    /// Nothing yet (start of a branch): a quantifier has nothing to repeat.
+    Nothing,
+    /// `^`, `$`, `\A`, `\Z`, `\b`, `\B`: Python does not repeat them.
+    Anchor,
+    /// Something repeatable, written from byte `out` of the output.
+    Item {
+        out: usize,
+        width: Width,
+        before: Width,
+        assertion: bool,
+    },
+    /// A quantified item: another quantifier is a "multiple repeat".
+    Repeated,
+}
+
+/// What a group is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Top,
+    Capture(usize),
+    Plain,
+    Lookahead,
+    Lookbehind,
+    Conditional,
+}
+
+/// One open group (or the whole pattern) and the widths of its branches.
+struct Frame {
+    kind: Kind,
+    out: usize,
+    at: usize,
+    seq: Width,
+    alts: Option<Width>,
+    last: Last,
+    branches: usize,
+    /// Python's `x` flag: whitespace and `#` comments are dropped.
+    verbose: bool,
+    /// Python's `a` flag: `\w`, `\d`, `\s`, `\b` are ASCII.
+    ascii: bool,
+    /// Python's `s` flag: `.` matches a newline too.
+    dotall: bool,
+}
+
+impl Frame {
+    fn new(kind: Kind, out: usize, at: usize) -> Frame {
+        Frame {
+            kind,
+            out,
+            at,
+            seq: (0, 0),
+            alts: None,
+            last: Last::Nothing,
+            branches: 1,
+            verbose: false,
+            ascii: false,
+            dotall: false,
+        }
+    }
 }
 
 /// A one-pass rewriter over the pattern's code points.
@@ -103,7 +249,19 @@ struct Translator {
     chars: Vec<char>,
     pos: usize,
     out: String,
-    verbose: bool,
+    mode: Mode,
+    /// The open groups, the whole pattern first.
+    frames: Vec<Frame>,
+    /// Capturing groups opened so far.
+    groups: usize,
+    /// Capturing groups not closed yet.
+    open: Vec<usize>,
+    /// Group names and their numbers.
+    names: Vec<(String, usize)>,
+    /// Widths of the closed capturing groups, by number.
+    widths: Vec<(usize, Width)>,
+    /// (byte in `out`, character in the pattern) where each piece starts.
+    map: Vec<(usize, usize)>,
 }
 
 /// One element of a character class, already in Rust syntax.
@@ -128,6 +286,28 @@ impl Translator {
         self.chars.get(self.pos..self.pos + wanted.len()) == Some(&wanted[..])
     }
 
+    fn frame(&mut self) -> &mut Frame {
+        let last = self.frames.len() - 1;
+        &mut self.frames[last]
+    }
+
+    /// A repeatable piece of `width` characters was written from byte `out`.
+    fn item(&mut self, out: usize, width: Width, assertion: bool) {
+        let frame = self.frame();
+        let before = frame.seq;
+        frame.seq = add(before, width);
+        frame.last = Last::Item {
+            out,
+            width,
+            before,
+            assertion,
+        };
+    }
+
+    fn anchor(&mut self) {
+        self.frame().last = Last::Anchor;
+    }
+
     /// `(?aiLmsux)` groups at the very start: Python's global flags.
     fn leading_flags(&mut self) -> Result<(), String> {
         while self.starts_with("(?") {
@@ -139,15 +319,26 @@ impl Translator {
                 return Ok(());
             }
             let flags: String = self.chars[self.pos + 2..end].iter().collect();
+            if flags.contains('a') && flags.contains('u') {
+                return Err(format!(
+                    "it has the conflicting flags a and u at position {}",
+                    self.pos
+                ));
+            }
             self.pos = end + 1;
             let mut kept = String::new();
             for f in flags.chars() {
                 match f {
-                    'a' => return Err(ascii_flag_refusal()),
+                    'a' => self.frame().ascii = true,
                     'L' => return Err(locale_flag_refusal()),
                     'u' => {}
-                    'x' => self.verbose = true,
-                    other => kept.push(other),
+                    'x' => self.frame().verbose = true,
+                    other => {
+                        if other == 's' {
+                            self.frame().dotall = true;
+                        }
+                        kept.push(other);
+                    }
                 }
             }
             if !kept.is_empty() {
@@ -161,11 +352,12 @@ impl Translator {
 
     fn body(&mut self) -> Result<(), String> {
         while let Some(c) = self.peek() {
-            if self.verbose && matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C') {
+            let verbose = self.frames.last().is_some_and(|f| f.verbose);
+            if verbose && matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0B' | '\x0C') {
                 self.pos += 1;
                 continue;
             }
-            if self.verbose && c == '#' {
+            if verbose && c == '#' {
                 while let Some(c) = self.peek() {
                     self.pos += 1;
                     if c == '\n' {
@@ -174,40 +366,245 @@ impl Translator {
                 }
                 continue;
             }
+            let out = self.out.len();
+            let at = self.pos;
+            self.map.push((out, at));
             match c {
                 '\\' => {
                     self.pos += 1;
-                    self.escape()?;
+                    self.escape(out)?;
                 }
                 '[' => {
                     self.pos += 1;
                     self.class()?;
+                    self.item(out, (1, 1), false);
                 }
                 '(' => self.group()?,
+                ')' => self.close(at)?,
+                '|' => {
+                    self.pos += 1;
+                    let frame = self.frame();
+                    if frame.kind == Kind::Conditional && frame.branches == 2 {
+                        return Err(format!(
+                            "it has a conditional group with more than two branches at position {at}"
+                        ));
+                    }
+                    frame.alts = Some(either(frame.alts, frame.seq));
+                    frame.seq = (0, 0);
+                    frame.last = Last::Nothing;
+                    frame.branches += 1;
+                    self.out.push('|');
+                }
                 '$' => {
                     self.pos += 1;
-                    self.out.push_str(r"(?:$|(?=\n\z))");
+                    self.out.push_str(match self.mode {
+                        Mode::Search => r"(?:$|(?=\n\z))",
+                        Mode::Linear => r"(?:$|\n\z)",
+                    });
+                    self.anchor();
                 }
-                '{' => self.brace(),
-                '}' | ']' => {
+                '^' => {
                     self.pos += 1;
-                    push_literal(&mut self.out, c);
+                    self.out.push('^');
+                    self.anchor();
                 }
-                '.' | '^' | '|' | '*' | '+' | '?' | ')' => {
+                '{' => match self.brace()? {
+                    Some((low, high)) => self.quantifier(at, low, high)?,
+                    None => {
+                        self.pos += 1;
+                        push_literal(&mut self.out, '{');
+                        self.item(out, (1, 1), false);
+                    }
+                },
+                '*' => self.quantifier(at, 0, usize::MAX)?,
+                '+' => self.quantifier(at, 1, usize::MAX)?,
+                '?' => self.quantifier(at, 0, 1)?,
+                '.' => {
                     self.pos += 1;
-                    self.out.push(c);
+                    let dotall = self.frames.last().is_some_and(|f| f.dotall);
+                    self.out.push_str(match (self.mode, dotall) {
+                        (Mode::Search, _) => ".",
+                        (Mode::Linear, false) => r"[^\n]",
+                        (Mode::Linear, true) => r"[\x{0}-\x{10FFFF}]",
+                    });
+                    self.item(out, (1, 1), false);
                 }
                 _ => {
                     self.pos += 1;
                     push_literal(&mut self.out, c);
+                    self.item(out, (1, 1), false);
                 }
             }
         }
         Ok(())
     }
 
-    /// `{…}`: a quantifier if it reads as one, else a literal brace.
-    fn brace(&mut self) {
+    /// A quantifier at `at` (its text not consumed yet when it is `*+?`;
+    /// already consumed for braces), repeating the last item `low` to
+    /// `high` times, with Python's lazy `?` or possessive `+` after it.
+    fn quantifier(&mut self, at: usize, low: usize, high: usize) -> Result<(), String> {
+        if self.chars.get(self.pos).is_some_and(|c| "*+?".contains(*c)) && self.pos == at {
+            self.pos += 1;
+        }
+        let (out, width, before, assertion) = match self.frame().last {
+            Last::Nothing | Last::Anchor => {
+                return Err(format!("it has nothing to repeat at position {at}"))
+            }
+            Last::Repeated => {
+                return Err(format!(
+                    "it repeats a repeat at position {at} (Python's \"multiple repeat\"; \
+                     write (?:…) around the first)"
+                ))
+            }
+            Last::Item {
+                out,
+                width,
+                before,
+                assertion,
+            } => (out, width, before, assertion),
+        };
+        if low > high {
+            return Err(format!(
+                "it has a repeat whose minimum is above its maximum at position {at}"
+            ));
+        }
+        let lazy = self.peek() == Some('?');
+        let possessive = !lazy && self.peek() == Some('+');
+        if lazy || possessive {
+            self.pos += 1;
+        }
+        let mut q = match (low, high) {
+            (0, usize::MAX) => "*".to_string(),
+            (1, usize::MAX) => "+".to_string(),
+            (0, 1) => "?".to_string(),
+            (l, usize::MAX) => format!("{{{l},}}"),
+            (l, h) if l == h => format!("{{{l}}}"),
+            (l, h) => format!("{{{l},{h}}}"),
+        };
+        if lazy {
+            q.push('?');
+        }
+        let atom = self.out[out..].to_string();
+        if assertion || width == (0, 0) {
+            // A zero-width item repeated (an assertion, an empty group, a
+            // group of anchors): Python tries it once, and a minimum of 0
+            // lets it fail.
+            if low == 0 {
+                self.out.truncate(out);
+                let open = if possessive { "(?>" } else { "(?:" };
+                if lazy {
+                    self.out.push_str(&format!("{open}|{atom})"));
+                } else {
+                    self.out.push_str(&format!("{open}{atom}|)"));
+                }
+            }
+        } else if possessive {
+            self.out.insert_str(out, "(?>");
+            for entry in self.map.iter_mut().filter(|(o, _)| *o > out) {
+                entry.0 += 3;
+            }
+            self.out.push_str(&q);
+            self.out.push(')');
+        } else {
+            self.out.push_str(&q);
+        }
+        let repeated = (
+            width.0.saturating_mul(low),
+            if high == 0 {
+                0
+            } else {
+                width.1.saturating_mul(high)
+            },
+        );
+        let frame = self.frame();
+        frame.seq = add(before, repeated);
+        frame.last = Last::Repeated;
+        Ok(())
+    }
+
+    /// `)` at `at`: close the innermost group.
+    fn close(&mut self, at: usize) -> Result<(), String> {
+        self.pos += 1;
+        if self.frames.len() == 1 {
+            return Err(format!("it has an unbalanced ) at position {at}"));
+        }
+        let frame = self
+            .frames
+            .pop()
+            .unwrap_or_else(|| Frame::new(Kind::Top, 0, 0));
+        let mut total = either(frame.alts, frame.seq);
+        self.out.push(')');
+        match frame.kind {
+            Kind::Lookahead => self.item(frame.out, (0, 0), true),
+            Kind::Lookbehind => {
+                if total.0 != total.1 {
+                    return Err(format!(
+                        "it has a look-behind that can match texts of different lengths at \
+                         position {} (Python's look-behind is fixed-width)",
+                        frame.at
+                    ));
+                }
+                self.item(frame.out, (0, 0), true);
+            }
+            Kind::Conditional => {
+                if frame.branches == 1 {
+                    total = either(Some(total), (0, 0));
+                }
+                self.item(frame.out, total, false);
+            }
+            Kind::Capture(n) => {
+                self.open.retain(|g| *g != n);
+                self.widths.push((n, total));
+                self.item(frame.out, total, false);
+            }
+            Kind::Plain | Kind::Top => self.item(frame.out, total, false),
+        }
+        Ok(())
+    }
+
+    /// Open a group of `kind` whose text `(…` was consumed, written as `text`.
+    fn open_group(&mut self, kind: Kind, at: usize, text: &str) {
+        let out = self.out.len();
+        self.out.push_str(text);
+        let mut frame = Frame::new(kind, out, at);
+        if let Some(parent) = self.frames.last() {
+            frame.verbose = parent.verbose;
+            frame.ascii = parent.ascii;
+            frame.dotall = parent.dotall;
+        }
+        self.frames.push(frame);
+    }
+
+    fn ascii(&self) -> bool {
+        self.frames.last().is_some_and(|f| f.ascii)
+    }
+
+    /// A reference to group `n` at `at`: it must exist and be closed.
+    fn group_reference(&mut self, n: usize, at: usize) -> Result<Width, String> {
+        if n == 0 || n > self.groups {
+            return Err(format!(
+                "it refers to group {n}, which does not exist at position {at}"
+            ));
+        }
+        if self.open.contains(&n) {
+            return Err(format!(
+                "it refers to group {n} inside that group, at position {at}"
+            ));
+        }
+        Ok(self
+            .widths
+            .iter()
+            .find(|(g, _)| *g == n)
+            .map_or((0, usize::MAX), |(_, w)| *w))
+    }
+
+    fn named_group(&self, name: &str) -> Option<usize> {
+        self.names.iter().find(|(n, _)| n == name).map(|(_, g)| *g)
+    }
+
+    /// `{…}` at the current position: `Some((low, high))` (consumed) if it
+    /// reads as a quantifier, `None` (nothing consumed) for a literal brace.
+    fn brace(&mut self) -> Result<Option<(usize, usize)>, String> {
         let start = self.pos;
         let mut i = start + 1;
         let digits = |i: &mut usize, chars: &[char]| {
@@ -226,34 +623,64 @@ impl Translator {
         let closes = self.chars.get(i) == Some(&'}');
         let empty = low.is_empty() && high.is_none();
         if !closes || empty {
-            self.pos += 1;
-            push_literal(&mut self.out, '{');
-            return;
+            return Ok(None);
         }
         self.pos = i + 1;
-        let low = if low.is_empty() { "0".to_string() } else { low };
-        match high {
-            None => self.out.push_str(&format!("{{{low}}}")),
-            Some(h) => self.out.push_str(&format!("{{{low},{h}}}")),
-        }
+        // Python's bound: a count must be below 2³² − 1.
+        let number = |text: &str, default: usize| -> Result<usize, String> {
+            if text.is_empty() {
+                return Ok(default);
+            }
+            text.parse::<u64>()
+                .ok()
+                .filter(|n| *n < u64::from(u32::MAX))
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!("it has a repeat count that is too large at position {start}")
+                })
+        };
+        let low_n = number(&low, 0)?;
+        let high_n = match high {
+            None => low_n,
+            Some(h) => number(&h, usize::MAX)?,
+        };
+        Ok(Some((low_n, high_n)))
     }
 
-    /// After a `\` outside a class.
-    fn escape(&mut self) -> Result<(), String> {
+    /// After a `\` outside a class; `out` is where its text starts.
+    fn escape(&mut self, out: usize) -> Result<(), String> {
+        let at = self.pos - 1;
         let Some(c) = self.peek() else {
             return Err("it ends with a lone backslash".to_string());
         };
         self.pos += 1;
         match c {
-            'A' | 'b' | 'B' | 'd' | 'D' => {
+            'b' | 'B' if self.ascii() => {
+                let w = "[A-Za-z0-9_]";
+                self.out.push_str(&if c == 'b' {
+                    format!("(?:(?<={w})(?!{w})|(?<!{w})(?={w}))")
+                } else {
+                    format!("(?:(?<={w})(?={w})|(?<!{w})(?!{w}))")
+                });
+                self.anchor();
+                return Ok(());
+            }
+            'A' | 'b' | 'B' => {
                 self.out.push('\\');
                 self.out.push(c);
+                self.anchor();
+                return Ok(());
             }
-            'Z' => self.out.push_str(r"\z"),
-            'w' => self.out.push_str(&format!("[{PY_WORD_ITEMS}]")),
-            'W' => self.out.push_str(&format!("[^{PY_WORD_ITEMS}]")),
-            's' => self.out.push_str(&format!("[{PY_SPACE_ITEMS}]")),
-            'S' => self.out.push_str(&format!("[^{PY_SPACE_ITEMS}]")),
+            'Z' => {
+                self.out.push_str(r"\z");
+                self.anchor();
+                return Ok(());
+            }
+            'd' | 'D' | 'w' | 'W' | 's' | 'S' => {
+                let (items, negated) = class_escape(c, self.ascii());
+                let caret = if negated { "^" } else { "" };
+                self.out.push_str(&format!("[{caret}{items}]"));
+            }
             '1'..='9' => {
                 // Three octal digits make an octal escape; otherwise one or
                 // two digits are a group reference.
@@ -264,21 +691,28 @@ impl Translator {
                         self.pos += 2;
                         let ch = octal_char(&[c, s, t])?;
                         push_literal(&mut self.out, ch);
+                        self.item(out, (1, 1), false);
                         return Ok(());
                     }
                 }
-                self.out.push('\\');
-                self.out.push(c);
+                let mut number = String::from(c);
                 if let Some(s) = second.filter(char::is_ascii_digit) {
                     self.pos += 1;
-                    self.out.push(s);
+                    number.push(s);
                 }
+                let n = number.parse::<usize>().unwrap_or(usize::MAX);
+                let width = self.group_reference(n, at)?;
+                self.out.push('\\');
+                self.out.push_str(&number);
+                self.item(out, width, false);
+                return Ok(());
             }
             _ => {
                 let ch = self.char_escape(c, false)?;
                 push_literal(&mut self.out, ch);
             }
         }
+        self.item(out, (1, 1), false);
         Ok(())
     }
 
@@ -336,28 +770,56 @@ impl Translator {
 
     /// `(`…: groups, lookaround, flags, comments, conditionals.
     fn group(&mut self) -> Result<(), String> {
+        let at = self.pos;
         if !self.starts_with("(?") {
             self.pos += 1;
-            self.out.push('(');
+            self.groups += 1;
+            self.open.push(self.groups);
+            self.open_group(Kind::Capture(self.groups), at, "(");
             return Ok(());
         }
-        for passthrough in ["(?:", "(?=", "(?!", "(?<=", "(?<!", "(?>"] {
-            if self.starts_with(passthrough) {
-                self.pos += passthrough.chars().count();
-                self.out.push_str(passthrough);
+        let kinds = [
+            ("(?:", Kind::Plain),
+            ("(?>", Kind::Plain),
+            ("(?=", Kind::Lookahead),
+            ("(?!", Kind::Lookahead),
+            ("(?<=", Kind::Lookbehind),
+            ("(?<!", Kind::Lookbehind),
+        ];
+        for (text, kind) in kinds {
+            if self.starts_with(text) {
+                self.pos += text.chars().count();
+                self.open_group(kind, at, text);
                 return Ok(());
             }
         }
         if self.starts_with("(?P<") {
             self.pos += 4;
             let name = self.name_until('>', false)?;
-            self.out.push_str(&format!("(?P<{name}>"));
+            if let Some(earlier) = self.named_group(&name) {
+                return Err(format!(
+                    "it names two groups {name:?} (groups {earlier} and {}) at position {at}",
+                    self.groups + 1
+                ));
+            }
+            self.groups += 1;
+            self.open.push(self.groups);
+            self.names.push((name.clone(), self.groups));
+            self.open_group(Kind::Capture(self.groups), at, &format!("(?P<{name}>"));
             return Ok(());
         }
         if self.starts_with("(?P=") {
             self.pos += 4;
+            let out = self.out.len();
             let name = self.name_until(')', false)?;
+            let Some(n) = self.named_group(&name) else {
+                return Err(format!(
+                    "it refers to the unknown group name {name:?} at position {at}"
+                ));
+            };
+            let width = self.group_reference(n, at)?;
             self.out.push_str(&format!(r"\k<{name}>"));
+            self.item(out, width, false);
             return Ok(());
         }
         if self.starts_with("(?#") {
@@ -367,23 +829,45 @@ impl Translator {
                     return Ok(());
                 }
             }
-            return Err("it has an unterminated comment (?#".to_string());
+            return Err(format!(
+                "it has an unterminated comment (?# at position {at}"
+            ));
         }
         if self.starts_with("(?(") {
             self.pos += 3;
             let reference = self.name_until(')', true)?;
-            if reference.chars().all(|c| c.is_ascii_digit()) {
-                self.out.push_str(&format!("(?({reference})"));
+            let text = if reference.chars().all(|c| c.is_ascii_digit()) {
+                let n = reference.parse::<usize>().unwrap_or(usize::MAX);
+                if n == 0 {
+                    return Err(format!(
+                        "it has the bad group number 0 at position {}",
+                        at + 3
+                    ));
+                }
+                if n > self.groups {
+                    return Err(format!(
+                        "it refers to group {reference}, which does not exist at position {}",
+                        at + 3
+                    ));
+                }
+                format!("(?({n})")
             } else {
-                self.out.push_str(&format!("(?(<{reference}>)"));
-            }
+                if self.named_group(&reference).is_none() {
+                    return Err(format!(
+                        "it refers to the unknown group name {reference:?} at position {}",
+                        at + 3
+                    ));
+                }
+                format!("(?(<{reference}>)")
+            };
+            self.open_group(Kind::Conditional, at, &text);
             return Ok(());
         }
-        self.scoped_flags()
+        self.scoped_flags(at)
     }
 
-    /// `(?ims-ims:…)`; a bare `(?i)` here is not at the start.
-    fn scoped_flags(&mut self) -> Result<(), String> {
+    /// `(?aimsux-imsx:…)` at `at`; a bare `(?i)` here is not at the start.
+    fn scoped_flags(&mut self, at: usize) -> Result<(), String> {
         let mut i = self.pos + 2;
         let mut on = String::new();
         let mut off = String::new();
@@ -391,35 +875,72 @@ impl Translator {
         while let Some(&c) = self.chars.get(i) {
             match c {
                 '-' if !negative => negative = true,
-                'a' => return Err(ascii_flag_refusal()),
                 'L' => return Err(locale_flag_refusal()),
-                'x' => {
-                    return Err("a scoped verbose flag (?x:...) is not supported; \
-                         put (?x) at the start of the pattern"
-                        .to_string())
+                'a' | 'u' if negative => {
+                    return Err(format!(
+                        "it turns off the flag {c}, which Python cannot, at position {at}"
+                    ))
                 }
-                'i' | 'm' | 's' | 'u' => {
-                    if c != 'u' {
-                        if negative {
-                            off.push(c);
-                        } else {
-                            on.push(c);
-                        }
+                'a' | 'i' | 'm' | 's' | 'u' | 'x' => {
+                    let flags = if negative { &mut off } else { &mut on };
+                    if flags.contains(c) || (c == 'a' && on.contains('u')) {
+                        return Err(format!("it has conflicting flags at position {at}"));
+                    }
+                    if negative {
+                        off.push(c);
+                    } else {
+                        on.push(c);
                     }
                 }
                 ':' => {
-                    self.pos = i + 1;
-                    self.out.push_str("(?");
-                    self.out.push_str(&on);
-                    if !off.is_empty() {
-                        self.out.push('-');
-                        self.out.push_str(&off);
+                    if negative && off.is_empty() {
+                        return Err(format!(
+                            "it has a (?-…: group with no flag at position {at}"
+                        ));
                     }
-                    self.out.push(':');
+                    if on.chars().any(|f| off.contains(f)) {
+                        return Err(format!("it turns a flag both on and off at position {at}"));
+                    }
+                    if on.contains('a') && on.contains('u') {
+                        return Err(format!("it has conflicting flags at position {at}"));
+                    }
+                    self.pos = i + 1;
+                    // `a`, `u` and `x` are handled here; the engine gets `ims`.
+                    let engine = |flags: &str| {
+                        flags
+                            .chars()
+                            .filter(|f| "ims".contains(*f))
+                            .collect::<String>()
+                    };
+                    let mut text = format!("(?{}", engine(&on));
+                    if !engine(&off).is_empty() {
+                        text.push('-');
+                        text.push_str(&engine(&off));
+                    }
+                    text.push(':');
+                    self.open_group(Kind::Plain, at, &text);
+                    let frame = self.frame();
+                    if on.contains('x') {
+                        frame.verbose = true;
+                    }
+                    if off.contains('x') {
+                        frame.verbose = false;
+                    }
+                    if on.contains('a') {
+                        frame.ascii = true;
+                    }
+                    if on.contains('s') {
+                        frame.dotall = true;
+                    }
+                    if off.contains('s') {
+                        frame.dotall = false;
+                    }
                     return Ok(());
                 }
                 ')' if !negative && i > self.pos + 2 => {
-                    return Err("it has global flags that are not at the start".to_string())
+                    return Err(format!(
+                        "it has global flags that are not at the start, at position {at}"
+                    ))
                 }
                 _ => break,
             }
@@ -428,7 +949,9 @@ impl Translator {
         let shown: String = self.chars[self.pos..(self.pos + 3).min(self.chars.len())]
             .iter()
             .collect();
-        Err(format!("it has the unknown group extension {shown}"))
+        Err(format!(
+            "it has the unknown group extension {shown} at position {at}"
+        ))
     }
 
     /// A group name (or, with `allow_number`, a group number) up to `end` (consumed).
@@ -455,11 +978,17 @@ impl Translator {
 
     /// After a `[`: a Python character class, rebuilt item by item.
     fn class(&mut self) -> Result<(), String> {
+        let at = self.pos - 1;
         let mut rendered = String::from("[");
-        if self.peek() == Some('^') {
+        let negated = self.peek() == Some('^');
+        if negated {
             self.pos += 1;
             rendered.push('^');
         }
+        // Negated escapes (`\S`, `\W`…) inside the class, for the linear
+        // mode: the JSON Schema validator reads a nested `[` as a literal
+        // (ECMA-262 has no nested classes), so they become alternatives.
+        let mut outside: Vec<String> = Vec::new();
         let mut first = true;
         loop {
             let Some(c) = self.peek() else {
@@ -497,11 +1026,27 @@ impl Translator {
             }
             match item {
                 ClassItem::Char(ch) => push_class_char(&mut rendered, ch),
+                ClassItem::Set(s) if self.mode == Mode::Linear && s.starts_with("[^") => {
+                    if negated {
+                        return Err(format!(
+                            "it has a negated set with a negated class escape in it at position \
+                             {at}, which property names cannot be matched with here"
+                        ));
+                    }
+                    outside.push(s);
+                }
                 ClassItem::Set(s) => rendered.push_str(&s),
             }
         }
         rendered.push(']');
-        self.out.push_str(&rendered);
+        if outside.is_empty() {
+            self.out.push_str(&rendered);
+        } else {
+            if rendered != "[]" {
+                outside.insert(0, rendered);
+            }
+            self.out.push_str(&format!("(?:{})", outside.join("|")));
+        }
         Ok(())
     }
 
@@ -518,18 +1063,31 @@ impl Translator {
         };
         self.pos += 1;
         Ok(match e {
-            'd' | 'D' => ClassItem::Set(format!("\\{e}")),
-            'w' => ClassItem::Set(PY_WORD_ITEMS.to_string()),
-            'W' => ClassItem::Set(format!("[^{PY_WORD_ITEMS}]")),
-            's' => ClassItem::Set(PY_SPACE_ITEMS.to_string()),
-            'S' => ClassItem::Set(format!("[^{PY_SPACE_ITEMS}]")),
+            'd' | 'D' | 'w' | 'W' | 's' | 'S' => {
+                let (items, negated) = class_escape(e, self.ascii());
+                ClassItem::Set(if negated {
+                    format!("[^{items}]")
+                } else {
+                    items.to_string()
+                })
+            }
             _ => ClassItem::Char(self.char_escape(e, true)?),
         })
     }
 }
 
-fn ascii_flag_refusal() -> String {
-    "the ASCII-only flag (?a) is not supported; spell the class out, e.g. [0-9] for \\d".to_string()
+/// The items of Python's class escape `\<letter>` (`d D w W s S`), with
+/// or without the ASCII flag, and whether it is negated.
+fn class_escape(letter: char, ascii: bool) -> (&'static str, bool) {
+    let items = match (letter.to_ascii_lowercase(), ascii) {
+        ('d', false) => r"\p{Nd}",
+        ('d', true) => "0-9",
+        ('w', false) => PY_WORD_ITEMS,
+        ('w', true) => "A-Za-z0-9_",
+        ('s', false) => PY_SPACE_ITEMS,
+        _ => r"\x{9}-\x{D}\x{20}",
+    };
+    (items, letter.is_ascii_uppercase())
 }
 
 fn locale_flag_refusal() -> String {
@@ -630,9 +1188,25 @@ mod tests {
         ("a(?#note)b", "ab", true),
         ("(?x) a b # comment [\n c", "abc", true),
         ("(?x)[ ]", " ", true),
+        ("(?x:a b) c", "ab c", true),
+        ("(?x:a b) c", "abc", false),
+        // The ASCII flag, global or scoped.
+        ("(?a)^\\w$", "é", false),
+        ("(?a)^\\d$", "٣", false),
+        ("(?a:\\w)\\w", "aé", true),
+        ("(?a)\\bé", "xé", true),
+        ("\\bé", "xé", false),
         // Atomic groups and possessive quantifiers.
         ("a(?>bc|b)c", "abc", false),
         ("x{2}+", "xxx", true),
+        // Possessive quantifiers never give back (Python 3.11 and later).
+        ("a*+a", "aaa", false),
+        ("a++a", "aaa", false),
+        ("a{1,3}+a", "aaaa", true),
+        ("[ab]*+b", "ab", false),
+        // A repeated lookaround is tried once; a minimum of 0 lets it fail.
+        ("b(?=a)*c", "bc", true),
+        ("b(?=a)+c", "bc", false),
     ];
 
     #[test]
@@ -648,9 +1222,8 @@ mod tests {
     #[test]
     fn refuses_what_cannot_run() {
         let refused: &[(&str, &str)] = &[
-            ("(?a)\\d", "ASCII-only"),
+            ("(?au)x", "conflicting flags a and u"),
             ("(?L)x", "locale"),
-            ("(?x:a b)", "scoped verbose"),
             ("\\N{DIGIT ONE}", "named Unicode"),
             ("\\q", "bad escape \\q"),
             ("\\z", "bad escape \\z"),
@@ -663,8 +1236,24 @@ mod tests {
             ("\\777", "above the largest"),
             ("[z-a]", "bad character range"),
             ("[\\d-z]", "character range"),
-            ("(unclosed", "the regex engine rejects it"),
-            ("*a", "the regex engine rejects it"),
+            (
+                "(unclosed",
+                "a ( that is never closed (missing ), at position 0)",
+            ),
+            ("[ab]**", "repeats a repeat at position 5"),
+            ("a|*", "nothing to repeat at position 2"),
+            ("a{3,2}", "minimum is above its maximum at position 1"),
+            (
+                "(?<=a|bc)x",
+                "look-behind that can match texts of different lengths at position 0",
+            ),
+            (r"(a)\2", "group 2, which does not exist at position 3"),
+            (r"(a\1)", "inside that group, at position 2"),
+            ("(?P<n>a)(?P<n>b)", "two groups \"n\""),
+            ("(?(1)a|b)", "group 1, which does not exist"),
+            ("(a)(?(1)a|b|c)", "more than two branches at position 11"),
+            ("a)", "unbalanced ) at position 1"),
+            ("*a", "nothing to repeat at position 0"),
             ("(?P<1a>x)", "bad group name"),
         ];
         for (pattern, needle) in refused {
@@ -675,15 +1264,47 @@ mod tests {
         }
     }
 
+    /// Random patterns over Python's metacharacters: translation never
+    /// panics, in either mode, and a refusal's position is in the pattern.
+    #[test]
+    fn random_patterns_are_translated_or_refused_in_place() {
+        let alphabet: Vec<char> = r"a()[]{}*+?|\^$-,0123:=!<>P#ixsdwbBAZ ".chars().collect();
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).unwrap_or(0)
+        };
+        for _ in 0..3_000 {
+            let len = next(12);
+            let pattern: String = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+            let _ = translate_linear(&pattern);
+            if let Err(why) = compile(&pattern) {
+                if let Some(at) = why.split("position ").nth(1) {
+                    let n: usize = at
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect::<String>()
+                        .parse()
+                        .unwrap_or(usize::MAX);
+                    assert!(n <= pattern.chars().count(), "{pattern:?}: {why}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn translation_spells_the_differences() {
         let cases: &[(&str, &str)] = &[
             ("a$", r"a(?:$|(?=\n\z))"),
             (r"a\Z", r"a\z"),
-            (r"\d", r"\d"),
+            (r"\d", r"[\p{Nd}]"),
+            ("a*+b", "(?>a*)b"),
+            ("(?=a)*b", "(?:(?=a)|)b"),
             ("a{,3}", "a{0,3}"),
             ("(?u)x", "x"),
-            ("(?P=n)", r"\k<n>"),
+            ("(?P<n>a)(?P=n)", r"(?P<n>a)\k<n>"),
         ];
         for (python, rust) in cases {
             assert_eq!(translate(python).as_deref(), Ok(*rust), "{python:?}");

@@ -16,6 +16,7 @@
 
 mod config;
 mod coverage;
+mod labels;
 pub mod paired;
 pub mod power;
 pub mod reask;
@@ -31,6 +32,7 @@ pub use coverage::{
     is_uncovered_pass, parameter_direction, spell_parameters, DeclaredCheck, Direction, RuleChange,
     RuleField, PARAMETER_VALUE_LIMIT,
 };
+pub use labels::CheckLabels;
 
 use super::document::RunDocument;
 use super::exit::ExitStatus;
@@ -307,6 +309,10 @@ pub struct Comparison {
     /// Every threshold, tolerance and parameter change, itemized, in
     /// listing order.
     pub rule_changes: Vec<RuleChange>,
+    /// What the pull request changes about the evaluation against its
+    /// base (`[suite]`, `[target]`, the cases): set by the gate when the
+    /// base could be read, empty otherwise.
+    pub evaluation_changes: Vec<super::evaluation::EvalChange>,
     /// The indices of `deltas` in the order a reader sees them listed
     /// (key order until [`Comparison::arrange_by`] sets suite order).
     pub listing: Vec<usize>,
@@ -834,6 +840,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         uncovered_passes,
         suspended_in_run,
         rule_changes,
+        evaluation_changes: Vec::new(),
         listing,
         reasked: Vec::new(),
         power: None,

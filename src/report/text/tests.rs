@@ -420,3 +420,17 @@ fn splitlines_and_tally_follow_python() {
     // 0.10.0 drops lines that look like file headers from its tally.
     assert_eq!(diff_tally(&artifact("--x\n", "++y\n")), (0, 0));
 }
+
+#[test]
+fn long_names_are_shortened_keeping_both_ends() {
+    assert_eq!(shorten_name("short"), "short");
+    let long = format!("start{}end", "x".repeat(70_000));
+    let shown = shorten_name(&long);
+    assert_eq!(shown.chars().count(), NAME_SHOWN);
+    assert!(
+        shown.starts_with("startxx") && shown.ends_with("…nd"),
+        "{shown}"
+    );
+    let exact = "y".repeat(NAME_SHOWN);
+    assert_eq!(shorten_name(&exact), exact);
+}

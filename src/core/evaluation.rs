@@ -1,0 +1,418 @@
+//! What a pull request changes about the evaluation itself, against its
+//! base: the `[suite]` and `[target]` tables of `suite.toml` and the cases
+//! of `cases.json` (checks are itemized from the documents, see
+//! [`crate::core::compare::RuleChange`]). A regression hidden by rewording
+//! a case, pointing `[target]` at another server or sampling less must be
+//! listed, not read as "unchanged".
+//!
+//! Each change names its subject; a value the documents withhold (the
+//! endpoint, a header, anything naming a variable with `${…}`) stays
+//! withheld: the field is named, never its value. Where the direction is
+//! defined the change is labelled loosened or tightened: fewer `samples`, a
+//! lower `min_agreement`, a longer `timeout`, `allow_ci_tokens` turned on.
+//!
+//! Pure: JSON values in (the host parses the files), changes out.
+
+use serde_json::{Map, Value};
+
+use super::compare::Direction;
+use super::ratio::parse_fraction;
+
+/// What a change is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A key of `[suite]` (`samples`, `name`, …).
+    Suite(String),
+    /// A key of `[target]`, dotted below it (`url`, `headers.Authorization`).
+    Target(String),
+    /// A case, by id.
+    Case(String),
+}
+
+/// How the subject changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Only in the pull request.
+    Added,
+    /// Only at the base.
+    Removed,
+    /// On both sides, different.
+    Edited,
+}
+
+/// One itemized change of what is evaluated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalChange {
+    /// What changed.
+    pub subject: Subject,
+    /// Added, removed or edited.
+    pub change: Change,
+    /// The base's value as shown (`None`: absent, or withheld).
+    pub before: Option<String>,
+    /// The pull request's value as shown (`None`: absent, or withheld).
+    pub after: Option<String>,
+    /// True when the values are withheld (an endpoint, a header, a secret).
+    pub withheld: bool,
+    /// For an edited case: the fields that differ (`vars`, `expected`, …).
+    pub fields: Vec<String>,
+    /// Loosened or tightened, where defined.
+    pub direction: Option<Direction>,
+}
+
+/// The `[suite]` and `[target]` changes between two parsed `suite.toml`
+/// files (as JSON), in key order; `[[assertions]]` is left to the
+/// documents.
+pub fn suite_changes(before: &Map<String, Value>, after: &Map<String, Value>) -> Vec<EvalChange> {
+    let empty = Map::new();
+    let table = |doc: &'_ Map<String, Value>, key: &str| -> Map<String, Value> {
+        doc.get(key)
+            .and_then(Value::as_object)
+            .unwrap_or(&empty)
+            .clone()
+    };
+    let mut out = Vec::new();
+    let (b, a) = (
+        flatten(&table(before, "suite")),
+        flatten(&table(after, "suite")),
+    );
+    for (key, old, new) in union(&b, &a) {
+        out.push(change(Subject::Suite(key.clone()), old, new, false, || {
+            suite_direction(&key, old, new)
+        }));
+    }
+    let (b, a) = (
+        flatten(&table(before, "target")),
+        flatten(&table(after, "target")),
+    );
+    for (key, old, new) in union(&b, &a) {
+        let withheld = is_withheld(&key, old, new);
+        out.push(change(
+            Subject::Target(key.clone()),
+            old,
+            new,
+            withheld,
+            || target_direction(&key, old, new),
+        ));
+    }
+    out
+}
+
+/// The cases added, removed and edited between two `cases.json` arrays
+/// (by id; an entry without a string id is skipped), in the pull
+/// request's order, removed cases after, in the base's order.
+pub fn case_changes(before: &[Value], after: &[Value]) -> Vec<EvalChange> {
+    let by_id = |list: &[Value]| -> Vec<(String, Map<String, Value>)> {
+        list.iter()
+            .filter_map(|c| {
+                let obj = c.as_object()?;
+                Some((obj.get("id")?.as_str()?.to_string(), obj.clone()))
+            })
+            .collect()
+    };
+    let (b, a) = (by_id(before), by_id(after));
+    let find = |list: &[(String, Map<String, Value>)], id: &str| {
+        list.iter().find(|(i, _)| i == id).map(|(_, c)| c.clone())
+    };
+    let mut out = Vec::new();
+    for (id, case) in &a {
+        let subject = Subject::Case(id.clone());
+        match find(&b, id) {
+            None => out.push(bare(subject, Change::Added)),
+            Some(old) => {
+                let mut keys: Vec<&String> = old.keys().chain(case.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                let fields: Vec<String> = keys
+                    .into_iter()
+                    .filter(|k| k.as_str() != "id" && old.get(*k) != case.get(*k))
+                    .cloned()
+                    .collect();
+                if !fields.is_empty() {
+                    let mut edit = bare(subject, Change::Edited);
+                    edit.direction = case_direction(&old, case);
+                    edit.fields = fields;
+                    out.push(edit);
+                }
+            }
+        }
+    }
+    for (id, _) in &b {
+        if find(&a, id).is_none() {
+            out.push(bare(Subject::Case(id.clone()), Change::Removed));
+        }
+    }
+    out
+}
+
+fn bare(subject: Subject, change: Change) -> EvalChange {
+    EvalChange {
+        subject,
+        change,
+        before: None,
+        after: None,
+        withheld: false,
+        fields: Vec::new(),
+        direction: None,
+    }
+}
+
+fn change(
+    subject: Subject,
+    old: Option<&Value>,
+    new: Option<&Value>,
+    withheld: bool,
+    direction: impl FnOnce() -> Option<Direction>,
+) -> EvalChange {
+    let kind = match (old, new) {
+        (None, _) => Change::Added,
+        (_, None) => Change::Removed,
+        _ => Change::Edited,
+    };
+    let show = |v: Option<&Value>| v.filter(|_| !withheld).map(shown);
+    EvalChange {
+        before: show(old),
+        after: show(new),
+        withheld,
+        direction: direction(),
+        ..bare(subject, kind)
+    }
+}
+
+/// A value as the suite wrote it: a string bare, anything else as JSON.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Nested tables flattened to dotted keys (`headers.Authorization`).
+fn flatten(table: &Map<String, Value>) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for (key, value) in table {
+        match value {
+            Value::Object(inner) if !inner.is_empty() => {
+                for (k, v) in flatten(inner) {
+                    out.push((format!("{key}.{k}"), v));
+                }
+            }
+            other => out.push((key.clone(), other.clone())),
+        }
+    }
+    out
+}
+
+/// Every key of either side whose values differ, in key order.
+fn union<'a>(
+    before: &'a [(String, Value)],
+    after: &'a [(String, Value)],
+) -> Vec<(String, Option<&'a Value>, Option<&'a Value>)> {
+    let get = |list: &'a [(String, Value)], key: &str| {
+        list.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    };
+    let mut keys: Vec<&String> = before.iter().chain(after).map(|(k, _)| k).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter_map(|k| {
+            let (old, new) = (get(before, k), get(after, k));
+            (old != new).then(|| (k.clone(), old, new))
+        })
+        .collect()
+}
+
+/// The endpoint, every header, and any value naming a variable.
+fn is_withheld(key: &str, old: Option<&Value>, new: Option<&Value>) -> bool {
+    let names_variable = |v: Option<&Value>| v.is_some_and(|v| shown(v).contains("${"));
+    key == "url"
+        || key.ends_with("base_url")
+        || key == "headers"
+        || key.starts_with("headers.")
+        || names_variable(old)
+        || names_variable(new)
+}
+
+fn direction_of(before: f64, after: f64, up_loosens: bool) -> Option<Direction> {
+    if after == before || before.is_nan() || after.is_nan() {
+        return None;
+    }
+    Some(if (after > before) == up_loosens {
+        Direction::Loosened
+    } else {
+        Direction::Tightened
+    })
+}
+
+fn number(v: Option<&Value>) -> Option<f64> {
+    match v? {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => parse_fraction(s),
+        _ => None,
+    }
+}
+
+/// Fewer samples or a lower agreement: easier to pass.
+fn suite_direction(key: &str, old: Option<&Value>, new: Option<&Value>) -> Option<Direction> {
+    match key {
+        // Absent means 1 sample, and no agreement to reach.
+        "samples" => direction_of(
+            number(old).unwrap_or(1.0),
+            number(new).unwrap_or(1.0),
+            false,
+        ),
+        "min_agreement" => direction_of(
+            number(old).unwrap_or(1.0),
+            number(new).unwrap_or(1.0),
+            false,
+        ),
+        _ => None,
+    }
+}
+
+/// A longer timeout, or credentials allowed in CI: easier to pass.
+fn target_direction(key: &str, old: Option<&Value>, new: Option<&Value>) -> Option<Direction> {
+    match key {
+        "timeout" => direction_of(number(old)?, number(new)?, true),
+        // The variables whose credentials may go to the target in CI.
+        "allow_ci_tokens" => {
+            let names = |v: Option<&Value>| -> Vec<String> {
+                match v {
+                    Some(Value::Array(list)) => list.iter().map(shown).collect(),
+                    Some(Value::Bool(true)) => vec!["*".into()],
+                    _ => Vec::new(),
+                }
+            };
+            let (old, new) = (names(old), names(new));
+            let grows = new.iter().any(|n| !old.contains(n));
+            let shrinks = old.iter().any(|n| !new.contains(n));
+            match (grows, shrinks) {
+                (true, false) => Some(Direction::Loosened),
+                (false, true) => Some(Direction::Tightened),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A case newly suspended is checked no more: loosened; one resumed:
+/// tightened. Other edits have no direction.
+fn case_direction(old: &Map<String, Value>, new: &Map<String, Value>) -> Option<Direction> {
+    match (old.contains_key("suspended"), new.contains_key("suspended")) {
+        (false, true) => Some(Direction::Loosened),
+        (true, false) => Some(Direction::Tightened),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn target_and_suite_fields_are_itemized_with_values_withheld() {
+        let before = obj(json!({
+            "suite": {"name": "support", "samples": 3, "min_agreement": "3/3"},
+            "target": {"url": "http://a/x", "output_path": "data.answer",
+                       "headers": {"Authorization": "Bearer ${TOKEN}"}, "timeout": 10},
+            "assertions": [{"type": "contains"}]
+        }));
+        let after = obj(json!({
+            "suite": {"name": "support2", "samples": 1},
+            "target": {"url": "http://b/x", "output_path": "data.other",
+                       "headers": {"Authorization": "Bearer ${OTHER}", "X-Mode": "easy"},
+                       "timeout": 60, "allow_ci_tokens": ["GITHUB_TOKEN"]},
+            "assertions": [{"type": "equals"}]
+        }));
+        let got = suite_changes(&before, &after);
+        let find = |s: Subject| got.iter().find(|c| c.subject == s).unwrap().clone();
+        let samples = find(Subject::Suite("samples".into()));
+        assert_eq!(
+            (samples.before.as_deref(), samples.after.as_deref()),
+            (Some("3"), Some("1"))
+        );
+        assert_eq!(samples.direction, Some(Direction::Loosened));
+        let agreement = find(Subject::Suite("min_agreement".into()));
+        assert_eq!(agreement.change, Change::Removed);
+        // One sample agrees with itself: 3/3 → (none) has no direction.
+        assert_eq!(agreement.direction, None);
+        let lower = suite_changes(
+            &obj(json!({"suite": {"samples": 3, "min_agreement": "3/3"}})),
+            &obj(json!({"suite": {"samples": 3, "min_agreement": "1/3"}})),
+        );
+        assert_eq!(lower.len(), 1);
+        assert_eq!(lower[0].direction, Some(Direction::Loosened));
+        assert_eq!(lower[0].after.as_deref(), Some("1/3"));
+        let name = find(Subject::Suite("name".into()));
+        assert_eq!(name.after.as_deref(), Some("support2"));
+        let url = find(Subject::Target("url".into()));
+        assert!(url.withheld && url.before.is_none() && url.after.is_none());
+        let header = find(Subject::Target("headers.X-Mode".into()));
+        assert!(header.withheld);
+        assert_eq!(header.change, Change::Added);
+        let auth = find(Subject::Target("headers.Authorization".into()));
+        assert!(auth.withheld && auth.after.is_none());
+        let path = find(Subject::Target("output_path".into()));
+        assert_eq!(path.after.as_deref(), Some("data.other"));
+        assert_eq!(path.direction, None);
+        let timeout = find(Subject::Target("timeout".into()));
+        assert_eq!(timeout.direction, Some(Direction::Loosened));
+        let tokens = find(Subject::Target("allow_ci_tokens".into()));
+        assert_eq!(tokens.direction, Some(Direction::Loosened));
+        // Checks are the documents' to itemize; nothing else is listed.
+        assert_eq!(got.len(), 9, "{got:?}");
+        assert!(suite_changes(&before, &before).is_empty());
+    }
+
+    #[test]
+    fn cases_added_removed_and_edited_name_their_fields() {
+        let before = vec![
+            json!({"id": "a", "vars": {"q": "1"}, "expected": "x"}),
+            json!({"id": "b", "vars": {"q": "2"}}),
+            json!({"id": "c", "vars": {"q": "3"}, "label": "positive"}),
+            json!({"id": "d"}),
+        ];
+        let after = vec![
+            json!({"id": "a", "vars": {"q": "1 reworded"}, "expected": "y"}),
+            json!({"id": "b", "vars": {"q": "2"}}),
+            json!({"id": "c", "vars": {"q": "3"}, "label": "negative", "group": "g"}),
+            json!({"id": "d", "suspended": "later"}),
+            json!({"id": "e"}),
+        ];
+        let got = case_changes(&before, &after);
+        let ids: Vec<(String, Change, Vec<String>)> = got
+            .iter()
+            .map(|c| match &c.subject {
+                Subject::Case(id) => (id.clone(), c.change, c.fields.clone()),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                (
+                    "a".into(),
+                    Change::Edited,
+                    vec!["expected".into(), "vars".into()]
+                ),
+                (
+                    "c".into(),
+                    Change::Edited,
+                    vec!["group".into(), "label".into()]
+                ),
+                ("d".into(), Change::Edited, vec!["suspended".into()]),
+                ("e".into(), Change::Added, vec![]),
+            ]
+        );
+        assert_eq!(got[2].direction, Some(Direction::Loosened));
+        let removed = case_changes(&after, &before);
+        assert!(removed
+            .iter()
+            .any(|c| c.subject == Subject::Case("e".into()) && c.change == Change::Removed));
+    }
+}
