@@ -5,11 +5,15 @@
 //! wrote a document) and [`compare`]. The steps, in order: load the suite, read the run and the baseline,
 //! refuse a shard run (a share of the cases is never compared on its own),
 //! refuse without a baseline, refuse an untrusted `latest`, then compare in
-//! the suite's order with infrastructure values withheld.
+//! the suite's order with infrastructure values withheld; for a run the gate
+//! judged, apply its re-asks, power and paired measures again.
 
+use crate::core::compare::paired::paired_measures;
+use crate::core::compare::reask::ReaskRecord;
 use crate::core::compare::{exit_code, Comparison};
 use crate::core::document::RunDocument;
 use crate::core::exit::ExitStatus;
+use crate::core::suite::Suite;
 use crate::core::version::{ahead_note, INSTALLED};
 use crate::report::gate::Causes;
 
@@ -51,6 +55,9 @@ pub struct Read {
     run: RunDocument,
     baseline: RunDocument,
     failed: Option<crate::core::failed_calls::FailedCalls>,
+    /// The gate's re-asks of this run and the suite, when the gate judged
+    /// it (spec `45-statistics.md`): its statistics are applied again.
+    gated: Option<(ReaskRecord, Suite)>,
     /// A newer digline wrote one of the documents: the note to warn with
     /// (said before the comparison, which may refuse).
     pub ahead: Option<String>,
@@ -87,11 +94,15 @@ pub fn read(request: &CompareRequest) -> Result<Read, Refusal> {
     let failed = request
         .causes
         .then(|| store.read_run_timings(&suite.tenant, &suite.name, &run.key));
+    let gated = store
+        .read_run_reasks(&suite.tenant, &suite.name, &run.key)
+        .map(|record| (record, loaded.suite));
     Ok(Read {
         run_key: run.key,
         run: run.doc,
         baseline,
         failed,
+        gated,
         ahead,
     })
 }
@@ -107,9 +118,19 @@ pub fn compare(read: Read) -> Result<CompareFacts, Refusal> {
         run,
         baseline,
         failed,
+        gated,
         ..
     } = read;
     let mut comparison = crate::report::order::compare_in_suite_order(&run, &baseline)?;
+    // A run the gate judged is decided as the gate decided it: its re-asks,
+    // the power, the whole-run measures paired. Two documents alone compare
+    // as 0.10.0 did.
+    if let Some((record, suite)) = gated {
+        comparison.apply_reasks(&record, &baseline);
+        comparison.state_power(&baseline, suite.false_alarm_rate);
+        let paired = paired_measures(&suite, &run, &baseline, suite.false_alarm_rate);
+        comparison.apply_paired(paired, true);
+    }
     // Infrastructure values (`base_url`) are named, never printed.
     crate::report::redact::withhold_perimeter_values(&mut comparison);
     let exit = exit_code(&comparison);

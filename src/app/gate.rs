@@ -18,6 +18,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::core::compare::paired::PairedMeasure;
+use crate::core::compare::power;
 use crate::core::compare::{Comparison, Delta, Outcome, Scope, Side};
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
@@ -185,7 +187,7 @@ pub fn verdict(request: &GateRequest, env: &CiEnv, notices: &Notifier) -> Result
     let mut loaded = load(request, env)?;
     let base = base(request, env, &loaded)?;
     let retried = Retried::default();
-    let (key, mut doc) = match run_or_merge(request, &mut loaded, notices, &retried)? {
+    let (key, mut doc) = match run_or_merge(request, &mut loaded, &base, notices, &retried)? {
         Ran::Shard { key, shard } => return Ok(GateEnd::ShardStored { key, shard }),
         Ran::Run { key, doc } => (key, *doc),
     };
@@ -193,13 +195,18 @@ pub fn verdict(request: &GateRequest, env: &CiEnv, notices: &Notifier) -> Result
     if !request.report_payload {
         doc.drop_case_reasons();
     }
+    // Whole-run measures paired over the same cases, while the cases are here.
+    let paired = base.baseline.as_ref().map(|b| {
+        let suite = &loaded.loaded.suite;
+        crate::core::compare::paired::paired_measures(suite, &doc, b, suite.false_alarm_rate)
+    });
     // The cases are in the run now: the rest of the gate reads documents,
     // so a large suite's cases are not held beside the run and its baseline.
     drop(std::mem::take(&mut loaded.loaded.suite.cases));
     // What reading the cases, the reference and the shards freed goes back
     // to the system before the comparison is built beside the documents.
     crate::host::memory::return_freed();
-    let comparison = compare(request, &base, &doc)?;
+    let comparison = compare(request, &loaded, &base, &key, &doc, paired)?;
     let ran = request.run.is_none().then_some(retried);
     let facts = itemize(request, &loaded, base, key, doc, comparison, ran);
     render(request, env, &loaded, facts, notices).map(|v| GateEnd::Verdict(Box::new(v)))
@@ -295,6 +302,7 @@ enum Ran {
 fn run_or_merge(
     request: &GateRequest,
     loaded: &mut Loaded,
+    base: &Base,
     notices: &Notifier,
     retried: &Retried,
 ) -> Result<Ran, Refusal> {
@@ -331,28 +339,49 @@ fn run_or_merge(
             doc: Box::new(merged.doc),
         });
     }
-    let stored = super::run::run(
-        &RunRequest {
-            suite: request.suite.clone(),
-            metadata: serde_json::Map::new(),
-            pool: request.pool,
-            max_wait: std::time::Duration::from_secs(request.publishing.max_wait),
-            max_calls: request.max_calls,
-            resume: None,
-            shard: request.shard.clone(),
-            balance: request.balance,
-            display: request.display,
-            announce: request.announce,
-            retried: retried.clone(),
-            stop_on_signal: true,
-        },
-        notices,
-    )?;
+    let run_request = RunRequest {
+        suite: request.suite.clone(),
+        metadata: serde_json::Map::new(),
+        pool: request.pool,
+        max_wait: std::time::Duration::from_secs(request.publishing.max_wait),
+        max_calls: request.max_calls,
+        resume: None,
+        shard: request.shard.clone(),
+        balance: request.balance,
+        display: request.display,
+        announce: request.announce,
+        retried: retried.clone(),
+        stop_on_signal: true,
+        samples: None,
+    };
+    // What the reference lets the gate see, said with the plan.
+    let alpha = loaded.loaded.suite.false_alarm_rate;
+    if let Some(power) = base.baseline.as_ref().and_then(|b| power::power(b, alpha)) {
+        if request.announce {
+            let strings = crate::report::text::Strings::of(request.locale);
+            for line in crate::report::noise::power_sentences(&power, strings) {
+                notices.plan(line);
+            }
+        }
+    }
+    let stored = super::run::run(&run_request, notices)?;
     if let Some(shard) = super::merge::shard_of(&stored.doc) {
         return Ok(Ran::Shard {
             key: stored.key,
             shard,
         });
+    }
+    // The re-ask phase: a failure where the reference passed is asked
+    // again before it is believed (spec 45-statistics.md).
+    if let Some(reference) = &base.baseline {
+        super::run::reask(
+            &run_request,
+            &loaded.loaded,
+            &stored.key,
+            &stored.doc,
+            reference,
+            notices,
+        )?;
     }
     Ok(Ran::Run {
         key: stored.key,
@@ -364,13 +393,27 @@ fn run_or_merge(
 /// infrastructure values withheld, parameter edits spelled from the base.
 fn compare(
     request: &GateRequest,
+    loaded: &Loaded,
     base: &Base,
+    key: &str,
     doc: &RunDocument,
+    paired: Option<Vec<PairedMeasure>>,
 ) -> Result<Option<Comparison>, Refusal> {
     let Some(b) = &base.baseline else {
         return Ok(None);
     };
     let mut c = compare_in_suite_order(doc, b)?;
+    // The statistics of the verdict: re-asked checks decided against their
+    // measured noise, the power, the whole-run measures paired.
+    let suite = &loaded.loaded.suite;
+    if let Some(record) = loaded
+        .store
+        .read_run_reasks(&suite.tenant, &suite.name, key)
+    {
+        c.apply_reasks(&record, b);
+    }
+    c.state_power(b, suite.false_alarm_rate);
+    c.apply_paired(paired.unwrap_or_default(), true);
     // Infrastructure values (`base_url`) are named, never published.
     crate::report::redact::withhold_perimeter_values(&mut c);
     spell_parameter_edits(&mut c, &request.suite.file, base.read());
@@ -470,6 +513,7 @@ fn itemize(
         }
     }
     if let Some(c) = &comparison {
+        noise_sections(c, locale, &mut sections, &mut blocks);
         sections.extend(coverage_sections(c, integrity));
         let strings = crate::report::text::Strings::of(locale);
         blocks.push_str(&integrity_text::terminal_blocks(
@@ -509,6 +553,38 @@ fn itemize(
         retried,
         base_warning: base.warning,
     }
+}
+
+/// What the gate can see, the whole-run measures paired, and the checks
+/// that wobbled within their measured noise (or stayed undecided), apart
+/// from what got worse: comment sections and terminal text.
+fn noise_sections(
+    c: &Comparison,
+    locale: Locale,
+    sections: &mut Vec<Section>,
+    blocks: &mut String,
+) {
+    let strings = crate::report::text::Strings::of(locale);
+    let power = crate::report::noise::power_lines(c, strings);
+    if !power.is_empty() {
+        sections.push(Section::lines(strings.title_power, power));
+    }
+    let paired = crate::report::noise::paired_lines(c, strings);
+    if !paired.is_empty() {
+        sections.push(Section::lines(strings.title_paired, paired));
+    }
+    for (title, rows) in crate::report::noise::noise_groups(c, strings) {
+        let rows = rows
+            .into_iter()
+            .map(|r| SectionRow {
+                case: r.case,
+                check: r.check,
+                detail: r.detail,
+            })
+            .collect();
+        sections.push(Section::rows(&title, rows));
+    }
+    blocks.push_str(&crate::report::noise::terminal_block(c, strings));
 }
 
 /// Without a reference: how many verdicts have each status, and how many

@@ -62,6 +62,9 @@ pub struct RunRequest {
     /// Stop on Ctrl-C/SIGTERM, keep the journal and say how to resume (a
     /// command line); `false` leaves signals alone (a long-lived server).
     pub stop_on_signal: bool,
+    /// `--samples N`: ask every case N times to measure its noise (spec
+    /// `45-statistics.md`); `None` keeps the suite's `samples`.
+    pub samples: Option<u32>,
 }
 
 /// The stored run.
@@ -105,6 +108,9 @@ pub fn run_loaded(
     mut loaded: LoadedSuite,
     notices: &Notifier,
 ) -> Result<RunFacts, Refusal> {
+    if let Some(n) = request.samples {
+        measure_noise(&mut loaded.suite, n, request.resume.is_some())?;
+    }
     let mut metadata = request.metadata.clone();
     let mut quota = request.pool.quota;
     let mut cost = request.pool.cost;
@@ -150,7 +156,23 @@ pub fn run_loaded(
         );
     }
     let prepared = Prepared::prepare(loaded, request.max_calls)?;
-    let options = RunOptions {
+    let options = options(request, metadata, quota, cost, notices);
+    let (key, doc, plan) = prepared.execute(&options)?;
+    if let Some(line) = request.retried.counts().sentence_in(notices.locale()) {
+        notices.plan(line);
+    }
+    Ok(RunFacts { key, doc, plan })
+}
+
+/// How the calls of `request` are made.
+fn options(
+    request: &RunRequest,
+    metadata: Map<String, Value>,
+    quota: Quota,
+    cost: CostOptions,
+    notices: &Notifier,
+) -> RunOptions {
+    RunOptions {
         root: request.suite.root.clone(),
         metadata,
         concurrency: request.pool.concurrency,
@@ -166,10 +188,83 @@ pub fn run_loaded(
             .stop_on_signal
             .then(|| format!("digline run --suite {}", request.suite.named)),
         cost,
-    };
-    let (key, doc, plan) = prepared.execute(&options)?;
-    if let Some(line) = request.retried.counts().sentence_in(notices.locale()) {
-        notices.plan(line);
     }
-    Ok(RunFacts { key, doc, plan })
+}
+
+/// `--samples N`: the suite asks every case `n` times for this run.
+///
+/// # Errors
+/// A usage refusal for 0, more than the most samples, or with `--resume`
+/// (a resumed run keeps the samples it started with).
+fn measure_noise(
+    suite: &mut crate::core::suite::Suite,
+    n: u32,
+    resuming: bool,
+) -> Result<(), Refusal> {
+    use crate::core::ratio::{sample_count, too_many_samples, SamplesRefused};
+    if resuming {
+        return Err(Refusal::usage(
+            "--samples does not apply to --resume: a resumed run keeps the samples it started with",
+            Some("drop --samples".into()),
+        ));
+    }
+    match sample_count(i128::from(n), 1) {
+        Ok(count) => {
+            suite.measure_noise(count);
+            Ok(())
+        }
+        Err(SamplesRefused::TooMany) => Err(Refusal::usage(
+            format!("--samples: {}", too_many_samples(i128::from(n))),
+            None,
+        )),
+        Err(SamplesRefused::TooFew) => Err(Refusal::usage(
+            "--samples is 0, and at least one call per case is needed to judge anything",
+            Some("ask each case 5 times to measure its noise: --samples 5".into()),
+        )),
+    }
+}
+
+/// The gate's re-ask phase for run `key` against `reference`: the checks
+/// that failed where the reference passed are asked again (`run::reask`),
+/// with `request`'s pool, and the evidence is kept beside the run
+/// (`store::reasks`), where the gate, `compare` and MCP read it. A run
+/// with nothing to re-ask is recorded too (empty), so `compare` of it
+/// decides as the gate did; no call is made then.
+///
+/// # Errors
+/// A [`Refusal`] when the target cannot be built again, the calls are
+/// stopped, or the record cannot be written.
+pub fn reask(
+    request: &RunRequest,
+    loaded: &LoadedSuite,
+    key: &str,
+    run: &RunDocument,
+    reference: &RunDocument,
+    notices: &Notifier,
+) -> Result<(), Refusal> {
+    let comparison = crate::core::compare::compare(run, reference)?;
+    let triggered = crate::core::compare::reask::triggered(&comparison);
+    let store = request.suite.store();
+    let record = if triggered.is_empty() {
+        crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate)
+    } else {
+        let prepared = Prepared::prepare(loaded.clone(), None)?;
+        let mut options = options(
+            request,
+            Map::new(),
+            request.pool.quota,
+            request.pool.cost,
+            notices,
+        );
+        options.display = Display::Quiet;
+        options.announce = false;
+        options.resume = None;
+        options.resume_hint_on_signal = None;
+        let record = prepared.reask(reference, &comparison, &options)?;
+        notices
+            .plan(ProgressStrings::of(notices.locale()).reasked(triggered.len(), record.calls()));
+        record
+    };
+    store.write_run_reasks(&run.tenant, &run.suite, key, &record)?;
+    Ok(())
 }

@@ -76,7 +76,10 @@ pub fn execute(args: CompareArgs) -> Result<ExitStatus, CliError> {
             // Why a check could not run: a category and measured facts
             // read from the run's stored reasons, never their text.
             let none = crate::report::gate::Causes::default();
-            let text = render_compare(comparison, facts.causes.as_ref().unwrap_or(&none), locale);
+            let mut text =
+                render_compare(comparison, facts.causes.as_ref().unwrap_or(&none), locale);
+            text.stdout
+                .push_str(&crate::report::noise::terminal_block(comparison, strings));
             out(&super::fence::fenced(&text.stdout))?;
             if !super::output::quiet() {
                 err(&text.stderr);

@@ -76,6 +76,11 @@ pub struct RunArgs {
     /// full run (record_responses = true), not by the hash of the case id.
     #[arg(long, value_name = "durations", value_parser = ["durations"], requires = "shard")]
     pub balance: Option<String>,
+    /// Ask every case N times to measure its noise (overrides [suite]
+    /// samples for this run; no case errors for a missed min_agreement).
+    /// Promote such a run: the gate then knows each case's own pass rate.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<u32>,
     /// The language of the plan, progress and other lines on stderr.
     #[arg(long, default_value = "en", value_parser = super::locale::parser())]
     pub locale: Locale,
@@ -142,6 +147,7 @@ impl RunArgs {
             announce: !quiet,
             retried: Retried::default(),
             stop_on_signal: true,
+            samples: self.samples,
         })
     }
 }

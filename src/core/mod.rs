@@ -22,6 +22,7 @@ pub mod ratio;
 pub mod sampling;
 pub mod shard;
 pub mod spend;
+pub mod stats;
 pub mod strict_json;
 pub mod suite;
 pub mod verdict;

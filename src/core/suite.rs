@@ -62,7 +62,18 @@ pub struct Suite {
     /// Aggregates in declaration order, each `by_group` one followed by its
     /// per-group copies (groups sorted): the document's `aggregate` order.
     pub aggregates: Vec<DeclaredAggregate>,
+    /// `[suite] false_alarm_rate`: the chance, for the whole gate, of calling
+    /// an unchanged system worse (0 < rate < 0.5; default 0.05).
+    pub false_alarm_rate: f64,
+    /// `samples` and `min_agreement` as the suite declares them, when this
+    /// run measures noise with another sample count (`run --samples N`):
+    /// the hash keeps the declared rules, and no case errors for a missed
+    /// agreement.
+    pub declared_sampling: Option<(u32, Option<f64>)>,
 }
+
+/// The false-alarm rate of a gate when `[suite]` declares none.
+pub const DEFAULT_FALSE_ALARM_RATE: f64 = 0.05;
 
 impl Suite {
     /// The suite's `config_hash` (16 hex chars), equal to digline 0.10.0's:
@@ -72,9 +83,12 @@ impl Suite {
     /// and every aggregate with its group copies (so the cases' groups
     /// count); not the target or `record_responses`.
     pub fn config_hash(&self) -> String {
+        let (samples, min_agreement) = self
+            .declared_sampling
+            .unwrap_or((self.samples, self.min_agreement));
         let aggregates: Vec<RuleEntry> = self.aggregates.iter().map(|a| a.rule()).collect();
         if self.rules.len() == self.checks.len() {
-            return config_hash(&self.rules, self.samples, self.min_agreement, &aggregates);
+            return config_hash(&self.rules, samples, min_agreement, &aggregates);
         }
         let rules: Vec<RuleEntry> = self
             .checks
@@ -85,7 +99,27 @@ impl Suite {
                 tolerance: c.tolerance.to_number(),
             })
             .collect();
-        config_hash(&rules, self.samples, self.min_agreement, &aggregates)
+        config_hash(&rules, samples, min_agreement, &aggregates)
+    }
+
+    /// Ask every case `samples` times to measure its noise (`run --samples
+    /// N`): the declared sampling is kept for the hash, and the samples'
+    /// agreement is not required (a borderline case is what is measured).
+    pub fn measure_noise(&mut self, samples: u32) {
+        if self.declared_sampling.is_none() {
+            self.declared_sampling = Some((self.samples, self.min_agreement));
+        }
+        self.samples = samples;
+    }
+
+    /// The share of samples that must agree for a verdict: none while
+    /// measuring noise, else `min_agreement` (all of them when unset).
+    pub fn required_agreement(&self) -> f64 {
+        if self.declared_sampling.is_some() {
+            0.0
+        } else {
+            self.min_agreement.unwrap_or(1.0)
+        }
     }
 
     /// How many times each answer is graded by each `repeated` check, as

@@ -414,6 +414,66 @@ impl Prepared {
         &self.loaded
     }
 
+    /// The gate's re-ask phase: the pairs of `comparison` that failed where
+    /// `reference` passed are asked again until the rule decides them or
+    /// their cap is spent (`run::reask`). Nothing is stored here; no call is
+    /// made when nothing was triggered.
+    ///
+    /// # Errors
+    /// A [`RunRefusal`] when the calls cannot be made (a stopped run).
+    pub fn reask(
+        &self,
+        reference: &RunDocument,
+        comparison: &crate::core::compare::Comparison,
+        options: &RunOptions,
+    ) -> Result<crate::core::compare::reask::ReaskRecord, RunRefusal> {
+        let ctx = RunContext {
+            created_at: host::clock::now_iso(),
+            git_commit: None,
+            digline_version: env!("CARGO_PKG_VERSION").to_string(),
+            metadata: Map::new(),
+            artifacts: Map::new(),
+            concurrency: options.concurrency,
+            retry: RetryPolicy {
+                max_retries: options.max_retries,
+                max_wait: options.max_wait,
+                ..RetryPolicy::default()
+            },
+            display: crate::run::Display::Quiet,
+            notices: options.notices.clone(),
+            seed: host::clock::seed(),
+            quota: options.quota,
+            retried: options.retried.clone(),
+            cost: options.cost.controls(
+                &Store::new(&options.root),
+                &options.root,
+                &self.loaded.suite,
+                options.quota,
+                &quota_identity(
+                    std::iter::once(target_party(&self.built)).chain(judge_parties(&self.judges)),
+                ),
+            ),
+        };
+        let target: &dyn Ask = match &self.built {
+            Built::Http(t) => t,
+            Built::Provider(t) => t,
+        };
+        let judge: &dyn Judge = if self.judges.clients().is_empty() {
+            &NoJudges
+        } else {
+            &self.judges
+        };
+        crate::run::reask::reask(
+            &self.loaded.suite,
+            reference,
+            comparison,
+            target,
+            judge,
+            &ctx,
+        )
+        .map_err(|e| RunRefusal::Refused(e.to_string()))
+    }
+
     /// Ask, grade and store: the run's key, its document and the plan.
     /// Checks the store can take the run and (HTTP) that something listens
     /// before the first call; journals every answer; on a resume, asks only

@@ -13,6 +13,7 @@ pub mod escape;
 pub mod gate;
 pub mod html;
 pub mod locale;
+pub mod noise;
 pub mod order;
 pub mod progress;
 pub mod redact;

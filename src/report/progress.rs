@@ -60,6 +60,8 @@ super::text::strings_table! {
     waits_refused,
     /// `{unjudged} of {cases} case(s) could not be judged; …`.
     unjudged,
+    /// `re-asked {pairs} check(s) that failed where the reference passed …`.
+    reasked,
     /// `shard {shard}: {count} case(s) of plan {plan} run here; …`.
     shard,
     /// `merged {shards} shard(s) of plan {plan} into run {key} ({count} case(s))`.
@@ -303,6 +305,15 @@ impl ProgressStrings {
                 ("cases", &cases.to_string()),
                 ("key", key),
             ],
+        )
+    }
+
+    /// `re-asked 2 check(s) that failed where the reference passed, before
+    /// believing them: 5 more call(s) to the target`.
+    pub fn reasked(&self, pairs: usize, calls: usize) -> String {
+        fill(
+            self.reasked,
+            &[("pairs", &pairs.to_string()), ("calls", &calls.to_string())],
         )
     }
 

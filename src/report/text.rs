@@ -122,6 +122,40 @@ strings_table! {
     noise_one,
     /// `{count}` deltas within noise.
     noise_many,
+    /// Nothing regressed beyond the measured noise (re-asked).
+    worse_none_measured,
+    /// One check regressed beyond the measured noise.
+    worse_one_measured,
+    /// `{count}` checks regressed beyond the measured noise.
+    worse_many_measured,
+    /// One re-asked check undecided.
+    undecided_one,
+    /// `{count}` re-asked checks undecided.
+    undecided_many,
+    /// The title of the list of checks that wobbled within their measured noise.
+    title_wobbled,
+    /// The title of the list of undecided re-asked checks.
+    title_undecided,
+    /// `reference {k}/{n} · now {j}/{m} · p = {p}`.
+    detail_reasked,
+    /// The title of what the gate can see (its power).
+    title_power,
+    /// `With {samples} samples a case …, catches … {rate} …`.
+    power_case,
+    /// `With {samples} samples a case …, cannot catch a single broken case …`.
+    power_case_none,
+    /// `{name}: a drop of {drop} or more is caught 8 times in 10.`
+    power_measure,
+    /// `{name}: its tolerance {tolerance} is below … ({drop}) …`.
+    power_blind,
+    /// The title of the whole-run measures compared paired.
+    title_paired,
+    /// `{name}: {difference} over {cases} paired cases (…), McNemar p = {p}{verdict}`.
+    paired_mcnemar,
+    /// `{name}: {difference} over {cases} paired cases (…, paired bootstrap){verdict}`.
+    paired_bootstrap,
+    /// ` — a real drop`.
+    paired_real,
     /// No case errored in the run.
     unjudged_none,
     /// One case errored.
@@ -340,13 +374,28 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
     let regressed = head.counts.get(Outcome::Regressed);
     let worse = if head.nothing_compared {
         s.nothing_compared.to_string()
+    } else if head.reasked {
+        plural(
+            regressed,
+            s.worse_none_measured,
+            s.worse_one_measured,
+            s.worse_many_measured,
+        )
     } else {
         plural(regressed, s.worse_none, s.worse_one, s.worse_many)
     };
-    let noise = match head.within_noise {
+    let mut noise = match head.within_noise {
         0 => String::new(),
         n => plural(n, "", s.noise_one, s.noise_many),
     };
+    if head.undecided > 0 {
+        let undecided = plural(head.undecided, "", s.undecided_one, s.undecided_many);
+        noise = [noise, undecided]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
     let unjudged = plural(
         head.unjudged,
         s.unjudged_none,

@@ -562,7 +562,7 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
         Some(cause) => Err(cause),
         None => Ok(done),
     };
-    let min_agreement = suite.min_agreement.unwrap_or(1.0);
+    let min_agreement = suite.required_agreement();
     let (verdicts, responses) = match answers {
         Ok(responses) => {
             let verdicts: Vec<Verdict> = suite

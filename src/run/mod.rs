@@ -18,6 +18,7 @@ pub mod plan;
 pub mod preflight;
 pub mod progress;
 pub mod quota;
+pub mod reask;
 pub mod rejudge;
 pub mod retry;
 pub mod shared_quota;

@@ -12,6 +12,7 @@ pub mod journal;
 pub mod memo;
 pub mod migrate;
 pub mod promote;
+pub mod reasks;
 pub mod repo;
 pub mod spend;
 pub mod timings;

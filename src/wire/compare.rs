@@ -56,6 +56,10 @@ pub const ADDED_KEYS: [&str; 6] = [
     "uncovered_passes",
 ];
 
+/// Keys added only for a run the gate judged under the statistics of spec
+/// `45-statistics.md` (a comparison of two documents has none of them).
+pub const MEASURED_KEYS: [&str; 3] = ["paired_measures", "power", "reasked"];
+
 /// The `--json` (headline) object for `comparison`, carrying `sentence` (the
 /// headline sentence the text renderer produced for the same comparison).
 pub fn headline_json(comparison: &Comparison, sentence: &str) -> Value {
@@ -85,6 +89,75 @@ fn add_integrity(map: &mut Map<String, Value>, comparison: &Comparison) {
         "rule_changes".into(),
         Value::Array(comparison.rule_changes.iter().map(rule_json).collect()),
     );
+    // Added only when the reference measured noise (spec `45-statistics.md`).
+    if let Some(power) = &comparison.power {
+        let measures: Vec<Value> = power
+            .measures
+            .iter()
+            .map(|m| {
+                json!({
+                    "name": m.name,
+                    "smallest_drop": m.drop,
+                    "tolerance": m.tolerance,
+                    "tolerance_detectable": !m.tolerance_undetectable(),
+                })
+            })
+            .collect();
+        map.insert(
+            "power".into(),
+            json!({
+                "power": crate::core::compare::power::POWER,
+                "false_alarm_rate": power.alpha,
+                "reference_samples": power.samples,
+                "case_smallest_failure_rate": power.case_drop,
+                "measures": measures,
+            }),
+        );
+    }
+    // Added only when the suite declares whole-run measures and the caller
+    // paired them (spec `45-statistics.md`).
+    if !comparison.paired_measures.is_empty() {
+        let measures: Vec<Value> = comparison
+            .paired_measures
+            .iter()
+            .map(|m| {
+                json!({
+                    "name": m.name,
+                    "assertion_id": m.assertion_id,
+                    "cases": m.cases,
+                    "difference": m.difference,
+                    "interval": [m.interval.0, m.interval.1],
+                    "mcnemar_p": m.p,
+                    "real_drop": m.real_drop,
+                })
+            })
+            .collect();
+        map.insert("paired_measures".into(), Value::Array(measures));
+    }
+    // Added only when the gate re-asked (spec `45-statistics.md`): each
+    // re-asked pair's verdict and evidence.
+    if !comparison.reasked.is_empty() {
+        let reasked: Vec<Value> = comparison
+            .reasked
+            .iter()
+            .map(|d| {
+                let e = d.evidence;
+                json!({
+                    "case_id": d.key.case_id,
+                    "assertion": d.assertion,
+                    "assertion_id": d.key.assertion_id,
+                    "verdict": d.decision.verdict.as_str(),
+                    "reference_passed": e.reference_passed,
+                    "reference_samples": e.reference_samples,
+                    "now_passed": e.now_passed,
+                    "now_asked": e.now_asked,
+                    "p": d.decision.p,
+                    "p_adjusted": d.decision.adjusted,
+                })
+            })
+            .collect();
+        map.insert("reasked".into(), Value::Array(reasked));
+    }
 }
 
 /// One itemized rule change.

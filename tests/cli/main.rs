@@ -25,6 +25,7 @@ mod interop;
 mod layering;
 mod lifecycle;
 mod mcp;
+mod noisy;
 mod nothing_lost;
 mod pacing;
 mod providers;

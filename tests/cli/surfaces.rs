@@ -117,7 +117,7 @@ fn record_timings(root: &Path, key: &str) {
 /// Render Markdown as GitHub does (GFM: tables, autolinks), no raw HTML.
 /// `None` (skipped loudly) when cmark-gfm is missing, a failure under
 /// `CI=true` (`.ci/run` installs it).
-fn gfm(markdown: &str) -> Option<String> {
+pub(crate) fn gfm(markdown: &str) -> Option<String> {
     use std::io::Write;
     let child = Command::new("cmark-gfm")
         .args(["-e", "table", "-e", "autolink", "-e", "strikethrough"])

@@ -17,6 +17,9 @@
 mod config;
 mod coverage;
 mod labels;
+pub mod paired;
+pub mod power;
+pub mod reask;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -313,6 +316,15 @@ pub struct Comparison {
     /// The indices of `deltas` in the order a reader sees them listed
     /// (key order until [`Comparison::arrange_by`] sets suite order).
     pub listing: Vec<usize>,
+    /// The pairs the gate re-asked, with their evidence and verdict, in key
+    /// order (empty without re-asks: see [`Comparison::apply_reasks`]).
+    pub reasked: Vec<reask::PairDecision>,
+    /// What the reference lets the gate see, when it measured noise (set by
+    /// [`Comparison::state_power`]).
+    pub power: Option<power::Power>,
+    /// The whole-run measures compared paired over the same cases (set by
+    /// [`Comparison::apply_paired`]; empty otherwise).
+    pub paired_measures: Vec<paired::PairedMeasure>,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -356,6 +368,14 @@ pub struct Headline {
     pub coverage_changed: bool,
     /// How many rule changes are itemized.
     pub rules_changed: usize,
+    /// Re-asked pairs that wobbled within their measured noise.
+    pub wobbled: usize,
+    /// Re-asked pairs the rule could not decide within its cap.
+    pub undecided: usize,
+    /// True when some re-asked pair was judged against a reference that
+    /// measured its noise (more than one sample): "worse" then means beyond
+    /// the measured noise. A one-sample reference keeps 0.10.0's words.
+    pub reasked: bool,
 }
 
 impl Comparison {
@@ -372,6 +392,12 @@ impl Comparison {
     /// The deltas in listing order.
     pub fn listed(&self) -> impl Iterator<Item = &Delta> {
         self.listing.iter().filter_map(|&i| self.deltas.get(i))
+    }
+
+    /// State what `reference` lets the gate see at false-alarm rate
+    /// `alpha` (nothing when the reference measured no noise).
+    pub fn state_power(&mut self, reference: &RunDocument, alpha: f64) {
+        self.power = power::power(reference, alpha);
     }
 
     /// The six outcome counts.
@@ -433,6 +459,12 @@ impl Comparison {
                     || (d.outcome == Outcome::Missing && !self.suspended_here(d))
             }),
             rules_changed: self.rule_changes.len(),
+            wobbled: self.reasked_as(reask::PairVerdict::Noise).count(),
+            undecided: self.reasked_as(reask::PairVerdict::Undecided).count(),
+            reasked: self
+                .reasked
+                .iter()
+                .any(|d| d.evidence.reference_samples > 1),
         }
     }
 }
@@ -810,6 +842,9 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         rule_changes,
         evaluation_changes: Vec::new(),
         listing,
+        reasked: Vec::new(),
+        power: None,
+        paired_measures: Vec::new(),
     })
 }
 

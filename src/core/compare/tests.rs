@@ -675,3 +675,150 @@ fn a_delta_is_held_in_at_most_200_bytes_and_owns_no_string() {
         ("c1", Outcome::Improved)
     );
 }
+
+mod reasks {
+    //! Re-asked pairs: measured counts, triggers and the verdicts they reach.
+    use super::*;
+    use crate::core::compare::reask::{
+        fails_again, measured, triggered, PairVerdict, ReaskRecord, Reasked,
+    };
+
+    fn sampled_pass(id: &str, samples: &[f64]) -> Value {
+        let mean = samples.iter().sum::<f64>() / samples.len() as f64;
+        verdict("contains", id, "pass", Some(mean), 0.0, samples)
+    }
+
+    fn record(base: &RunDocument, pairs: Vec<(&str, Vec<bool>)>) -> ReaskRecord {
+        ReaskRecord {
+            reference_created_at: base.created_at.clone(),
+            reference_config_hash: base.config_hash.clone(),
+            false_alarm_rate: 0.05,
+            pairs: pairs
+                .into_iter()
+                .map(|(case, failed)| Reasked {
+                    case_id: case.into(),
+                    assertion_id: "a".into(),
+                    occurrence: 0,
+                    failed,
+                })
+                .collect(),
+        }
+    }
+
+    /// A reference measured 5 of 5 for cases `x` and `y`; the run fails both.
+    fn fixture() -> (RunDocument, RunDocument) {
+        let five = [1.0, 1.0, 1.0, 1.0, 1.0];
+        let base = doc(
+            "t",
+            vec![
+                ("x", vec![sampled_pass("a", &five)]),
+                ("y", vec![sampled_pass("a", &five)]),
+            ],
+            vec![],
+        );
+        let run = doc(
+            "t",
+            vec![("x", vec![fail("a", 0.0)]), ("y", vec![fail("a", 0.0)])],
+            vec![],
+        );
+        (run, base)
+    }
+
+    #[test]
+    fn a_reference_verdict_reports_its_pass_count() {
+        let five = serde_json::from_value::<crate::core::verdict::Verdict>(verdict(
+            "c",
+            "a",
+            "pass",
+            Some(0.6),
+            0.0,
+            &[1.0, 0.0, 1.0, 0.0, 1.0],
+        ))
+        .unwrap();
+        assert_eq!(measured(&five), (3, 5));
+        let one = serde_json::from_value::<crate::core::verdict::Verdict>(pass("a", 1.0)).unwrap();
+        assert_eq!(measured(&one), (1, 1));
+    }
+
+    #[test]
+    fn a_wobble_within_noise_is_not_worse_and_a_repeated_failure_is() {
+        let (run, base) = fixture();
+        let mut c = compare(&run, &base).unwrap();
+        assert_eq!(triggered(&c).len(), 2);
+        assert_eq!(exit_code(&c), ExitStatus::Worse);
+        // x failed both re-asks; y passed two.
+        c.apply_reasks(
+            &record(
+                &base,
+                vec![("x", vec![true, true]), ("y", vec![false, false])],
+            ),
+            &base,
+        );
+        let head = c.headline();
+        assert!(head.worse && head.reasked);
+        assert_eq!((head.wobbled, head.undecided), (1, 0));
+        assert_eq!(c.reasked_as(PairVerdict::Worse).count(), 1);
+        assert_eq!(c.deltas[1].outcome, Outcome::Unchanged);
+        assert!(c.deltas[1].within_noise);
+        let y = c.reasked_as(PairVerdict::Noise).next().unwrap();
+        assert_eq!(
+            (y.evidence.reference_passed, y.evidence.reference_samples),
+            (5, 5)
+        );
+        assert_eq!((y.evidence.now_passed, y.evidence.now_asked), (2, 3));
+    }
+
+    #[test]
+    fn only_wobbles_exit_zero_and_undecided_never_fails_the_gate() {
+        let (run, base) = fixture();
+        let mut c = compare(&run, &base).unwrap();
+        c.apply_reasks(
+            &record(&base, vec![("x", vec![false]), ("y", vec![true])]),
+            &base,
+        );
+        assert_eq!(exit_code(&c), ExitStatus::Proceed);
+        let head = c.headline();
+        assert!(!head.worse);
+        assert_eq!(head.wobbled + head.undecided, 2);
+    }
+
+    #[test]
+    fn a_record_of_another_reference_changes_nothing() {
+        let (run, base) = fixture();
+        let mut c = compare(&run, &base).unwrap();
+        let mut other = record(&base, vec![("x", vec![false]), ("y", vec![false])]);
+        other.reference_created_at = "2020-01-01T00:00:00+00:00".into();
+        c.apply_reasks(&other, &base);
+        assert_eq!(exit_code(&c), ExitStatus::Worse);
+        assert!(c.reasked.is_empty());
+    }
+
+    #[test]
+    fn a_deterministic_reference_is_worse_after_two_failing_re_asks() {
+        let base = doc("t", vec![("x", vec![pass("a", 1.0)])], vec![]);
+        let run = doc("t", vec![("x", vec![fail("a", 0.0)])], vec![]);
+        let mut c = compare(&run, &base).unwrap();
+        c.apply_reasks(&record(&base, vec![("x", vec![true, true])]), &base);
+        assert_eq!(exit_code(&c), ExitStatus::Worse);
+        let mut c = compare(&run, &base).unwrap();
+        c.apply_reasks(&record(&base, vec![("x", vec![true, false])]), &base);
+        assert_eq!(exit_code(&c), ExitStatus::Proceed);
+        assert_eq!(c.headline().undecided, 1);
+    }
+
+    #[test]
+    fn a_re_ask_is_judged_by_the_rule_the_answer_was() {
+        let key = PairKey {
+            scope: Scope::Case,
+            case_id: Name::unshared("x"),
+            assertion_id: Name::unshared("a"),
+            occurrence: 0,
+        };
+        let v =
+            |value: Value| serde_json::from_value::<crate::core::verdict::Verdict>(value).unwrap();
+        let before = v(pass("a", 1.0));
+        assert_eq!(fails_again(&key, &before, &v(fail("a", 0.0))), Some(true));
+        assert_eq!(fails_again(&key, &before, &v(pass("a", 1.0))), Some(false));
+        assert_eq!(fails_again(&key, &before, &v(errored("a"))), None);
+    }
+}

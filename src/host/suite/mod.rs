@@ -342,6 +342,8 @@ fn from_table(
                 cases: values.cases,
                 record_responses: values.record_responses,
                 max_usd: values.max_usd,
+                false_alarm_rate: values.false_alarm_rate,
+                declared_sampling: None,
                 artifacts: values.artifacts,
                 rules,
                 aggregates: aggregates?,

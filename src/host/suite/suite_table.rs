@@ -20,6 +20,7 @@ const SUITE_KEYS: &[&str] = &[
     "cases",
     "disclosure",
     "environment",
+    "false_alarm_rate",
     "max_usd",
     "min_agreement",
     "name",
@@ -35,6 +36,7 @@ pub(super) struct SuiteValues {
     pub(super) name: String,
     pub(super) samples: u32,
     pub(super) min_agreement: Option<f64>,
+    pub(super) false_alarm_rate: f64,
     pub(super) record_responses: bool,
     pub(super) max_usd: Option<f64>,
     pub(super) cases: Vec<crate::core::suite::Case>,
@@ -137,6 +139,15 @@ pub(super) fn suite_values(
             |n: &Num| n.at_least(0.0),
         ),
     );
+    let false_alarm_rate = noted(
+        problems,
+        f.bounded(
+            "false_alarm_rate",
+            "it has to be a number above 0 and below 0.5 (0.05 calls an unchanged system \
+             worse in at most 1 gate of 20)",
+            |n: &Num| n.above(0.0) && n.x < 0.5,
+        ),
+    );
     if let (Some(samples), Some((cases, ..))) = (samples, &cases_file) {
         if let Some(canary) = cases.iter().find(|c| c.canary).filter(|_| samples < 2) {
             problems.push(f.invalid(
@@ -162,6 +173,8 @@ pub(super) fn suite_values(
         name: name?,
         samples: samples?,
         min_agreement: min_agreement?,
+        false_alarm_rate: false_alarm_rate?
+            .map_or(crate::core::suite::DEFAULT_FALSE_ALARM_RATE, |n| n.x),
         record_responses: record_responses?.unwrap_or(false),
         max_usd: max_usd?.map(|n| n.x),
         cases,

@@ -104,6 +104,8 @@ pub(super) fn suite(n: usize, checks: Vec<DeclaredCheck>) -> Suite {
         artifacts: Vec::new(),
         rules: Vec::new(),
         aggregates: Vec::new(),
+        false_alarm_rate: crate::core::suite::DEFAULT_FALSE_ALARM_RATE,
+        declared_sampling: None,
     }
 }
 

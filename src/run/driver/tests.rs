@@ -70,6 +70,8 @@ fn suite(cases: &[&str], samples: u32) -> Suite {
         artifacts: Vec::new(),
         rules: Vec::new(),
         aggregates: Vec::new(),
+        false_alarm_rate: crate::core::suite::DEFAULT_FALSE_ALARM_RATE,
+        declared_sampling: None,
     }
 }
 
@@ -142,4 +144,130 @@ fn samples_are_asked_in_order_per_case_and_folded() {
         .ok()
         .flatten();
     assert_eq!(calls, Some(2), "the samples after a failure are not asked");
+}
+
+mod noise {
+    //! A baseline that measures (`run --samples`) and the gate's re-asks.
+    use super::*;
+    use crate::core::compare::reask::PairVerdict;
+    use crate::core::compare::{compare, exit_code};
+    use crate::core::exit::ExitStatus;
+    use crate::run::reask::reask;
+
+    fn scripted(rows: &[(&str, Vec<&'static str>)]) -> Scripted {
+        Scripted {
+            answers: rows
+                .iter()
+                .map(|(id, list)| ((*id).to_string(), list.iter().map(|a| Some(*a)).collect()))
+                .collect(),
+            calls: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn calls(target: &Scripted, id: &str) -> usize {
+        target.calls.lock().unwrap().get(id).copied().unwrap_or(0)
+    }
+
+    /// The reference `measuring` measured from `reference_target`, the run
+    /// of `pr` answered by `target`, compared after the re-asks.
+    fn gated(
+        measuring: &Suite,
+        reference_target: &Scripted,
+        pr: &Suite,
+        target: &Scripted,
+    ) -> (
+        crate::core::compare::Comparison,
+        crate::core::compare::reask::ReaskRecord,
+    ) {
+        let reference = execute(measuring, reference_target, &NoJudges, &context(2)).unwrap();
+        let run = execute(pr, target, &NoJudges, &context(2)).unwrap();
+        let mut comparison = compare(&run, &reference).unwrap();
+        let record = reask(pr, &reference, &comparison, target, &NoJudges, &context(2)).unwrap();
+        comparison.apply_reasks(&record, &reference);
+        (comparison, record)
+    }
+
+    #[test]
+    fn a_measuring_run_records_pass_counts_and_never_errors_for_agreement() {
+        let mut measuring = suite(&["steady", "borderline"], 1);
+        measuring.min_agreement = Some(1.0);
+        let declared = measuring.config_hash();
+        measuring.measure_noise(5);
+        assert_eq!(measuring.config_hash(), declared);
+        let target = scripted(&[
+            ("steady", vec!["yes"; 5]),
+            ("borderline", vec!["yes", "no", "yes", "yes", "no"]),
+        ]);
+        let doc = execute(&measuring, &target, &NoJudges, &context(2)).unwrap();
+        let borderline = &doc.results[1].verdicts[0];
+        assert_eq!(borderline.status, crate::core::verdict::Status::Fail);
+        assert_eq!(crate::core::compare::reask::measured(borderline), (3, 5));
+        assert_eq!(
+            crate::core::compare::reask::measured(&doc.results[0].verdicts[0]),
+            (5, 5)
+        );
+        assert_eq!(doc.config_hash, declared);
+    }
+
+    #[test]
+    fn a_case_that_keeps_failing_is_worse_and_a_wobble_is_not() {
+        let mut measuring = suite(&["broken", "wobbly", "fine"], 1);
+        measuring.measure_noise(5);
+        let reference_target = scripted(&[
+            ("broken", vec!["yes"; 5]),
+            ("wobbly", vec!["yes"; 5]),
+            ("fine", vec!["yes"; 5]),
+        ]);
+        let pr = suite(&["broken", "wobbly", "fine"], 1);
+        let target = scripted(&[
+            ("broken", vec!["no"; 10]),
+            ("wobbly", vec!["no", "yes", "yes", "yes", "yes", "yes"]),
+            ("fine", vec!["yes"; 10]),
+        ]);
+        let (comparison, record) = gated(&measuring, &reference_target, &pr, &target);
+        assert_eq!(exit_code(&comparison), ExitStatus::Worse);
+        let worse: Vec<&str> = comparison
+            .reasked_as(PairVerdict::Worse)
+            .map(|d| d.key.case_id.as_str())
+            .collect();
+        assert_eq!(worse, ["broken"]);
+        assert_eq!(comparison.reasked_as(PairVerdict::Noise).count(), 1);
+        // Worse after two extra calls; the wobble stopped after one or two.
+        assert_eq!(calls(&target, "broken"), 3);
+        assert!(
+            calls(&target, "wobbly") <= 3,
+            "{}",
+            calls(&target, "wobbly")
+        );
+        assert_eq!(calls(&target, "fine"), 1);
+        assert!(record.calls() <= 4);
+    }
+
+    #[test]
+    fn an_unchanged_noisy_case_exits_zero_after_its_re_asks() {
+        let mut measuring = suite(&["wobbly"], 1);
+        measuring.measure_noise(5);
+        let reference_target = scripted(&[("wobbly", vec!["yes"; 5])]);
+        let pr = suite(&["wobbly"], 1);
+        let target = scripted(&[("wobbly", vec!["no", "yes", "no", "yes", "yes"])]);
+        let (comparison, _) = gated(&measuring, &reference_target, &pr, &target);
+        assert_eq!(exit_code(&comparison), ExitStatus::Proceed);
+        assert!(comparison.headline().wobbled + comparison.headline().undecided == 1);
+    }
+
+    #[test]
+    fn a_deterministic_system_names_its_broken_case_within_three_extra_calls() {
+        let one = suite(&["broken", "fine"], 1);
+        let reference_target = scripted(&[("broken", vec!["yes"]), ("fine", vec!["yes"])]);
+        let target = scripted(&[("broken", vec!["no"; 10]), ("fine", vec!["yes"; 10])]);
+        let (comparison, _) = gated(&one, &reference_target, &one, &target);
+        assert_eq!(exit_code(&comparison), ExitStatus::Worse);
+        let worse: Vec<&str> = comparison
+            .reasked_as(PairVerdict::Worse)
+            .map(|d| d.key.case_id.as_str())
+            .collect();
+        assert_eq!(worse, ["broken"]);
+        assert!(calls(&target, "broken") - 1 <= 3);
+        assert_eq!(calls(&target, "fine"), 1);
+    }
 }

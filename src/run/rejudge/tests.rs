@@ -56,6 +56,8 @@ fn suite(cases: &[&str], maximum: u64) -> Suite {
         artifacts: Vec::new(),
         rules: Vec::new(),
         aggregates: Vec::new(),
+        false_alarm_rate: crate::core::suite::DEFAULT_FALSE_ALARM_RATE,
+        declared_sampling: None,
     }
 }
 

@@ -113,6 +113,8 @@ fn suite(samples: u32, record_responses: bool) -> Suite {
         artifacts: Vec::new(),
         rules: Vec::new(),
         aggregates: Vec::new(),
+        false_alarm_rate: crate::core::suite::DEFAULT_FALSE_ALARM_RATE,
+        declared_sampling: None,
     }
 }
 

@@ -1,0 +1,111 @@
+//! What a reference lets the gate see, said before anyone trusts a green:
+//! the smallest drop caught 8 times in 10 at the declared false-alarm rate.
+//!
+//! - **Per case**: a case whose reference passed all of its N samples and
+//!   now fails at rate `q` is found worse with a probability summed exactly
+//!   over the re-ask rule's paths (`core::stats::mde_case`); the family is
+//!   taken as the reference's wobbling pairs (those that passed fewer than
+//!   all of their samples), at least one.
+//! - **Per whole-run measure**: the spread of the measure over the
+//!   reference's samples (`samples` of the aggregate's verdict) gives the
+//!   standard deviation `σ` of one sample; a pull request's single sample
+//!   against the reference's mean of N differs by noise alone with
+//!   `σ·√(1 + 1/N)`, so the smallest drop a one-sided test catches is
+//!   `(z₁₋α + z₀.₈)·σ·√(1 + 1/N)` (`core::stats::mde_normal`). A measure
+//!   whose tolerance is below it is named: the suite cannot see a drop that
+//!   small.
+//!
+//! Read from schema-10 fields only; `None` when the reference measured no
+//! noise (every verdict of one sample).
+
+use super::reask::measured;
+use crate::core::document::RunDocument;
+use crate::core::stats::{mde_case, mde_normal, Plan};
+use crate::core::verdict::Status;
+
+/// The power of 80 %, in every sentence digline prints.
+pub const POWER: f64 = 0.8;
+
+/// One whole-run measure's smallest detectable drop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeasurePower {
+    /// The measure's name (`accuracy`, `f1[group=a]`).
+    pub name: String,
+    /// The smallest drop caught with 80 % probability.
+    pub drop: f64,
+    /// The measure's declared tolerance.
+    pub tolerance: f64,
+}
+
+impl MeasurePower {
+    /// True when a drop as small as the tolerance would mostly go unseen.
+    pub fn tolerance_undetectable(&self) -> bool {
+        self.tolerance < self.drop
+    }
+}
+
+/// What the reference lets the gate see.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Power {
+    /// The declared false-alarm rate.
+    pub alpha: f64,
+    /// The reference's samples per case (the most common count).
+    pub samples: u64,
+    /// The smallest failure rate of a case that always passed in the
+    /// reference caught 8 times in 10 (`None`: not even a case that always
+    /// fails is).
+    pub case_drop: Option<f64>,
+    /// Each whole-run measure sampled in the reference.
+    pub measures: Vec<MeasurePower>,
+}
+
+/// The power of a gate against `reference` at false-alarm rate `alpha`.
+pub fn power(reference: &RunDocument, alpha: f64) -> Option<Power> {
+    let counts: Vec<(u64, u64)> = reference
+        .results
+        .iter()
+        .filter(|c| !c.suspended)
+        .flat_map(|c| c.verdicts.iter())
+        .filter(|v| v.status != Status::Error)
+        .map(measured)
+        .collect();
+    let mut by_samples: Vec<(u64, usize)> = Vec::new();
+    for &(_, n) in &counts {
+        match by_samples.iter_mut().find(|(m, _)| *m == n) {
+            Some((_, k)) => *k += 1,
+            None => by_samples.push((n, 1)),
+        }
+    }
+    let samples = by_samples.iter().max_by_key(|(_, k)| *k).map(|(n, _)| *n)?;
+    if samples < 2 {
+        return None;
+    }
+    let wobbling = counts.iter().filter(|(k, n)| *n > 1 && k < n).count();
+    let plan = Plan {
+        alpha,
+        ..Plan::default()
+    };
+    let case_drop = mde_case(samples, plan, wobbling.max(1), POWER);
+    let measures = reference
+        .aggregate
+        .iter()
+        .filter_map(|v| {
+            let values = v.samples.as_ref().filter(|s| s.len() > 1)?;
+            let n = values.len() as f64;
+            let mean = values.iter().sum::<f64>() / n;
+            let variance = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            let sd = variance.sqrt() * (1.0 + 1.0 / n).sqrt();
+            Some(MeasurePower {
+                name: v.assertion.to_string(),
+                drop: mde_normal(sd, 1, alpha, POWER),
+                tolerance: *v.tolerance,
+            })
+        })
+        .collect();
+    Some(Power {
+        alpha,
+        samples,
+        case_drop,
+        measures,
+    })
+}

@@ -1,0 +1,205 @@
+//! The decision per (case, check): is a failure that the pull request's
+//! answer showed credibly worse than the reference's own measured rate?
+//!
+//! A pair enters the *family* when the run's first answer failed where the
+//! reference passed; it is then re-asked, one call per round, at most
+//! [`CAP`] times. After each round [`decide`] looks at every pair of the
+//! family at once:
+//!
+//! - the p-value of a pair is Boschloo's exact one-sided test of its
+//!   **re-asks only** against the reference's `passed`/`samples`. The first
+//!   failure chose the pair; counting it again would be choosing the
+//!   evidence by its own outcome. Given the family, the re-asks are fresh,
+//!   independent calls, so the test is exact for every common failure rate
+//!   — the reference's own sampling uncertainty is inside the test, not
+//!   assumed away;
+//! - the family is controlled by Hochberg's step-up procedure at `alpha`
+//!   (valid for independent tests, and at least as powerful as Holm's);
+//! - a pair whose p-value could no longer reach `alpha` (the step-up's most
+//!   lenient step) even if every remaining re-ask failed stops: its answers
+//!   wobbled within the reference's measured noise. (Stopping earlier, at
+//!   `alpha / family` once a re-ask passed, saved calls but lost a tenth of
+//!   the power on five broken cases in the benchmark: docs/statistics.md);
+//! - a pair at its cap that is not worse is *undecided* when its own p is
+//!   below `alpha` (evidence the family correction does not let through),
+//!   else within noise. Undecided never fails a gate.
+//!
+//! A reference of one sample measured no noise: a deterministic system
+//! keeps today's strictness. Two re-asks that fail again make the pair
+//! worse; a re-ask that passes makes it undecided (the reference cannot say
+//! whether that wobble is new).
+
+use super::boschloo_worse;
+use super::hochberg;
+
+/// The most re-asks a pair gets.
+pub const CAP: u64 = 4;
+
+/// Re-asks that decide a pair whose reference has one sample.
+const CONFIRMATIONS: u64 = 2;
+
+/// One tested pair: the reference's count and the re-asks so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// Reference samples that passed.
+    pub passed: u64,
+    /// Reference samples (1 = no noise measured).
+    pub samples: u64,
+    /// Re-asks (after the first, failing answer) that failed.
+    pub failed: u64,
+    /// Re-asks made.
+    pub asked: u64,
+}
+
+/// Where a pair stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Credibly worse than the reference: the gate fails.
+    Worse,
+    /// Within the reference's measured noise.
+    Noise,
+    /// Not decided within the cap (or the reference measured no noise).
+    Undecided,
+    /// Needs another re-ask.
+    Open,
+}
+
+impl Verdict {
+    /// The word printed in `--json` (`worse`, `noise`, `undecided`, `open`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Worse => "worse",
+            Verdict::Noise => "noise",
+            Verdict::Undecided => "undecided",
+            Verdict::Open => "open",
+        }
+    }
+}
+
+/// A pair's verdict and its evidence.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision {
+    /// Where the pair stands.
+    pub verdict: Verdict,
+    /// The pair's own one-sided p-value (`None` for a one-sample reference).
+    pub p: Option<f64>,
+    /// The p-value adjusted for the family (Hochberg).
+    pub adjusted: Option<f64>,
+}
+
+/// The evidence a reader sees for one pair: reference `k/N`, now `j/m`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Evidence {
+    /// Reference samples that passed (`k`).
+    pub reference_passed: u64,
+    /// Reference samples (`N`).
+    pub reference_samples: u64,
+    /// The run's answers that passed, the first one included (`j`).
+    pub now_passed: u64,
+    /// The run's answers, the first one included (`m`).
+    pub now_asked: u64,
+}
+
+impl Pair {
+    /// What a reader sees: the first failing answer counts among the run's.
+    pub fn evidence(&self) -> Evidence {
+        Evidence {
+            reference_passed: self.passed,
+            reference_samples: self.samples,
+            now_passed: self.asked - self.failed,
+            now_asked: self.asked + 1,
+        }
+    }
+
+    fn p(&self) -> f64 {
+        if self.asked == 0 {
+            return 1.0;
+        }
+        boschloo_worse(self.passed, self.samples, self.failed, self.asked)
+    }
+
+    /// The smallest p-value still reachable: every remaining re-ask fails.
+    fn best(&self, cap: u64) -> f64 {
+        let left = cap.saturating_sub(self.asked);
+        boschloo_worse(
+            self.passed,
+            self.samples,
+            self.failed + left,
+            self.asked + left,
+        )
+    }
+}
+
+/// How the family is tested.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// The declared false-alarm rate of the whole gate (`[suite]
+    /// false_alarm_rate`, default 0.05).
+    pub alpha: f64,
+    /// The most re-asks per pair.
+    pub cap: u64,
+}
+
+impl Default for Plan {
+    fn default() -> Plan {
+        Plan {
+            alpha: 0.05,
+            cap: CAP,
+        }
+    }
+}
+
+/// Every pair's verdict, in the input's order. Pure: the caller re-asks
+/// the `Open` pairs once and calls again, until none is open.
+pub fn decide(pairs: &[Pair], plan: Plan) -> Vec<Decision> {
+    let measured: Vec<usize> = (0..pairs.len()).filter(|&i| pairs[i].samples > 1).collect();
+    let raw: Vec<f64> = measured.iter().map(|&i| pairs[i].p()).collect();
+    let adjusted = hochberg(&raw);
+    let mut out = vec![
+        Decision {
+            verdict: Verdict::Open,
+            p: None,
+            adjusted: None,
+        };
+        pairs.len()
+    ];
+    for (slot, &i) in measured.iter().enumerate() {
+        let pair = &pairs[i];
+        let (p, adjusted) = (raw[slot], adjusted[slot]);
+        let verdict = if adjusted <= plan.alpha {
+            Verdict::Worse
+        } else if pair.asked >= plan.cap {
+            if p <= plan.alpha {
+                Verdict::Undecided
+            } else {
+                Verdict::Noise
+            }
+        } else {
+            // Hochberg's most lenient step: a pair still able to reach it
+            // may yet be worse.
+            if pair.best(plan.cap) > plan.alpha {
+                Verdict::Noise
+            } else {
+                Verdict::Open
+            }
+        };
+        out[i] = Decision {
+            verdict,
+            p: Some(p),
+            adjusted: Some(adjusted),
+        };
+    }
+    for (i, pair) in pairs.iter().enumerate() {
+        if pair.samples > 1 {
+            continue;
+        }
+        out[i].verdict = if pair.failed < pair.asked {
+            Verdict::Undecided
+        } else if pair.asked >= CONFIRMATIONS.min(plan.cap) {
+            Verdict::Worse
+        } else {
+            Verdict::Open
+        };
+    }
+    out
+}

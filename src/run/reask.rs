@@ -1,0 +1,132 @@
+//! Re-asking: the pairs a pull request's answers failed where the
+//! reference passed are asked again, round by round, until the rule of
+//! `core::stats` decides each of them (worse, within noise) or its cap of
+//! re-asks is spent (undecided).
+//!
+//! One round asks every case with an open pair once, through the driver
+//! (the same retries, pace and judges as the run; nothing is journaled or
+//! stored), and compares each re-asked verdict with the reference's by the
+//! rule the run's answer was compared with. Cases run in parallel within a
+//! round; a pair's re-asks are sequential, so the rule stops as soon as
+//! the evidence decides.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::driver::{execute_spent, Ask, Judge, RunContext, RunError};
+use super::journal::{Prior, Recorder};
+use crate::core::compare::reask::{
+    fails_again, replay, triggered, PairVerdict, ReaskRecord, Reasked,
+};
+use crate::core::compare::{index_verdicts, Comparison, KeyRef, PairKey, Scope};
+use crate::core::document::RunDocument;
+use crate::core::name::Name;
+use crate::core::stats::CAP;
+use crate::core::suite::Suite;
+use crate::core::verdict::Verdict;
+
+/// Ask each of `case_ids` once more, graded as a run grades; returns each
+/// case's verdicts (a case whose call failed has errored verdicts).
+///
+/// # Errors
+/// As the driver: the run was stopped, or the suite cannot be run.
+pub fn ask_again(
+    suite: &Suite,
+    case_ids: &BTreeSet<String>,
+    target: &dyn Ask,
+    judge: &dyn Judge,
+    ctx: &RunContext,
+) -> Result<HashMap<String, Vec<Verdict>>, RunError> {
+    let mut again = suite.clone();
+    again.cases.retain(|c| case_ids.contains(&c.id));
+    again.samples = 1;
+    again.declared_sampling = None;
+    again.aggregates.clear();
+    let recorder = Recorder::new(None, None);
+    let (doc, _, _) = execute_spent(&again, target, judge, ctx, &Prior::none(), &recorder)?;
+    Ok(doc
+        .results
+        .into_iter()
+        .map(|c| (c.case_id, c.verdicts))
+        .collect())
+}
+
+/// The record of a gate that had nothing to re-ask.
+pub fn nothing_to_reask(reference: &RunDocument, false_alarm_rate: f64) -> ReaskRecord {
+    ReaskRecord {
+        reference_created_at: reference.created_at.clone(),
+        reference_config_hash: reference.config_hash.clone(),
+        false_alarm_rate,
+        pairs: Vec::new(),
+    }
+}
+
+/// The re-ask phase of a gate: every triggered pair of `comparison` (run
+/// against `reference`) re-asked until decided or capped, at the suite's
+/// false-alarm rate. Returns the evidence (empty `pairs` when nothing was
+/// triggered: no call is made).
+///
+/// # Errors
+/// As [`ask_again`].
+pub fn reask(
+    suite: &Suite,
+    reference: &RunDocument,
+    comparison: &Comparison,
+    target: &dyn Ask,
+    judge: &dyn Judge,
+    ctx: &RunContext,
+) -> Result<ReaskRecord, RunError> {
+    let mut record = ReaskRecord {
+        pairs: triggered(comparison)
+            .into_iter()
+            .map(|key| Reasked {
+                case_id: key.case_id.to_string(),
+                assertion_id: key.assertion_id.to_string(),
+                occurrence: key.occurrence,
+                failed: Vec::new(),
+            })
+            .collect(),
+        ..nothing_to_reask(reference, suite.false_alarm_rate)
+    };
+    let before = index_verdicts(reference);
+    // A re-ask that could not be judged does not count: one spare round.
+    for _ in 0..=CAP {
+        let open: Vec<PairKey> = replay(&record, reference)
+            .into_iter()
+            .filter(|(_, _, d)| d.verdict == PairVerdict::Open)
+            .map(|(key, _, _)| key)
+            .collect();
+        if open.is_empty() {
+            break;
+        }
+        let cases: BTreeSet<String> = open.iter().map(|k| k.case_id.to_string()).collect();
+        let answers = ask_again(suite, &cases, target, judge, ctx)?;
+        for key in &open {
+            let Some(entry) = record.pairs.iter_mut().find(|p| {
+                p.case_id == key.case_id.as_str()
+                    && p.assertion_id == key.assertion_id.as_str()
+                    && p.occurrence == key.occurrence
+            }) else {
+                continue;
+            };
+            let again = answers.get(key.case_id.as_str()).and_then(|verdicts| {
+                verdicts
+                    .iter()
+                    .filter(|v| v.assertion_id == key.assertion_id)
+                    .nth(key.occurrence)
+            });
+            let assertion_id = Name::unshared(key.assertion_id.as_str());
+            let reference_verdict = before.get(&KeyRef {
+                scope: Scope::Case,
+                case_id: key.case_id.as_str(),
+                assertion_id: &assertion_id,
+                occurrence: key.occurrence,
+            });
+            if let (Some(again), Some(reference_verdict)) = (again, reference_verdict) {
+                if let Some(failed) = fails_again(key, reference_verdict, again) {
+                    entry.failed.push(failed);
+                }
+            }
+        }
+    }
+    Ok(record)
+}

@@ -1,0 +1,394 @@
+//! A noisy system end to end (spec `45-statistics.md`): a baseline measured
+//! with `run --samples 5`, then gates whose failures are re-asked before
+//! they are believed. A case that keeps failing is worse after two extra
+//! calls; a case that wobbled is listed within its measured noise and the
+//! headline says "nothing got worse beyond measured noise"; `compare` and
+//! `--json` read the same re-asks; the power is stated. The comment is
+//! snapshot whole and rendered through cmark-gfm. And a smoke of the
+//! noisy-service benchmark (`bench/noisy/noisy.py`).
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::util::{digline_env, repo, stub};
+
+const SUITE: &str = r#"[suite]
+tenant = "noisy"
+environment = "local"
+name = "support"
+cases = "cases.json"
+
+[target]
+type = "http"
+url = "http://127.0.0.1:PORT/answer"
+output_path = "data.answer"
+timeout = 10
+
+[target.body]
+id = "case.id"
+
+[[assertions]]
+type = "contains"
+needle = "yes"
+"#;
+
+fn answers(root: &Path, rows: &[(&str, &[&str])]) {
+    let table: serde_json::Map<String, Value> = rows
+        .iter()
+        .map(|(id, list)| ((*id).to_string(), json!({ "answers": list })))
+        .collect();
+    std::fs::write(root.join("answers.json"), Value::Object(table).to_string()).unwrap();
+}
+
+fn setup(root: &Path) -> crate::util::Stub {
+    answers(root, &[]);
+    let server = stub(&root.join("answers.json"));
+    std::fs::write(
+        root.join("suite.toml"),
+        SUITE.replace("PORT", &server.port.to_string()),
+    )
+    .unwrap();
+    let cases: Vec<Value> = ["steady", "broken", "wobbly"]
+        .iter()
+        .map(|id| json!({"id": id, "vars": {}}))
+        .collect();
+    std::fs::write(root.join("cases.json"), Value::Array(cases).to_string()).unwrap();
+    server
+}
+
+fn run(root: &Path, args: &[&str]) -> crate::util::Ran {
+    digline_env(root, args, &[])
+}
+
+/// Measure a baseline of 5 samples where every case passes, and promote it.
+fn measured_baseline(root: &Path) -> String {
+    let yes: &[&str] = &["yes"; 5];
+    answers(root, &[("steady", yes), ("broken", yes), ("wobbly", yes)]);
+    let ran = run(
+        root,
+        &["run", "--suite", "suite.toml", "--samples", "5", "-q"],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let key = ran.stdout.trim().to_string();
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(format!(".digline/noisy/runs/support/{key}.json")))
+            .unwrap(),
+    )
+    .unwrap();
+    for result in doc["results"].as_array().unwrap() {
+        assert_eq!(
+            result["verdicts"][0]["samples"],
+            json!([1.0, 1.0, 1.0, 1.0, 1.0])
+        );
+    }
+    let promoted = run(root, &["promote", "--suite", "suite.toml", "--run", &key]);
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+    key
+}
+
+/// Measure the reference, then gate a system whose `broken` case answers
+/// `broken` every time and whose `wobbly` case fails once, then passes.
+fn gate_after_a_wobble(root: &Path, broken: &'static str) -> crate::util::Ran {
+    measured_baseline(root);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"; 6]),
+            ("broken", &[broken; 6]),
+            ("wobbly", &["no", "yes", "yes", "yes", "yes", "yes"]),
+        ],
+    );
+    run(root, &GATE)
+}
+
+const GATE: [&str; 7] = [
+    "gate",
+    "--suite",
+    "suite.toml",
+    "--out",
+    "out",
+    "--publish",
+    "none",
+];
+
+/// The comment with what changes from run to run replaced.
+fn stable(comment: &str) -> String {
+    let marker = regex::Regex::new(r"<!-- digline-(gate|order) [^>]*-->").unwrap();
+    let keys = regex::Regex::new(r"\d{4}-\d\d-\d\dT[0-9a-f-]+").unwrap();
+    keys.replace_all(&marker.replace_all(comment, "<!-- digline-$1 … -->"), "KEY")
+        .into_owned()
+}
+
+#[test]
+fn a_measured_baseline_hashes_the_declared_rules_and_never_errors_for_agreement() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    let sometimes: &[&str] = &["yes", "no", "yes", "no", "yes"];
+    answers(
+        root,
+        &[
+            ("steady", sometimes),
+            ("broken", sometimes),
+            ("wobbly", sometimes),
+        ],
+    );
+    let measured = run(
+        root,
+        &["run", "--suite", "suite.toml", "--samples", "5", "-q"],
+    );
+    assert_eq!(measured.code, 0, "{}", measured.stderr);
+    let plain = run(root, &["run", "--suite", "suite.toml", "-q"]);
+    let read = |key: &str| -> Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(
+                root.join(format!(".digline/noisy/runs/support/{}.json", key.trim())),
+            )
+            .unwrap(),
+        )
+        .unwrap()
+    };
+    let (a, b) = (read(&measured.stdout), read(&plain.stdout));
+    assert_eq!(a["config_hash"], b["config_hash"]);
+    let verdict = &a["results"][0]["verdicts"][0];
+    assert_eq!(verdict["status"], "fail", "3 of 5: measured, not an error");
+    assert_eq!(verdict["samples"], json!([1.0, 0.0, 1.0, 0.0, 1.0]));
+    for bad in ["0", "1001"] {
+        let refused = run(root, &["run", "--suite", "suite.toml", "--samples", bad]);
+        assert_eq!(refused.code, 64, "{bad}: {}", refused.stderr);
+        assert!(refused.stderr.contains("--samples"), "{}", refused.stderr);
+    }
+}
+
+#[test]
+fn a_repeated_failure_is_worse_and_a_wobble_is_listed_within_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    let ran = gate_after_a_wobble(root, "no");
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .starts_with("1 check got worse beyond measured noise."),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stderr.contains("re-asked 2 check(s)"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("catches 8 times in 10"),
+        "{}",
+        ran.stderr
+    );
+    let comment = std::fs::read_to_string(root.join("out/comment.md")).unwrap();
+    insta::assert_snapshot!("noisy_worse_comment", stable(&comment));
+    if let Some(html) = crate::surfaces::gfm(&comment) {
+        assert!(html.contains("<td>wobbly</td>"), "{html}");
+        assert!(html.contains("reference 5/5 · now"), "{html}");
+    }
+    // compare reads the same re-asks, and --json carries them and the power.
+    let compared = run(
+        root,
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+            "full",
+        ],
+    );
+    assert_eq!(compared.code, 1, "{}", compared.stderr);
+    let value: Value = serde_json::from_str(&compared.stdout).unwrap();
+    let reasked = value["reasked"].as_array().unwrap();
+    let verdicts: Vec<(&str, &str)> = reasked
+        .iter()
+        .map(|r| {
+            (
+                r["case_id"].as_str().unwrap(),
+                r["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(verdicts, [("broken", "worse"), ("wobbly", "noise")]);
+    assert_eq!(reasked[0]["now_asked"], 3, "worse after two extra calls");
+    assert_eq!(value["power"]["reference_samples"], 5);
+    assert!(
+        value["power"]["case_smallest_failure_rate"]
+            .as_f64()
+            .unwrap()
+            < 1.0
+    );
+}
+
+#[test]
+fn an_unchanged_noisy_system_passes_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    let ran = gate_after_a_wobble(root, "yes");
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .starts_with("Nothing got worse beyond measured noise. 1 check moved within noise."),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("wobbly · contains · reference 5/5 · now"),
+        "{}",
+        ran.stdout
+    );
+    let comment = std::fs::read_to_string(root.join("out/comment.md")).unwrap();
+    insta::assert_snapshot!("noisy_unchanged_comment", stable(&comment));
+}
+
+#[test]
+fn a_deterministic_system_names_its_broken_case_within_three_extra_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["yes"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
+    let first = run(root, &["run", "--suite", "suite.toml", "-q"]);
+    let promoted = run(
+        root,
+        &[
+            "promote",
+            "--suite",
+            "suite.toml",
+            "--run",
+            first.stdout.trim(),
+        ],
+    );
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"; 4]),
+            ("broken", &["no"; 4]),
+            ("wobbly", &["yes"; 4]),
+        ],
+    );
+    let ran = run(root, &GATE);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.contains("broken · contains"), "{}", ran.stdout);
+    let record: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::fs::read_dir(root.join(".digline/noisy/reasks/runs/support"))
+                .unwrap()
+                .filter_map(Result::ok)
+                .find(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .unwrap()
+                .path(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let extra: usize = record["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["failed"].as_array().unwrap().len())
+        .sum();
+    assert!(extra <= 3, "{record}");
+}
+
+#[test]
+fn the_noisy_benchmark_runs_one_gate_of_each_kind() {
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: no python3 to run bench/noisy/noisy.py");
+        return;
+    }
+    let stub = Path::new(env!("CARGO_BIN_EXE_digline"))
+        .parent()
+        .unwrap()
+        .join("examples/quickstart-stub");
+    if !stub.exists() {
+        eprintln!("SKIPPED: the quickstart stub is not built");
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    for scenario in ["deterministic", "drop15"] {
+        let ran = std::process::Command::new("python3")
+            .arg(repo().join("bench/noisy/noisy.py"))
+            .args([scenario, "--trials", "1", "--out"])
+            .arg(out.path())
+            .env("DIGLINE", env!("CARGO_BIN_EXE_digline"))
+            .env("STUB", &stub)
+            .output()
+            .unwrap();
+        assert!(
+            ran.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        let summary: Value = serde_json::from_slice(&ran.stdout).unwrap();
+        assert_eq!(summary["gates"], 1);
+        assert_eq!(summary["exit_other"], 0, "{summary}");
+    }
+}
+
+#[test]
+fn a_false_alarm_rate_outside_its_range_is_refused_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    let suite = std::fs::read_to_string(root.join("suite.toml")).unwrap();
+    for (value, why) in [
+        (
+            "0.7",
+            "`false_alarm_rate` is 0.7, and it has to be a number above 0 and below 0.5",
+        ),
+        (
+            "\"5%\"",
+            "`false_alarm_rate` is a string, and it has to be a number above 0 and below 0.5",
+        ),
+    ] {
+        std::fs::write(
+            root.join("suite.toml"),
+            suite.replace(
+                "cases = \"cases.json\"",
+                &format!("cases = \"cases.json\"\nfalse_alarm_rate = {value}"),
+            ),
+        )
+        .unwrap();
+        let ran = run(root, &["run", "--suite", "suite.toml"]);
+        assert_eq!(ran.code, 64, "{}", ran.stderr);
+        assert!(ran.stderr.contains(why), "{}", ran.stderr);
+        assert!(
+            ran.stderr.contains("suite.toml:6"),
+            "located: {}",
+            ran.stderr
+        );
+    }
+    std::fs::write(
+        root.join("suite.toml"),
+        suite.replace(
+            "cases = \"cases.json\"",
+            "cases = \"cases.json\"\nfalse_alarm_rate = 0.01",
+        ),
+    )
+    .unwrap();
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["yes"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
+    assert_eq!(run(root, &["run", "--suite", "suite.toml", "-q"]).code, 0);
+}
