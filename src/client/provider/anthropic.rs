@@ -11,7 +11,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{tokens, ApiKey, ChatRequest, Completion};
+use super::{text_at, tokens, ApiKey, ChatRequest, Completion};
 use crate::client::pricing::Usage;
 
 /// The path under the base URL.
@@ -54,10 +54,7 @@ pub fn headers(key: Option<&ApiKey>) -> Vec<(&'static str, String)> {
 /// A phrase completing "`<host>` answered …": no text block, or a
 /// malformed usage.
 pub fn read(payload: &Value, prefill: Option<&str>) -> Result<Completion, String> {
-    let stop_reason = payload
-        .get("stop_reason")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let stop_reason = text_at(payload, "stop_reason");
     let blocks = payload.get("content").and_then(Value::as_array);
     let texts: Vec<&str> = blocks
         .into_iter()
@@ -95,10 +92,7 @@ pub fn read(payload: &Value, prefill: Option<&str>) -> Result<Completion, String
     Ok(Completion {
         text,
         usage,
-        resolved_model: payload
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        resolved_model: text_at(payload, "model"),
         stop_reason,
     })
 }

@@ -460,6 +460,12 @@ fn error_message(payload: &Value) -> Option<String> {
 ///
 /// # Errors
 /// A count that is present but not a whole non-negative number.
+/// The string at `key` of a reply object, owned; `None` when absent or not a
+/// string (a stop reason, the model that answered).
+fn text_at(object: &Value, key: &str) -> Option<String> {
+    object.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
 fn tokens(object: Option<&Value>, key: &str) -> Result<u64, String> {
     match object.and_then(|o| o.get(key)) {
         None | Some(Value::Null) => Ok(0),

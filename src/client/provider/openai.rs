@@ -10,7 +10,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{tokens, ApiKey, ChatRequest, Completion};
+use super::{text_at, tokens, ApiKey, ChatRequest, Completion};
 use crate::client::pricing::Usage;
 
 /// The path under the base URL.
@@ -63,10 +63,7 @@ pub fn read(payload: &Value) -> Result<Completion, String> {
         .and_then(Value::as_array)
         .and_then(|c| c.first())
         .ok_or_else(|| "with no choices".to_string())?;
-    let stop_reason = choice
-        .get("finish_reason")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let stop_reason = text_at(choice, "finish_reason");
     let message = choice.get("message");
     if message
         .and_then(|m| m.get("refusal"))
@@ -101,10 +98,7 @@ pub fn read(payload: &Value) -> Result<Completion, String> {
             cache_write_tokens: 0,
             cache_write_1h_tokens: 0,
         },
-        resolved_model: payload
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        resolved_model: text_at(payload, "model"),
         stop_reason,
     })
 }
