@@ -216,6 +216,29 @@ fn listed(value: &str) -> Result<Vec<Place>, String> {
         .collect()
 }
 
+/// The place `url` reaches, when there is anything to check: `None` outside
+/// CI (see the module doc). `key` and `carried` as in [`check`].
+///
+/// # Errors
+/// The refusal of an address without a host: it is refused where it is
+/// built, and nothing reaches a host digline cannot name.
+fn reach_in_ci(
+    key: &str,
+    url: &str,
+    carried: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<Reach>, String> {
+    if !in_ci(env) {
+        return Ok(None);
+    }
+    reached(url).map(Some).ok_or_else(|| {
+        format!(
+            "`{key}` names no host digline can check against the hosts this CI job allows, \
+             and the request would carry {carried}. Nothing was sent"
+        )
+    })
+}
+
 /// May the value of `variable` go to `url`? `carried` says what the request
 /// would carry (`OPENAI_API_KEY`, `${SUPPORT_TOKEN} (header
 /// `Authorization`)`), `key` the suite key naming the address (`base_url`,
@@ -230,16 +253,8 @@ pub fn check(
     carried: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), String> {
-    if !in_ci(env) {
+    let Some(reach) = reach_in_ci(key, url, carried, env)? else {
         return Ok(());
-    }
-    let Some(reach) = reached(url) else {
-        // An address without a host is refused where it is built; nothing
-        // reaches a host digline cannot name.
-        return Err(format!(
-            "`{key}` names no host digline can check against the hosts this CI job allows, \
-             and the request would carry {carried}. Nothing was sent"
-        ));
     };
     if is_loopback(&reach.host) {
         return Ok(());
@@ -300,14 +315,8 @@ pub fn check_host_header(
     carried: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), String> {
-    if !in_ci(env) {
+    let Some(reach) = reach_in_ci("url", url, carried, env)? else {
         return Ok(());
-    }
-    let Some(reach) = reached(url) else {
-        return Err(format!(
-            "`url` names no host digline can check against the hosts this CI job allows, \
-             and the request would carry {carried}. Nothing was sent"
-        ));
     };
     let named = host_port(value.trim())
         .filter(|(host, _)| !host.contains(':') || value.trim().starts_with('['))
