@@ -289,8 +289,8 @@ mod tests {
         assert_eq!(pacer.turn_at(later), Duration::from_millis(100));
     }
 
-    #[test]
-    fn tokens_are_spread_evenly() {
+    /// A pacer of 6000 tokens a minute (100 a second) over one meter.
+    fn paced_at_6000_tpm() -> (Arc<Meter>, Pacer) {
         let meter = Arc::new(Meter::default());
         let pacer = Pacer::new(
             Quota {
@@ -299,6 +299,12 @@ mod tests {
             },
             vec![Arc::clone(&meter)],
         );
+        (meter, pacer)
+    }
+
+    #[test]
+    fn tokens_are_spread_evenly() {
+        let (meter, pacer) = paced_at_6000_tpm();
         let t0 = Instant::now();
         assert_eq!(pacer.turn_at(t0), Duration::ZERO);
         // 6000 tpm is 100 tokens a second: 250 spent waits 2.5 s
@@ -318,14 +324,7 @@ mod tests {
     /// back, so parallel calls do not all start under a small `tpm`.
     #[test]
     fn calls_in_flight_count_by_their_estimate() {
-        let meter = Arc::new(Meter::default());
-        let pacer = Pacer::new(
-            Quota {
-                requests_per_minute: None,
-                tokens_per_minute: Some(6000.0),
-            },
-            vec![Arc::clone(&meter)],
-        );
+        let (meter, pacer) = paced_at_6000_tpm();
         let t0 = Instant::now();
         assert_eq!(pacer.turn_at(t0), Duration::ZERO);
         meter.sending(200);
