@@ -5,7 +5,8 @@
 //! Used for every file digline reads that a person or a tool may have
 //! written: `cases.json` (`host::suite::cases`) and run documents (`store`).
 //! Pure: text in, value or error out; and the one noun phrase both use
-//! for a value of the wrong JSON type ([`noun`]).
+//! for a value of the wrong JSON type ([`noun`]), and the one reading of a
+//! recorded list of strings ([`strings`]).
 
 use std::cell::RefCell;
 use std::fmt;
@@ -25,6 +26,18 @@ pub fn noun(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// The strings of a recorded JSON array, in order: a value that is not an
+/// array reads as none, an item that is not a string is passed over.
+pub fn strings<C: FromIterator<String>>(value: Option<&Value>) -> C {
+    value
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
 }
 
 /// Why strict parsing failed.

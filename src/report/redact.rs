@@ -10,6 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::document::RunDocument;
+use crate::core::strict_json::strings;
 
 /// Configuration fields withheld on every redaction.
 const PERIMETER: [&str; 2] = ["base_url", "fingerprint"];
@@ -86,16 +87,7 @@ pub fn withhold_perimeter_values(comparison: &mut crate::core::compare::Comparis
 }
 
 fn withhold_perimeter(config: &mut Map<String, Value>) {
-    let mut withheld: Vec<String> = config
-        .get("withheld")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut withheld: Vec<String> = strings(config.get("withheld"));
     let Some(values) = config.get_mut("values").and_then(Value::as_object_mut) else {
         return;
     };

@@ -34,6 +34,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::core::document::RunDocument;
+use crate::core::strict_json::strings;
 use crate::core::verdict::Verdict;
 
 use super::OUTPUT_VERSION;
@@ -153,21 +154,8 @@ fn config(raw: &Map<String, Value>) -> Value {
     json!({
         "values": values,
         "withheld": withheld,
-        "identities": strings(raw.get("identities")),
+        "identities": strings::<Vec<String>>(raw.get("identities")),
     })
-}
-
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 use std::collections::BTreeSet;
 
 use crate::core::python::eq::python_eq;
+use crate::core::strict_json::strings;
 use serde_json::{Map, Value};
 
 /// The field name a judge identity row carries (`field: "judge"`).
@@ -79,26 +80,15 @@ struct SystemConfig {
 impl SystemConfig {
     /// Reads the object; unexpected shapes count as not recorded.
     fn read(raw: &Map<String, Value>) -> SystemConfig {
-        let strings = |key: &str| -> BTreeSet<String> {
-            raw.get(key)
-                .and_then(Value::as_array)
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let listed = |key: &str| -> BTreeSet<String> { strings(raw.get(key)) };
         SystemConfig {
-            identities: strings("identities"),
+            identities: listed("identities"),
             values: raw
                 .get("values")
                 .and_then(Value::as_object)
                 .cloned()
                 .unwrap_or_default(),
-            withheld: strings("withheld"),
+            withheld: listed("withheld"),
         }
     }
 
