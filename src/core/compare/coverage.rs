@@ -118,37 +118,23 @@ pub fn rule_changes(deltas: &[Delta]) -> Vec<RuleChange> {
         let (Some(b), Some(a)) = (&d.before, &d.after) else {
             continue;
         };
-        if fmt6(b.threshold) != fmt6(a.threshold) {
-            add(RuleChange {
-                check: d.assertion.to_string(),
-                field: RuleField::Threshold,
-                before: fmt6(b.threshold),
-                after: fmt6(a.threshold),
-                direction: Some(if a.threshold < b.threshold {
-                    Direction::Loosened
-                } else {
-                    Direction::Tightened
-                }),
-                pairs: 1,
-                parameter: None,
-                key: d.key.clone(),
-            });
-        }
-        if fmt6(b.tolerance) != fmt6(a.tolerance) {
-            add(RuleChange {
-                check: d.assertion.to_string(),
-                field: RuleField::Tolerance,
-                before: fmt6(b.tolerance),
-                after: fmt6(a.tolerance),
-                direction: Some(if a.tolerance > b.tolerance {
-                    Direction::Loosened
-                } else {
-                    Direction::Tightened
-                }),
-                pairs: 1,
-                parameter: None,
-                key: d.key.clone(),
-            });
+        // A lower threshold or a wider tolerance lets more through.
+        let bounds = [
+            bound_moved(
+                d,
+                RuleField::Threshold,
+                (b.threshold, a.threshold),
+                a.threshold < b.threshold,
+            ),
+            bound_moved(
+                d,
+                RuleField::Tolerance,
+                (b.tolerance, a.tolerance),
+                a.tolerance > b.tolerance,
+            ),
+        ];
+        for change in bounds.into_iter().flatten() {
+            add(change);
         }
     }
     // A parameter edit changes the check's id: its verdicts become missing
@@ -291,6 +277,30 @@ fn cut(value: &str) -> String {
     let mut out: String = value.chars().take(PARAMETER_VALUE_LIMIT).collect();
     out.push('…');
     out
+}
+
+/// The change of a numeric bound of `d`'s check (`field`, `(before,
+/// after)`) when it moved at 6 decimals; `loosened` says which way.
+fn bound_moved(
+    d: &Delta,
+    field: RuleField,
+    (before, after): (f64, f64),
+    loosened: bool,
+) -> Option<RuleChange> {
+    (fmt6(before) != fmt6(after)).then(|| RuleChange {
+        check: d.assertion.to_string(),
+        field,
+        before: fmt6(before),
+        after: fmt6(after),
+        direction: Some(if loosened {
+            Direction::Loosened
+        } else {
+            Direction::Tightened
+        }),
+        pairs: 1,
+        parameter: None,
+        key: d.key.clone(),
+    })
 }
 
 fn fmt6(value: f64) -> String {
