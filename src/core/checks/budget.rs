@@ -328,15 +328,8 @@ mod tests {
             ),
         ];
         for (budget, cap, measured, threshold, score, reason) in rows {
-            let outcome = judge(budget, &cap, Some(measured), threshold);
-            let Outcome::Scored {
-                score: got,
-                reason: why,
-                metadata,
-            } = outcome
-            else {
-                panic!("{reason}: errored");
-            };
+            let (got, why, metadata) =
+                judge(budget, &cap, Some(measured), threshold).expect_scored(reason);
             assert_eq!((round6(got), why.as_str()), (score, reason));
             assert_eq!(metadata.len(), 3, "{reason}");
             assert_eq!(metadata.get(budget.words().1), Some(&Value::Number(cap)));

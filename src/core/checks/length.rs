@@ -404,15 +404,8 @@ mod tests {
             ),
         ];
         for (min, max, unit, text, score, reason) in rows {
-            let outcome = judge(min.as_ref(), max.as_ref(), unit, text);
-            let Outcome::Scored {
-                score: got,
-                reason: why,
-                metadata,
-            } = outcome
-            else {
-                panic!("{reason}: errored");
-            };
+            let (got, why, metadata) =
+                judge(min.as_ref(), max.as_ref(), unit, text).expect_scored(reason);
             assert_eq!((got, why.as_str()), (score, reason));
             assert_eq!(metadata.get("minimum"), min.map(Value::Number).as_ref());
             assert_eq!(metadata.get("maximum"), max.map(Value::Number).as_ref());

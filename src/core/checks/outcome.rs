@@ -32,4 +32,18 @@ impl Outcome {
             metadata: Map::new(),
         }
     }
+
+    /// The score, reason and metadata of a scored outcome, for the tests;
+    /// panics naming `what` when the check errored.
+    #[cfg(test)]
+    pub fn expect_scored(self, what: &str) -> (f64, String, Map<String, Value>) {
+        match self {
+            Outcome::Scored {
+                score,
+                reason,
+                metadata,
+            } => (score, reason, metadata),
+            Outcome::Errored(_) => panic!("{what}: errored"),
+        }
+    }
 }

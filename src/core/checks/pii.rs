@@ -387,12 +387,7 @@ mod tests {
             ),
         ];
         for (text, want, total) in rows {
-            let Outcome::Scored {
-                reason, metadata, ..
-            } = judge(text)
-            else {
-                panic!("{text}: errored");
-            };
+            let (_, reason, metadata) = judge(text).expect_scored(text);
             assert_eq!(reason, *want, "{text}");
             assert_eq!(metadata["pii_total"], Value::from(*total), "{text}");
             assert_eq!(metadata.len(), 6);
