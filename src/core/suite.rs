@@ -75,6 +75,36 @@ pub struct Suite {
 /// The false-alarm rate of a gate when `[suite]` declares none.
 pub const DEFAULT_FALSE_ALARM_RATE: f64 = 0.05;
 
+#[cfg(test)]
+impl Suite {
+    /// A suite for the tests: tenant `t`, environment `e`, name `s`, one
+    /// sample, `checks` over cases with these ids, nothing else declared.
+    pub fn for_tests(checks: Vec<DeclaredCheck>, ids: impl IntoIterator<Item = String>) -> Suite {
+        Suite {
+            tenant: "t".into(),
+            environment: "e".into(),
+            name: "s".into(),
+            samples: 1,
+            min_agreement: None,
+            checks,
+            cases: ids
+                .into_iter()
+                .map(|id| Case {
+                    id,
+                    ..Case::default()
+                })
+                .collect(),
+            record_responses: false,
+            max_usd: None,
+            artifacts: Vec::new(),
+            rules: Vec::new(),
+            aggregates: Vec::new(),
+            false_alarm_rate: DEFAULT_FALSE_ALARM_RATE,
+            declared_sampling: None,
+        }
+    }
+}
+
 impl Suite {
     /// The suite's `config_hash` (16 hex chars), equal to digline 0.10.0's:
     /// what two runs must share to compare the same rules. It covers each

@@ -213,7 +213,6 @@ impl Comparison {
 mod tests {
     use super::*;
     use crate::core::checks::build;
-    use crate::core::suite::Case;
     use serde_json::{json, Map, Value};
 
     fn suite(labels: &[&str], kind: AggregateKind) -> Suite {
@@ -230,30 +229,15 @@ mod tests {
             assertion_id: "agg0000000000000".into(),
             identity_payload: Value::Null,
         };
-        Suite {
-            tenant: "t".into(),
-            environment: "e".into(),
-            name: "s".into(),
-            samples: 1,
-            min_agreement: None,
-            checks: vec![check],
-            cases: labels
-                .iter()
-                .enumerate()
-                .map(|(i, label)| Case {
-                    id: format!("c{i:02}"),
-                    label: Some((*label).to_string()),
-                    ..Case::default()
-                })
-                .collect(),
-            record_responses: false,
-            max_usd: None,
-            artifacts: Vec::new(),
-            rules: Vec::new(),
+        let ids = (0..labels.len()).map(|i| format!("c{i:02}"));
+        let mut suite = Suite {
             aggregates: vec![aggregate],
-            false_alarm_rate: 0.05,
-            declared_sampling: None,
+            ..Suite::for_tests(vec![check], ids)
+        };
+        for (case, label) in suite.cases.iter_mut().zip(labels) {
+            case.label = Some((*label).to_string());
         }
+        suite
     }
 
     fn doc(suite: &Suite, passes: &[bool]) -> RunDocument {

@@ -87,25 +87,8 @@ impl Judge for FakeJudge {
 
 pub(super) fn suite(n: usize, checks: Vec<DeclaredCheck>) -> Suite {
     Suite {
-        tenant: "t".into(),
         environment: "local".into(),
-        name: "s".into(),
-        samples: 1,
-        min_agreement: None,
-        checks,
-        cases: (0..n)
-            .map(|i| Case {
-                id: format!("c{i}"),
-                ..Case::default()
-            })
-            .collect(),
-        record_responses: false,
-        max_usd: None,
-        artifacts: Vec::new(),
-        rules: Vec::new(),
-        aggregates: Vec::new(),
-        false_alarm_rate: crate::core::suite::DEFAULT_FALSE_ALARM_RATE,
-        declared_sampling: None,
+        ..Suite::for_tests(checks, (0..n).map(|i| format!("c{i}")))
     }
 }
 

@@ -52,26 +52,10 @@ fn suite(cases: &[&str], samples: u32) -> Suite {
     let check = build("contains", params.as_object().unwrap_or(&Map::new()))
         .unwrap_or_else(|e| panic!("{e}"));
     Suite {
-        tenant: "t".into(),
-        environment: "e".into(),
-        name: "s".into(),
         samples,
         min_agreement: Some(1.0 / 3.0),
-        checks: vec![check],
-        cases: cases
-            .iter()
-            .map(|id| Case {
-                id: (*id).to_string(),
-                ..Case::default()
-            })
-            .collect(),
         record_responses: true,
-        max_usd: None,
-        artifacts: Vec::new(),
-        rules: Vec::new(),
-        aggregates: Vec::new(),
-        false_alarm_rate: crate::core::suite::DEFAULT_FALSE_ALARM_RATE,
-        declared_sampling: None,
+        ..Suite::for_tests(vec![check], cases.iter().map(|id| (*id).to_string()))
     }
 }
 

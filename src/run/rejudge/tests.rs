@@ -34,30 +34,13 @@ fn suite(cases: &[&str], maximum: u64) -> Suite {
     let check = |kind: &str, params: Value| {
         build(kind, params.as_object().unwrap_or(&Map::new())).unwrap_or_else(|e| panic!("{e}"))
     };
+    let checks = vec![
+        check("contains", json!({"needle": "yes"})),
+        check("length", json!({"maximum": maximum})),
+    ];
     Suite {
-        tenant: "t".into(),
-        environment: "e".into(),
-        name: "s".into(),
-        samples: 1,
-        min_agreement: None,
-        checks: vec![
-            check("contains", json!({"needle": "yes"})),
-            check("length", json!({"maximum": maximum})),
-        ],
-        cases: cases
-            .iter()
-            .map(|id| Case {
-                id: (*id).to_string(),
-                ..Case::default()
-            })
-            .collect(),
         record_responses: true,
-        max_usd: None,
-        artifacts: Vec::new(),
-        rules: Vec::new(),
-        aggregates: Vec::new(),
-        false_alarm_rate: crate::core::suite::DEFAULT_FALSE_ALARM_RATE,
-        declared_sampling: None,
+        ..Suite::for_tests(checks, cases.iter().map(|id| (*id).to_string()))
     }
 }
 

@@ -88,34 +88,15 @@ fn checks() -> Vec<DeclaredCheck> {
 }
 
 fn suite(samples: u32, record_responses: bool) -> Suite {
-    let case = |id: &str| Case {
-        id: id.to_string(),
-        ..Case::default()
-    };
-    Suite {
-        tenant: "t".into(),
+    let ids = ["answered", "failed", "unjudged", "suspended"];
+    let mut suite = Suite {
         environment: "local".into(),
-        name: "s".into(),
         samples,
-        min_agreement: None,
-        checks: checks(),
-        cases: vec![
-            case("answered"),
-            case("failed"),
-            case("unjudged"),
-            Case {
-                suspended: Some("moving".into()),
-                ..case("suspended")
-            },
-        ],
         record_responses,
-        max_usd: None,
-        artifacts: Vec::new(),
-        rules: Vec::new(),
-        aggregates: Vec::new(),
-        false_alarm_rate: crate::core::suite::DEFAULT_FALSE_ALARM_RATE,
-        declared_sampling: None,
-    }
+        ..Suite::for_tests(checks(), ids.map(str::to_string))
+    };
+    suite.cases[3].suspended = Some("moving".into());
+    suite
 }
 
 fn run(suite: &Suite) -> RunDocument {
