@@ -488,6 +488,18 @@ fn itemize(
             (ExitStatus::Refused, view, status_counts(&doc))
         }
     };
+    // A run stopped by its spending cap was not asked whole: whatever it
+    // found, it could not be judged (exit 2, never 1), and it says so first.
+    let capped = store
+        .read_run_spend(&suite.tenant, &suite.name, &key)
+        .is_some_and(|spent| spent.budget_exhausted);
+    let exit = if capped && exit == ExitStatus::Worse {
+        view.exit_code = ExitStatus::Unjudged;
+        view.lead = format!("{} {}", locale.text("gate.budget_lead"), view.lead);
+        ExitStatus::Unjudged
+    } else {
+        exit
+    };
     // A replaced reference is said first, everywhere the headline goes.
     if let Some(r) = &replaced {
         view.lead = format!("{} {}", r.sentence(integrity), view.lead);

@@ -242,9 +242,17 @@ pub fn reask(
     reference: &RunDocument,
     notices: &Notifier,
 ) -> Result<(), Refusal> {
+    let store = request.suite.store();
+    // A run its spending cap stopped is not judged whole (exit 2 whatever
+    // it found): no call past the cap is made to decide it.
+    if store
+        .read_run_spend(&run.tenant, &run.suite, key)
+        .is_some_and(|spent| spent.budget_exhausted)
+    {
+        return Ok(());
+    }
     let comparison = crate::core::compare::compare(run, reference)?;
     let triggered = crate::core::compare::reask::triggered(&comparison);
-    let store = request.suite.store();
     let record = if triggered.is_empty() {
         crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate)
     } else {

@@ -332,6 +332,71 @@ fn an_exhausted_cap_is_exit_2_naming_the_budget_and_spend_stays_under_it() {
     assert!(gated.stdout.contains("spending cap") || gated.stderr.contains("spending cap"));
 }
 
+/// The same provider with a judge that always scores 0.1: every judged
+/// check that passed in the reference now fails.
+fn harsh() -> Fake {
+    fake_llm::start(Box::new(|seen: &Seen, _| {
+        if seen.is_judge() {
+            ok(seen, "{\"score\": 0.1, \"reason\": \"poor\"}", 300, 30)
+        } else {
+            ok(seen, &format!("Hello, {}", seen.user()), 10, 50)
+        }
+    }))
+}
+
+#[test]
+fn a_run_its_cap_stopped_is_exit_2_even_when_what_it_asked_got_worse() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 20, &["Polite."]);
+    let fair = steady();
+    let (key, ran) = run(root, &fair, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    promote(root, &fair, &key);
+    let fake = harsh();
+    // Without a cap the harsh judge makes the gate exit 1 ...
+    let uncapped = gate(root, &fake, "uncapped", &["--judge-memo", "off"]);
+    assert_eq!(uncapped.code, 1, "{}{}", uncapped.stdout, uncapped.stderr);
+    // ... with a cap reached mid-run, 2: the run was not asked whole.
+    let before = fake.requests().len();
+    let gated = gate(
+        root,
+        &fake,
+        "out",
+        &[
+            "--judge-memo",
+            "off",
+            "--max-usd",
+            "0.008",
+            "--concurrency",
+            "2",
+        ],
+    );
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    let lead = "The spending cap (--max-usd) was reached before every case was asked, so \
+                this run could not be judged whole";
+    let outcome = read_json(root.join("out/outcome.json"));
+    assert_eq!(outcome["exit_code"], 2, "{outcome}");
+    assert_eq!(outcome["spent"]["budget_exhausted"], true, "{outcome}");
+    assert!(
+        outcome["headline"].as_str().unwrap().starts_with(lead),
+        "{outcome}"
+    );
+    assert!(gated.stdout.starts_with(lead), "{}", gated.stdout);
+    // The comment and summary lead with it too (Markdown-escaped there).
+    let escaped =
+        "**The spending cap \\(\\-\\-max\\-usd\\) was reached before every case was asked";
+    for file in ["comment.md", "summary.md"] {
+        let text = std::fs::read_to_string(root.join("out").join(file)).unwrap();
+        assert!(text.contains(escaped), "{file}: {text}");
+    }
+    // No re-ask is made past the cap: every call the gate made is the run's.
+    let spent = &outcome["spent"];
+    let recorded =
+        spent["target"]["calls"].as_u64().unwrap() + spent["judges"]["calls"].as_u64().unwrap();
+    assert_eq!((fake.requests().len() - before) as u64, recorded, "{spent}");
+}
+
 #[test]
 fn four_shards_under_one_cap_spend_no_more_than_it_together() {
     let fake = wobbly();
