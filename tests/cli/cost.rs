@@ -278,19 +278,12 @@ fn total_usd(spend: &Value) -> f64 {
     spend["target"]["usd"].as_f64().unwrap_or(0.0) + spend["judges"]["usd"].as_f64().unwrap_or(0.0)
 }
 
-#[test]
-fn an_exhausted_cap_is_exit_2_naming_the_budget_and_spend_stays_under_it() {
-    let fake = steady();
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    suite(root, 20, &["Polite."]);
-    let (key, ran) = run(root, &fake, &[]);
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
-    promote(root, &fake, &key);
-    let cap = 0.008;
+/// A gate into `out` under a cap of 0.008 USD, which 20 judged cases
+/// exceed: exit 2, whatever the judged cases show.
+fn capped_gate(root: &Path, fake: &Fake) -> Ran {
     let gated = gate(
         root,
-        &fake,
+        fake,
         "out",
         &[
             "--judge-memo",
@@ -302,6 +295,20 @@ fn an_exhausted_cap_is_exit_2_naming_the_budget_and_spend_stays_under_it() {
         ],
     );
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    gated
+}
+
+#[test]
+fn an_exhausted_cap_is_exit_2_naming_the_budget_and_spend_stays_under_it() {
+    let fake = steady();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 20, &["Polite."]);
+    let (key, ran) = run(root, &fake, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    promote(root, &fake, &key);
+    let cap = 0.008;
+    let gated = capped_gate(root, &fake);
     assert!(
         gated
             .stderr
@@ -359,20 +366,7 @@ fn a_run_its_cap_stopped_is_exit_2_even_when_what_it_asked_got_worse() {
     assert_eq!(uncapped.code, 1, "{}{}", uncapped.stdout, uncapped.stderr);
     // ... with a cap reached mid-run, 2: the run was not asked whole.
     let before = fake.requests().len();
-    let gated = gate(
-        root,
-        &fake,
-        "out",
-        &[
-            "--judge-memo",
-            "off",
-            "--max-usd",
-            "0.008",
-            "--concurrency",
-            "2",
-        ],
-    );
-    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    let gated = capped_gate(root, &fake);
     let lead = "The spending cap (--max-usd) was reached before every case was asked, so \
                 this run could not be judged whole";
     let outcome = read_json(root.join("out/outcome.json"));
