@@ -58,6 +58,8 @@ pub struct Read {
     /// The gate's re-asks of this run and the suite, when the gate judged
     /// it (spec `45-statistics.md`): its statistics are applied again.
     gated: Option<(ReaskRecord, Suite)>,
+    /// The run's spending cap stopped it (its spend record): exit 2.
+    capped: bool,
     /// A newer digline wrote one of the documents: the note to warn with
     /// (said before the comparison, which may refuse).
     pub ahead: Option<String>,
@@ -94,6 +96,7 @@ pub fn read(request: &CompareRequest) -> Result<Read, Refusal> {
     let failed = request
         .causes
         .then(|| store.read_run_timings(&suite.tenant, &suite.name, &run.key));
+    let capped = store.run_capped(&suite.tenant, &suite.name, &run.key);
     let gated = store
         .read_run_reasks(&suite.tenant, &suite.name, &run.key)
         .map(|record| (record, loaded.suite));
@@ -103,6 +106,7 @@ pub fn read(request: &CompareRequest) -> Result<Read, Refusal> {
         baseline,
         failed,
         gated,
+        capped,
         ahead,
     })
 }
@@ -119,9 +123,11 @@ pub fn compare(read: Read) -> Result<CompareFacts, Refusal> {
         baseline,
         failed,
         gated,
+        capped,
         ..
     } = read;
     let mut comparison = crate::report::order::compare_in_suite_order(&run, &baseline)?;
+    comparison.capped = capped;
     // A run the gate judged is decided as the gate decided it: its re-asks,
     // the power, the whole-run measures paired. Two documents alone compare
     // as 0.10.0 did.

@@ -414,6 +414,7 @@ fn compare(
     }
     c.state_power(b, suite.false_alarm_rate);
     c.apply_paired(paired.unwrap_or_default(), true);
+    c.capped = loaded.store.run_capped(&suite.tenant, &suite.name, key);
     // Infrastructure values (`base_url`) are named, never published.
     crate::report::redact::withhold_perimeter_values(&mut c);
     spell_parameter_edits(&mut c, &request.suite.file, base.read());
@@ -490,16 +491,9 @@ fn itemize(
     };
     // A run stopped by its spending cap was not asked whole: whatever it
     // found, it could not be judged (exit 2, never 1), and it says so first.
-    let capped = store
-        .read_run_spend(&suite.tenant, &suite.name, &key)
-        .is_some_and(|spent| spent.budget_exhausted);
-    let exit = if capped && exit == ExitStatus::Worse {
-        view.exit_code = ExitStatus::Unjudged;
+    if comparison.as_ref().is_some_and(|c| c.capped) {
         view.lead = format!("{} {}", locale.text("gate.budget_lead"), view.lead);
-        ExitStatus::Unjudged
-    } else {
-        exit
-    };
+    }
     // A replaced reference is said first, everywhere the headline goes.
     if let Some(r) = &replaced {
         view.lead = format!("{} {}", r.sentence(integrity), view.lead);

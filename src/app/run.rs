@@ -245,10 +245,7 @@ pub fn reask(
     let store = request.suite.store();
     // A run its spending cap stopped is not judged whole (exit 2 whatever
     // it found): no call past the cap is made to decide it.
-    if store
-        .read_run_spend(&run.tenant, &run.suite, key)
-        .is_some_and(|spent| spent.budget_exhausted)
-    {
+    if store.run_capped(&run.tenant, &run.suite, key) {
         return Ok(());
     }
     let comparison = crate::core::compare::compare(run, reference)?;

@@ -60,6 +60,13 @@ impl Store {
         self.read_record(&self.run_spend_path(tenant, suite, key).ok()?)
     }
 
+    /// Whether run `key`'s spending cap stopped it (its spend record says
+    /// so); false without a record.
+    pub fn run_capped(&self, tenant: &str, suite: &str, key: &str) -> bool {
+        self.read_run_spend(tenant, suite, key)
+            .is_some_and(|spent| spent.budget_exhausted)
+    }
+
     /// What the reference spent, `None` when not recorded.
     pub fn read_baseline_spend(&self, tenant: &str, suite: &str) -> Option<Spend> {
         self.read_record(&self.baseline_spend_path(tenant, suite).ok()?)

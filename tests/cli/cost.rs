@@ -384,6 +384,14 @@ fn a_run_its_cap_stopped_is_exit_2_even_when_what_it_asked_got_worse() {
         let text = std::fs::read_to_string(root.join("out").join(file)).unwrap();
         assert!(text.contains(escaped), "{file}: {text}");
     }
+    // `compare` of the same run answers as the gate did (one exit rule).
+    let key = outcome["run_key"].as_str().unwrap();
+    let compared = go(
+        root,
+        &fake,
+        &["compare", "--suite", "suite.toml", "--run", key],
+    );
+    assert_eq!(compared.code, 2, "{}{}", compared.stdout, compared.stderr);
     // No re-ask is made past the cap: every call the gate made is the run's.
     let spent = &outcome["spent"];
     let recorded =

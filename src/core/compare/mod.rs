@@ -325,6 +325,10 @@ pub struct Comparison {
     /// The whole-run measures compared paired over the same cases (set by
     /// [`Comparison::apply_paired`]; empty otherwise).
     pub paired_measures: Vec<paired::PairedMeasure>,
+    /// The run was stopped by its spending cap (`--max-usd`, read from its
+    /// spend record by the use case): not asked whole, so it could not be
+    /// judged, whatever it shows.
+    pub capped: bool,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -376,6 +380,8 @@ pub struct Headline {
     /// measured its noise (more than one sample): "worse" then means beyond
     /// the measured noise. A one-sample reference keeps 0.10.0's words.
     pub reasked: bool,
+    /// The run was stopped by its spending cap: exit 2, never 1.
+    pub capped: bool,
 }
 
 impl Comparison {
@@ -465,6 +471,7 @@ impl Comparison {
                 .reasked
                 .iter()
                 .any(|d| d.evidence.reference_samples > 1),
+            capped: self.capped,
         }
     }
 }
@@ -477,9 +484,13 @@ pub fn exit_code(comparison: &Comparison) -> ExitStatus {
     headline_exit_code(&comparison.headline())
 }
 
-/// [`exit_code`] from already computed headline facts.
+/// [`exit_code`] from already computed headline facts. A run stopped by its
+/// spending cap is 2 even where something looks worse: it was not asked
+/// whole, and its failures could not be re-asked within the cap.
 pub fn headline_exit_code(head: &Headline) -> ExitStatus {
-    if head.worse || head.canary_moved {
+    if head.capped {
+        ExitStatus::Unjudged
+    } else if head.worse || head.canary_moved {
         ExitStatus::Worse
     } else if head.unjudged > 0
         || !head.uncomputed_measures.is_empty()
@@ -845,6 +856,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         reasked: Vec::new(),
         power: None,
         paired_measures: Vec::new(),
+        capped: false,
     })
 }
 
