@@ -166,6 +166,8 @@ struct Base {
     baseline: Option<RunDocument>,
     base: Option<BaseRev>,
     base_baseline: Option<BaseBaseline>,
+    /// The store root moved against the base (its baseline read there).
+    moved: Option<base_ref::MovedStore>,
     warning: Option<String>,
 }
 
@@ -243,11 +245,23 @@ fn base(request: &GateRequest, env: &CiEnv, loaded: &Loaded) -> Result<Base, Ref
     let base = base_ref::choose(request.base_ref.as_deref(), env);
     // A pull request renaming the suite moves its baseline: the base's is
     // read where the base's own suite file puts it.
-    let at_base = base
+    let (tenant, name) = base
         .as_ref()
         .and_then(|b| base_ref::renamed_suite(b, &request.suite.file, (&suite.tenant, &suite.name)))
-        .and_then(|(tenant, name)| loaded.store.baseline_path(&tenant, &name).ok())
-        .unwrap_or_else(|| baseline_path.clone());
+        .unwrap_or_else(|| (suite.tenant.clone(), suite.name.clone()));
+    let at_base = loaded
+        .store
+        .baseline_path(&tenant, &name)
+        .unwrap_or_else(|_| baseline_path.clone());
+    // One moving `.digline/` (or gating with another `--root`) too: the
+    // base's is read under the root the base kept it in.
+    let moved = base.as_ref().and_then(|b| {
+        let in_root = Store::new(Path::new(""))
+            .baseline_path(&tenant, &name)
+            .ok()?;
+        base_ref::moved_store(b, &request.suite.root, &in_root, &request.suite.file)
+    });
+    let at_base = moved.as_ref().map_or(at_base, |m| m.baseline.clone());
     let (base_baseline, warning) = read_base(base.as_ref(), &at_base, &baseline_path)?;
     // A redacted report (the default) shows no pass or fail reason, and no
     // other surface of the gate shows any: the documents the gate holds
@@ -264,6 +278,7 @@ fn base(request: &GateRequest, env: &CiEnv, loaded: &Loaded) -> Result<Base, Ref
         baseline,
         base,
         base_baseline,
+        moved,
         warning,
     })
 }
@@ -422,6 +437,10 @@ fn compare(
     if let Some(b) = base.read() {
         c.evaluation_changes =
             base_ref::evaluation_changes(b, &request.suite.file).unwrap_or_default();
+        if let Some(m) = &base.moved {
+            let moved = crate::core::evaluation::store_root_moved(&m.from, &m.to);
+            c.evaluation_changes.insert(0, moved);
+        }
     }
     Ok(Some(c))
 }

@@ -1250,6 +1250,96 @@ fn renaming_the_suite_still_compares_with_the_approved_reference() {
     );
 }
 
+/// The pull request moves the suite and its `.digline/` into `sub/` (the
+/// gate then runs with `--root sub`); `change` runs before the commit.
+fn moved_store_then(root: &Path, change: impl FnOnce(&Path)) -> crate::util::Stub {
+    base_then(root, |root| {
+        let sub = root.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        for name in ["suite.toml", "cases.json", ".digline"] {
+            std::fs::rename(root.join(name), sub.join(name)).unwrap();
+        }
+        change(root);
+    })
+}
+
+const IN_SUB: [&str; 11] = [
+    "gate",
+    "--suite",
+    "sub/suite.toml",
+    "--root",
+    "sub",
+    "--out",
+    "out",
+    "--publish",
+    "none",
+    "--base-ref",
+    "HEAD^1",
+];
+
+#[test]
+fn moving_the_store_still_compares_with_the_approved_reference_at_the_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = moved_store_then(root, |root| {
+        break_return_answer(root);
+        for args in [
+            &["run", "--suite", "sub/suite.toml", "--root", "sub"][..],
+            &[
+                "promote",
+                "--suite",
+                "sub/suite.toml",
+                "--root",
+                "sub",
+                "--run",
+                "latest",
+            ],
+        ] {
+            let ran = digline_env(root, args, &[]);
+            assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+        }
+    });
+    let ran = digline_env(root, &IN_SUB, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.starts_with(REPLACED), "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains("  store root (the folder holding .digline): . → sub\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(
+            "\nWorse than the approved reference this pull request replaces:\nhow-do-i-return · contains · pass 1.000000 → fail 0.000000\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("store root \\(the folder holding \\.digline\\)\\: \\. → sub"),
+        "{comment}"
+    );
+    assert_eq!(outcome(root)["baseline_changed"], true);
+}
+
+#[test]
+fn a_store_moved_whole_is_itemized_and_not_a_replacement() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = moved_store_then(root, |_| {});
+    let ran = digline_env(root, &IN_SUB, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("replaces"), "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains("  store root (the folder holding .digline): . → sub\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(outcome(root)["baseline_changed"], false);
+}
+
 #[test]
 fn an_edited_order_line_cannot_pin_a_forged_green_comment() {
     let dir = tempfile::tempdir().unwrap();
