@@ -32,7 +32,7 @@ use crate::host::env::CiEnv;
 use crate::host::suite::LoadedSuite;
 use crate::report::cost;
 use crate::report::coverage::{self as integrity_text, IntegrityStrings};
-use crate::report::gate::{self as gate_view, GateView};
+use crate::report::gate::{self as gate_view, side, GateView};
 use crate::report::locale::Locale;
 use crate::report::order::compare_in_suite_order;
 use crate::report::progress::ProgressStrings;
@@ -520,7 +520,7 @@ fn itemize(
     let mut sections = Vec::new();
     let mut blocks = String::new();
     if let Some(r) = &replaced {
-        let rows = r.worse_rows();
+        let rows = r.worse_rows(locale);
         if !rows.is_empty() {
             blocks.push_str(&format!("\n{}:\n", integrity.title_replaced_worse));
             for row in &rows {
@@ -539,7 +539,7 @@ fn itemize(
     }
     if let Some(c) = &comparison {
         noise_sections(c, locale, &mut sections, &mut blocks);
-        sections.extend(coverage_sections(c, integrity));
+        sections.extend(coverage_sections(c, integrity, locale));
         let strings = crate::report::text::Strings::of(locale);
         blocks.push_str(&integrity_text::terminal_blocks(
             c,
@@ -909,7 +909,7 @@ impl Replaced {
     }
 
     /// What got worse against the base's reference.
-    fn worse_rows(&self) -> Vec<SectionRow> {
+    fn worse_rows(&self, locale: Locale) -> Vec<SectionRow> {
         self.against_old
             .as_ref()
             .map(|old| {
@@ -918,7 +918,7 @@ impl Replaced {
                     .map(|d| SectionRow {
                         case: case_field(d),
                         check: d.assertion.to_string(),
-                        detail: format!("{} → {}", side(&d.before), side(&d.after)),
+                        detail: format!("{} → {}", side(&d.before, locale), side(&d.after, locale)),
                     })
                     .collect()
             })
@@ -934,16 +934,8 @@ fn case_field(d: &Delta) -> String {
     }
 }
 
-/// One side of a delta as the tables show it: `pass 1.000000`, `error`, `—`.
-fn side(side: &Option<Side>) -> String {
-    side.as_ref().map_or_else(
-        || "—".to_string(),
-        |s| gate_view::side_text(s.status, s.score),
-    )
-}
-
 /// The comment's sections for rule changes and coverage of the reference.
-fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
+fn coverage_sections(c: &Comparison, s: &IntegrityStrings, locale: Locale) -> Vec<Section> {
     let mut out = Vec::new();
     let changes: Vec<String> = c
         .evaluation_changes
@@ -967,7 +959,7 @@ fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
             .map(|d| SectionRow {
                 case: case_field(d),
                 check: d.assertion.to_string(),
-                detail: format!("{what} ({})", side(side_of(d))),
+                detail: format!("{what} ({})", side(side_of(d), locale)),
             })
             .collect::<Vec<_>>()
     };
