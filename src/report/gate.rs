@@ -22,7 +22,7 @@ use crate::core::exit::ExitStatus;
 use crate::core::failed_calls::FailedCalls;
 use crate::core::verdict::{Status, Verdict};
 
-use super::cause::{classify, Category, Cause, Party};
+use super::cause::{classify, endpoint, Category, Cause, Party};
 use super::locale::Locale;
 use super::order::SuiteOrder;
 use super::text::{
@@ -275,6 +275,11 @@ pub fn causes(run: &RunDocument, failed: &FailedCalls) -> Causes {
                     && cause.category != Category::CaseInput
                 {
                     cause.elapsed_ms = failed.elapsed_ms(case);
+                    // A reason that does not name the endpoint (an answer
+                    // without the output) is said with the one called.
+                    if cause.endpoint.is_none() && cause.elapsed_ms.is_some() {
+                        cause.endpoint = failed.endpoint.as_deref().and_then(endpoint);
+                    }
                 }
                 out.insert(
                     (scope, case.to_string(), v.assertion_id.to_string(), *n),
