@@ -553,9 +553,14 @@ fn itemize(
     let spends = cost::Spends {
         run: store.read_run_spend(&suite.tenant, &suite.name, &key),
         reference: base.baseline.as_ref().and_then(|_| {
-            if let Some(base) = base_read.as_ref().filter(|_| base_same) {
-                let path = store.baseline_spend_path(&suite.tenant, &suite.name).ok()?;
-                serde_json::from_slice(&base_ref::file_at_base(base, &path)?).ok()
+            if let Some(rev) = base_read.as_ref().filter(|_| base_same) {
+                // Under the root the base kept it in, when the store moved.
+                let path = match &base.moved {
+                    Some(m) => Store::new(&m.root).baseline_spend_path(&suite.tenant, &suite.name),
+                    None => store.baseline_spend_path(&suite.tenant, &suite.name),
+                }
+                .ok()?;
+                serde_json::from_slice(&base_ref::file_at_base(rev, &path)?).ok()
             } else {
                 store.read_baseline_spend(&suite.tenant, &suite.name)
             }

@@ -179,6 +179,8 @@ pub fn renamed_suite(
 pub struct MovedStore {
     /// The base's baseline file, to read at the base.
     pub baseline: PathBuf,
+    /// The base's store root, to read its other records at the base.
+    pub root: PathBuf,
     /// The base's store root, relative to the repository (`.` for its top).
     pub from: String,
     /// This run's store root, relative to the repository.
@@ -238,6 +240,7 @@ pub fn moved_store(
     };
     Some(MovedStore {
         baseline: workdir.join(&chosen).join(in_root),
+        root: workdir.join(&chosen),
         from: shown(&chosen),
         to: shown(&now),
     })

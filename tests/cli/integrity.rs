@@ -1341,6 +1341,40 @@ fn a_store_moved_whole_is_itemized_and_not_a_replacement() {
 }
 
 #[test]
+fn among_several_stores_at_the_base_the_one_above_the_suite_is_the_approved_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    // Another project's store at the base, for a suite of the same name.
+    let other = root.join("other/.digline/quickstart/baselines");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(
+        root.join(".digline/quickstart/baselines/support.json"),
+        other.join("support.json"),
+    )
+    .unwrap();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    let sub = root.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    for name in ["suite.toml", "cases.json", ".digline"] {
+        std::fs::rename(root.join(name), sub.join(name)).unwrap();
+    }
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "the pull request"]);
+    let ran = digline_env(root, &IN_SUB, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("  store root (the folder holding .digline): . → sub\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(outcome(root)["baseline_changed"], false);
+}
+
+#[test]
 fn an_edited_order_line_cannot_pin_a_forged_green_comment() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
