@@ -400,8 +400,11 @@ fn a_failed_call_s_elapsed_time_is_recorded_beside_the_run_and_said() {
     assert!((900..10_000).contains(&ms), "the 1 s timeout: {timings}");
     assert_eq!(
         timings,
-        serde_json::json!({"elapsed_ms": {"c00": ms}}),
-        "only the failed case"
+        serde_json::json!({
+            "elapsed_ms": {"c00": ms},
+            "endpoint": format!("127.0.0.1:{}", server.port)
+        }),
+        "only the failed case, and the endpoint called"
     );
     let doc = read_run(root, key);
     let errored = &doc["results"][0]["verdicts"][0];
