@@ -192,7 +192,8 @@ pub struct MovedStore {
 /// that moves `.digline/` or runs the gate with another `--root` must
 /// still be compared with the approved reference the base holds.
 ///
-/// The base's folders holding `.digline/<in_root>` are the candidates. One
+/// The base's folders holding `in_root` are the candidates (at most
+/// [`git_objects::folders_holding`]'s bound of trees is searched). One
 /// is the answer; among several, the one whose root holds `suite_file`
 /// most closely (the deepest root above it), when exactly one is. `None`
 /// when the base holds the file at `root`, cannot be read, or the choice
