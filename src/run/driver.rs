@@ -98,6 +98,12 @@ pub trait Ask: Sync {
     fn worst_case_usd(&self, _case: &Case) -> Option<f64> {
         None
     }
+
+    /// The endpoint the calls go to, as messages name it (`host[:port]`),
+    /// when there is one: a failed call's cause is said with it.
+    fn endpoint(&self) -> Option<String> {
+        None
+    }
 }
 
 impl Ask for HttpTarget {
@@ -117,6 +123,10 @@ impl Ask for HttpTarget {
 
     fn secrets(&self) -> Vec<String> {
         HttpTarget::secrets(self).to_vec()
+    }
+
+    fn endpoint(&self) -> Option<String> {
+        Some(HttpTarget::endpoint(self).to_string())
     }
 }
 
@@ -139,6 +149,10 @@ impl Ask for ProviderTarget {
 
     fn worst_case_usd(&self, case: &Case) -> Option<f64> {
         ProviderTarget::worst_case_usd(self, case)
+    }
+
+    fn endpoint(&self) -> Option<String> {
+        Some(ProviderTarget::endpoint(self).to_string())
     }
 }
 
@@ -458,7 +472,8 @@ pub fn execute_spent(
         spent.budget_exhausted = budget.exhausted();
     }
     let outcomes = not_asked_for_budget(suite, outcomes, ctx.cost.budget.as_deref());
-    let failed_calls = services.progress.failed_calls();
+    let mut failed_calls = services.progress.failed_calls();
+    failed_calls.endpoint = target.endpoint().filter(|e| !e.is_empty());
     let pending = suite
         .cases
         .iter()
