@@ -264,7 +264,8 @@ fn number(v: Option<&Value>) -> Option<f64> {
     }
 }
 
-/// Fewer samples or a lower agreement: easier to pass.
+/// Fewer samples, a lower agreement or a lower false-alarm rate (a
+/// re-asked check then needs more evidence to be worse): easier to pass.
 fn suite_direction(key: &str, old: Option<&Value>, new: Option<&Value>) -> Option<Direction> {
     match key {
         // Absent means 1 sample, and no agreement to reach.
@@ -276,6 +277,11 @@ fn suite_direction(key: &str, old: Option<&Value>, new: Option<&Value>) -> Optio
         "min_agreement" => direction_of(
             number(old).unwrap_or(1.0),
             number(new).unwrap_or(1.0),
+            false,
+        ),
+        "false_alarm_rate" => direction_of(
+            number(old).unwrap_or(crate::core::suite::DEFAULT_FALSE_ALARM_RATE),
+            number(new).unwrap_or(crate::core::suite::DEFAULT_FALSE_ALARM_RATE),
             false,
         ),
         _ => None,
@@ -361,6 +367,17 @@ mod tests {
         assert_eq!(lower.len(), 1);
         assert_eq!(lower[0].direction, Some(Direction::Loosened));
         assert_eq!(lower[0].after.as_deref(), Some("1/3"));
+        // A tiny false-alarm rate lets no re-asked check be worse: loosened.
+        let rate = |before: Value, after: Value| {
+            suite_changes(
+                &obj(json!({ "suite": before })),
+                &obj(json!({ "suite": after })),
+            )
+        };
+        let quieter = rate(json!({}), json!({"false_alarm_rate": 1e-9}));
+        assert_eq!(quieter[0].direction, Some(Direction::Loosened));
+        let stricter = rate(json!({"false_alarm_rate": 0.01}), json!({}));
+        assert_eq!(stricter[0].direction, Some(Direction::Tightened));
         let name = find(Subject::Suite("name".into()));
         assert_eq!(name.after.as_deref(), Some("support2"));
         let url = find(Subject::Target("url".into()));
