@@ -166,42 +166,98 @@ pub fn decide(pairs: &[Pair], plan: Plan) -> Vec<Decision> {
         pairs.len()
     ];
     for (slot, &i) in measured.iter().enumerate() {
-        let pair = &pairs[i];
-        let (p, adjusted, cap) = (raw[slot], adjusted[slot], caps[slot]);
-        let verdict = if adjusted <= plan.alpha {
-            Verdict::Worse
-        } else if pair.path.asked >= cap {
-            if p <= plan.alpha {
-                Verdict::Undecided
-            } else {
-                Verdict::Noise
-            }
-        } else {
-            // The step-up's most lenient step: a pair still able to reach
-            // it may yet be worse.
-            if pair.best(cap) > plan.alpha {
-                Verdict::Noise
-            } else {
-                Verdict::Open
-            }
-        };
+        let (p, adjusted) = (raw[slot], adjusted[slot]);
         out[i] = Decision {
-            verdict,
+            verdict: measured_verdict(&pairs[i], p, adjusted, caps[slot], plan.alpha),
             p: Some(p),
             adjusted: Some(adjusted),
         };
     }
     for (i, pair) in pairs.iter().enumerate() {
-        if pair.samples > 1 {
-            continue;
+        if pair.samples <= 1 {
+            out[i].verdict = unmeasured_verdict(pair);
         }
-        out[i].verdict = if pair.path.failed() < pair.path.asked {
-            Verdict::Undecided
-        } else if pair.path.asked >= CONFIRMATIONS {
-            Verdict::Worse
-        } else {
-            Verdict::Open
-        };
     }
     out
+}
+
+/// The verdict of a pair whose reference has one sample: today's
+/// strictness.
+fn unmeasured_verdict(pair: &Pair) -> Verdict {
+    if pair.path.failed() < pair.path.asked {
+        Verdict::Undecided
+    } else if pair.path.asked >= CONFIRMATIONS {
+        Verdict::Worse
+    } else {
+        Verdict::Open
+    }
+}
+
+/// The verdict of a pair of a measured reference, from its own p-value,
+/// its family-adjusted p-value and its cap.
+fn measured_verdict(pair: &Pair, p: f64, adjusted: f64, cap: u64, alpha: f64) -> Verdict {
+    if adjusted <= alpha {
+        Verdict::Worse
+    } else if pair.path.asked >= cap {
+        if p <= alpha {
+            Verdict::Undecided
+        } else {
+            Verdict::Noise
+        }
+    } else if pair.best(cap) > alpha {
+        // The step-up's most lenient step: a pair still able to reach it
+        // may yet be worse.
+        Verdict::Noise
+    } else {
+        Verdict::Open
+    }
+}
+
+/// The verdict [`decide`] gives `pair` (of a measured reference) in a
+/// family of `family` pairs whose others showed no failing re-ask (p = 1),
+/// without building that family: the step-up procedure then adjusts the
+/// pair's p-value to `min(1, family · p)`. What the power computation
+/// needs, in time that does not grow with the family.
+pub fn decide_among_quiet(pair: &Pair, family: usize, plan: Plan) -> Verdict {
+    if pair.samples <= 1 {
+        return unmeasured_verdict(pair);
+    }
+    let family = family.max(1);
+    let cap = cap_for(pair.samples, family, plan.alpha);
+    let p = pair.p(cap);
+    let adjusted = (p * family as f64).min(1.0);
+    measured_verdict(pair, p, adjusted, cap, plan.alpha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pair_among_quiet_pairs_is_decided_as_in_the_whole_family() {
+        let plan = Plan::default();
+        let quiet = Pair::after(1, 2, &[false]);
+        let paths: [&[bool]; 6] = [
+            &[],
+            &[true],
+            &[true, true],
+            &[true, false, true],
+            &[true, true, true, true],
+            &[false, false],
+        ];
+        for samples in [1, 2, 5, 12] {
+            for family in [1, 2, 7, 40] {
+                for path in paths {
+                    let pair = Pair::after(samples, samples, path);
+                    let mut pairs = vec![quiet; family];
+                    pairs[0] = pair;
+                    assert_eq!(
+                        decide_among_quiet(&pair, family, plan),
+                        decide(&pairs, plan)[0].verdict,
+                        "{samples} samples, family {family}, path {path:?}"
+                    );
+                }
+            }
+        }
+    }
 }

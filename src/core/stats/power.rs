@@ -9,7 +9,7 @@
 //! a one-sided paired test gives the drop ([`mde_normal`],
 //! [`mde_paired_proportion`]).
 
-use super::decide::{decide, Pair, Plan, Verdict};
+use super::decide::{decide_among_quiet, Pair, Plan, Verdict};
 use super::normal_quantile;
 
 /// The probability that one case, its reference `samples` of `samples`
@@ -22,11 +22,8 @@ pub fn case_power(samples: u64, q: f64, plan: Plan, family: usize) -> f64 {
 
 /// The probability of ending worse from `pair`, re-asks failing at rate `q`.
 fn paths(pair: Pair, q: f64, plan: Plan, family: usize) -> f64 {
-    // Others of the family that wobbled back: no failing re-ask.
-    let quiet = Pair::after(1, 2, &[false]);
-    let mut pairs = vec![quiet; family];
-    pairs[0] = pair;
-    match decide(&pairs, plan)[0].verdict {
+    // Others of the family wobbled back: no failing re-ask.
+    match decide_among_quiet(&pair, family, plan) {
         Verdict::Worse => 1.0,
         Verdict::Noise | Verdict::Undecided => 0.0,
         Verdict::Open => {
