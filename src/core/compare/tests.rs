@@ -741,6 +741,29 @@ mod reasks {
     }
 
     #[test]
+    fn a_reference_of_many_samples_is_tested_on_its_first_thirty() {
+        let mut scores = vec![1.0; 1000];
+        scores[40] = 0.0;
+        let sampled = |scores: &[f64]| {
+            serde_json::from_value::<crate::core::verdict::Verdict>(sampled_pass("a", scores))
+                .unwrap()
+        };
+        assert_eq!(measured(&sampled(&scores)), (30, 30));
+        scores[3] = 0.0;
+        assert_eq!(measured(&sampled(&scores)), (29, 30));
+        // A run --samples 1000 reference (the most `samples` allows) is
+        // decided in the time of a 30-sample one, not in minutes.
+        let all = vec![1.0; 1000];
+        let base = doc("t", vec![("x", vec![sampled_pass("a", &all)])], vec![]);
+        let run = doc("t", vec![("x", vec![fail("a", 0.0)])], vec![]);
+        let mut c = compare(&run, &base).unwrap();
+        c.apply_reasks(&record(&base, vec![("x", vec![true, true])]), &base);
+        assert_eq!(c.reasked_as(PairVerdict::Worse).count(), 1);
+        c.state_power(&base, 0.05);
+        assert_eq!(c.power.as_ref().map(|p| p.samples), Some(30));
+    }
+
+    #[test]
     fn a_wobble_within_noise_is_not_worse_and_a_repeated_failure_is() {
         let (run, base) = fixture();
         let mut c = compare(&run, &base).unwrap();
