@@ -99,14 +99,18 @@ thread_local! {
 fn boschloo_uncached(passed: u64, samples: u64, failed: u64, asked: u64) -> f64 {
     let observed = fisher_worse(passed, samples, failed, asked);
     let bar = observed * (1.0 + 1e-13);
-    // (reference failures, run failures, ln of their binomial coefficients)
-    // of every table as extreme.
-    let mut region: Vec<(f64, f64, f64)> = Vec::new();
+    // ln of the summed binomial weight of every table as extreme, by its
+    // number of failures (the reference's and the run's): the probability
+    // of a table depends on nothing else, so a rate is weighed in
+    // `samples + asked + 1` terms, not one per table.
+    let total = samples + asked;
+    let mut weight = vec![f64::NEG_INFINITY; total as usize + 1];
     for f in 0..=samples {
         for j in 0..=asked {
             if fisher_worse(samples - f, samples, j, asked) <= bar {
                 let ln = ln_binomial(samples, f) + ln_binomial(asked, j);
-                region.push(((f + j) as f64, (samples - f + asked - j) as f64, ln));
+                let w = &mut weight[(f + j) as usize];
+                *w = ln_add(*w, ln);
             }
         }
     }
@@ -114,26 +118,32 @@ fn boschloo_uncached(passed: u64, samples: u64, failed: u64, asked: u64) -> f64 
         if q <= 0.0 || q >= 1.0 {
             // Only the table with no failures (q = 0), or with no passes
             // (q = 1), has any probability.
-            let certain = |&&(fails, passes, _): &&(f64, f64, f64)| {
-                if q <= 0.0 {
-                    fails == 0.0
-                } else {
-                    passes == 0.0
-                }
-            };
-            return if region.iter().any(|t| certain(&t)) {
+            let certain = if q <= 0.0 { 0 } else { total as usize };
+            return if weight[certain].is_finite() {
                 1.0
             } else {
                 0.0
             };
         }
         let (lq, lp) = (q.ln(), (-q).ln_1p());
-        region
+        weight
             .iter()
-            .map(|&(fails, passes, ln)| (ln + fails * lq + passes * lp).exp())
+            .enumerate()
+            .filter(|(_, w)| w.is_finite())
+            .map(|(t, &w)| (w + t as f64 * lq + (total as usize - t) as f64 * lp).exp())
             .sum()
     };
     maximum(probability).min(1.0)
+}
+
+/// `ln(eˣ + eʸ)`, exact when either is `-∞`.
+fn ln_add(x: f64, y: f64) -> f64 {
+    let (high, low) = if x >= y { (x, y) } else { (y, x) };
+    if low == f64::NEG_INFINITY {
+        high
+    } else {
+        high + (low - high).exp().ln_1p()
+    }
 }
 
 /// The largest value of a smooth function on [0, 1]: a grid, then a
