@@ -97,8 +97,7 @@ pub fn read(request: &CompareRequest) -> Result<Read, Refusal> {
         .causes
         .then(|| store.read_run_timings(&suite.tenant, &suite.name, &run.key));
     let capped = store.run_capped(&suite.tenant, &suite.name, &run.key);
-    let gated = store
-        .read_run_reasks(&suite.tenant, &suite.name, &run.key)
+    let gated = crate::host::run_trust::gated_reasks(&store, &suite.tenant, &suite.name, &run.key)
         .map(|record| (record, loaded.suite));
     Ok(Read {
         run_key: run.key,

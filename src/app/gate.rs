@@ -421,9 +421,8 @@ fn compare(
     // The statistics of the verdict: re-asked checks decided against their
     // measured noise, the power, the whole-run measures paired.
     let suite = &loaded.loaded.suite;
-    if let Some(record) = loaded
-        .store
-        .read_run_reasks(&suite.tenant, &suite.name, key)
+    if let Some(record) =
+        crate::host::run_trust::gated_reasks(&loaded.store, &suite.tenant, &suite.name, key)
     {
         c.apply_reasks(&record, b);
     }

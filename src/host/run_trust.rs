@@ -43,6 +43,28 @@ pub fn refuse_untrusted_latest(
     Ok(())
 }
 
+/// The re-asks a gate kept for run `key` (`store::reasks`), `None` when
+/// there are none or when the record is tracked by git: a committed record
+/// is written by the pull request being judged, and could excuse any
+/// failure as a wobble. Without a record the comparison keeps 0.10.0's
+/// rule, the stricter one.
+pub fn gated_reasks(
+    store: &crate::store::Store,
+    tenant: &str,
+    suite: &str,
+    key: &str,
+) -> Option<crate::core::compare::reask::ReaskRecord> {
+    let path = store.run_reasks_path(tenant, suite, key).ok()?;
+    if path.exists() && git_objects::is_tracked(Path::new("."), &path) {
+        tracing::warn!(
+            record = %path.display(),
+            "re-asks tracked by git are never read: the pull request being judged can write them"
+        );
+        return None;
+    }
+    store.read_run_reasks(tenant, suite, key)
+}
+
 /// The future-date refusal alone, against `now` (tests pass their own).
 ///
 /// # Errors

@@ -37,6 +37,19 @@ impl Store {
         self.write_record(&path, record)
     }
 
+    /// Where the re-asks of run `key` are kept.
+    ///
+    /// # Errors
+    /// An unsafe name.
+    pub fn run_reasks_path(
+        &self,
+        tenant: &str,
+        suite: &str,
+        key: &str,
+    ) -> Result<std::path::PathBuf, StoreError> {
+        self.run_record_path(KIND, tenant, suite, key)
+    }
+
     /// The re-asks of run `key`, `None` when there are none.
     pub fn read_run_reasks(&self, tenant: &str, suite: &str, key: &str) -> Option<ReaskRecord> {
         self.read_record(&self.run_record_path(KIND, tenant, suite, key).ok()?)

@@ -492,3 +492,53 @@ fn a_false_alarm_rate_outside_its_range_is_refused_where_it_is_written() {
     );
     assert_eq!(run(root, &["run", "--suite", "suite.toml", "-q"]).code, 0);
 }
+
+#[test]
+fn a_re_ask_record_tracked_by_git_is_never_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline(root);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"; 2]),
+            ("broken", &["no"; 2]),
+            ("wobbly", &["yes"; 2]),
+        ],
+    );
+    let ran = run(root, &["run", "--suite", "suite.toml", "-q"]);
+    let key = ran.stdout.trim().to_string();
+    // The pull request commits a record saying the broken case passed
+    // every re-ask, for the run it knows the key of.
+    let baseline: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(".digline/noisy/baselines/support.json")).unwrap(),
+    )
+    .unwrap();
+    let forged = json!({
+        "reference_created_at": baseline["created_at"],
+        "reference_config_hash": baseline["config_hash"],
+        "false_alarm_rate": 0.05,
+        "pairs": [{"case_id": "broken", "assertion_id": baseline["results"][0]["verdicts"][0]["assertion_id"],
+                   "occurrence": 0, "failed": [false, false, false, false]}],
+    });
+    let folder = root.join(".digline/noisy/reasks/runs/support");
+    std::fs::create_dir_all(&folder).unwrap();
+    let record = folder.join(format!("{key}.json"));
+    std::fs::write(&record, forged.to_string()).unwrap();
+    crate::util::git(root, &["init", "-q"]);
+    crate::util::git(root, &["add", "-f", record.to_str().unwrap()]);
+    for verb in ["compare", "gate"] {
+        let mut args = vec![verb, "--suite", "suite.toml", "--run", &key];
+        if verb == "gate" {
+            args.extend(["--out", "out", "--publish", "none"]);
+        }
+        let ran = run(root, &args);
+        assert_eq!(ran.code, 1, "{verb}: {}{}", ran.stdout, ran.stderr);
+        assert!(ran.stderr.contains("tracked by git"), "{}", ran.stderr);
+    }
+    // Untracked, the same record is read: the forged wobble excuses it.
+    crate::util::git(root, &["rm", "-q", "--cached", record.to_str().unwrap()]);
+    let ran = run(root, &["compare", "--suite", "suite.toml", "--run", &key]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}
