@@ -42,7 +42,7 @@ pub fn ask_again(
     again.declared_sampling = None;
     again.aggregates.clear();
     let recorder = Recorder::new(None, None);
-    let (doc, _, _) = execute_spent(&again, target, judge, ctx, &Prior::none(), &recorder)?;
+    let (doc, ..) = execute_spent(&again, target, judge, ctx, &Prior::none(), &recorder)?;
     Ok(doc
         .results
         .into_iter()

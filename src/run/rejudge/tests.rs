@@ -91,6 +91,7 @@ fn new_rules_grade_the_recorded_answers() {
         &after,
         &run,
         "K",
+        &MaskedRecord::default(),
         &NoJudges,
         &context("2026-02-01T00:00:00+00:00"),
     )
@@ -118,6 +119,7 @@ fn dropped_and_newly_suspended_cases_are_left_out() {
         &after,
         &run,
         "K",
+        &MaskedRecord::default(),
         &NoJudges,
         &context("2026-02-01T00:00:00+00:00"),
     )
@@ -136,6 +138,7 @@ fn responses_are_kept_only_when_the_suite_still_records_them() {
         &after,
         &run,
         "K",
+        &MaskedRecord::default(),
         &NoJudges,
         &context("2026-02-01T00:00:00+00:00"),
     )
@@ -148,7 +151,7 @@ fn refusals_name_the_fix() {
     let s = suite(&["a", "b"], 40);
     let run = source(&s);
     let ctx = context("2026-02-01T00:00:00+00:00");
-    let go = |suite: &Suite, run: &RunDocument| refusal(rejudge(suite, run, "K", &NoJudges, &ctx));
+    let go = |suite: &Suite, run: &RunDocument| refusal(rejudge(suite, run, "K", &MaskedRecord::default(), &NoJudges, &ctx));
 
     let mut bare = run.clone();
     for r in &mut bare.results {
