@@ -95,7 +95,10 @@ mod tests {
                 graded_against: a.clone(),
             }],
         };
-        assert_eq!(record.case("a").map(|c| c.graded_against.as_str()), Some(a.as_str()));
+        assert_eq!(
+            record.case("a").map(|c| c.graded_against.as_str()),
+            Some(a.as_str())
+        );
         assert!(record.case("b").is_none() && !record.is_empty());
     }
 }

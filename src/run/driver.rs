@@ -638,13 +638,10 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
             // Graded as answered; kept masked from here on, and the case
             // noted when that changed what is kept.
             let masked = svc.target.recorded_masked(case).or_else(|| {
-                responses
-                    .iter()
-                    .any(|r| svc.masks(r))
-                    .then(|| MaskedCase {
-                        case_id: case.id.clone(),
-                        graded_against: graded_against(case, min_agreement),
-                    })
+                responses.iter().any(|r| svc.masks(r)).then(|| MaskedCase {
+                    case_id: case.id.clone(),
+                    graded_against: graded_against(case, min_agreement),
+                })
             });
             if let Some(entry) = masked {
                 svc.note_masked(entry);
@@ -741,7 +738,11 @@ fn grade(
 }
 
 /// What a check sees of `response` to `case`.
-fn inputs<'r>(case: &'r Case, response: &'r Response, metadata: &'r Map<String, Value>) -> Inputs<'r> {
+fn inputs<'r>(
+    case: &'r Case,
+    response: &'r Response,
+    metadata: &'r Map<String, Value>,
+) -> Inputs<'r> {
     Inputs {
         output: &response.output,
         input: Some(&response.input),

@@ -73,7 +73,10 @@ mod tests {
         store.write_run_masked("t", "s", "k", &record).unwrap();
         assert_eq!(store.read_run_masked("t", "s", "k"), record);
         assert!(dir.path().join(".digline/t/masked/runs/s/k.json").is_file());
-        assert!(dir.path().join(".digline/t/masked/runs/.gitignore").is_file());
+        assert!(dir
+            .path()
+            .join(".digline/t/masked/runs/.gitignore")
+            .is_file());
         assert!(store.write_run_masked("t", "../s", "k", &record).is_err());
     }
 }

@@ -167,7 +167,9 @@ fn llm(hostile: Arc<AtomicBool>) -> fake_llm::Fake {
         let hostile = hostile.load(Ordering::SeqCst);
         let user = seen.user();
         if seen.is_judge() {
-            if hostile && user.contains("you sent") {
+            // An answer quoting a secret is never sent to a judge
+            // (`NOT_SENT`), so the mirror case's judge is hostile by its input.
+            if hostile && (user.contains("you sent") || user.contains("q-mirror")) {
                 error(
                     401,
                     "authentication_error",
@@ -419,6 +421,20 @@ fn no_secret_shows_anywhere() {
     assert!(requests
         .iter()
         .any(|r| r.headers.get("authorization") == Some(&format!("Bearer {OPENAI}"))));
+
+    // No answer quoting a secret was sent to a judge, not even masked.
+    let quoted: Vec<String> = requests
+        .iter()
+        .filter(|r| r.is_judge() && (r.user().contains("you sent") || r.user().contains("***")))
+        .map(Seen::user)
+        .collect();
+    assert!(quoted.is_empty(), "{quoted:?}");
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.is_judge() && r.user().contains("q-mirror")),
+        "the provider suite's mirror case reached its judge"
+    );
 
     // Everything produced, searched.
     let mut produced: Vec<(String, String)> = Vec::new();
@@ -1165,4 +1181,165 @@ fn a_host_header_cannot_take_a_credential_past_a_loopback_url() {
     .unwrap();
     let ran = run(&[("CI", "true")]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}
+
+/// What a judged check says when the answer holds a secret (as written).
+const NOT_SENT: &str = "not judged: the answer holds a value digline masks (a secret the target echoed back, shown as *** in what is kept), so it was not sent to the judge; a masked copy would not be the answer";
+
+/// (assertion, status, reason) of every verdict of case `id` in `run`.
+fn verdicts(run: &Value, id: &str) -> Vec<(String, String, String)> {
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["case_id"] == id)
+        .unwrap()["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["assertion"].as_str().unwrap().to_string(),
+                v["status"].as_str().unwrap().to_string(),
+                v["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The Northwind suite: a URL whose user info is `Northwind`, a check for
+/// `needle`, a rubric judged by Anthropic.
+fn northwind_suite(root: &Path, port: u16, needle: &str) {
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"northwind\"\ncases = \"cases.json\"\nrecord_responses = true\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://Northwind@127.0.0.1:{port}/answer\"\noutput_path = \"data.answer\"\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"{needle}\"\n\n\
+             [[assertions]]\ntype = \"llm_rubric\"\nrubric = \"Greets the customer.\"\njudge = \"anthropic/claude-haiku-4-5\"\nthreshold = 0.5\ntolerance = 0.1\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "greet"}, {"id": "plain"}]"#,
+    )
+    .unwrap();
+}
+
+/// Issue 25: the user info `Northwind` is a secret (a user name alone is
+/// often a token), and the target says it back. The run grades the real
+/// answer (`contains "Northwind"` passes), the judge is never sent it —
+/// neither as said nor masked — and the judged check is an error saying
+/// why; `rejudge` does not grade the masked recording: the run's verdict
+/// stands while nothing changed, and a changed check is an error.
+#[test]
+fn a_secret_in_the_answer_is_graded_as_given_and_never_sent_to_a_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let sut = answering(HashMap::from([
+        ("greet", "Northwind Support says hello".to_string()),
+        ("plain", "Support says hello".to_string()),
+    ]));
+    let fake = fake_llm::start(Box::new(|seen: &Seen, _| {
+        ok(seen, r#"{"score": 0.9, "reason": "greets"}"#, 5, 5)
+    }));
+    northwind_suite(root, sut.port, "Northwind");
+    let env = [
+        ("ANTHROPIC_BASE_URL", fake.base()),
+        ("ANTHROPIC_API_KEY", ANTHROPIC.to_string()),
+    ];
+    let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let ran = crate::util::digline_env(root, &["run", "--suite", "suite.toml"], &vars);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let key = ran.stdout.trim().to_string();
+    let text = std::fs::read_to_string(crate::util::run_file(root, &key)).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    let row = |a: &str, s: &str, r: &str| (a.to_string(), s.to_string(), r.to_string());
+    let greet = verdicts(&run, "greet");
+    assert_eq!(greet[0].1, "pass", "{greet:?}");
+    assert_eq!(greet[1], row("llm_rubric", "error", NOT_SENT));
+    let plain = verdicts(&run, "plain");
+    assert_eq!((plain[0].1.as_str(), plain[1].1.as_str()), ("fail", "pass"));
+    // Kept masked; the judge saw only the answer without a secret.
+    assert!(text.contains("*** Support says hello"), "{text}");
+    assert!(!text.contains("Northwind"), "{text}");
+    let judged: Vec<String> = fake.requests().iter().map(Seen::user).collect();
+    assert_eq!(judged.len(), 1, "{judged:?}");
+    assert!(judged[0].contains("Support says hello"), "{judged:?}");
+    assert!(
+        judged
+            .iter()
+            .all(|u| !u.contains("Northwind") && !u.contains("***")),
+        "{judged:?}"
+    );
+    // Which cases were masked is recorded beside the run, not in it.
+    let record = root.join(format!(".digline/s/masked/runs/northwind/{key}.json"));
+    let record = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        record.contains("\"greet\"") && !record.contains("\"plain\""),
+        "{record}"
+    );
+
+    // Re-judged: the masked recording is not graded as the answer.
+    let again = crate::util::digline_env(
+        root,
+        &[
+            "rejudge",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &key,
+            "--judge-memo",
+            "off",
+        ],
+        &vars,
+    );
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    let rejudged = again.stdout.trim().to_string();
+    let text = std::fs::read_to_string(crate::util::run_file(root, &rejudged)).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(verdicts(&run, "greet"), greet, "the run's verdicts stand");
+    let plain = verdicts(&run, "plain");
+    assert_eq!((plain[0].1.as_str(), plain[1].1.as_str()), ("fail", "pass"));
+    assert_eq!(
+        fake.requests().len(),
+        2,
+        "only the plain case is judged again"
+    );
+    assert!(fake
+        .requests()
+        .iter()
+        .all(|r| !r.user().contains("***") && !r.user().contains("Northwind")));
+
+    // A changed check cannot be graded on a masked recording: an error.
+    northwind_suite(root, sut.port, "Northwind Support");
+    let changed = crate::util::digline_env(
+        root,
+        &["rejudge", "--suite", "suite.toml", "--run", &key],
+        &vars,
+    );
+    assert_eq!(changed.code, 0, "{}{}", changed.stdout, changed.stderr);
+    let text = std::fs::read_to_string(crate::util::run_file(root, changed.stdout.trim())).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        verdicts(&run, "greet"),
+        vec![
+            row(
+                "contains",
+                "error",
+                &format!("not graded again: run {key} kept this answer with a secret masked as ***, so it is not the answer the target gave, and this check or the case's expected, context or min_agreement changed since; run the suite again to grade it")
+            ),
+            row("llm_rubric", "error", NOT_SENT),
+        ]
+    );
+    assert_eq!(verdicts(&run, "plain")[0].1, "fail");
+    assert!(
+        changed
+            .stderr
+            .contains("1 of 2 case(s) could not be judged"),
+        "{}",
+        changed.stderr
+    );
 }

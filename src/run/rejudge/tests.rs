@@ -151,7 +151,16 @@ fn refusals_name_the_fix() {
     let s = suite(&["a", "b"], 40);
     let run = source(&s);
     let ctx = context("2026-02-01T00:00:00+00:00");
-    let go = |suite: &Suite, run: &RunDocument| refusal(rejudge(suite, run, "K", &MaskedRecord::default(), &NoJudges, &ctx));
+    let go = |suite: &Suite, run: &RunDocument| {
+        refusal(rejudge(
+            suite,
+            run,
+            "K",
+            &MaskedRecord::default(),
+            &NoJudges,
+            &ctx,
+        ))
+    };
 
     let mut bare = run.clone();
     for r in &mut bare.results {
