@@ -576,9 +576,7 @@ type Outcome = Option<(Vec<Verdict>, Option<Vec<Response>>)>;
 fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
     let samples = suite.samples.max(1) as usize;
     if let Some((verdicts, answers)) = svc.prior.graded(&case.id, samples) {
-        if let Some(entry) = svc.prior.masked(&case.id) {
-            svc.note_masked(entry);
-        }
+        // Its masked fact is noted where `run_all` takes it (the same check).
         return Some((verdicts, Some(answers)));
     }
     // A kept answer with a secret masked is not the answer: asked again.
@@ -1001,6 +999,9 @@ fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
     let samples = suite.samples.max(1) as usize;
     for (case, slot) in suite.cases.iter().zip(&slots) {
         if let Some((verdicts, answers)) = svc.prior.graded(&case.id, samples) {
+            if let Some(entry) = svc.prior.masked(&case.id) {
+                svc.note_masked(entry);
+            }
             if let Ok(mut slot) = slot.lock() {
                 *slot = Some((verdicts, Some(answers)));
             }

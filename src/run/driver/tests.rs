@@ -255,3 +255,82 @@ mod noise {
         assert_eq!(calls(&target, "fine"), 1);
     }
 }
+
+/// A target that answers `yes <secret>` and says that value is a secret.
+struct Echoing {
+    calls: AtomicUsize,
+}
+
+const ECHOED: &str = "sk-ECHOED-12345";
+
+impl Ask for Echoing {
+    fn ask(&self, _case: &Case) -> Result<Response, Failure> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Ok(Response {
+            tokens: None,
+            output: Value::String(format!("yes {ECHOED}")),
+            input: "{}".to_string(),
+            cost_usd: None,
+            latency_ms: 5.0,
+            config: None,
+        })
+    }
+
+    fn target_config(&self) -> Map<String, Value> {
+        Map::new()
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        vec![ECHOED.to_string()]
+    }
+}
+
+/// A resumed run never grades an answer its journal kept masked: it asks
+/// for it again; a case graded before keeps its verdicts; both are in the
+/// record of masked cases, in case order.
+#[test]
+fn a_resume_asks_again_for_an_answer_kept_masked() {
+    let s = suite(&["graded", "half"], 2);
+    let ctx = context(1);
+    let masked_answer = serde_json::json!({"output": "no ***", "input": "{}", "latency_ms": 1.0});
+    let entry = MaskedCase {
+        case_id: "graded".into(),
+        graded_against: graded_against(&s.cases[0], s.required_agreement()),
+    };
+    let pass = s.checks[0].evaluate(&Inputs {
+        output: &Value::String("yes".into()),
+        input: None,
+        expected: None,
+        context: &[],
+        cost_usd: None,
+        latency_ms: None,
+        response_metadata: &Map::new(),
+    });
+    let records = vec![
+        super::super::journal::header(&s, &ctx, 0),
+        serde_json::json!({"kind": "answer", "case_id": "graded", "sample": 0, "response": masked_answer, "masked": true}),
+        serde_json::json!({"kind": "answer", "case_id": "graded", "sample": 1, "response": masked_answer, "masked": true}),
+        serde_json::json!({"kind": "case", "case_id": "graded", "verdicts": [pass], "masked": entry}),
+        serde_json::json!({"kind": "answer", "case_id": "half", "sample": 0, "response": masked_answer, "masked": true}),
+    ];
+    let (ctx, prior) = Prior::read(&records, &s, &ctx).unwrap_or_else(|e| panic!("{e}"));
+    let target = Echoing {
+        calls: AtomicUsize::new(0),
+    };
+    let (doc, _, _, masked) = execute_spent(
+        &s,
+        &target,
+        &NoJudges,
+        &ctx,
+        &prior,
+        &Recorder::new(None, None),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(target.calls.load(Ordering::SeqCst), 2, "both samples of `half`");
+    for result in &doc.results {
+        assert_eq!(result.verdicts[0].status, Status::Pass, "{}", result.case_id);
+    }
+    let ids: Vec<&str> = masked.cases.iter().map(|c| c.case_id.as_str()).collect();
+    assert_eq!(ids, ["graded", "half"]);
+    assert_eq!(masked.cases[0], entry);
+}
