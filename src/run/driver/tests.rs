@@ -326,9 +326,18 @@ fn a_resume_asks_again_for_an_answer_kept_masked() {
         &Recorder::new(None, None),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(target.calls.load(Ordering::SeqCst), 2, "both samples of `half`");
+    assert_eq!(
+        target.calls.load(Ordering::SeqCst),
+        2,
+        "both samples of `half`"
+    );
     for result in &doc.results {
-        assert_eq!(result.verdicts[0].status, Status::Pass, "{}", result.case_id);
+        assert_eq!(
+            result.verdicts[0].status,
+            Status::Pass,
+            "{}",
+            result.case_id
+        );
     }
     let ids: Vec<&str> = masked.cases.iter().map(|c| c.case_id.as_str()).collect();
     assert_eq!(ids, ["graded", "half"]);
