@@ -1207,8 +1207,8 @@ fn verdicts(run: &Value, id: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// The Northwind suite: a URL whose user info is `Northwind`, a check for
-/// `needle`, a rubric judged by Anthropic.
+/// The Northwind suite: a URL whose user info is `Northwind` (a user name
+/// alone), a check for `needle`, a rubric judged by Anthropic.
 fn northwind_suite(root: &Path, port: u16, needle: &str) {
     std::fs::write(
         root.join("suite.toml"),
@@ -1223,25 +1223,62 @@ fn northwind_suite(root: &Path, port: u16, needle: &str) {
     .unwrap();
     std::fs::write(
         root.join("cases.json"),
-        r#"[{"id": "greet"}, {"id": "plain"}]"#,
+        r#"[{"id": "greet"}, {"id": "plain"}, {"id": "auth"}]"#,
     )
     .unwrap();
+}
+
+/// The Northwind support bot: `Support says hello` to every case, until
+/// `echo` is set; then it says its name in `greet` and quotes the
+/// `Authorization` it received (the Basic form of `Northwind:`) in `auth`.
+fn northwind(echo: Arc<AtomicBool>) -> Target {
+    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+    let port = server.server_addr().to_ip().unwrap().port();
+    let srv = server.clone();
+    let echoing = echo.clone();
+    std::thread::spawn(move || {
+        for mut request in srv.incoming_requests() {
+            let mut body = String::new();
+            let _ = request.as_reader().read_to_string(&mut body);
+            let id = serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|v| v["id"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            let auth = request
+                .headers()
+                .iter()
+                .find(|h| h.field.equiv("authorization"))
+                .map(|h| h.value.as_str().to_string())
+                .unwrap_or_default();
+            let answer = match (id.as_str(), echoing.load(Ordering::SeqCst)) {
+                ("greet", true) => "Northwind Support says hello".to_string(),
+                ("auth", true) => format!("Support says hello; you sent {auth}"),
+                _ => "Support says hello".to_string(),
+            };
+            let text = json!({"data": {"answer": answer}}).to_string();
+            let _ = request.respond(tiny_http::Response::from_string(text));
+        }
+    });
+    Target {
+        port,
+        hostile: echo,
+        received: Arc::new(Mutex::new(Vec::new())),
+        server,
+    }
 }
 
 /// Issue 25: the user info `Northwind` is a secret (a user name alone is
 /// often a token), and the target says it back. The run grades the real
 /// answer (`contains "Northwind"` passes), the judge is never sent it —
 /// neither as said nor masked — and the judged check is an error saying
-/// why; `rejudge` does not grade the masked recording: the run's verdict
-/// stands while nothing changed, and a changed check is an error.
+/// why, so the comparison answers 2 with the cause `masked_answer`;
+/// `rejudge` does not grade the masked recording: the run's verdict stands
+/// while nothing changed, and a changed check is an error.
 #[test]
 fn a_secret_in_the_answer_is_graded_as_given_and_never_sent_to_a_judge() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let sut = answering(HashMap::from([
-        ("greet", "Northwind Support says hello".to_string()),
-        ("plain", "Support says hello".to_string()),
-    ]));
+    let sut = northwind(Arc::new(AtomicBool::new(false)));
     let fake = fake_llm::start(Box::new(|seen: &Seen, _| {
         ok(seen, r#"{"score": 0.9, "reason": "greets"}"#, 5, 5)
     }));
@@ -1251,40 +1288,87 @@ fn a_secret_in_the_answer_is_graded_as_given_and_never_sent_to_a_judge() {
         ("ANTHROPIC_API_KEY", ANTHROPIC.to_string()),
     ];
     let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let ran = crate::util::digline_env(root, &["run", "--suite", "suite.toml"], &vars);
-    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    let key = ran.stdout.trim().to_string();
+    let go = |args: &[&str], code: i32| {
+        let ran = crate::util::digline_env(root, args, &vars);
+        assert_eq!(ran.code, code, "{args:?}: {}{}", ran.stdout, ran.stderr);
+        ran
+    };
+    // A reference while the bot says nothing secret.
+    let reference = go(&["run", "--suite", "suite.toml"], 0);
+    go(
+        &[
+            "promote",
+            "--suite",
+            "suite.toml",
+            "--run",
+            reference.stdout.trim(),
+        ],
+        0,
+    );
+    assert_eq!(fake.requests().len(), 3);
+
+    sut.hostile.store(true, Ordering::SeqCst);
+    let key = go(&["run", "--suite", "suite.toml"], 0)
+        .stdout
+        .trim()
+        .to_string();
     let text = std::fs::read_to_string(crate::util::run_file(root, &key)).unwrap();
     let run: Value = serde_json::from_str(&text).unwrap();
     let row = |a: &str, s: &str, r: &str| (a.to_string(), s.to_string(), r.to_string());
     let greet = verdicts(&run, "greet");
-    assert_eq!(greet[0].1, "pass", "{greet:?}");
+    assert_eq!(greet[0].1, "pass", "graded as said: {greet:?}");
     assert_eq!(greet[1], row("llm_rubric", "error", NOT_SENT));
+    assert_eq!(
+        verdicts(&run, "auth")[1],
+        row("llm_rubric", "error", NOT_SENT)
+    );
     let plain = verdicts(&run, "plain");
     assert_eq!((plain[0].1.as_str(), plain[1].1.as_str()), ("fail", "pass"));
-    // Kept masked; the judge saw only the answer without a secret.
+    // Kept masked (the name and its Basic form); the judge was sent only
+    // the answer without a secret.
+    let basic = base64("Northwind:");
     assert!(text.contains("*** Support says hello"), "{text}");
-    assert!(!text.contains("Northwind"), "{text}");
+    assert!(text.contains("you sent Basic ***"), "{text}");
+    assert!(
+        !text.contains("Northwind") && !text.contains(&basic),
+        "{text}"
+    );
     let judged: Vec<String> = fake.requests().iter().map(Seen::user).collect();
-    assert_eq!(judged.len(), 1, "{judged:?}");
-    assert!(judged[0].contains("Support says hello"), "{judged:?}");
+    // `plain` is answered by the judge memo; the others were never sent.
+    assert_eq!(judged.len(), 3, "{judged:?}");
     assert!(
         judged
             .iter()
-            .all(|u| !u.contains("Northwind") && !u.contains("***")),
+            .all(|u| !u.contains("Northwind") && !u.contains(&basic) && !u.contains("***")),
         "{judged:?}"
     );
     // Which cases were masked is recorded beside the run, not in it.
     let record = root.join(format!(".digline/s/masked/runs/northwind/{key}.json"));
     let record = std::fs::read_to_string(&record).unwrap();
     assert!(
-        record.contains("\"greet\"") && !record.contains("\"plain\""),
+        record.contains("\"greet\"")
+            && record.contains("\"auth\"")
+            && !record.contains("\"plain\""),
         "{record}"
     );
 
+    // Not judged is 2, never a pass or a fail; the cause names no secret.
+    let gated = go(&["gate", "--suite", "suite.toml", "--out", "out"], 2);
+    let mut written = Vec::new();
+    files(&root.join("out"), &mut written);
+    let mut out = gated.stdout.clone() + &gated.stderr;
+    for file in written {
+        out.push_str(&std::fs::read_to_string(file).unwrap());
+    }
+    assert!(out.contains("\"masked_answer\""), "{out}");
+    assert!(
+        out.contains("The answer holds a secret digline masks: it was not sent to a judge, and a masked copy is not graded."),
+        "{out}"
+    );
+    assert!(!out.contains("Northwind") && !out.contains(&basic), "{out}");
+
     // Re-judged: the masked recording is not graded as the answer.
-    let again = crate::util::digline_env(
-        root,
+    let again = go(
         &[
             "rejudge",
             "--suite",
@@ -1294,18 +1378,20 @@ fn a_secret_in_the_answer_is_graded_as_given_and_never_sent_to_a_judge() {
             "--judge-memo",
             "off",
         ],
-        &vars,
+        0,
     );
-    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
-    let rejudged = again.stdout.trim().to_string();
-    let text = std::fs::read_to_string(crate::util::run_file(root, &rejudged)).unwrap();
-    let run: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(verdicts(&run, "greet"), greet, "the run's verdicts stand");
-    let plain = verdicts(&run, "plain");
+    let text = std::fs::read_to_string(crate::util::run_file(root, again.stdout.trim())).unwrap();
+    let rejudged: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        verdicts(&rejudged, "greet"),
+        greet,
+        "the run's verdicts stand"
+    );
+    let plain = verdicts(&rejudged, "plain");
     assert_eq!((plain[0].1.as_str(), plain[1].1.as_str()), ("fail", "pass"));
     assert_eq!(
         fake.requests().len(),
-        2,
+        4,
         "only the plain case is judged again"
     );
     assert!(fake
@@ -1315,16 +1401,11 @@ fn a_secret_in_the_answer_is_graded_as_given_and_never_sent_to_a_judge() {
 
     // A changed check cannot be graded on a masked recording: an error.
     northwind_suite(root, sut.port, "Northwind Support");
-    let changed = crate::util::digline_env(
-        root,
-        &["rejudge", "--suite", "suite.toml", "--run", &key],
-        &vars,
-    );
-    assert_eq!(changed.code, 0, "{}{}", changed.stdout, changed.stderr);
+    let changed = go(&["rejudge", "--suite", "suite.toml", "--run", &key], 0);
     let text = std::fs::read_to_string(crate::util::run_file(root, changed.stdout.trim())).unwrap();
-    let run: Value = serde_json::from_str(&text).unwrap();
+    let rejudged: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
-        verdicts(&run, "greet"),
+        verdicts(&rejudged, "greet"),
         vec![
             row(
                 "contains",
@@ -1334,11 +1415,11 @@ fn a_secret_in_the_answer_is_graded_as_given_and_never_sent_to_a_judge() {
             row("llm_rubric", "error", NOT_SENT),
         ]
     );
-    assert_eq!(verdicts(&run, "plain")[0].1, "fail");
+    assert_eq!(verdicts(&rejudged, "plain")[0].1, "fail");
     assert!(
         changed
             .stderr
-            .contains("1 of 2 case(s) could not be judged"),
+            .contains("2 of 3 case(s) could not be judged"),
         "{}",
         changed.stderr
     );
