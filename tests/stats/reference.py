@@ -12,6 +12,9 @@ import pathlib
 import numpy as np
 import scipy
 import statsmodels
+from math import comb
+
+from scipy.optimize import minimize_scalar
 from scipy.stats import binom, boschloo_exact, fisher_exact, norm
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
@@ -69,7 +72,8 @@ def family():
               [0.015, 0.005, 0.002, 0.3, 1.0, 1.0, 0.04]]:
         rows.append({"p": p,
                      "holm": [float(x) for x in multipletests(p, method="holm")[1]],
-                     "hochberg": [float(x) for x in multipletests(p, method="simes-hochberg")[1]]})
+                     "hochberg": [float(x) for x in multipletests(p, method="simes-hochberg")[1]],
+                     "fdr_bh": [float(x) for x in multipletests(p, method="fdr_bh")[1]]})
     return rows
 
 
@@ -111,37 +115,108 @@ def bootstrap():
     return rows
 
 
-# The re-ask rule of src/core/stats/decide.rs for one pair among `family`
-# others that are not worse (Hochberg then reduces to Bonferroni), written
-# again here on scipy's Boschloo test: its power by summing every path.
+# The re-ask rule of src/core/stats/decide.rs and sequential.rs, written
+# again here on scipy's Boschloo test.
 @functools.lru_cache(None)
 def boschloo(passed, samples, failed, asked):
-    if asked == 0:
+    if asked == 0 or failed == 0:
         return 1.0
     return float(boschloo_exact(table(passed, samples, failed, asked), alternative="greater", n=64).pvalue)
 
 
-def rule_power(samples, q, alpha, cap, family):
-    def walk(failed, asked):
-        p = boschloo(samples, samples, failed, asked)
+MAX_CAP, MIN_CAP, SLACK = 8, 3, 2
+
+
+def cap_for(samples, family, alpha=0.05):
+    share = alpha / max(family, 1)
+    fewest = next((r for r in range(1, MAX_CAP + 1) if boschloo(samples, samples, r, r) <= share), MAX_CAP)
+    return min(MAX_CAP, max(MIN_CAP, fewest + SLACK))
+
+
+def smallest_look(passed, samples, path):
+    failed, smallest = 0, 1.0
+    for i, outcome in enumerate(path, 1):
+        failed += outcome
+        smallest = min(smallest, boschloo(passed, samples, failed, i))
+    return smallest
+
+
+def largest(f):
+    """The maximum of f on [0, 1]: a fine grid, then a bounded search around
+    each grid maximum."""
+    grid = np.linspace(0.0, 1.0, 4001)
+    values = np.array([f(q) for q in grid])
+    best = float(values.max())
+    for i in range(len(grid)):
+        left, right = values[max(i - 1, 0)], values[min(i + 1, len(grid) - 1)]
+        if values[i] < left or values[i] < right:
+            continue
+        a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+        found = minimize_scalar(lambda q: -f(q), bounds=(a, b), method="bounded",
+                                options={"xatol": 1e-14, "maxiter": 500})
+        best = max(best, float(-found.fun))
+    return best
+
+
+@functools.lru_cache(None)
+def sequential_p(passed, samples, cap, path):
+    """The largest probability, over the common failure rate, that a design
+    of `cap` re-asks with a look after each ever shows a Boschloo p-value at
+    most the smallest `path` showed (the reference's count random too)."""
+    seen = smallest_look(passed, samples, path)
+    if seen >= 1.0:
+        return 1.0
+    bar = seen * (1 + 1e-9)
+    weight = {}
+    for k in range(samples + 1):
+        for full in itertools.product((0, 1), repeat=cap):
+            if smallest_look(k, samples, full) <= bar:
+                a = samples - k + sum(full)
+                weight[a] = weight.get(a, 0.0) + comb(samples, k)
+    total = samples + cap
+    return min(1.0, largest(lambda q: sum(w * q ** a * (1 - q) ** (total - a) for a, w in weight.items())))
+
+
+def sequential_rows():
+    rows = []
+    for passed, samples, family, path in [(5, 5, 1, "FF"), (5, 5, 1, "FPF"), (5, 5, 3, "FF"),
+                                          (5, 5, 5, "FFF"), (5, 5, 5, "PFFF"), (5, 5, 12, "FFFF"),
+                                          (4, 5, 1, "FFF"), (3, 3, 2, "FF"), (10, 10, 1, "F"),
+                                          (5, 5, 1, "PP")]:
+        cap = cap_for(samples, family)
+        outcomes = tuple(1 if c == "F" else 0 for c in path)
+        rows.append({"passed": passed, "samples": samples, "family": family, "path": path,
+                     "cap": cap, "cap_for_family": cap,
+                     "p": sequential_p(passed, samples, cap, outcomes)})
+    return rows
+
+
+def rule_power(samples, q, alpha, family):
+    """One pair whose reference passed every sample, among `family` pairs
+    whose others are not worse (the step-up procedure then asks m·p ≤ α),
+    now failing at rate q: the probability it ends worse, summed over every
+    path of its re-asks."""
+    cap = cap_for(samples, family, alpha)
+
+    def walk(path):
+        p = sequential_p(samples, samples, cap, path)
         if min(1.0, family * p) <= alpha:
             return 1.0
-        if asked >= cap:
+        if len(path) >= cap:
             return 0.0
-        left = cap - asked
-        if boschloo(samples, samples, failed + left, asked + left) > alpha:
+        if sequential_p(samples, samples, cap, path + (1,) * (cap - len(path))) > alpha:
             return 0.0
-        return q * walk(failed + 1, asked + 1) + (1 - q) * walk(failed, asked + 1)
-    return q * walk(0, 0)
+        return q * walk(path + (1,)) + (1 - q) * walk(path + (0,))
+    return q * walk(())
 
 
 def power_rows():
     rows = []
-    for samples, q, alpha, cap, family in [(5, 0.7, 0.05, 4, 1), (5, 0.7, 0.05, 4, 5),
-                                           (5, 0.7, 0.05, 4, 15), (5, 1.0, 0.05, 4, 10),
-                                           (10, 0.5, 0.05, 4, 3), (3, 0.9, 0.05, 4, 2)]:
-        rows.append({"samples": samples, "q": q, "alpha": alpha, "cap": cap, "family": family,
-                     "power": rule_power(samples, q, alpha, cap, family)})
+    for samples, q, alpha, family in [(5, 0.7, 0.05, 1), (5, 0.7, 0.05, 5),
+                                      (5, 0.7, 0.05, 15), (5, 1.0, 0.05, 10),
+                                      (10, 0.5, 0.05, 3), (3, 0.9, 0.05, 2)]:
+        rows.append({"samples": samples, "q": q, "alpha": alpha, "family": family,
+                     "power": rule_power(samples, q, alpha, family)})
     return rows
 
 
@@ -152,7 +227,7 @@ def main():
         "binomial": binomial(), "fisher": fisher, "boschloo": bosch,
         "mcnemar": mcnemar_rows(), "family": family(), "wilson": wilson(),
         "quantile": quantiles(), "mde_normal": mde(), "bootstrap": bootstrap(),
-        "case_power": power_rows(),
+        "sequential": sequential_rows(), "case_power": power_rows(),
     }
     OUT.write_text(json.dumps(data, indent=1) + "\n")
 

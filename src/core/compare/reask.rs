@@ -152,22 +152,22 @@ pub fn replay(record: &ReaskRecord, reference: &RunDocument) -> Vec<(PairKey, Pa
         .collect();
     let plan = Plan {
         alpha: record.false_alarm_rate,
-        ..Plan::default()
     };
     let at = |round: usize| -> Vec<Pair> {
         rows.iter()
             .map(|(_, passed, samples, failed)| {
-                let seen = &failed[..round.min(failed.len())];
-                Pair {
-                    passed: *passed,
-                    samples: *samples,
-                    failed: seen.iter().filter(|f| **f).count() as u64,
-                    asked: seen.len() as u64,
-                }
+                Pair::after(*passed, *samples, &failed[..round.min(failed.len())])
             })
             .collect()
     };
-    let most = rows.iter().map(|r| r.3.len()).max().unwrap_or(0);
+    // A pair never holds more re-asks than the largest cap: a record with
+    // more is read no further.
+    let most = rows
+        .iter()
+        .map(|r| r.3.len())
+        .max()
+        .unwrap_or(0)
+        .min(crate::core::stats::CAP as usize);
     let mut settled: Vec<Option<Decision>> = vec![None; rows.len()];
     let mut last = Vec::new();
     for round in 0..=most {

@@ -2,24 +2,25 @@
 //! answer showed credibly worse than the reference's own measured rate?
 //!
 //! A pair enters the *family* when the run's first answer failed where the
-//! reference passed; it is then re-asked, one call per round, at most
-//! [`CAP`] times. After each round [`decide`] looks at every pair of the
-//! family at once:
+//! reference passed; it is then re-asked, one call per round, up to its cap
+//! (`sequential::cap_for`: fixed from the family's size before the first
+//! re-ask). After each round [`decide`] looks at every pair of the family
+//! at once:
 //!
-//! - the p-value of a pair is Boschloo's exact one-sided test of its
-//!   **re-asks only** against the reference's `passed`/`samples`. The first
-//!   failure chose the pair; counting it again would be choosing the
-//!   evidence by its own outcome. Given the family, the re-asks are fresh,
-//!   independent calls, so the test is exact for every common failure rate
-//!   — the reference's own sampling uncertainty is inside the test, not
-//!   assumed away;
-//! - the family is controlled by Hochberg's step-up procedure at `alpha`
-//!   (valid for independent tests, and at least as powerful as Holm's);
+//! - a pair's p-value is the sequential p-value of its **re-asks only**
+//!   against the reference's `passed`/`samples` (`sequential::sequential_p`:
+//!   Boschloo's exact one-sided test at each look, the looks themselves
+//!   paid for). The first failure chose the pair; counting it again would
+//!   be choosing the evidence by its own outcome;
+//! - the family is controlled by the Benjamini–Hochberg step-up procedure
+//!   at `alpha`. When nothing changed every pair is a false alarm, and then
+//!   the step-up procedure is Simes' test: the probability that the gate
+//!   fails at all is at most `alpha` (independent re-asks). When some pairs
+//!   are worse, the gate rightly fails, and the share of named pairs that
+//!   are not worse stays at most `alpha` on average;
 //! - a pair whose p-value could no longer reach `alpha` (the step-up's most
 //!   lenient step) even if every remaining re-ask failed stops: its answers
-//!   wobbled within the reference's measured noise. (Stopping earlier, at
-//!   `alpha / family` once a re-ask passed, saved calls but lost a tenth of
-//!   the power on five broken cases in the benchmark: docs/statistics.md);
+//!   wobbled within the reference's measured noise;
 //! - a pair at its cap that is not worse is *undecided* when its own p is
 //!   below `alpha` (evidence the family correction does not let through),
 //!   else within noise. Undecided never fails a gate.
@@ -29,11 +30,10 @@
 //! worse; a re-ask that passes makes it undecided (the reference cannot say
 //! whether that wobble is new).
 
-use super::boschloo_worse;
-use super::hochberg;
+use super::benjamini_hochberg;
+use super::sequential::{cap_for, sequential_p, Path};
 
-/// The most re-asks a pair gets.
-pub const CAP: u64 = 4;
+pub use super::sequential::MAX_CAP as CAP;
 
 /// Re-asks that decide a pair whose reference has one sample.
 const CONFIRMATIONS: u64 = 2;
@@ -45,10 +45,8 @@ pub struct Pair {
     pub passed: u64,
     /// Reference samples (1 = no noise measured).
     pub samples: u64,
-    /// Re-asks (after the first, failing answer) that failed.
-    pub failed: u64,
-    /// Re-asks made.
-    pub asked: u64,
+    /// The re-asks after the first, failing answer, in call order.
+    pub path: Path,
 }
 
 /// Where a pair stands.
@@ -83,7 +81,7 @@ pub struct Decision {
     pub verdict: Verdict,
     /// The pair's own one-sided p-value (`None` for a one-sample reference).
     pub p: Option<f64>,
-    /// The p-value adjusted for the family (Hochberg).
+    /// The p-value adjusted for the family (Benjamini–Hochberg).
     pub adjusted: Option<f64>,
 }
 
@@ -106,27 +104,28 @@ impl Pair {
         Evidence {
             reference_passed: self.passed,
             reference_samples: self.samples,
-            now_passed: self.asked - self.failed,
-            now_asked: self.asked + 1,
+            now_passed: self.path.asked - self.path.failed(),
+            now_asked: self.path.asked + 1,
         }
     }
 
-    fn p(&self) -> f64 {
-        if self.asked == 0 {
-            return 1.0;
+    /// A pair of a reference's `passed` of `samples` and its re-asks so
+    /// far (`true`: failed again).
+    pub fn after(passed: u64, samples: u64, outcomes: &[bool]) -> Pair {
+        Pair {
+            passed,
+            samples,
+            path: Path::of(outcomes),
         }
-        boschloo_worse(self.passed, self.samples, self.failed, self.asked)
+    }
+
+    fn p(&self, cap: u64) -> f64 {
+        sequential_p(self.passed, self.samples, cap, self.path)
     }
 
     /// The smallest p-value still reachable: every remaining re-ask fails.
     fn best(&self, cap: u64) -> f64 {
-        let left = cap.saturating_sub(self.asked);
-        boschloo_worse(
-            self.passed,
-            self.samples,
-            self.failed + left,
-            self.asked + left,
-        )
+        sequential_p(self.passed, self.samples, cap, self.path.failing_to(cap))
     }
 }
 
@@ -136,16 +135,11 @@ pub struct Plan {
     /// The declared false-alarm rate of the whole gate (`[suite]
     /// false_alarm_rate`, default 0.05).
     pub alpha: f64,
-    /// The most re-asks per pair.
-    pub cap: u64,
 }
 
 impl Default for Plan {
     fn default() -> Plan {
-        Plan {
-            alpha: 0.05,
-            cap: CAP,
-        }
+        Plan { alpha: 0.05 }
     }
 }
 
@@ -153,8 +147,16 @@ impl Default for Plan {
 /// the `Open` pairs once and calls again, until none is open.
 pub fn decide(pairs: &[Pair], plan: Plan) -> Vec<Decision> {
     let measured: Vec<usize> = (0..pairs.len()).filter(|&i| pairs[i].samples > 1).collect();
-    let raw: Vec<f64> = measured.iter().map(|&i| pairs[i].p()).collect();
-    let adjusted = hochberg(&raw);
+    let caps: Vec<u64> = measured
+        .iter()
+        .map(|&i| cap_for(pairs[i].samples, measured.len(), plan.alpha))
+        .collect();
+    let raw: Vec<f64> = measured
+        .iter()
+        .zip(&caps)
+        .map(|(&i, &cap)| pairs[i].p(cap))
+        .collect();
+    let adjusted = benjamini_hochberg(&raw);
     let mut out = vec![
         Decision {
             verdict: Verdict::Open,
@@ -165,19 +167,19 @@ pub fn decide(pairs: &[Pair], plan: Plan) -> Vec<Decision> {
     ];
     for (slot, &i) in measured.iter().enumerate() {
         let pair = &pairs[i];
-        let (p, adjusted) = (raw[slot], adjusted[slot]);
+        let (p, adjusted, cap) = (raw[slot], adjusted[slot], caps[slot]);
         let verdict = if adjusted <= plan.alpha {
             Verdict::Worse
-        } else if pair.asked >= plan.cap {
+        } else if pair.path.asked >= cap {
             if p <= plan.alpha {
                 Verdict::Undecided
             } else {
                 Verdict::Noise
             }
         } else {
-            // Hochberg's most lenient step: a pair still able to reach it
-            // may yet be worse.
-            if pair.best(plan.cap) > plan.alpha {
+            // The step-up's most lenient step: a pair still able to reach
+            // it may yet be worse.
+            if pair.best(cap) > plan.alpha {
                 Verdict::Noise
             } else {
                 Verdict::Open
@@ -193,9 +195,9 @@ pub fn decide(pairs: &[Pair], plan: Plan) -> Vec<Decision> {
         if pair.samples > 1 {
             continue;
         }
-        out[i].verdict = if pair.failed < pair.asked {
+        out[i].verdict = if pair.path.failed() < pair.path.asked {
             Verdict::Undecided
-        } else if pair.asked >= CONFIRMATIONS.min(plan.cap) {
+        } else if pair.path.asked >= CONFIRMATIONS {
             Verdict::Worse
         } else {
             Verdict::Open

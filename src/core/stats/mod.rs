@@ -13,9 +13,11 @@
 
 mod decide;
 mod power;
+mod sequential;
 
 pub use decide::{decide, Decision, Evidence, Pair, Plan, Verdict as PairVerdict, CAP};
 pub use power::{case_power, mde_case, mde_normal, mde_paired_proportion};
+pub use sequential::{cap_for, sequential_p, Path};
 
 use rand::{RngExt, SeedableRng};
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -232,6 +234,23 @@ pub fn hochberg(p: &[f64]) -> Vec<f64> {
     let mut running: f64 = 1.0;
     for (rank, &i) in order.iter().enumerate().rev() {
         running = running.min((m - rank) as f64 * p[i]).min(1.0);
+        adjusted[i] = running;
+    }
+    adjusted
+}
+
+/// Benjamini and Hochberg's step-up adjusted p-values (statsmodels
+/// `multipletests(…, method="fdr_bh")`), in the input's order. When every
+/// hypothesis is true this is Simes' test of them all: a family of
+/// independent tests rejects anything with probability at most the level.
+pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+    let mut adjusted = vec![0.0; m];
+    let mut running: f64 = 1.0;
+    for (rank, &i) in order.iter().enumerate().rev() {
+        running = running.min(m as f64 * p[i] / (rank + 1) as f64).min(1.0);
         adjusted[i] = running;
     }
     adjusted

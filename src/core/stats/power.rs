@@ -16,38 +16,25 @@ use super::normal_quantile;
 /// passing, is found worse when it now fails at rate `q`, tested among
 /// `family` re-asked pairs whose other members are not worse.
 pub fn case_power(samples: u64, q: f64, plan: Plan, family: usize) -> f64 {
-    let start = Pair {
-        passed: samples,
-        samples,
-        failed: 0,
-        asked: 0,
-    };
+    let start = Pair::after(samples, samples, &[]);
     q * paths(start, q, plan, family.max(1))
 }
 
 /// The probability of ending worse from `pair`, re-asks failing at rate `q`.
 fn paths(pair: Pair, q: f64, plan: Plan, family: usize) -> f64 {
-    let quiet = Pair {
-        passed: 1,
-        samples: 2,
-        failed: 0,
-        asked: plan.cap,
-    };
+    // Others of the family that wobbled back: no failing re-ask.
+    let quiet = Pair::after(1, 2, &[false]);
     let mut pairs = vec![quiet; family];
     pairs[0] = pair;
     match decide(&pairs, plan)[0].verdict {
         Verdict::Worse => 1.0,
         Verdict::Noise | Verdict::Undecided => 0.0,
         Verdict::Open => {
-            let failed = Pair {
-                failed: pair.failed + 1,
-                asked: pair.asked + 1,
+            let step = |failed: bool| Pair {
+                path: pair.path.then(failed),
                 ..pair
             };
-            let passed = Pair {
-                asked: pair.asked + 1,
-                ..pair
-            };
+            let (failed, passed) = (step(true), step(false));
             q * paths(failed, q, plan, family) + (1.0 - q) * paths(passed, q, plan, family)
         }
     }

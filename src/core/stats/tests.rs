@@ -102,7 +102,7 @@ fn mcnemar_matches_statsmodels() {
 }
 
 #[test]
-fn holm_and_hochberg_match_statsmodels() {
+fn holm_hochberg_and_benjamini_hochberg_match_statsmodels() {
     for row in rows("family") {
         let p: Vec<f64> = row["p"]
             .as_array()
@@ -110,7 +110,11 @@ fn holm_and_hochberg_match_statsmodels() {
             .iter()
             .filter_map(Value::as_f64)
             .collect();
-        for (name, ours) in [("holm", holm(&p)), ("hochberg", hochberg(&p))] {
+        for (name, ours) in [
+            ("holm", holm(&p)),
+            ("hochberg", hochberg(&p)),
+            ("fdr_bh", benjamini_hochberg(&p)),
+        ] {
             let theirs = row[name].as_array().unwrap();
             assert_eq!(ours.len(), theirs.len());
             for (a, b) in ours.iter().zip(theirs) {
@@ -185,11 +189,31 @@ fn seeded_bootstrap_is_reproducible_and_seed_dependent() {
 }
 
 #[test]
+fn sequential_p_values_match_the_python_design_on_scipy() {
+    for row in rows("sequential") {
+        let path: Vec<bool> = row["path"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .map(|c| c == 'F')
+            .collect();
+        let ours = sequential_p(
+            u(&row, "passed"),
+            u(&row, "samples"),
+            u(&row, "cap"),
+            Path::of(&path),
+        );
+        close(&format!("sequential {row}"), ours, f(&row, "p"));
+        let cap = cap_for(u(&row, "samples"), u(&row, "family") as usize, 0.05);
+        assert_eq!(cap, u(&row, "cap_for_family"), "{row}");
+    }
+}
+
+#[test]
 fn rule_power_matches_the_python_rule_on_scipy() {
     for row in rows("case_power") {
         let plan = Plan {
             alpha: f(&row, "alpha"),
-            cap: u(&row, "cap"),
         };
         let ours = case_power(
             u(&row, "samples"),
@@ -201,37 +225,47 @@ fn rule_power_matches_the_python_rule_on_scipy() {
     }
 }
 
-fn pair(passed: u64, samples: u64, failed: u64, asked: u64) -> Pair {
-    Pair {
-        passed,
-        samples,
-        failed,
-        asked,
-    }
+/// A pair of a reference's `passed` of `samples` and re-asks written as
+/// `F` (failed again) and `P` (passed), in call order.
+fn pair(passed: u64, samples: u64, path: &str) -> Pair {
+    let outcomes: Vec<bool> = path.chars().map(|c| c == 'F').collect();
+    Pair::after(passed, samples, &outcomes)
 }
 
 #[test]
 fn a_case_that_keeps_failing_after_five_of_five_is_worse_after_two_re_asks() {
     let plan = Plan::default();
-    // Alone, and among two other re-asked pairs that wobbled back.
-    let alone = decide(&[pair(5, 5, 2, 2)], plan);
+    // Alone, and beside another re-asked pair that wobbled back.
+    let alone = decide(&[pair(5, 5, "FF")], plan);
     assert_eq!(alone[0].verdict, Verdict::Worse, "{alone:?}");
-    let family = decide(
-        &[pair(5, 5, 2, 2), pair(5, 5, 0, 1), pair(5, 5, 0, 1)],
-        plan,
-    );
+    let family = decide(&[pair(5, 5, "FF"), pair(5, 5, "P")], plan);
     assert_eq!(family[0].verdict, Verdict::Worse, "{family:?}");
     // One failing re-ask is not yet enough.
-    assert_eq!(decide(&[pair(5, 5, 1, 1)], plan)[0].verdict, Verdict::Open);
+    assert_eq!(decide(&[pair(5, 5, "F")], plan)[0].verdict, Verdict::Open);
+    // Among many, it needs more: four pairs that failed twice share the
+    // rate, and each is worse (the step-up lets them through together).
+    let four = decide(&[pair(5, 5, "FF"); 4], plan);
+    assert!(four.iter().all(|d| d.verdict == Verdict::Worse), "{four:?}");
+    // One of four failing twice among quiet others is not yet worse.
+    let one = decide(
+        &[
+            pair(5, 5, "FF"),
+            pair(5, 5, "P"),
+            pair(5, 5, "P"),
+            pair(5, 5, "P"),
+        ],
+        plan,
+    );
+    assert_eq!(one[0].verdict, Verdict::Open, "{one:?}");
 }
 
 #[test]
 fn a_one_sample_reference_keeps_todays_strictness() {
     let plan = Plan::default();
-    assert_eq!(decide(&[pair(1, 1, 1, 1)], plan)[0].verdict, Verdict::Open);
-    assert_eq!(decide(&[pair(1, 1, 2, 2)], plan)[0].verdict, Verdict::Worse);
+    assert_eq!(decide(&[pair(1, 1, "F")], plan)[0].verdict, Verdict::Open);
+    assert_eq!(decide(&[pair(1, 1, "FF")], plan)[0].verdict, Verdict::Worse);
     assert_eq!(
-        decide(&[pair(1, 1, 1, 2)], plan)[0].verdict,
+        decide(&[pair(1, 1, "FP")], plan)[0].verdict,
         Verdict::Undecided
     );
 }
@@ -239,15 +273,13 @@ fn a_one_sample_reference_keeps_todays_strictness() {
 #[test]
 fn a_re_ask_that_passes_ends_in_noise_and_the_cap_in_undecided_or_noise() {
     let plan = Plan::default();
-    // 5/5, then two passes: not even two more failures could make it.
-    let wobble = decide(
-        &[pair(5, 5, 0, 2), pair(5, 5, 0, 0), pair(5, 5, 0, 0)],
-        plan,
-    );
+    // 5/5, then three passes: not even three more failures could make it.
+    let wobble = decide(&[pair(5, 5, "PPP"), pair(5, 5, ""), pair(5, 5, "")], plan);
     assert_eq!(wobble[0].verdict, Verdict::Noise, "{wobble:?}");
-    // At the cap, a p below alpha the family does not let through is undecided.
-    let capped: Vec<Pair> = std::iter::once(pair(5, 5, 3, 4))
-        .chain(std::iter::repeat_n(pair(5, 5, 0, 4), 9))
+    // At the cap (6 in a family of ten), a p below alpha the family does
+    // not let through is undecided.
+    let capped: Vec<Pair> = std::iter::once(pair(5, 5, "FPFPFF"))
+        .chain(std::iter::repeat_n(pair(5, 5, "PPPPPP"), 9))
         .collect();
     let d = decide(&capped, plan);
     assert!(d[0].p.unwrap() <= 0.05, "{d:?}");
@@ -256,8 +288,11 @@ fn a_re_ask_that_passes_ends_in_noise_and_the_cap_in_undecided_or_noise() {
         .iter()
         .all(|x| x.verdict != Verdict::Worse && x.verdict != Verdict::Open));
     // A borderline reference (3/5) failing every re-ask is never significant.
-    assert_ne!(decide(&[pair(3, 5, 2, 2)], plan)[0].verdict, Verdict::Worse);
-    assert_eq!(decide(&[pair(3, 5, 2, 4)], plan)[0].verdict, Verdict::Noise);
+    assert_ne!(decide(&[pair(3, 5, "FF")], plan)[0].verdict, Verdict::Worse);
+    assert_eq!(
+        decide(&[pair(3, 5, "FPPF")], plan)[0].verdict,
+        Verdict::Noise
+    );
 }
 
 #[test]
