@@ -167,6 +167,13 @@ pub fn rejudge(
     // Its answers are the source's: so is the record of those masked.
     store.write_run_masked(&suite.tenant, &suite.name, &key, &masked)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "re-judged run stored");
+    if !masked.is_empty() {
+        notices.plan(format!(
+            "{} case(s) of run {} were kept with a secret masked, so their answers are not graded again: checks that are not judged keep that run's verdicts while nothing they depend on changed, and judged checks are not sent to a judge",
+            masked.cases.len(),
+            source.key
+        ));
+    }
     let unjudged = doc.unjudged_cases();
     if unjudged > 0 {
         notices.plan(format!(

@@ -547,21 +547,9 @@ fn answering(answers: HashMap<&'static str, String>) -> Target {
 
 /// The verdicts of case `id` in a stored run: (assertion, status).
 fn statuses(run: &Value, id: &str) -> Vec<(String, String)> {
-    run["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["case_id"] == id)
-        .unwrap()["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| {
-            (
-                v["assertion"].as_str().unwrap().to_string(),
-                v["status"].as_str().unwrap().to_string(),
-            )
-        })
+    verdicts(run, id)
+        .into_iter()
+        .map(|(assertion, status, _)| (assertion, status))
         .collect()
 }
 
@@ -1416,6 +1404,11 @@ fn a_secret_in_the_answer_is_graded_as_given_and_never_sent_to_a_judge() {
         ]
     );
     assert_eq!(verdicts(&rejudged, "plain")[0].1, "fail");
+    assert!(
+        changed.stderr.contains(&format!("digline: 2 case(s) of run {key} were kept with a secret masked, so their answers are not graded again: checks that are not judged keep that run's verdicts while nothing they depend on changed, and judged checks are not sent to a judge\n")),
+        "{}",
+        changed.stderr
+    );
     assert!(
         changed
             .stderr
