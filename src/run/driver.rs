@@ -604,8 +604,8 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
         match asked {
             Ok(r) => {
                 tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered");
-                svc.recorder
-                    .answered(&case.id, sample, &svc.kept(&r), svc.masks(&r));
+                let kept = svc.kept(&r);
+                svc.recorder.answered(&case.id, sample, &kept, *kept != r);
                 done.push(r);
             }
             Err(cause) => {
@@ -635,20 +635,22 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
                 .collect();
             // Graded as answered; kept masked from here on, and the case
             // noted when that changed what is kept.
-            let masked = svc.target.recorded_masked(case).or_else(|| {
-                responses.iter().any(|r| svc.masks(r)).then(|| MaskedCase {
-                    case_id: case.id.clone(),
-                    graded_against: graded_against(case, min_agreement),
-                })
-            });
-            if let Some(entry) = masked {
-                svc.note_masked(entry);
-            }
             let kept: Vec<Response> = if svc.secrets.is_empty() {
                 responses
             } else {
-                responses.iter().map(|r| svc.kept(r).into_owned()).collect()
+                let kept: Vec<Response> =
+                    responses.iter().map(|r| svc.kept(r).into_owned()).collect();
+                if kept != responses {
+                    svc.note_masked(MaskedCase {
+                        case_id: case.id.clone(),
+                        graded_against: graded_against(case, min_agreement),
+                    });
+                }
+                kept
             };
+            if let Some(entry) = svc.target.recorded_masked(case) {
+                svc.note_masked(entry);
+            }
             (verdicts, Some(kept))
         }
         Err(cause) => {
