@@ -516,10 +516,23 @@ fn no_secret_shows_anywhere() {
 /// An HTTP target answering each case (by its `id` in the body) with the
 /// text `answers` gives it; what it received is kept.
 fn answering(answers: HashMap<&'static str, String>) -> Target {
+    serving(
+        Arc::new(AtomicBool::new(false)),
+        Box::new(move |id, _, _| answers.get(id).cloned().unwrap_or_default()),
+    )
+}
+
+/// What a [`serving`] target answers: from the case id, the
+/// `Authorization` it received and whether `hostile` is set.
+type Answer = Box<dyn Fn(&str, &str, bool) -> String + Send>;
+
+/// An HTTP target answering `{"data": {"answer": …}}` with what `answer`
+/// says; what it received (URL and body) is kept.
+fn serving(hostile: Arc<AtomicBool>, answer: Answer) -> Target {
     let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
     let port = server.server_addr().to_ip().unwrap().port();
     let received = Arc::new(Mutex::new(Vec::new()));
-    let (srv, received2) = (server.clone(), received.clone());
+    let (srv, received2, hostile2) = (server.clone(), received.clone(), hostile.clone());
     std::thread::spawn(move || {
         for mut request in srv.incoming_requests() {
             let mut body = String::new();
@@ -528,18 +541,24 @@ fn answering(answers: HashMap<&'static str, String>) -> Target {
                 .ok()
                 .and_then(|v| v["id"].as_str().map(str::to_string))
                 .unwrap_or_default();
+            let auth = request
+                .headers()
+                .iter()
+                .find(|h| h.field.equiv("authorization"))
+                .map(|h| h.value.as_str().to_string())
+                .unwrap_or_default();
+            let text = answer(&id, &auth, hostile2.load(Ordering::SeqCst));
             received2
                 .lock()
                 .unwrap()
                 .push((request.url().to_string(), HashMap::new(), body));
-            let answer = answers.get(id.as_str()).cloned().unwrap_or_default();
-            let text = json!({"data": {"answer": answer}}).to_string();
+            let text = json!({"data": {"answer": text}}).to_string();
             let _ = request.respond(tiny_http::Response::from_string(text));
         }
     });
     Target {
         port,
-        hostile: Arc::new(AtomicBool::new(false)),
+        hostile,
         received,
         server,
     }
@@ -1220,39 +1239,14 @@ fn northwind_suite(root: &Path, port: u16, needle: &str) {
 /// `echo` is set; then it says its name in `greet` and quotes the
 /// `Authorization` it received (the Basic form of `Northwind:`) in `auth`.
 fn northwind(echo: Arc<AtomicBool>) -> Target {
-    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let port = server.server_addr().to_ip().unwrap().port();
-    let srv = server.clone();
-    let echoing = echo.clone();
-    std::thread::spawn(move || {
-        for mut request in srv.incoming_requests() {
-            let mut body = String::new();
-            let _ = request.as_reader().read_to_string(&mut body);
-            let id = serde_json::from_str::<Value>(&body)
-                .ok()
-                .and_then(|v| v["id"].as_str().map(str::to_string))
-                .unwrap_or_default();
-            let auth = request
-                .headers()
-                .iter()
-                .find(|h| h.field.equiv("authorization"))
-                .map(|h| h.value.as_str().to_string())
-                .unwrap_or_default();
-            let answer = match (id.as_str(), echoing.load(Ordering::SeqCst)) {
-                ("greet", true) => "Northwind Support says hello".to_string(),
-                ("auth", true) => format!("Support says hello; you sent {auth}"),
-                _ => "Support says hello".to_string(),
-            };
-            let text = json!({"data": {"answer": answer}}).to_string();
-            let _ = request.respond(tiny_http::Response::from_string(text));
-        }
-    });
-    Target {
-        port,
-        hostile: echo,
-        received: Arc::new(Mutex::new(Vec::new())),
-        server,
-    }
+    serving(
+        echo,
+        Box::new(|id, auth, echoing| match (id, echoing) {
+            ("greet", true) => "Northwind Support says hello".to_string(),
+            ("auth", true) => format!("Support says hello; you sent {auth}"),
+            _ => "Support says hello".to_string(),
+        }),
+    )
 }
 
 /// Issue 25: the user info `Northwind` is a secret (a user name alone is
