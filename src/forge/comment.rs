@@ -165,7 +165,9 @@ fn rows_md(rows: &[GateRow], take: usize, locale: Locale) -> Vec<BTreeMap<&'stat
                     r.cause
                         .as_ref()
                         .map(|c| escape::markdown(&c.sentence(locale)))
-                        .unwrap_or_default(),
+                        // A check not judged for another reason than its own
+                        // error (its re-asks could not be judged) says so.
+                        .unwrap_or_else(|| escape::markdown(&r.happened)),
                 ),
             ])
         })

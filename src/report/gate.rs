@@ -177,7 +177,7 @@ impl Fared {
         let any = |o: Outcome| deltas.iter().any(|d| d.outcome == o);
         if any(Outcome::Regressed) {
             Fared::Worse
-        } else if deltas.iter().any(|d| d.errored_now()) {
+        } else if deltas.iter().any(|d| d.unjudged_now()) {
             Fared::Unjudged
         } else if any(Outcome::Improved) {
             Fared::Better
@@ -314,6 +314,11 @@ pub fn compared(
             ),
             vec![clause::WORSE, clause::UNJUDGED],
         ),
+        // A failure whose re-asks could not be judged: said first.
+        ExitStatus::Unjudged if head.unreasked > 0 => (
+            clauses[clause::UNREASKED].clone(),
+            vec![clause::WORSE, clause::UNREASKED],
+        ),
         ExitStatus::Unjudged => (
             locale.text("gate.lead_uncomputed").to_string(),
             vec![clause::WORSE],
@@ -358,8 +363,8 @@ pub fn compared(
         .collect();
     let unjudged: Vec<GateRow> = sorted
         .iter()
-        .filter(|d| d.outcome != Outcome::Regressed && d.errored_now())
-        .map(|d| row(d, true))
+        .filter(|d| d.outcome != Outcome::Regressed && d.unjudged_now())
+        .map(|d| row(d, d.errored_now()))
         .collect();
 
     // Counts, in cases (and whole-run measures apart).

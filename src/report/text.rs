@@ -132,6 +132,10 @@ strings_table! {
     undecided_one,
     /// `{count}` re-asked checks undecided.
     undecided_many,
+    /// One failing check whose re-asks could not be judged.
+    unreasked_one,
+    /// `{count}` failing checks whose re-asks could not be judged.
+    unreasked_many,
     /// The title of the list of checks that wobbled within their measured noise.
     title_wobbled,
     /// The title of the list of undecided re-asked checks.
@@ -260,6 +264,9 @@ strings_table! {
     detail_new,
     /// A check only in the run, which errored.
     detail_new_errored,
+    /// A check that failed where the reference passed, whose re-asks could
+    /// not be judged.
+    detail_unreasked,
     /// A check only in the reference.
     detail_missing,
     /// A check that could not run.
@@ -333,7 +340,8 @@ pub fn locale_of(s: &Strings) -> Locale {
 }
 
 /// The headline sentence: its clauses in fixed order — worse (or "nothing
-/// was compared"), within noise, unjudged cases, uncomputed measures,
+/// was compared"), within noise, failing checks whose re-asks could not be
+/// judged, unjudged cases, uncomputed measures,
 /// suspended, suite, artifacts, replay, target configuration, canary, judges.
 /// Clauses with nothing to say are left out.
 pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) -> String {
@@ -357,20 +365,22 @@ pub mod clause {
     pub const WORSE: usize = 0;
     /// Within noise.
     pub const NOISE: usize = 1;
+    /// Failing checks whose re-asks could not be judged.
+    pub const UNREASKED: usize = 2;
     /// Unjudged cases.
-    pub const UNJUDGED: usize = 2;
+    pub const UNJUDGED: usize = 3;
     /// Uncomputed whole-run measures.
-    pub const UNCOMPUTED: usize = 3;
+    pub const UNCOMPUTED: usize = 4;
     /// A moved canary.
-    pub const CANARY: usize = 9;
+    pub const CANARY: usize = 10;
     /// Passing reference checks not in the run (this product's strictness;
     /// [`super::headline_sentence`] puts it first when it decides the exit code).
-    pub const UNCOVERED: usize = 11;
+    pub const UNCOVERED: usize = 12;
 }
 
 /// The headline's clauses in their fixed order (see [`headline_sentence`]);
 /// a clause with nothing to say is empty. Positions: [`clause`].
-pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -> [String; 12] {
+pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -> [String; 13] {
     let regressed = head.counts.get(Outcome::Regressed);
     let worse = if head.nothing_compared {
         s.nothing_compared.to_string()
@@ -396,6 +406,7 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
             .collect::<Vec<_>>()
             .join(" ");
     }
+    let unreasked = plural(head.unreasked, "", s.unreasked_one, s.unreasked_many);
     let unjudged = plural(
         head.unjudged,
         s.unjudged_none,
@@ -450,8 +461,8 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
     };
     let uncovered = coverage::uncovered_clause(head.uncovered_passes, integrity);
     [
-        worse, noise, unjudged, uncomputed, suspended, config, artifacts, rejudged, target, canary,
-        judge, uncovered,
+        worse, noise, unreasked, unjudged, uncomputed, suspended, config, artifacts, rejudged,
+        target, canary, judge, uncovered,
     ]
 }
 
@@ -530,7 +541,7 @@ pub fn summary_lines(
         .chain(
             comparison
                 .listed()
-                .filter(|d| d.outcome != Outcome::Regressed && d.errored_now()),
+                .filter(|d| d.outcome != Outcome::Regressed && d.unjudged_now()),
         )
         .collect();
     let shown = limit.map_or(chosen.len(), |n| n.min(chosen.len()));
@@ -589,6 +600,7 @@ fn detail_text(delta: &Delta, s: &Strings) -> String {
         Outcome::New if delta.errored_now() => return s.detail_new_errored.to_string(),
         Outcome::New => return s.detail_new.to_string(),
         Outcome::Missing => return s.detail_missing.to_string(),
+        Outcome::Errored if delta.unreasked => return s.detail_unreasked.to_string(),
         Outcome::Errored => return s.detail_errored.to_string(),
         _ => {}
     }

@@ -161,6 +161,46 @@ fn a_measured_baseline_hashes_the_declared_rules_and_never_errors_for_agreement(
     }
 }
 
+/// A failure whose re-asks cannot be judged (the target answers nothing
+/// usable after its first, failing answer) has shown neither a regression
+/// nor a wobble: could not be judged, 2 — never a quiet 0 (today's main
+/// called it undecided and passed the gate).
+#[test]
+fn a_failure_whose_re_asks_cannot_be_judged_is_exit_2_not_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline(root);
+    let mut broken = vec![json!("no")];
+    broken.extend(std::iter::repeat_n(Value::Null, 12));
+    let table = json!({
+        "steady": {"answers": ["yes"]},
+        "wobbly": {"answers": ["yes"]},
+        "broken": {"answers": broken},
+    });
+    std::fs::write(root.join("answers.json"), table.to_string()).unwrap();
+    let ran = run(root, &GATE);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let comment = std::fs::read_to_string(root.join("out/comment.md")).unwrap();
+    insta::assert_snapshot!("noisy_unjudged_reasks_comment", stable(&comment));
+    // compare reads the same record and answers the same.
+    let compared = run(
+        root,
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+            "full",
+        ],
+    );
+    assert_eq!(compared.code, 2, "{}", compared.stderr);
+    let value: Value = serde_json::from_str(&compared.stdout).unwrap();
+    assert_eq!(value["reasked"][0]["verdict"], "open", "{value}");
+}
+
 #[test]
 fn a_repeated_failure_is_worse_and_a_wobble_is_listed_within_noise() {
     let dir = tempfile::tempdir().unwrap();

@@ -199,6 +199,10 @@ pub struct Delta {
     pub delta: Option<f64>,
     /// True when the move stayed inside the baseline's sampled interval.
     pub within_noise: bool,
+    /// Failed where the reference passed, and its re-asks could not be
+    /// judged (the target or the spending cap stopped them): `errored`,
+    /// listed with what could not be judged.
+    pub unreasked: bool,
     /// The baseline's sampled interval; attached only when neither side
     /// errored and the status did not flip (as 0.10.0 does).
     pub noise: Option<Noise>,
@@ -213,6 +217,12 @@ impl Delta {
         self.after
             .as_ref()
             .is_some_and(|s| s.status == Status::Error)
+    }
+
+    /// True when this check could not be judged now: its verdict errored,
+    /// or its re-asks could not be judged.
+    pub fn unjudged_now(&self) -> bool {
+        self.errored_now() || self.unreasked
     }
 }
 
@@ -376,6 +386,10 @@ pub struct Headline {
     pub wobbled: usize,
     /// Re-asked pairs the rule could not decide within its cap.
     pub undecided: usize,
+    /// Failing pairs whose re-asks could not be judged (the target or the
+    /// spending cap stopped them): not known to be worse, so the gate
+    /// could not judge them (2).
+    pub unreasked: usize,
     /// True when some re-asked pair was judged against a reference that
     /// measured its noise (more than one sample): "worse" then means beyond
     /// the measured noise. A one-sample reference keeps 0.10.0's words.
@@ -467,6 +481,7 @@ impl Comparison {
             rules_changed: self.rule_changes.len(),
             wobbled: self.reasked_as(reask::PairVerdict::Noise).count(),
             undecided: self.reasked_as(reask::PairVerdict::Undecided).count(),
+            unreasked: self.reasked_as(reask::PairVerdict::Open).count(),
             reasked: self
                 .reasked
                 .iter()
@@ -493,6 +508,7 @@ pub fn headline_exit_code(head: &Headline) -> ExitStatus {
     } else if head.worse || head.canary_moved {
         ExitStatus::Worse
     } else if head.unjudged > 0
+        || head.unreasked > 0
         || !head.uncomputed_measures.is_empty()
         || head.nothing_compared
         || head.uncovered_passes > 0
@@ -878,6 +894,7 @@ fn pair(
         after: now.map(Side::of),
         delta: None,
         within_noise: false,
+        unreasked: false,
         noise: None,
         canary,
     };

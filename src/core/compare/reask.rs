@@ -74,8 +74,8 @@ pub struct PairDecision {
     pub assertion: Name,
     /// Reference k/N, now j/m.
     pub evidence: Evidence,
-    /// Worse, within noise or undecided (never open: out of re-asks, an
-    /// open pair is undecided).
+    /// Worse, within noise, undecided — or open when the gate's re-asks
+    /// ran out of answers that could be judged (the pair is then errored).
     pub decision: Decision,
 }
 
@@ -190,18 +190,15 @@ impl Comparison {
     /// Turn re-asks into verdicts: a pair found worse stays `regressed`;
     /// one within noise, or undecided, no longer counts as worse
     /// (`unchanged`, with `within_noise` when it wobbled within the
-    /// reference's measured noise). A record made against another
+    /// reference's measured noise); one whose re-asks could not be judged
+    /// is `errored` (the gate answers 2). A record made against another
     /// reference changes nothing. Without a record the comparison keeps
     /// 0.10.0's rule.
     pub fn apply_reasks(&mut self, record: &ReaskRecord, reference: &RunDocument) {
         if !record.belongs_to(reference) {
             return;
         }
-        for (key, pair, mut decision) in replay(record, reference) {
-            // Out of re-asks (or of answers that could be judged): undecided.
-            if decision.verdict == PairVerdict::Open {
-                decision.verdict = PairVerdict::Undecided;
-            }
+        for (key, pair, decision) in replay(record, reference) {
             let Some(delta) = self.deltas.iter_mut().find(|d| d.key == key) else {
                 continue;
             };
@@ -214,8 +211,16 @@ impl Comparison {
                     delta.outcome = Outcome::Unchanged;
                     delta.within_noise = true;
                 }
-                PairVerdict::Undecided | PairVerdict::Open => {
+                PairVerdict::Undecided => {
                     delta.outcome = Outcome::Unchanged;
+                }
+                // Still open after the gate's last round: its re-asks could
+                // not be judged (the target failed, the cap on spend was
+                // reached), so neither the failure nor a wobble was shown.
+                // Not judged is 2, never a quiet 0.
+                PairVerdict::Open => {
+                    delta.outcome = Outcome::Errored;
+                    delta.unreasked = true;
                 }
             }
             self.reasked.push(PairDecision {

@@ -772,14 +772,43 @@ mod reasks {
     fn only_wobbles_exit_zero_and_undecided_never_fails_the_gate() {
         let (run, base) = fixture();
         let mut c = compare(&run, &base).unwrap();
+        // y reaches its cap (4, in a family of two) without a decision.
         c.apply_reasks(
-            &record(&base, vec![("x", vec![false]), ("y", vec![true])]),
+            &record(
+                &base,
+                vec![
+                    ("x", vec![false, false]),
+                    ("y", vec![true, false, true, true]),
+                ],
+            ),
             &base,
         );
         assert_eq!(exit_code(&c), ExitStatus::Proceed);
         let head = c.headline();
         assert!(!head.worse);
-        assert_eq!(head.wobbled + head.undecided, 2);
+        assert_eq!((head.wobbled, head.undecided, head.unreasked), (1, 1, 0));
+    }
+
+    #[test]
+    fn a_failure_whose_re_asks_ran_out_could_not_be_judged() {
+        let (run, base) = fixture();
+        let mut c = compare(&run, &base).unwrap();
+        // y's re-asks stopped before the rule could decide it (its calls
+        // failed): neither worse nor a wobble, so 2 — not a quiet 0.
+        c.apply_reasks(
+            &record(&base, vec![("x", vec![false, false]), ("y", vec![true])]),
+            &base,
+        );
+        assert_eq!(exit_code(&c), ExitStatus::Unjudged);
+        let head = c.headline();
+        assert!(!head.worse);
+        assert_eq!((head.wobbled, head.undecided, head.unreasked), (1, 0, 1));
+        let y = c
+            .deltas
+            .iter()
+            .find(|d| d.key.case_id.as_str() == "y")
+            .unwrap();
+        assert!(y.unreasked && y.unjudged_now(), "{y:?}");
     }
 
     #[test]
