@@ -231,8 +231,13 @@ pub fn classify(reason: &str) -> Cause {
     if reason.starts_with("the judge was not asked: --judge-memo replay") {
         return Cause::new(Category::MemoMiss, Party::Judge);
     }
-    // `run::driver::NOT_SENT_TO_JUDGE`, `run::rejudge::not_regraded`.
-    if reason.starts_with("not judged: the answer holds a value digline masks") {
+    // `run::driver::NOT_SENT_TO_JUDGE` (also as every sample's cause,
+    // `core::sampling`), `run::rejudge::not_regraded`.
+    let every_sample = reason
+        .strip_prefix("no sample could be judged over ")
+        .and_then(|rest| rest.split_once(" attempts: "))
+        .map_or(reason, |(_, cause)| cause);
+    if every_sample.starts_with("not judged: the answer holds a value digline masks") {
         return Cause::new(Category::MaskedAnswer, Party::Judge);
     }
     if reason.starts_with("not graded again: run ") && reason.contains(" with a secret masked") {
@@ -548,6 +553,12 @@ mod tests {
             ),
             (
                 "not judged: the answer holds a value digline masks (a secret the target echoed back, shown as *** in what is kept), so it was not sent to the judge; a masked copy would not be the answer",
+                Category::MaskedAnswer,
+                Party::Judge,
+                None,
+            ),
+            (
+                "no sample could be judged over 3 attempts: not judged: the answer holds a value digline masks (a secret …)",
                 Category::MaskedAnswer,
                 Party::Judge,
                 None,
