@@ -32,7 +32,7 @@ use crate::host::env::CiEnv;
 use crate::host::suite::LoadedSuite;
 use crate::report::cost;
 use crate::report::coverage::{self as integrity_text, IntegrityStrings};
-use crate::report::gate::{self as gate_view, GateView};
+use crate::report::gate::{self as gate_view, side, GateView};
 use crate::report::locale::Locale;
 use crate::report::order::compare_in_suite_order;
 use crate::report::progress::ProgressStrings;
@@ -166,6 +166,8 @@ struct Base {
     baseline: Option<RunDocument>,
     base: Option<BaseRev>,
     base_baseline: Option<BaseBaseline>,
+    /// The store root moved against the base (its baseline read there).
+    moved: Option<base_ref::MovedStore>,
     warning: Option<String>,
 }
 
@@ -243,11 +245,23 @@ fn base(request: &GateRequest, env: &CiEnv, loaded: &Loaded) -> Result<Base, Ref
     let base = base_ref::choose(request.base_ref.as_deref(), env);
     // A pull request renaming the suite moves its baseline: the base's is
     // read where the base's own suite file puts it.
-    let at_base = base
+    let (tenant, name) = base
         .as_ref()
         .and_then(|b| base_ref::renamed_suite(b, &request.suite.file, (&suite.tenant, &suite.name)))
-        .and_then(|(tenant, name)| loaded.store.baseline_path(&tenant, &name).ok())
-        .unwrap_or_else(|| baseline_path.clone());
+        .unwrap_or_else(|| (suite.tenant.clone(), suite.name.clone()));
+    let at_base = loaded
+        .store
+        .baseline_path(&tenant, &name)
+        .unwrap_or_else(|_| baseline_path.clone());
+    // One moving `.digline/` (or gating with another `--root`) too: the
+    // base's is read under the root the base kept it in.
+    let moved = base.as_ref().and_then(|b| {
+        let in_root = Store::new(Path::new(""))
+            .baseline_path(&tenant, &name)
+            .ok()?;
+        base_ref::moved_store(b, &request.suite.root, &in_root, &request.suite.file)
+    });
+    let at_base = moved.as_ref().map_or(at_base, |m| m.baseline.clone());
     let (base_baseline, warning) = read_base(base.as_ref(), &at_base, &baseline_path)?;
     // A redacted report (the default) shows no pass or fail reason, and no
     // other surface of the gate shows any: the documents the gate holds
@@ -264,6 +278,7 @@ fn base(request: &GateRequest, env: &CiEnv, loaded: &Loaded) -> Result<Base, Ref
         baseline,
         base,
         base_baseline,
+        moved,
         warning,
     })
 }
@@ -422,6 +437,10 @@ fn compare(
     if let Some(b) = base.read() {
         c.evaluation_changes =
             base_ref::evaluation_changes(b, &request.suite.file).unwrap_or_default();
+        if let Some(m) = &base.moved {
+            let moved = crate::core::evaluation::store_root_moved(&m.from, &m.to);
+            c.evaluation_changes.insert(0, moved);
+        }
     }
     Ok(Some(c))
 }
@@ -501,7 +520,7 @@ fn itemize(
     let mut sections = Vec::new();
     let mut blocks = String::new();
     if let Some(r) = &replaced {
-        let rows = r.worse_rows();
+        let rows = r.worse_rows(locale);
         if !rows.is_empty() {
             blocks.push_str(&format!("\n{}:\n", integrity.title_replaced_worse));
             for row in &rows {
@@ -520,7 +539,7 @@ fn itemize(
     }
     if let Some(c) = &comparison {
         noise_sections(c, locale, &mut sections, &mut blocks);
-        sections.extend(coverage_sections(c, integrity));
+        sections.extend(coverage_sections(c, integrity, locale));
         let strings = crate::report::text::Strings::of(locale);
         blocks.push_str(&integrity_text::terminal_blocks(
             c,
@@ -534,9 +553,14 @@ fn itemize(
     let spends = cost::Spends {
         run: store.read_run_spend(&suite.tenant, &suite.name, &key),
         reference: base.baseline.as_ref().and_then(|_| {
-            if let Some(base) = base_read.as_ref().filter(|_| base_same) {
-                let path = store.baseline_spend_path(&suite.tenant, &suite.name).ok()?;
-                serde_json::from_slice(&base_ref::file_at_base(base, &path)?).ok()
+            if let Some(rev) = base_read.as_ref().filter(|_| base_same) {
+                // Under the root the base kept it in, when the store moved.
+                let path = match &base.moved {
+                    Some(m) => Store::new(&m.root).baseline_spend_path(&suite.tenant, &suite.name),
+                    None => store.baseline_spend_path(&suite.tenant, &suite.name),
+                }
+                .ok()?;
+                serde_json::from_slice(&base_ref::file_at_base(rev, &path)?).ok()
             } else {
                 store.read_baseline_spend(&suite.tenant, &suite.name)
             }
@@ -890,7 +914,7 @@ impl Replaced {
     }
 
     /// What got worse against the base's reference.
-    fn worse_rows(&self) -> Vec<SectionRow> {
+    fn worse_rows(&self, locale: Locale) -> Vec<SectionRow> {
         self.against_old
             .as_ref()
             .map(|old| {
@@ -899,7 +923,7 @@ impl Replaced {
                     .map(|d| SectionRow {
                         case: case_field(d),
                         check: d.assertion.to_string(),
-                        detail: format!("{} → {}", side(&d.before), side(&d.after)),
+                        detail: format!("{} → {}", side(&d.before, locale), side(&d.after, locale)),
                     })
                     .collect()
             })
@@ -915,16 +939,8 @@ fn case_field(d: &Delta) -> String {
     }
 }
 
-/// One side of a delta as the tables show it: `pass 1.000000`, `error`, `—`.
-fn side(side: &Option<Side>) -> String {
-    side.as_ref().map_or_else(
-        || "—".to_string(),
-        |s| gate_view::side_text(s.status, s.score),
-    )
-}
-
 /// The comment's sections for rule changes and coverage of the reference.
-fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
+fn coverage_sections(c: &Comparison, s: &IntegrityStrings, locale: Locale) -> Vec<Section> {
     let mut out = Vec::new();
     let changes: Vec<String> = c
         .evaluation_changes
@@ -948,7 +964,7 @@ fn coverage_sections(c: &Comparison, s: &IntegrityStrings) -> Vec<Section> {
             .map(|d| SectionRow {
                 case: case_field(d),
                 check: d.assertion.to_string(),
-                detail: format!("{what} ({})", side(side_of(d))),
+                detail: format!("{what} ({})", side(side_of(d), locale)),
             })
             .collect::<Vec<_>>()
     };

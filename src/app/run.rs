@@ -265,7 +265,15 @@ pub fn reask(
         options.announce = false;
         options.resume = None;
         options.resume_hint_on_signal = None;
-        let record = prepared.reask(reference, &comparison, &options)?;
+        // The run's cap holds the run and its re-asks together, and the
+        // run's spend record counts both.
+        let mut spend = store.read_run_spend(&run.tenant, &run.suite, key);
+        let already = spend.as_ref().map_or(0.0, crate::core::spend::Spend::usd);
+        let (record, reasked) = prepared.reask(reference, &comparison, &options, already)?;
+        if let Some(spend) = spend.as_mut() {
+            spend.absorb(&reasked);
+            store.write_run_spend(&run.tenant, &run.suite, key, spend)?;
+        }
         notices
             .plan(ProgressStrings::of(notices.locale()).reasked(triggered.len(), record.calls()));
         record

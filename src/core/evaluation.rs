@@ -27,6 +27,9 @@ pub enum Subject {
     Target(String),
     /// A case, by id.
     Case(String),
+    /// The store root: the folder holding `.digline/` (`--root`), moved
+    /// against the base, its baseline with it.
+    StoreRoot,
 }
 
 /// How the subject changed.
@@ -142,6 +145,16 @@ pub fn case_changes(before: &[Value], after: &[Value]) -> Vec<EvalChange> {
         }
     }
     out
+}
+
+/// The store root moved from `from` (the base's) to `to` (this run's),
+/// both relative to the repository.
+pub fn store_root_moved(from: &str, to: &str) -> EvalChange {
+    EvalChange {
+        before: Some(from.to_string()),
+        after: Some(to.to_string()),
+        ..bare(Subject::StoreRoot, Change::Edited)
+    }
 }
 
 fn bare(subject: Subject, change: Change) -> EvalChange {

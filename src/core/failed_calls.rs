@@ -4,7 +4,8 @@
 //! digline 0.10.0 records no time for a call that failed (its run document
 //! keeps only the reason, and documents keep its bytes), so this is a side
 //! record beside the store's documents (`store::timings`), written with the
-//! run. A case id and a number per failed case: never payload.
+//! run. A case id and a number per failed case, and the endpoint called
+//! (`host[:port]`, as every cause names it): never payload.
 //!
 //! Pure.
 
@@ -19,6 +20,10 @@ pub struct FailedCalls {
     /// Case id → milliseconds the case's failing call took (its last
     /// attempt, when it was retried).
     pub elapsed_ms: BTreeMap<String, u64>,
+    /// The endpoint those calls went to (`host[:port]`), so a cause whose
+    /// reason does not name it (an answer without the output) still does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
 }
 
 impl FailedCalls {
@@ -26,6 +31,7 @@ impl FailedCalls {
     pub fn none() -> &'static FailedCalls {
         static NONE: FailedCalls = FailedCalls {
             elapsed_ms: BTreeMap::new(),
+            endpoint: None,
         };
         &NONE
     }

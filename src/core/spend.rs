@@ -42,6 +42,22 @@ impl PartySpend {
     pub fn is_unknown(&self) -> bool {
         self.usd.is_none() && self.input_tokens.is_none() && self.output_tokens.is_none()
     }
+
+    /// Add `other`'s calls, money and tokens to these.
+    pub fn absorb(&mut self, other: &PartySpend) {
+        self.calls += other.calls;
+        let sum = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+        let count = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        self.usd = sum(self.usd, other.usd);
+        self.input_tokens = count(self.input_tokens, other.input_tokens);
+        self.output_tokens = count(self.output_tokens, other.output_tokens);
+    }
 }
 
 /// What one run spent.
@@ -63,9 +79,45 @@ pub struct Spend {
     pub budget_exhausted: bool,
 }
 
+impl Spend {
+    /// Add what a later phase of the same run spent (the gate's re-asks):
+    /// calls, money, tokens and memo tallies; a cap it exhausted is this
+    /// run's too.
+    pub fn absorb(&mut self, later: &Spend) {
+        self.target.absorb(&later.target);
+        self.judges.absorb(&later.judges);
+        self.memo.hits += later.memo.hits;
+        self.memo.misses += later.memo.misses;
+        self.memo.saved_usd += later.memo.saved_usd;
+        self.budget_exhausted |= later.budget_exhausted;
+    }
+
+    /// USD spent on the target and the judges together (0 when unknown).
+    pub fn usd(&self) -> f64 {
+        self.target.usd.unwrap_or(0.0) + self.judges.usd.unwrap_or(0.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_later_phase_adds_to_the_run_and_unknown_stays_unknown() {
+        let mut run = Spend::default();
+        run.target.add(Some(0.01), Some((10, 5)));
+        let mut later = Spend::default();
+        later.target.add(Some(0.02), None);
+        later.judges.add(None, None);
+        later.budget_exhausted = true;
+        run.absorb(&later);
+        assert_eq!(run.target.calls, 2);
+        assert!((run.target.usd.unwrap() - 0.03).abs() < 1e-12);
+        assert_eq!(run.target.input_tokens, Some(10));
+        assert_eq!((run.judges.calls, run.judges.usd), (1, None));
+        assert!(run.budget_exhausted);
+        assert!((run.usd() - 0.03).abs() < 1e-12);
+    }
 
     #[test]
     fn unknown_until_a_call_reports_money_or_tokens() {

@@ -206,8 +206,8 @@ fn testcase(
     let s = Strings::of(locale);
     let before = delta
         .and_then(|d| d.before.as_ref())
-        .map_or_else(|| "—".to_string(), |b| side_text(b.status, b.score));
-    let after = side_text(v.status, v.score);
+        .map_or_else(|| "—".to_string(), |b| side_text(b.status, b.score, locale));
+    let after = side_text(v.status, v.score, locale);
     let vs = fill(
         locale.text("junit.before_after"),
         &[("before", &before), ("after", &after)],

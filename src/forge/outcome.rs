@@ -22,7 +22,7 @@
 //! | `reference_spent` | object or null | the reference's, carried to it on promote |
 //! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
-//! | `evaluation_changes` | int | changes to `[suite]`, `[target]` and the cases against the base (0 without one) |
+//! | `evaluation_changes` | int | changes to `[suite]`, `[target]`, the cases and the store root against the base (0 without one) |
 //! | `baseline_changed` | bool or null | the pull request replaces the baseline file (read at the base ref); `null`: no base could be read |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
 //! | `retries` | object, absent with `--run` | when the gate ran the suite: `calls` (calls tried more than once), retries by reason (`rate_limited`, `server_error`, `connection`) and `waits_refused` (calls failed at once: the asked wait was over `--max-wait`); counts only |

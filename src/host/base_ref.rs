@@ -3,7 +3,7 @@
 //! request replaces the baseline file, and gives the base's baseline so the
 //! gate can say what the run gives up against it (spec `50-gate.md`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::env::CiEnv;
 use super::git_objects::{self, AtRevError};
@@ -171,6 +171,80 @@ pub fn renamed_suite(
     let field = |k: &str| suite.get(k)?.as_str().map(str::to_string);
     let (tenant, name) = (field("tenant")?, field("name")?);
     ((tenant.as_str(), name.as_str()) != now).then_some((tenant, name))
+}
+
+/// A store the pull request moved: the base kept its baseline under
+/// another root (`--root`, the folder holding `.digline/`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MovedStore {
+    /// The base's baseline file, to read at the base.
+    pub baseline: PathBuf,
+    /// The base's store root, to read its other records at the base.
+    pub root: PathBuf,
+    /// The base's store root, relative to the repository (`.` for its top).
+    pub from: String,
+    /// This run's store root, relative to the repository.
+    pub to: String,
+}
+
+/// Where the base kept the baseline when it is not at `root/in_root` there
+/// (`in_root`: `.digline/<tenant>/baselines/<suite>.json`): a pull request
+/// that moves `.digline/` or runs the gate with another `--root` must
+/// still be compared with the approved reference the base holds.
+///
+/// The base's folders holding `in_root` are the candidates (at most
+/// [`git_objects::folders_holding`]'s bound of trees is searched). One
+/// is the answer; among several, the one whose root holds `suite_file`
+/// most closely (the deepest root above it), when exactly one is. `None`
+/// when the base holds the file at `root`, cannot be read, or the choice
+/// is not clear.
+pub fn moved_store(
+    base: &BaseRev,
+    root: &Path,
+    in_root: &Path,
+    suite_file: &Path,
+) -> Option<MovedStore> {
+    let here = Path::new(".");
+    if git_objects::file_at(here, &base.rev, &root.join(in_root))
+        .ok()?
+        .is_some()
+    {
+        return None;
+    }
+    let mut parts = in_root.components();
+    let store_dir = parts.next()?.as_os_str().to_str()?.to_string();
+    let below = parts.as_path();
+    let (workdir, found) = git_objects::folders_holding(here, &base.rev, &store_dir, below).ok()?;
+    let now = git_objects::in_work_tree(here, root)?;
+    let candidates: Vec<PathBuf> = found.into_iter().filter(|f| *f != now).collect();
+    let chosen = match candidates.as_slice() {
+        [one] => one.clone(),
+        [] => return None,
+        several => {
+            let suite = git_objects::in_work_tree(here, suite_file)?;
+            let depth = |p: &PathBuf| suite.starts_with(p).then(|| p.components().count());
+            let best = several.iter().filter_map(depth).max()?;
+            let mut at_best = several.iter().filter(|p| depth(p) == Some(best));
+            let one = at_best.next()?.clone();
+            if at_best.next().is_some() {
+                return None;
+            }
+            one
+        }
+    };
+    let shown = |p: &Path| {
+        if p.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            p.display().to_string()
+        }
+    };
+    Some(MovedStore {
+        baseline: workdir.join(&chosen).join(in_root),
+        root: workdir.join(&chosen),
+        from: shown(&chosen),
+        to: shown(&now),
+    })
 }
 
 /// The bytes of `path` at the base (at most 1 MiB); `None` when the base

@@ -167,6 +167,77 @@ pub fn file_at(dir: &Path, rev: &str, path: &Path) -> Result<Option<Vec<u8>>, At
     Ok(Some(object.data.clone()))
 }
 
+/// The most trees [`folders_holding`] reads: a repository of this many
+/// folders is searched no further (the answer is then what was found).
+const MAX_TREES: usize = 50_000;
+
+/// The folders, at revision `rev`, that hold a folder named `name` with a
+/// file at `inside` below it: their paths relative to the work tree
+/// (empty for the top), in tree order, together with the work tree. Used
+/// to find the store a base kept before a pull request moved it.
+///
+/// # Errors
+/// [`AtRevError`]: not a repository, or the revision is not in this clone.
+pub fn folders_holding(
+    dir: &Path,
+    rev: &str,
+    name: &str,
+    inside: &Path,
+) -> Result<(PathBuf, Vec<PathBuf>), AtRevError> {
+    let (repo, _) = locate(dir, Path::new("."))?;
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| AtRevError::NoRepository("the repository has no work tree".into()))?
+        .canonicalize()
+        .map_err(|e| AtRevError::NoRepository(e.to_string()))?;
+    let resolved = resolve_in(&repo, rev)?;
+    let id = gix::ObjectId::from_hex(resolved.commit.as_bytes())
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let tree = repo
+        .find_commit(id)
+        .and_then(|c| c.tree())
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let mut found = Vec::new();
+    let mut queue = std::collections::VecDeque::from([(PathBuf::new(), tree)]);
+    let mut read = 0usize;
+    while let Some((here, tree)) = queue.pop_front() {
+        read += 1;
+        if read > MAX_TREES {
+            break;
+        }
+        for entry in tree.iter().filter_map(Result::ok) {
+            if !entry.mode().is_tree() {
+                continue;
+            }
+            let Ok(segment) = std::str::from_utf8(entry.filename()) else {
+                continue;
+            };
+            let Ok(sub) = repo.find_tree(entry.object_id()) else {
+                continue;
+            };
+            if segment == name {
+                let blob = sub
+                    .lookup_entry_by_path(inside)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|e| e.mode().is_blob());
+                if blob {
+                    found.push(here.clone());
+                }
+                continue;
+            }
+            queue.push_back((here.join(segment), sub));
+        }
+    }
+    Ok((workdir, found))
+}
+
+/// `path` (relative to `dir`, or absolute) relative to the work tree of the
+/// repository holding `dir`; `None` outside git or outside its work tree.
+pub fn in_work_tree(dir: &Path, path: &Path) -> Option<PathBuf> {
+    locate(dir, path).ok().map(|(_, relative)| relative)
+}
+
 /// The commit `HEAD` names, as 40 hex; `None` outside git or on an unborn branch.
 pub fn head_commit(dir: &Path) -> Option<String> {
     let repo = gix::discover(dir).ok()?;

@@ -21,6 +21,7 @@ use crate::client::judge::Judges;
 use crate::client::provider::ProviderTarget;
 use crate::core::document::{run_key, RunDocument};
 use crate::core::exit::ExitStatus;
+use crate::core::spend::Spend;
 use crate::host;
 use crate::host::suite::errors::LoadError;
 use crate::host::suite::provider;
@@ -417,7 +418,10 @@ impl Prepared {
     /// The gate's re-ask phase: the pairs of `comparison` that failed where
     /// `reference` passed are asked again until the rule decides them or
     /// their cap is spent (`run::reask`). Nothing is stored here; no call is
-    /// made when nothing was triggered.
+    /// made when nothing was triggered. The run's spending cap holds the
+    /// run and its re-asks together: the re-asks may spend what the run,
+    /// which spent `spent` USD, left of it. Returns the evidence and what
+    /// the re-asks spent.
     ///
     /// # Errors
     /// A [`RunRefusal`] when the calls cannot be made (a stopped run).
@@ -426,7 +430,24 @@ impl Prepared {
         reference: &RunDocument,
         comparison: &crate::core::compare::Comparison,
         options: &RunOptions,
-    ) -> Result<crate::core::compare::reask::ReaskRecord, RunRefusal> {
+        spent: f64,
+    ) -> Result<(crate::core::compare::reask::ReaskRecord, Spend), RunRefusal> {
+        let mut cost = options.cost.controls(
+            &Store::new(&options.root),
+            &options.root,
+            &self.loaded.suite,
+            options.quota,
+            &quota_identity(
+                std::iter::once(target_party(&self.built)).chain(judge_parties(&self.judges)),
+            ),
+        );
+        if let Some(budget) = &cost.budget {
+            // What the run left, to the nano-dollar below: 0.004 − 0.003
+            // is 0.0010000000000000002 in floating point, which would let
+            // one more call through.
+            let left = ((budget.cap() - spent) * 1e9).floor() / 1e9;
+            cost.budget = Some(Arc::new(Budget::new(left.max(0.0))));
+        }
         let ctx = RunContext {
             created_at: host::clock::now_iso(),
             git_commit: None,
@@ -444,15 +465,7 @@ impl Prepared {
             seed: host::clock::seed(),
             quota: options.quota,
             retried: options.retried.clone(),
-            cost: options.cost.controls(
-                &Store::new(&options.root),
-                &options.root,
-                &self.loaded.suite,
-                options.quota,
-                &quota_identity(
-                    std::iter::once(target_party(&self.built)).chain(judge_parties(&self.judges)),
-                ),
-            ),
+            cost,
         };
         let target: &dyn Ask = match &self.built {
             Built::Http(t) => t,

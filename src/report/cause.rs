@@ -146,6 +146,19 @@ pub struct Cause {
     pub path: Option<String>,
     /// How long the call took, in milliseconds, when it was measured.
     pub elapsed_ms: Option<u64>,
+    /// For [`Category::AnswerUnreadable`] at a named path: what the suite
+    /// reads there. Chooses the sentence; not part of the stable output.
+    #[serde(skip)]
+    pub reads: Option<Reads>,
+}
+
+/// What the suite reads at a path of the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reads {
+    /// The output (`output_path`): text, an object or a list.
+    Output,
+    /// A number (`cost_path`, `latency_from_response`).
+    Number,
 }
 
 impl Cause {
@@ -157,6 +170,7 @@ impl Cause {
             endpoint: None,
             path: None,
             elapsed_ms: None,
+            reads: None,
         }
     }
 
@@ -175,9 +189,17 @@ impl Cause {
             (_, Some(at)) => fill(locale.text("cause.who_target_at"), &[("endpoint", at)]),
             (_, None) => locale.text("cause.who_target").to_string(),
         };
-        let key = match (self.category, &self.path) {
-            (Category::OutputPathMissing, None) => "cause.output_path_missing_unnamed".to_string(),
-            (c, _) => format!("cause.{}", c.as_str()),
+        let key = match (self.category, &self.path, self.reads) {
+            (Category::OutputPathMissing, None, _) => {
+                "cause.output_path_missing_unnamed".to_string()
+            }
+            (Category::AnswerUnreadable, Some(_), Some(Reads::Output)) => {
+                "cause.answer_not_output".to_string()
+            }
+            (Category::AnswerUnreadable, Some(_), Some(Reads::Number)) => {
+                "cause.answer_not_number".to_string()
+            }
+            (c, _, _) => format!("cause.{}", c.as_str()),
         };
         let status = self.status.map(|s| s.to_string()).unwrap_or_default();
         let mut text = fill(
@@ -300,8 +322,21 @@ fn target_cause(text: &str, party: Party) -> Cause {
     if text.starts_with("case ") && text.contains(", which the body asks for as ") {
         return Cause::new(Category::CaseInput, party);
     }
-    if text.contains(" holds ") && text.contains("which is not") {
-        return Cause::new(Category::AnswerUnreadable, party);
+    // `client::http::paths`: `'data.answer' holds a NoneType, which is not
+    // an Output`, `'usage.cost_usd' holds True, which is not a number`.
+    if let Some((place, held)) = text.split_once(" holds ") {
+        if held.contains("which is not") {
+            let mut cause = Cause::new(Category::AnswerUnreadable, party);
+            cause.reads = if held.ends_with("which is not an Output") {
+                Some(Reads::Output)
+            } else if held.ends_with("which is not a number") {
+                Some(Reads::Number)
+            } else {
+                None
+            };
+            cause.path = cause.reads.and_then(|_| quoted_path(place));
+            return cause;
+        }
     }
     let mut cause = Cause::new(Category::CheckError, party);
     if party == Party::Target {
@@ -355,7 +390,7 @@ fn http_status(said: &str) -> Option<u16> {
 
 /// A `host[:port]` as the clients write it; `None` when it holds anything
 /// else (so nothing but host characters is ever repeated).
-fn endpoint(host: &str) -> Option<String> {
+pub fn endpoint(host: &str) -> Option<String> {
     let ok = !host.is_empty()
         && host.len() <= 255
         && host
@@ -622,18 +657,48 @@ mod tests {
             classify("target raised ValueError: cannot read 'data.answer': no 'answer' in nothing");
         assert_eq!(
             c.sentence(Locale::En),
-            "The answer has nothing at data.answer, where the suite reads it."
+            "The target answered with a success status, but the answer has nothing at data.answer, where the suite reads it (an error reported inside a successful answer reads this way)."
         );
+        // 0.10.0's words for a null answer, said as a reader's sentence,
+        // with the endpoint the run recorded beside its document.
+        let mut c = classify(
+            "target raised ValueError: 'data.answer' holds a NoneType, which is not an Output",
+        );
+        assert_eq!(
+            (c.category, c.path.as_deref(), c.reads),
+            (
+                Category::AnswerUnreadable,
+                Some("data.answer"),
+                Some(Reads::Output)
+            )
+        );
+        c.endpoint = Some("127.0.0.1:8731".into());
+        assert_eq!(
+            c.sentence(Locale::En),
+            "The target at 127.0.0.1:8731 answered with a success status, but data.answer holds no text, object or list: it is null, a number or true/false."
+        );
+        let c = classify(
+            "target raised ValueError: 'usage.cost_usd' holds True, which is not a number",
+        );
+        assert_eq!(
+            c.sentence(Locale::En),
+            "The target answered with a success status, but usage.cost_usd holds no number."
+        );
+        let c = classify("target raised ValueError: 'a b' holds True, which is not a number");
+        assert_eq!(c.path, None, "no payload in the path");
         for locale in Locale::ALL {
             for category in Category::ALL {
                 let mut c = Cause::new(category, Party::Target);
                 c.status = Some(503);
                 c.path = Some("data.x".into());
-                let s = c.sentence(locale);
-                assert!(
-                    !s.is_empty() && !s.contains('{'),
-                    "{locale} {category:?}: {s}"
-                );
+                for reads in [None, Some(Reads::Output), Some(Reads::Number)] {
+                    c.reads = reads;
+                    let s = c.sentence(locale);
+                    assert!(
+                        !s.is_empty() && !s.contains('{'),
+                        "{locale} {category:?}: {s}"
+                    );
+                }
             }
         }
     }

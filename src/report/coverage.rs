@@ -71,6 +71,8 @@ super::text::strings_table! {
     eval_case_added,
     /// Case `{id}` removed.
     eval_case_removed,
+    /// What a moved store root is called in `{what}: {before} → {after}`.
+    eval_store_root,
     /// Against the replaced reference: `{rules}` loosened, `{dropped}` dropped.
     replaced_gives_up,
     /// Title of what the replacement loosens or drops.
@@ -149,6 +151,7 @@ pub fn evaluation_line(c: &EvalChange, s: &IntegrityStrings) -> String {
         Subject::Suite(key) => format!("[suite] {key}"),
         Subject::Target(key) => format!("[target] {key}"),
         Subject::Case(_) => String::new(),
+        Subject::StoreRoot => s.eval_store_root.to_string(),
     };
     let mut line = match (&c.subject, c.change) {
         (Subject::Case(id), Change::Added) => fill(s.eval_case_added, &[("id", id)]),

@@ -22,7 +22,7 @@ use crate::core::exit::ExitStatus;
 use crate::core::failed_calls::FailedCalls;
 use crate::core::verdict::{Status, Verdict};
 
-use super::cause::{classify, Category, Cause, Party};
+use super::cause::{classify, endpoint, Category, Cause, Party};
 use super::locale::Locale;
 use super::order::SuiteOrder;
 use super::text::{
@@ -193,7 +193,7 @@ impl Fared {
 
 /// The locale's word for `key` after a count of `n`: its `_one` form
 /// after exactly 1 ("1 dégradé", "2 dégradés").
-fn counted(locale: Locale, key: &str, n: usize) -> &'static str {
+pub fn counted(locale: Locale, key: &str, n: usize) -> &'static str {
     if n == 1 {
         let one = locale.text(&format!("{key}_one"));
         if !one.is_empty() {
@@ -221,16 +221,25 @@ fn tally_line(template: &str, tally: &[(&'static str, usize)], locale: Locale) -
 }
 
 /// A verdict's side as the tables show it: `pass 1.000000`, `error`.
-pub fn side_text(status: Status, score: Option<f64>) -> String {
+pub fn side_text(status: Status, score: Option<f64>, locale: Locale) -> String {
+    let word = |status: Status| {
+        locale.text(match status {
+            Status::Pass => "gate.status_pass",
+            Status::Fail => "gate.status_fail",
+            Status::Error => "gate.status_error",
+        })
+    };
     match (status, score) {
-        (Status::Error, _) | (_, None) => "error".to_string(),
-        (s, Some(v)) => format!("{} {}", s.as_str(), fmt_score(v)),
+        (Status::Error, _) | (_, None) => word(Status::Error).to_string(),
+        (s, Some(v)) => format!("{} {}", word(s), fmt_score(v)),
     }
 }
 
-fn side(side: &Option<Side>) -> String {
+/// One side of a delta as the tables show it: [`side_text`], or `—` when
+/// the check is absent on that side.
+pub fn side(side: &Option<Side>, locale: Locale) -> String {
     side.as_ref()
-        .map_or_else(|| "—".to_string(), |s| side_text(s.status, s.score))
+        .map_or_else(|| "—".to_string(), |s| side_text(s.status, s.score, locale))
 }
 
 /// Causes by (scope, case id, check id, occurrence).
@@ -266,6 +275,11 @@ pub fn causes(run: &RunDocument, failed: &FailedCalls) -> Causes {
                     && cause.category != Category::CaseInput
                 {
                     cause.elapsed_ms = failed.elapsed_ms(case);
+                    // A reason that does not name the endpoint (an answer
+                    // without the output) is said with the one called.
+                    if cause.endpoint.is_none() && cause.elapsed_ms.is_some() {
+                        cause.endpoint = failed.endpoint.as_deref().and_then(endpoint);
+                    }
                 }
                 out.insert(
                     (scope, case.to_string(), v.assertion_id.to_string(), *n),
@@ -350,8 +364,8 @@ pub fn compared(
                 Scope::Run => s.scope_run.to_string(),
             },
             check: labels.label(d.key.as_ref(), &d.assertion),
-            before: side(&d.before),
-            after: side(&d.after),
+            before: side(&d.before, locale),
+            after: side(&d.after, locale),
             happened,
             cause,
         }
@@ -492,7 +506,7 @@ pub fn single(
                 case: label.to_string(),
                 check: labels.label(key, &v.assertion),
                 before: "—".into(),
-                after: side_text(v.status, v.score),
+                after: side_text(v.status, v.score, locale),
                 happened,
                 cause,
             };
@@ -558,5 +572,40 @@ pub fn single(
         counts,
         measure_counts: String::new(),
         case_counts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_words_are_the_readers_language() {
+        assert_eq!(
+            side_text(Status::Pass, Some(1.0), Locale::En),
+            "pass 1.000000"
+        );
+        assert_eq!(
+            side_text(Status::Fail, Some(0.0), Locale::En),
+            "fail 0.000000"
+        );
+        assert_eq!(side_text(Status::Error, Some(0.0), Locale::En), "error");
+        assert_eq!(
+            side_text(Status::Fail, Some(0.0), Locale::Fr),
+            "échoué 0.000000"
+        );
+        for locale in &Locale::ALL[1..] {
+            for status in [Status::Pass, Status::Fail] {
+                let shown = side_text(status, Some(0.5), *locale);
+                let english = side_text(status, Some(0.5), Locale::En);
+                assert_ne!(shown, english, "{locale}: {status:?}");
+                assert!(shown.ends_with(" 0.500000"), "{shown}");
+            }
+            let error = side_text(Status::Error, None, *locale);
+            assert!(
+                !error.is_empty() && !error.contains(' '),
+                "{locale}: {error}"
+            );
+        }
     }
 }

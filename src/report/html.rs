@@ -606,7 +606,7 @@ fn compared_view(
                 _ => "plain",
             };
             TallyItem {
-                label: tr(locale, &format!("tally_{}", o.as_str())),
+                label: gate::counted(locale, &format!("report.tally_{}", o.as_str()), count),
                 count,
                 tone,
             }
@@ -809,7 +809,7 @@ fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate:
     let unjudged = run.unjudged_cases();
     let suspended = run.suspended_cases();
     let item = |key: &str, count: usize, tone: &'static str| TallyItem {
-        label: tr(locale, key),
+        label: gate::counted(locale, &format!("report.{key}"), count),
         count,
         tone: if count == 0 { "zero" } else { tone },
     };

@@ -100,6 +100,12 @@ pub trait Ask: Sync {
         None
     }
 
+    /// The endpoint the calls go to, as messages name it (`host[:port]`),
+    /// when there is one: a failed call's cause is said with it.
+    fn endpoint(&self) -> Option<String> {
+        None
+    }
+
     /// For a recording (`rejudge`) that kept `case`'s answers with a secret
     /// masked: the run's record of it, carried to the new run (`None`: the
     /// answers are the target's own, or no record says otherwise).
@@ -139,6 +145,10 @@ impl Ask for HttpTarget {
     fn secrets(&self) -> Vec<String> {
         HttpTarget::secrets(self).to_vec()
     }
+
+    fn endpoint(&self) -> Option<String> {
+        Some(HttpTarget::endpoint(self).to_string())
+    }
 }
 
 impl Ask for ProviderTarget {
@@ -160,6 +170,10 @@ impl Ask for ProviderTarget {
 
     fn worst_case_usd(&self, case: &Case) -> Option<f64> {
         ProviderTarget::worst_case_usd(self, case)
+    }
+
+    fn endpoint(&self) -> Option<String> {
+        Some(ProviderTarget::endpoint(self).to_string())
     }
 }
 
@@ -514,7 +528,8 @@ pub fn execute_spent(
         spent.budget_exhausted = budget.exhausted();
     }
     let outcomes = not_asked_for_budget(suite, outcomes, ctx.cost.budget.as_deref());
-    let failed_calls = services.progress.failed_calls();
+    let mut failed_calls = services.progress.failed_calls();
+    failed_calls.endpoint = target.endpoint().filter(|e| !e.is_empty());
     let pending = suite
         .cases
         .iter()

@@ -20,12 +20,14 @@ use crate::core::compare::reask::{
 use crate::core::compare::{index_verdicts, Comparison, KeyRef, PairKey, Scope};
 use crate::core::document::RunDocument;
 use crate::core::name::Name;
+use crate::core::spend::Spend;
 use crate::core::stats::CAP;
 use crate::core::suite::Suite;
 use crate::core::verdict::Verdict;
 
 /// Ask each of `case_ids` once more, graded as a run grades; returns each
-/// case's verdicts (a case whose call failed has errored verdicts).
+/// case's verdicts (a case whose call failed has errored verdicts) and what
+/// the calls spent.
 ///
 /// # Errors
 /// As the driver: the run was stopped, or the suite cannot be run.
@@ -35,19 +37,20 @@ pub fn ask_again(
     target: &dyn Ask,
     judge: &dyn Judge,
     ctx: &RunContext,
-) -> Result<HashMap<String, Vec<Verdict>>, RunError> {
+) -> Result<(HashMap<String, Vec<Verdict>>, Spend), RunError> {
     let mut again = suite.clone();
     again.cases.retain(|c| case_ids.contains(&c.id));
     again.samples = 1;
     again.declared_sampling = None;
     again.aggregates.clear();
     let recorder = Recorder::new(None, None);
-    let (doc, ..) = execute_spent(&again, target, judge, ctx, &Prior::none(), &recorder)?;
-    Ok(doc
+    let (doc, spent, ..) = execute_spent(&again, target, judge, ctx, &Prior::none(), &recorder)?;
+    let verdicts = doc
         .results
         .into_iter()
         .map(|c| (c.case_id, c.verdicts))
-        .collect())
+        .collect();
+    Ok((verdicts, spent))
 }
 
 /// The record of a gate that had nothing to re-ask.
@@ -63,7 +66,8 @@ pub fn nothing_to_reask(reference: &RunDocument, false_alarm_rate: f64) -> Reask
 /// The re-ask phase of a gate: every triggered pair of `comparison` (run
 /// against `reference`) re-asked until decided or capped, at the suite's
 /// false-alarm rate. Returns the evidence (empty `pairs` when nothing was
-/// triggered: no call is made).
+/// triggered: no call is made) and what the re-asks spent (the run's
+/// spend record adds it; the context's cap holds them).
 ///
 /// # Errors
 /// As [`ask_again`].
@@ -74,7 +78,8 @@ pub fn reask(
     target: &dyn Ask,
     judge: &dyn Judge,
     ctx: &RunContext,
-) -> Result<ReaskRecord, RunError> {
+) -> Result<(ReaskRecord, Spend), RunError> {
+    let mut spent = Spend::default();
     let mut record = ReaskRecord {
         pairs: triggered(comparison)
             .into_iter()
@@ -99,7 +104,8 @@ pub fn reask(
             break;
         }
         let cases: BTreeSet<String> = open.iter().map(|k| k.case_id.to_string()).collect();
-        let answers = ask_again(suite, &cases, target, judge, ctx)?;
+        let (answers, round) = ask_again(suite, &cases, target, judge, ctx)?;
+        spent.absorb(&round);
         for key in &open {
             let Some(entry) = record.pairs.iter_mut().find(|p| {
                 p.case_id == key.case_id.as_str()
@@ -128,5 +134,5 @@ pub fn reask(
             }
         }
     }
-    Ok(record)
+    Ok((record, spent))
 }

@@ -37,6 +37,8 @@ pub enum Fault {
     WrongType,
     /// 302 to itself, forever.
     RedirectLoop,
+    /// 200 with this JSON body (an error reported in a success, a null answer).
+    Body(&'static str),
 }
 
 type Plan = dyn Fn(&str, usize) -> Fault + Send + Sync;
@@ -190,6 +192,7 @@ fn serve(mut stream: TcpStream, port: u16, plan: &Plan, calls: &Mutex<HashMap<St
     };
     let deadline = Instant::now() + Duration::from_secs(5);
     match plan(&id, nth) {
+        Fault::Body(body) => respond(&mut stream, "200 OK", JSON, body.as_bytes()),
         Fault::Answer { delay_ms } => {
             thread::sleep(Duration::from_millis(delay_ms));
             respond(&mut stream, "200 OK", JSON, answer_body().as_bytes());

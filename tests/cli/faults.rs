@@ -400,8 +400,11 @@ fn a_failed_call_s_elapsed_time_is_recorded_beside_the_run_and_said() {
     assert!((900..10_000).contains(&ms), "the 1 s timeout: {timings}");
     assert_eq!(
         timings,
-        serde_json::json!({"elapsed_ms": {"c00": ms}}),
-        "only the failed case"
+        serde_json::json!({
+            "elapsed_ms": {"c00": ms},
+            "endpoint": format!("127.0.0.1:{}", server.port)
+        }),
+        "only the failed case, and the endpoint called"
     );
     let doc = read_run(root, key);
     let errored = &doc["results"][0]["verdicts"][0];
@@ -518,4 +521,84 @@ fn every_schema_pattern_path_is_bounded_in_time() {
         ),
         "{verdict}"
     );
+}
+
+/// A 200 carrying an error, or a null answer: 0.10.0's reason stays in the
+/// run document; every surface a reader sees says it as a sentence naming
+/// the endpoint called, never Python's type names.
+#[test]
+fn a_success_status_without_an_answer_names_the_endpoint_in_every_surface() {
+    let cases = [
+        (
+            r#"{"error": {"message": "rate limited", "type": "requests"}}"#,
+            "target raised ValueError: cannot read 'data.answer': no 'data' in error",
+            "answered with a success status, but the answer has nothing at data.answer, where the suite reads it (an error reported inside a successful answer reads this way).",
+        ),
+        (
+            r#"{"data": {"answer": null}}"#,
+            "target raised ValueError: 'data.answer' holds a NoneType, which is not an Output",
+            "answered with a success status, but data.answer holds no text, object or list: it is null, a number or true/false.",
+        ),
+    ];
+    for (body, stored, sentence) in cases {
+        let server = always(Fault::Body(body));
+        let doc = errors_with(&server, "http", "0", "target raised ValueError: ");
+        let reason = doc["results"][0]["verdicts"][0]["reason"].as_str().unwrap();
+        assert_eq!(reason, stored, "the document keeps 0.10.0's bytes");
+        let dir = with_baseline();
+        let root = dir.path();
+        write_suite(root, "http", server.port, 2);
+        let gate = digline(
+            root,
+            &[
+                "gate",
+                "--suite",
+                "suite.toml",
+                "--out",
+                "out",
+                "--publish",
+                "none",
+            ],
+        );
+        assert_eq!(gate.code, 2, "{}{}", gate.stdout, gate.stderr);
+        let said = format!("The target at 127.0.0.1:{} {sentence}", server.port);
+        assert!(gate.stdout.contains(&said), "{said}\n{}", gate.stdout);
+        let escaped = |s: &str| s.replace(['.', ',', '(', ')', ':', '/'], "");
+        let read = |name: &str| std::fs::read_to_string(root.join("out").join(name)).unwrap();
+        for name in ["comment.md", "summary.md", "junit.xml", "report.html"] {
+            let text = read(name);
+            assert!(
+                escaped(&text.replace('\\', "")).contains(&escaped(&said)),
+                "{name}: {said}\n{text}"
+            );
+        }
+        let json = digline(
+            root,
+            &[
+                "compare",
+                "--suite",
+                "suite.toml",
+                "--run",
+                "latest",
+                "--json",
+            ],
+        );
+        let everything = [
+            gate.stdout.as_str(),
+            gate.stderr.as_str(),
+            json.stdout.as_str(),
+            &read("comment.md"),
+            &read("summary.md"),
+            &read("junit.xml"),
+            &read("report.html"),
+            &read("outcome.json"),
+        ]
+        .concat();
+        for internal in ["NoneType", "an Output", "ValueError", "rate limited"] {
+            assert!(
+                !everything.contains(internal),
+                "{internal} reached a reader"
+            );
+        }
+    }
 }

@@ -1250,6 +1250,123 @@ fn renaming_the_suite_still_compares_with_the_approved_reference() {
     );
 }
 
+/// Move the suite and its `.digline/` into `sub/` (the gate then runs with
+/// `--root sub`).
+fn move_into_sub(root: &Path) {
+    let sub = root.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    for name in ["suite.toml", "cases.json", ".digline"] {
+        std::fs::rename(root.join(name), sub.join(name)).unwrap();
+    }
+}
+
+/// The pull request moves the store into `sub/`; `change` runs before the
+/// commit.
+fn moved_store_then(root: &Path, change: impl FnOnce(&Path)) -> crate::util::Stub {
+    base_then(root, |root| {
+        move_into_sub(root);
+        change(root);
+    })
+}
+
+/// The gate in `sub/` against `HEAD^1`: exit 0, the move from the top
+/// itemized, `baseline_changed` as given.
+fn gated_in_sub(root: &Path, replaced: bool) -> crate::util::Ran {
+    let ran = digline_env(root, &IN_SUB, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("  store root (the folder holding .digline): . → sub\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(outcome(root)["baseline_changed"], replaced);
+    ran
+}
+
+const IN_SUB: [&str; 11] = [
+    "gate",
+    "--suite",
+    "sub/suite.toml",
+    "--root",
+    "sub",
+    "--out",
+    "out",
+    "--publish",
+    "none",
+    "--base-ref",
+    "HEAD^1",
+];
+
+#[test]
+fn moving_the_store_still_compares_with_the_approved_reference_at_the_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = moved_store_then(root, |root| {
+        break_return_answer(root);
+        for args in [
+            &["run", "--suite", "sub/suite.toml", "--root", "sub"][..],
+            &[
+                "promote",
+                "--suite",
+                "sub/suite.toml",
+                "--root",
+                "sub",
+                "--run",
+                "latest",
+            ],
+        ] {
+            let ran = digline_env(root, args, &[]);
+            assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+        }
+    });
+    let ran = gated_in_sub(root, true);
+    assert!(ran.stdout.starts_with(REPLACED), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains(
+            "\nWorse than the approved reference this pull request replaces:\nhow-do-i-return · contains · pass 1.000000 → fail 0.000000\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let comment = read(root.join("out/comment.md"));
+    assert!(
+        comment.contains("store root \\(the folder holding \\.digline\\)\\: \\. → sub"),
+        "{comment}"
+    );
+}
+
+#[test]
+fn a_store_moved_whole_is_itemized_and_not_a_replacement() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = moved_store_then(root, |_| {});
+    let ran = gated_in_sub(root, false);
+    assert!(!ran.stdout.contains("replaces"), "{}", ran.stdout);
+}
+
+#[test]
+fn among_several_stores_at_the_base_the_one_above_the_suite_is_the_approved_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = project(root);
+    // Another project's store at the base, for a suite of the same name.
+    let other = root.join("other/.digline/quickstart/baselines");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(
+        root.join(".digline/quickstart/baselines/support.json"),
+        other.join("support.json"),
+    )
+    .unwrap();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    move_into_sub(root);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "the pull request"]);
+    gated_in_sub(root, false);
+}
+
 #[test]
 fn an_edited_order_line_cannot_pin_a_forged_green_comment() {
     let dir = tempfile::tempdir().unwrap();

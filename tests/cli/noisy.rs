@@ -201,6 +201,66 @@ fn a_failure_whose_re_asks_cannot_be_judged_is_exit_2_not_a_pass() {
     assert_eq!(value["reasked"][0]["verdict"], "open", "{value}");
 }
 
+/// The spending cap holds the run and its re-asks together, and the run's
+/// spend record counts the re-asks: with a cap of 0.004 USD, the run's three
+/// calls (0.001 each, as the service reports) leave room for one re-ask;
+/// the second is not made, so the failure is not known to be worse (2).
+/// Today's main gave the re-asks a fresh cap and recorded none of them.
+#[test]
+fn re_asks_spend_within_the_runs_cap_and_are_counted_in_its_spend() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    // The service reports what each call cost (0.001 USD by default).
+    let suite = std::fs::read_to_string(root.join("suite.toml")).unwrap();
+    let priced = suite.replace(
+        "output_path = \"data.answer\"",
+        "output_path = \"data.answer\"\ncost_path = \"usage.cost_usd\"",
+    );
+    assert_ne!(priced, suite);
+    std::fs::write(root.join("suite.toml"), priced).unwrap();
+    measured_baseline(root);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["no"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
+    let mut args = GATE.to_vec();
+    args.extend(["--max-usd", "0.004"]);
+    let ran = run(root, &args);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    let key = std::fs::read_dir(root.join(".digline/noisy/spend/runs/support"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            text.contains("max_usd")
+        })
+        .unwrap();
+    let spend: Value = serde_json::from_str(&std::fs::read_to_string(key).unwrap()).unwrap();
+    assert_eq!(
+        spend["target"]["calls"], 4,
+        "three cases and one re-ask: {spend}"
+    );
+    let usd = spend["target"]["usd"].as_f64().unwrap();
+    assert!(usd <= 0.004 + 1e-12, "{spend}");
+    assert_eq!(spend["budget_exhausted"], true, "{spend}");
+    // Without a cap the same gate re-asks twice and finds it worse.
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["no", "no", "no"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
+    let uncapped = run(root, &GATE);
+    assert_eq!(uncapped.code, 1, "{}{}", uncapped.stdout, uncapped.stderr);
+}
+
 #[test]
 fn a_repeated_failure_is_worse_and_a_wobble_is_listed_within_noise() {
     let dir = tempfile::tempdir().unwrap();

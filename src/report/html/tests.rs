@@ -509,3 +509,48 @@ fn dates_and_numbers_are_the_same_in_every_locale() {
         assert!(!page.contains("0,"), "{locale}: no decimal comma");
     }
 }
+
+#[test]
+fn the_tally_takes_the_singular_after_one_in_every_locale() {
+    // A scenario where exactly one check got worse.
+    let (run, baseline, comparison) = SCENARIOS
+        .iter()
+        .map(|s| pair(s))
+        .map(|(r, b)| {
+            let c = compare(&r, &b).unwrap();
+            (r, b, c)
+        })
+        .find(|(_, _, c)| c.headline().counts.get(Outcome::Regressed) == 1)
+        .expect("a scenario with one regression");
+    let item = |n: usize, word: &str| format!("<b>{n}</b> <span>{}</span>", escape::html(word));
+    for (locale, one, many) in [
+        (Locale::Fr, "dégradé", "dégradés"),
+        (Locale::Es, "empeorado", "empeorados"),
+        (Locale::It, "peggiorato", "peggiorati"),
+        (Locale::Pt, "piorou", "pioraram"),
+    ] {
+        let page = render(&run, Some(&baseline), Some(&comparison), locale, true).unwrap();
+        let tally = &page[page.find("class=\"tally\"").unwrap()..];
+        let tally = &tally[..tally.find("</ul>").unwrap()];
+        assert!(tally.contains(&item(1, one)), "{locale}: {tally}");
+        assert!(!tally.contains(&item(1, many)), "{locale}: {tally}");
+        // The single-run form counts cases and checks the same way.
+        let single = render(&run, None, None, locale, true).unwrap();
+        for key in [
+            "tally_cases",
+            "tally_checks",
+            "tally_unjudged",
+            "tally_suspended",
+        ] {
+            let (plural, singular) = (
+                locale.text(&format!("report.{key}")),
+                locale.text(&format!("report.{key}_one")),
+            );
+            assert!(!singular.is_empty(), "{locale} {key}");
+            assert!(
+                plural == singular || !single.contains(&item(1, plural)),
+                "{locale} {key}"
+            );
+        }
+    }
+}

@@ -166,7 +166,8 @@ mod noise {
         let reference = execute(measuring, reference_target, &NoJudges, &context(2)).unwrap();
         let run = execute(pr, target, &NoJudges, &context(2)).unwrap();
         let mut comparison = compare(&run, &reference).unwrap();
-        let record = reask(pr, &reference, &comparison, target, &NoJudges, &context(2)).unwrap();
+        let (record, _) =
+            reask(pr, &reference, &comparison, target, &NoJudges, &context(2)).unwrap();
         comparison.apply_reasks(&record, &reference);
         (comparison, record)
     }
