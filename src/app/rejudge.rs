@@ -109,12 +109,14 @@ pub fn rejudge(
     let Source { loaded, source, .. } = source;
     let suite = &loaded.suite;
     // The run and the suite must fit before anything else is checked.
-    Replay::new(suite, &source.doc, &source.key).map_err(|e| Refusal::Refused(e.to_string()))?;
+    let store = request.suite.store();
+    let masked = store.read_run_masked(&suite.tenant, &suite.name, &source.key);
+    Replay::new(suite, &source.doc, &source.key, &masked)
+        .map_err(|e| Refusal::Refused(e.to_string()))?;
     let plan = Plan::of(suite);
     let (judges, mut problems) = judges(suite)?;
     problems.extend(plan.replay_over(request.max_calls));
     preflight::refuse_if_any(&problems).map_err(Refusal::Refused)?;
-    let store = request.suite.store();
     store.check_writable(&suite.tenant, &suite.name)?;
     notices.plan(plan.replay_sentence());
     warn_unpriced(&judges, notices);
@@ -155,14 +157,23 @@ pub fn rejudge(
     } else {
         &judges
     };
-    let (doc, spent) =
-        crate::run::rejudge::rejudge_spent(suite, &source.doc, &source.key, judge, &ctx)
+    let (doc, spent, masked) =
+        crate::run::rejudge::rejudge_spent(suite, &source.doc, &source.key, &masked, judge, &ctx)
             .map_err(|e| Refusal::Refused(e.to_string()))?;
     crate::host::runner::announce_spend(&spent, &request.pool.cost, doc.unjudged_cases(), notices);
     let key = store.write_run(&doc)?;
     // What the judges spent (and the memo saved), beside the new run.
     store.write_run_spend(&suite.tenant, &suite.name, &key, &spent)?;
+    // Its answers are the source's: so is the record of those masked.
+    store.write_run_masked(&suite.tenant, &suite.name, &key, &masked)?;
     tracing::info!(key = %key, unjudged = doc.unjudged_cases(), "re-judged run stored");
+    if !masked.is_empty() {
+        notices.plan(format!(
+            "{} case(s) of run {} were kept with a secret masked, so their answers are not graded again: checks that are not judged keep that run's verdicts while nothing they depend on changed, and judged checks are not sent to a judge",
+            masked.cases.len(),
+            source.key
+        ));
+    }
     let unjudged = doc.unjudged_cases();
     if unjudged > 0 {
         notices.plan(format!(

@@ -641,12 +641,9 @@ fn utf8_said(bytes: &[u8], e: &std::str::Utf8Error) -> String {
 /// as written: they are masked wherever the written URL could surface, so
 /// this reads the text itself rather than a parsed (re-encoded) URL.
 fn userinfo_parts(url: &str) -> Vec<String> {
-    let rest = url.split_once("//").map_or(url, |(_, r)| r);
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    let Some((userinfo, _)) = authority.rsplit_once('@') else {
+    let Some((user, password)) = userinfo(url) else {
         return Vec::new();
     };
-    let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
     [password, user]
         .into_iter()
         .filter(|s| !s.is_empty())
@@ -654,13 +651,22 @@ fn userinfo_parts(url: &str) -> Vec<String> {
         .collect()
 }
 
-/// The userinfo literals of a URL and, with both, the Basic credential a
-/// client sends for them.
+/// The user name and password of a URL's userinfo as written (an absent
+/// password is empty), `None` without userinfo.
+fn userinfo(url: &str) -> Option<(&str, &str)> {
+    let rest = url.split_once("//").map_or(url, |(_, r)| r);
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let (userinfo, _) = authority.rsplit_once('@')?;
+    Some(userinfo.split_once(':').unwrap_or((userinfo, "")))
+}
+
+/// The userinfo literals of a URL and the Basic credential a client sends
+/// for them — also for a user name alone (`Northwind@` is sent as the
+/// Basic form of `Northwind:`, which decodes to the name).
 fn userinfo_secrets(url: &str) -> Vec<String> {
     let mut secrets = userinfo_parts(url);
-    if let [password, user] = secrets.as_slice() {
-        let basic = basic_credential(user, password);
-        secrets.push(basic);
+    if let Some((user, password)) = userinfo(url).filter(|(u, p)| !u.is_empty() || !p.is_empty()) {
+        secrets.push(basic_credential(user, password));
     }
     secrets
 }

@@ -5,7 +5,9 @@
 //! reply. Checks grade the answer **as the server gave it**; masking
 //! happens only where something is kept or shown: the journal, the run
 //! document (answers, reasons, `target_config`), and every message (causes,
-//! errors, logs). Each occurrence of a secret becomes `***`.
+//! errors, logs). Each occurrence of a secret becomes `***`. A judge is
+//! never sent an answer masking would change (`run::driver`), and
+//! `rejudge` never grades such an answer as kept (`run::rejudge`).
 //!
 //! Which values are secrets ([`secrets`], documented in
 //! `docs/http-target.md`): a provider API key; a target URL's user name

@@ -15,6 +15,7 @@ pub mod exit;
 pub mod failed_calls;
 pub mod identity;
 pub mod level;
+pub mod masked;
 pub mod memo;
 pub mod name;
 pub mod python;

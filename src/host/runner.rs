@@ -679,7 +679,7 @@ impl Prepared {
             .map_err(|e| RunRefusal::Refused(format!("digline cannot watch for Ctrl-C: {e}")))?;
         }
         let recorder = Recorder::new(Some(&leg), Some(&stop)).with_notices(options.notices.clone());
-        let (doc, spent, failed_calls) =
+        let (doc, spent, failed_calls, masked) =
             match execute_spent(&loaded.suite, target, judge, &ctx, &prior, &recorder) {
                 Ok(done) => done,
                 Err(RunError::Stopped { pending }) => {
@@ -719,6 +719,9 @@ impl Prepared {
         // How long each failed call took, beside the document too (0.10.0
         // records no time for a call that failed).
         store.write_run_timings(tenant, suite_name, &key, &failed_calls)?;
+        // Which cases' answers were kept with a secret masked, beside it
+        // too: `rejudge` must not grade those as the target's answers.
+        store.write_run_masked(tenant, suite_name, &key, &masked)?;
         store.remove_journal(tenant, suite_name, &key)?;
         drop(held_lock);
         Ok((key, doc, plan))

@@ -62,13 +62,16 @@ pub enum Category {
     GatewayBudget,
     /// `--judge-memo replay` holds no reply, and no judge may be asked.
     MemoMiss,
+    /// The answer holds a secret digline masks: not sent to a judge, and
+    /// its masked copy not graded again (`rejudge`).
+    MaskedAnswer,
     /// No reason was recorded (a redacted run), or one digline does not know.
     Unknown,
 }
 
 impl Category {
     /// Every category, in the order they are documented.
-    pub const ALL: [Category; 18] = [
+    pub const ALL: [Category; 19] = [
         Category::HttpStatus,
         Category::Timeout,
         Category::ConnectionRefused,
@@ -86,6 +89,7 @@ impl Category {
         Category::Budget,
         Category::GatewayBudget,
         Category::MemoMiss,
+        Category::MaskedAnswer,
         Category::Unknown,
     ];
 
@@ -109,6 +113,7 @@ impl Category {
             Category::Budget => "budget",
             Category::GatewayBudget => "gateway_budget",
             Category::MemoMiss => "memo_miss",
+            Category::MaskedAnswer => "masked_answer",
             Category::Unknown => "unknown",
         }
     }
@@ -247,6 +252,18 @@ pub fn classify(reason: &str) -> Cause {
     // `run::memo::REPLAY_MISS`.
     if reason.starts_with("the judge was not asked: --judge-memo replay") {
         return Cause::new(Category::MemoMiss, Party::Judge);
+    }
+    // `run::driver::NOT_SENT_TO_JUDGE` (also as every sample's cause,
+    // `core::sampling`), `run::rejudge::not_regraded`.
+    let every_sample = reason
+        .strip_prefix("no sample could be judged over ")
+        .and_then(|rest| rest.split_once(" attempts: "))
+        .map_or(reason, |(_, cause)| cause);
+    if every_sample.starts_with("not judged: the answer holds a value digline masks") {
+        return Cause::new(Category::MaskedAnswer, Party::Judge);
+    }
+    if reason.starts_with("not graded again: run ") && reason.contains(" with a secret masked") {
+        return Cause::new(Category::MaskedAnswer, Party::Check);
     }
     if let Some(rest) = reason.strip_prefix("target raised ") {
         let inner = rest.split_once(": ").map_or("", |(_, inner)| inner);
@@ -569,6 +586,24 @@ mod tests {
                 Party::Judge,
                 None,
             ),
+            (
+                "not judged: the answer holds a value digline masks (a secret the target echoed back, shown as *** in what is kept), so it was not sent to the judge; a masked copy would not be the answer",
+                Category::MaskedAnswer,
+                Party::Judge,
+                None,
+            ),
+            (
+                "no sample could be judged over 3 attempts: not judged: the answer holds a value digline masks (a secret …)",
+                Category::MaskedAnswer,
+                Party::Judge,
+                None,
+            ),
+            (
+                "not graded again: run K kept this answer with a secret masked as ***, so it is not the answer the target gave, and this check or the case's expected, context or min_agreement changed since; run the suite again to grade it",
+                Category::MaskedAnswer,
+                Party::Check,
+                None,
+            ),
         ];
         for (reason, category, party, endpoint) in rows {
             let c = classify(reason);
@@ -589,6 +624,10 @@ mod tests {
         assert_eq!(
             classify(rows[5].0).sentence(Locale::En),
             "The judge was not asked: --judge-memo replay holds no reply for this answer."
+        );
+        assert_eq!(
+            classify(rows[6].0).sentence(Locale::En),
+            "The answer holds a secret digline masks: it was not sent to a judge, and a masked copy is not graded."
         );
     }
 

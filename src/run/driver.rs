@@ -50,6 +50,7 @@ use crate::core::checks::judged::JudgeRequest;
 use crate::core::checks::{output_kind, DeclaredCheck, Inputs};
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
 use crate::core::failed_calls::FailedCalls;
+use crate::core::masked::{graded_against, MaskedCase, MaskedRecord};
 use crate::core::memo::{MemoEntry, MemoFields, MemoInputs, MemoPlace};
 use crate::core::python::dumps::{dumps, Escape, Style};
 use crate::core::sampling;
@@ -104,7 +105,27 @@ pub trait Ask: Sync {
     fn endpoint(&self) -> Option<String> {
         None
     }
+
+    /// For a recording (`rejudge`) that kept `case`'s answers with a secret
+    /// masked: the run's record of it, carried to the new run (`None`: the
+    /// answers are the target's own, or no record says otherwise).
+    fn recorded_masked(&self, _case: &Case) -> Option<MaskedCase> {
+        None
+    }
+
+    /// For a recording that kept `case`'s answers with a secret masked:
+    /// the verdict `check` gets instead of grading them, since they are not
+    /// the answers the target gave (`None`: grade them).
+    fn instead_of_grading(&self, _case: &Case, _check: &DeclaredCheck) -> Option<Verdict> {
+        None
+    }
 }
+
+/// The reason of a judged check not sent to its judge because the answer
+/// (or another input the judge would be shown) holds a secret: sending it
+/// would take the secret out of the process, and a masked stand-in is not
+/// the answer. The verdict is an error, so the gate answers 2.
+pub const NOT_SENT_TO_JUDGE: &str = "not judged: the answer holds a value digline masks (a secret the target echoed back, shown as *** in what is kept), so it was not sent to the judge; a masked copy would not be the answer";
 
 impl Ask for HttpTarget {
     fn ask(&self, case: &Case) -> Result<Response, Failure> {
@@ -333,6 +354,8 @@ struct Services<'a> {
     cost: &'a CostControls,
     /// The suite's name (where a memo entry was recorded).
     suite: &'a str,
+    /// The cases whose kept answers had a secret masked, by case id.
+    masked: Mutex<std::collections::HashMap<String, MaskedCase>>,
 }
 
 impl Services<'_> {
@@ -346,6 +369,36 @@ impl Services<'_> {
         mask_value(&mut kept.output, &self.secrets);
         kept.input = mask_text(&kept.input, &self.secrets);
         std::borrow::Cow::Owned(kept)
+    }
+
+    /// Is `response` kept other than it was given (a secret masked)?
+    fn masks(&self, response: &Response) -> bool {
+        *self.kept(response) != *response
+    }
+
+    /// Note that `case`'s kept answers had a secret masked.
+    fn note_masked(&self, entry: MaskedCase) {
+        self.masked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(entry.case_id.clone(), entry);
+    }
+
+    /// The cases noted by [`Services::note_masked`], in `suite`'s case order.
+    fn masked_record(&self, suite: &Suite) -> MaskedRecord {
+        let mut noted = std::mem::take(
+            &mut *self
+                .masked
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        MaskedRecord {
+            cases: suite
+                .cases
+                .iter()
+                .filter_map(|c| noted.remove(&c.id))
+                .collect(),
+        }
     }
 
     /// A verdict as it is kept: its reason and metadata masked.
@@ -408,13 +461,15 @@ pub fn execute_journaled(
     prior: &Prior,
     recorder: &Recorder,
 ) -> Result<RunDocument, RunError> {
-    execute_spent(suite, target, judge, ctx, prior, recorder).map(|(doc, _, _)| doc)
+    execute_spent(suite, target, judge, ctx, prior, recorder).map(|(doc, ..)| doc)
 }
 
 /// [`execute_journaled`], also returning what this execution spent (the
 /// target's and the judges' money and tokens; calls a resumed run made
-/// before it stopped are not in it) and how long each failed target call
-/// took (a failed case is asked again on resume, so these are complete).
+/// before it stopped are not in it), how long each failed target call
+/// took (a failed case is asked again on resume, so these are complete)
+/// and which cases' answers were kept with a secret masked (a resumed
+/// run's included: its journal says so).
 ///
 /// # Errors
 /// As [`execute_journaled`].
@@ -425,7 +480,7 @@ pub fn execute_spent(
     ctx: &RunContext,
     prior: &Prior,
     recorder: &Recorder,
-) -> Result<(RunDocument, Spend, FailedCalls), RunError> {
+) -> Result<(RunDocument, Spend, FailedCalls, MaskedRecord), RunError> {
     // Pattern searches measure their time budget with this clock.
     crate::core::checks::search::use_clock(std::time::Instant::now);
     if let Some(config) = prior.target_config() {
@@ -461,6 +516,7 @@ pub fn execute_spent(
             .collect(),
         cost: &ctx.cost,
         suite: &suite.name,
+        masked: Mutex::default(),
     };
     let outcomes = run_all(suite, &services);
     let mut spent = services.progress.finish().spend;
@@ -521,7 +577,8 @@ pub fn execute_spent(
         rejudged_from: None,
         promoted_at: None,
     };
-    Ok((doc, spent, failed_calls))
+    let masked = services.masked_record(suite);
+    Ok((doc, spent, failed_calls, masked))
 }
 
 /// A case's verdicts and the answers they graded (none when a call failed);
@@ -534,9 +591,11 @@ type Outcome = Option<(Vec<Verdict>, Option<Vec<Response>>)>;
 fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
     let samples = suite.samples.max(1) as usize;
     if let Some((verdicts, answers)) = svc.prior.graded(&case.id, samples) {
+        // Its masked fact is noted where `run_all` takes it (the same check).
         return Some((verdicts, Some(answers)));
     }
-    let mut known = svc.prior.answers(&case.id);
+    // A kept answer with a secret masked is not the answer: asked again.
+    let mut known = svc.prior.answers_as_given(&case.id);
     known.truncate(samples);
     let mut done = known;
     let mut failed: Option<String> = None;
@@ -560,7 +619,8 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
         match asked {
             Ok(r) => {
                 tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered");
-                svc.recorder.answered(&case.id, sample, &svc.kept(&r));
+                let kept = svc.kept(&r);
+                svc.recorder.answered(&case.id, sample, &kept, *kept != r);
                 done.push(r);
             }
             Err(cause) => {
@@ -588,12 +648,24 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
                     svc.kept_verdict(graded.at_storage_precision())
                 })
                 .collect();
-            // Graded as answered; kept masked from here on.
+            // Graded as answered; kept masked from here on, and the case
+            // noted when that changed what is kept.
             let kept: Vec<Response> = if svc.secrets.is_empty() {
                 responses
             } else {
-                responses.iter().map(|r| svc.kept(r).into_owned()).collect()
+                let kept: Vec<Response> =
+                    responses.iter().map(|r| svc.kept(r).into_owned()).collect();
+                if kept != responses {
+                    svc.note_masked(MaskedCase {
+                        case_id: case.id.clone(),
+                        graded_against: graded_against(case, min_agreement),
+                    });
+                }
+                kept
             };
+            if let Some(entry) = svc.target.recorded_masked(case) {
+                svc.note_masked(entry);
+            }
             (verdicts, Some(kept))
         }
         Err(cause) => {
@@ -612,7 +684,14 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
         }
     };
     if responses.is_some() {
-        svc.recorder.graded(&case.id, &verdicts, svc.kept_config());
+        let masked = svc
+            .masked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&case.id)
+            .cloned();
+        svc.recorder
+            .graded(&case.id, &verdicts, svc.kept_config(), masked.as_ref());
     }
     let errored = verdicts.iter().any(|v: &Verdict| v.status == Status::Error);
     let cost: f64 = if svc.target.replayed() {
@@ -638,35 +717,31 @@ fn grade(
     min_agreement: f64,
     svc: &Services,
 ) -> Verdict {
+    if let Some(verdict) = svc.target.instead_of_grading(case, check) {
+        return verdict;
+    }
     let metadata = Map::new();
-    // A judge is a third party: it is shown the answer as it is kept
-    // (secrets masked); every other check grades the answer as given.
+    // Every check grades the answer as given. A judge is a third party: it
+    // is sent the answer only when masking would not change what it is
+    // sent (`grade_one`), so the answer as kept is at hand for judged checks.
     let judged = check.judge_coordinate().is_some();
     let samples: Vec<Verdict> = responses
         .iter()
         .enumerate()
         .map(|(sample, given)| {
-            let shown = if judged {
-                svc.kept(given)
+            let kept = if judged && svc.masks(given) {
+                Some(svc.kept(given).into_owned())
             } else {
-                std::borrow::Cow::Borrowed(given)
-            };
-            let response: &Response = &shown;
-            let inputs = Inputs {
-                output: &response.output,
-                input: Some(&response.input),
-                expected: case.expected.as_ref(),
-                context: &case.context,
-                cost_usd: response.cost_usd,
-                latency_ms: Some(response.latency_ms),
-                response_metadata: &metadata,
+                None
             };
             let at = Draw {
                 case_id: &case.id,
                 sample: u32::try_from(sample).unwrap_or(u32::MAX),
                 draw: 0,
             };
-            grade_one(check, &inputs, &at, svc)
+            let masked = kept.as_ref().map(|k| inputs(case, k, &metadata));
+            let given = inputs(case, given, &metadata);
+            grade_one(check, &given, masked.as_ref(), &at, svc)
         })
         .collect();
     let mut verdict = sampling::fold(&samples, min_agreement)
@@ -677,6 +752,23 @@ fn grade(
     verdict
 }
 
+/// What a check sees of `response` to `case`.
+fn inputs<'r>(
+    case: &'r Case,
+    response: &'r Response,
+    metadata: &'r Map<String, Value>,
+) -> Inputs<'r> {
+    Inputs {
+        output: &response.output,
+        input: Some(&response.input),
+        expected: case.expected.as_ref(),
+        context: &case.context,
+        cost_usd: response.cost_usd,
+        latency_ms: Some(response.latency_ms),
+        response_metadata: metadata,
+    }
+}
+
 /// Which grading of a case a judge call is: the case, the sample of its
 /// answers, the draw of a `repeated` check (part of the memo's key).
 struct Draw<'a> {
@@ -685,14 +777,23 @@ struct Draw<'a> {
     draw: u32,
 }
 
-/// One check on one answer; judged checks (also inside `repeated`) through the judge.
-fn grade_one(check: &DeclaredCheck, inputs: &Inputs, at: &Draw, svc: &Services) -> Verdict {
+/// One check on one answer; judged checks (also inside `repeated`) through
+/// the judge. `masked`: the same answer as it is kept, when masking changed
+/// it — then a judge whose request would change with the mask is not asked
+/// ([`NOT_SENT_TO_JUDGE`]).
+fn grade_one(
+    check: &DeclaredCheck,
+    inputs: &Inputs,
+    masked: Option<&Inputs>,
+    at: &Draw,
+    svc: &Services,
+) -> Verdict {
     if let Some(repetition) = check.repetition() {
         if repetition.inner.judge_coordinate().is_some() {
             let verdicts: Vec<Verdict> = (0..repetition.samples.max(1))
                 .map(|draw| {
                     let at = Draw { draw, ..*at };
-                    grade_one(repetition.inner, inputs, &at, svc)
+                    grade_one(repetition.inner, inputs, masked, &at, svc)
                 })
                 .collect();
             return check
@@ -703,7 +804,24 @@ fn grade_one(check: &DeclaredCheck, inputs: &Inputs, at: &Draw, svc: &Services) 
     match check.judge_request(inputs) {
         None => check.evaluate(inputs),
         Some(Err(verdict)) => verdict,
+        Some(Ok(request)) if masking_changes(check, &request, masked) => {
+            check.errored(NOT_SENT_TO_JUDGE.to_string())
+        }
         Some(Ok(request)) => ask_judge(check, inputs, &request, at, svc),
+    }
+}
+
+/// Would the judge be sent something else for the answer as it is kept
+/// (`masked`) than for the answer as given (`request`)? Then the request
+/// holds a secret.
+fn masking_changes(check: &DeclaredCheck, request: &JudgeRequest, masked: Option<&Inputs>) -> bool {
+    let Some(masked) = masked else {
+        return false;
+    };
+    match check.judge_request(masked) {
+        Some(Ok(shown)) => shown.prompt != request.prompt || shown.system != request.system,
+        // Masking changed whether the judge is asked at all.
+        _ => true,
     }
 }
 
@@ -898,6 +1016,9 @@ fn run_all(suite: &Suite, svc: &Services) -> Vec<Outcome> {
     let samples = suite.samples.max(1) as usize;
     for (case, slot) in suite.cases.iter().zip(&slots) {
         if let Some((verdicts, answers)) = svc.prior.graded(&case.id, samples) {
+            if let Some(entry) = svc.prior.masked(&case.id) {
+                svc.note_masked(entry);
+            }
             if let Ok(mut slot) = slot.lock() {
                 *slot = Some((verdicts, Some(answers)));
             }

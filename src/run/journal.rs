@@ -7,11 +7,13 @@
 //!   "suite", "config_hash", "cases_digest", "created_at", "git_commit",
 //!   "digline_version", "metadata", "artifacts"}` — first in every leg;
 //! - `{"kind": "answer", "case_id", "sample", "response": {...}}` — every
-//!   answer as it arrives (the answer itself, so a resume never asks for it
-//!   again);
+//!   answer as it arrives, as it is kept (secrets masked), so a resume never
+//!   asks for it again; `"masked": true` when masking changed it: a resume
+//!   cannot grade such an answer and asks again for it;
 //! - `{"kind": "case", "case_id", "verdicts": [...]}` — a case graded (a
 //!   case whose call failed is not recorded: nobody has its answer, so a
-//!   resume asks again);
+//!   resume asks again); `"masked": {...}` (a `core::masked::MaskedCase`)
+//!   when its kept answers had a secret masked;
 //! - `{"kind": "observed", "target_config": {...}}` — the configuration the
 //!   target reported, when it changes.
 //!
@@ -28,6 +30,7 @@ use std::sync::Mutex;
 use serde_json::{json, Map, Value};
 
 use crate::client::http::Response;
+use crate::core::masked::MaskedCase;
 use crate::core::python::dumps::dumps_request_body;
 use crate::core::suite::Suite;
 use crate::core::verdict::Verdict;
@@ -78,8 +81,11 @@ pub fn header(suite: &Suite, ctx: &RunContext, leg: u32) -> Value {
 /// What the journal of an unfinished run already holds.
 #[derive(Clone, Debug, Default)]
 pub struct Prior {
-    /// Answers by case id, by sample number.
-    answers: HashMap<String, BTreeMap<u64, Response>>,
+    /// Answers by case id, by sample number, and whether masking changed
+    /// them when they were kept.
+    answers: HashMap<String, BTreeMap<u64, (Response, bool)>>,
+    /// Graded cases whose kept answers had a secret masked.
+    masked: HashMap<String, MaskedCase>,
     /// Verdicts of graded cases, by case id.
     graded: HashMap<String, Vec<Verdict>>,
     /// The last configuration the target reported.
@@ -154,13 +160,19 @@ impl Prior {
                     if let (Some(k), Some(r)) =
                         (record["sample"].as_u64(), response_of(&record["response"]))
                     {
-                        prior.answers.entry(id).or_default().insert(k, r);
+                        let masked = record["masked"] == Value::Bool(true);
+                        prior.answers.entry(id).or_default().insert(k, (r, masked));
                     }
                 }
                 (Some("case"), Some(id)) => {
                     if let Ok(v) =
                         serde_json::from_value::<Vec<Verdict>>(record["verdicts"].clone())
                     {
+                        if let Ok(entry) =
+                            serde_json::from_value::<MaskedCase>(record["masked"].clone())
+                        {
+                            prior.masked.insert(id.clone(), entry);
+                        }
                         prior.graded.insert(id, v);
                     }
                 }
@@ -178,7 +190,28 @@ impl Prior {
         let Some(by_sample) = self.answers.get(id) else {
             return Vec::new();
         };
-        (0u64..).map_while(|k| by_sample.get(&k).cloned()).collect()
+        (0u64..)
+            .map_while(|k| by_sample.get(&k).map(|(r, _)| r.clone()))
+            .collect()
+    }
+
+    /// [`Prior::answers`] up to the first one kept with a secret masked:
+    /// the answers that can still be graded as the target gave them.
+    pub fn answers_as_given(&self, id: &str) -> Vec<Response> {
+        let Some(by_sample) = self.answers.get(id) else {
+            return Vec::new();
+        };
+        (0u64..)
+            .map_while(|k| match by_sample.get(&k) {
+                Some((r, false)) => Some(r.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether graded case `id`'s kept answers had a secret masked.
+    pub fn masked(&self, id: &str) -> Option<MaskedCase> {
+        self.masked.get(id).cloned()
     }
 
     /// The verdicts and answers of a case graded before, if all its
@@ -234,18 +267,30 @@ impl<'a> Recorder<'a> {
             .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
     }
 
-    /// Record sample `sample` of case `id`.
-    pub fn answered(&self, id: &str, sample: usize, response: &Response) {
-        self.write(&json!({
+    /// Record sample `sample` of case `id`, as it is kept (`masked`: masking
+    /// changed it).
+    pub fn answered(&self, id: &str, sample: usize, response: &Response, masked: bool) {
+        let mut record = json!({
             "kind": "answer",
             "case_id": id,
             "sample": sample,
             "response": response_json(response),
-        }));
+        });
+        if masked {
+            record["masked"] = Value::Bool(true);
+        }
+        self.write(&record);
     }
 
-    /// Record case `id` graded, and the target's configuration if it changed.
-    pub fn graded(&self, id: &str, verdicts: &[Verdict], target_config: Map<String, Value>) {
+    /// Record case `id` graded (`masked`: its kept answers had a secret
+    /// masked), and the target's configuration if it changed.
+    pub fn graded(
+        &self,
+        id: &str,
+        verdicts: &[Verdict],
+        target_config: Map<String, Value>,
+        masked: Option<&MaskedCase>,
+    ) {
         {
             let mut last = self
                 .last_config
@@ -256,7 +301,11 @@ impl<'a> Recorder<'a> {
                 *last = Some(target_config);
             }
         }
-        self.write(&json!({"kind": "case", "case_id": id, "verdicts": verdicts}));
+        let mut record = json!({"kind": "case", "case_id": id, "verdicts": verdicts});
+        if let Some(entry) = masked {
+            record["masked"] = json!(entry);
+        }
+        self.write(&record);
     }
 
     /// Remember the configuration a resumed run starts from (not written again).
@@ -342,8 +391,8 @@ mod tests {
             config: None,
         };
         for case in ["a", "b", "c", "d"] {
-            recorder.answered(case, 0, &r);
-            recorder.graded(case, &[], Map::new());
+            recorder.answered(case, 0, &r, false);
+            recorder.graded(case, &[], Map::new(), None);
         }
         let notices = sink.taken();
         assert_eq!(notices.len(), 1, "{notices:?}");

@@ -44,7 +44,7 @@ pub fn ask_again(
     again.declared_sampling = None;
     again.aggregates.clear();
     let recorder = Recorder::new(None, None);
-    let (doc, spent, _) = execute_spent(&again, target, judge, ctx, &Prior::none(), &recorder)?;
+    let (doc, spent, ..) = execute_spent(&again, target, judge, ctx, &Prior::none(), &recorder)?;
     let verdicts = doc
         .results
         .into_iter()

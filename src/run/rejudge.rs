@@ -24,20 +24,33 @@
 //! apply, and a case whose `vars` or `expected` changed is graded with the
 //! current `expected`/`context` against the input that was recorded (a judge
 //! sees the question the answer was given to) — all as 0.10.0 does.
+//!
+//! One departure, for answers 0.10.0 never masked: a case whose recorded
+//! answers were kept with a secret masked (the run's `core::masked`
+//! record says so) is not graded from them, since they are not the answers
+//! the target gave. A check not judged keeps the run's own verdict — the
+//! grade of the real answer — when nothing it depends on moved (the same
+//! declaration, threshold and tolerance; the same `expected`, `context`
+//! and `min_agreement`); otherwise it is an error ([`not_regraded`]). A
+//! judged check is an error as in the run (`NOT_SENT_TO_JUDGE`): the real
+//! answer holds a secret, and a judge is never sent one. Either error
+//! makes the gate answer 2, never a wrong pass or fail.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
-use super::driver::{execute_spent, Ask, Judge, RunContext, RunError};
+use super::driver::{execute_spent, Ask, Judge, RunContext, RunError, NOT_SENT_TO_JUDGE};
 use super::journal::{Prior, Recorder};
 use crate::client::failure::Failure;
 use crate::client::http::Response;
+use crate::core::checks::DeclaredCheck;
 use crate::core::document::{CaseResult, RunDocument};
+use crate::core::masked::{graded_against, MaskedCase, MaskedRecord};
 use crate::core::spend::Spend;
 use crate::core::suite::{Case, Suite};
-use crate::core::verdict::Status;
+use crate::core::verdict::{Status, Verdict};
 
 /// Why a stored run cannot be re-judged with this suite.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +71,19 @@ pub struct Replay {
     source_key: String,
     pending: Mutex<HashMap<String, VecDeque<Response>>>,
     target_config: Map<String, Value>,
+    /// The cases whose answers were kept with a secret masked, with the
+    /// run's verdicts of each.
+    masked: HashMap<String, (MaskedCase, Vec<Verdict>)>,
+    /// The share of samples that must agree, as the suite says now.
+    min_agreement: f64,
+}
+
+/// The reason of a check not graded again from an answer kept with a
+/// secret masked, whose run verdict no longer applies.
+pub fn not_regraded(source_key: &str) -> String {
+    format!(
+        "not graded again: run {source_key} kept this answer with a secret masked as ***, so it is not the answer the target gave, and this check or the case's expected, context or min_agreement changed since; run the suite again to grade it"
+    )
 }
 
 impl Ask for Replay {
@@ -85,6 +111,32 @@ impl Ask for Replay {
     fn replayed(&self) -> bool {
         true
     }
+
+    fn recorded_masked(&self, case: &Case) -> Option<MaskedCase> {
+        self.masked.get(&case.id).map(|(entry, _)| entry.clone())
+    }
+
+    fn instead_of_grading(&self, case: &Case, check: &DeclaredCheck) -> Option<Verdict> {
+        let (entry, verdicts) = self.masked.get(&case.id)?;
+        if check.judge_coordinate().is_some() {
+            return Some(check.errored(NOT_SENT_TO_JUDGE.to_string()));
+        }
+        let unchanged = entry.graded_against == graded_against(case, self.min_agreement);
+        let kept = verdicts.iter().find(|v| {
+            v.assertion_id.as_str() == check.assertion_id
+                && v.threshold == check.threshold
+                && v.tolerance == check.tolerance
+                && v.judged.is_none()
+        });
+        Some(match kept {
+            Some(verdict) if unchanged => {
+                let mut verdict = verdict.clone();
+                verdict.assertion = check.name.as_str().into();
+                verdict
+            }
+            _ => check.errored(not_regraded(&self.source_key)),
+        })
+    }
 }
 
 impl Replay {
@@ -97,6 +149,7 @@ impl Replay {
         suite: &Suite,
         source: &RunDocument,
         source_key: &str,
+        masked: &MaskedRecord,
     ) -> Result<Replay, RejudgeError> {
         let refuse = |text: String| Err(RejudgeError::Refused(text));
         if source.tenant != suite.tenant || source.suite != suite.name {
@@ -163,10 +216,23 @@ impl Replay {
             }
             pending.insert(id.clone(), queue);
         }
+        let masked = masked
+            .cases
+            .iter()
+            .filter_map(|entry| {
+                let stored = recorded.get(entry.case_id.as_str())?;
+                Some((
+                    entry.case_id.clone(),
+                    (entry.clone(), stored.verdicts.clone()),
+                ))
+            })
+            .collect();
         Ok(Replay {
             source_key: source_key.to_string(),
             pending: Mutex::new(pending),
             target_config: source.target_config.clone(),
+            masked,
+            min_agreement: suite.required_agreement(),
         })
     }
 }
@@ -225,6 +291,7 @@ fn restore(recorded: &Value) -> Result<Response, &'static str> {
 
 /// Grade `source`'s recorded answers with `suite` and `judge`, and return
 /// the new run (not yet stored) with `rejudged_from` = `source_key`.
+/// `masked`: the source run's record of answers kept with a secret masked.
 /// `ctx.artifacts` is ignored: the source run's artifacts are carried.
 ///
 /// # Errors
@@ -234,15 +301,18 @@ pub fn rejudge(
     suite: &Suite,
     source: &RunDocument,
     source_key: &str,
+    masked: &MaskedRecord,
     judge: &dyn Judge,
     ctx: &RunContext,
 ) -> Result<RunDocument, RejudgeError> {
-    rejudge_spent(suite, source, source_key, judge, ctx).map(|(doc, _)| doc)
+    rejudge_spent(suite, source, source_key, masked, judge, ctx).map(|(doc, ..)| doc)
 }
 
 /// [`rejudge`], also returning what the judges spent (the target's part
 /// is empty: its recorded answers are not paid for again) and what the
-/// judge memo saved, for the spend record beside the new run.
+/// judge memo saved, for the spend record beside the new run, and which of
+/// its cases' answers are kept with a secret masked (the source run's
+/// record, for the cases the new run holds).
 ///
 /// # Errors
 /// As [`rejudge`].
@@ -250,15 +320,16 @@ pub fn rejudge_spent(
     suite: &Suite,
     source: &RunDocument,
     source_key: &str,
+    masked: &MaskedRecord,
     judge: &dyn Judge,
     ctx: &RunContext,
-) -> Result<(RunDocument, Spend), RejudgeError> {
-    let replay = Replay::new(suite, source, source_key)?;
+) -> Result<(RunDocument, Spend, MaskedRecord), RejudgeError> {
+    let replay = Replay::new(suite, source, source_key, masked)?;
     let ctx = RunContext {
         artifacts: source.artifacts.clone(),
         ..ctx.clone()
     };
-    let (mut doc, spend, _) = execute_spent(
+    let (mut doc, spend, _, masked) = execute_spent(
         suite,
         &replay,
         judge,
@@ -267,7 +338,7 @@ pub fn rejudge_spent(
         &Recorder::new(None, None),
     )?;
     doc.rejudged_from = Some(source_key.to_string());
-    Ok((doc, spend))
+    Ok((doc, spend, masked))
 }
 
 #[cfg(test)]

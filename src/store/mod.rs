@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod document;
 pub mod error;
 pub mod journal;
+pub mod masked;
 pub mod memo;
 pub mod migrate;
 pub mod promote;

@@ -61,6 +61,22 @@ fn run(root: &Path, args: &[&str]) -> crate::util::Ran {
     digline_env(root, args, &[])
 }
 
+/// `compare --run latest --json full`: what the gate's record says.
+fn compare_latest(root: &Path) -> crate::util::Ran {
+    run(
+        root,
+        &[
+            "compare",
+            "--suite",
+            "suite.toml",
+            "--run",
+            "latest",
+            "--json",
+            "full",
+        ],
+    )
+}
+
 /// Measure a baseline of 5 samples where every case passes, and promote it.
 fn measured_baseline(root: &Path) -> String {
     let yes: &[&str] = &["yes"; 5];
@@ -184,18 +200,7 @@ fn a_failure_whose_re_asks_cannot_be_judged_is_exit_2_not_a_pass() {
     let comment = std::fs::read_to_string(root.join("out/comment.md")).unwrap();
     insta::assert_snapshot!("noisy_unjudged_reasks_comment", stable(&comment));
     // compare reads the same record and answers the same.
-    let compared = run(
-        root,
-        &[
-            "compare",
-            "--suite",
-            "suite.toml",
-            "--run",
-            "latest",
-            "--json",
-            "full",
-        ],
-    );
+    let compared = compare_latest(root);
     assert_eq!(compared.code, 2, "{}", compared.stderr);
     let value: Value = serde_json::from_str(&compared.stdout).unwrap();
     assert_eq!(value["reasked"][0]["verdict"], "open", "{value}");
@@ -287,18 +292,7 @@ fn a_repeated_failure_is_worse_and_a_wobble_is_listed_within_noise() {
         assert!(html.contains("reference 5/5 · now"), "{html}");
     }
     // compare reads the same re-asks, and --json carries them and the power.
-    let compared = run(
-        root,
-        &[
-            "compare",
-            "--suite",
-            "suite.toml",
-            "--run",
-            "latest",
-            "--json",
-            "full",
-        ],
-    );
+    let compared = compare_latest(root);
     assert_eq!(compared.code, 1, "{}", compared.stderr);
     let value: Value = serde_json::from_str(&compared.stdout).unwrap();
     let reasked = value["reasked"].as_array().unwrap();

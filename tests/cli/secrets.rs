@@ -167,7 +167,9 @@ fn llm(hostile: Arc<AtomicBool>) -> fake_llm::Fake {
         let hostile = hostile.load(Ordering::SeqCst);
         let user = seen.user();
         if seen.is_judge() {
-            if hostile && user.contains("you sent") {
+            // An answer quoting a secret is never sent to a judge
+            // (`NOT_SENT`), so the mirror case's judge is hostile by its input.
+            if hostile && (user.contains("you sent") || user.contains("q-mirror")) {
                 error(
                     401,
                     "authentication_error",
@@ -420,6 +422,20 @@ fn no_secret_shows_anywhere() {
         .iter()
         .any(|r| r.headers.get("authorization") == Some(&format!("Bearer {OPENAI}"))));
 
+    // No answer quoting a secret was sent to a judge, not even masked.
+    let quoted: Vec<String> = requests
+        .iter()
+        .filter(|r| r.is_judge() && (r.user().contains("you sent") || r.user().contains("***")))
+        .map(Seen::user)
+        .collect();
+    assert!(quoted.is_empty(), "{quoted:?}");
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.is_judge() && r.user().contains("q-mirror")),
+        "the provider suite's mirror case reached its judge"
+    );
+
     // Everything produced, searched.
     let mut produced: Vec<(String, String)> = Vec::new();
     for (args, ran) in &outputs {
@@ -500,10 +516,23 @@ fn no_secret_shows_anywhere() {
 /// An HTTP target answering each case (by its `id` in the body) with the
 /// text `answers` gives it; what it received is kept.
 fn answering(answers: HashMap<&'static str, String>) -> Target {
+    serving(
+        Arc::new(AtomicBool::new(false)),
+        Box::new(move |id, _, _| answers.get(id).cloned().unwrap_or_default()),
+    )
+}
+
+/// What a [`serving`] target answers: from the case id, the
+/// `Authorization` it received and whether `hostile` is set.
+type Answer = Box<dyn Fn(&str, &str, bool) -> String + Send>;
+
+/// An HTTP target answering `{"data": {"answer": …}}` with what `answer`
+/// says; what it received (URL and body) is kept.
+fn serving(hostile: Arc<AtomicBool>, answer: Answer) -> Target {
     let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
     let port = server.server_addr().to_ip().unwrap().port();
     let received = Arc::new(Mutex::new(Vec::new()));
-    let (srv, received2) = (server.clone(), received.clone());
+    let (srv, received2, hostile2) = (server.clone(), received.clone(), hostile.clone());
     std::thread::spawn(move || {
         for mut request in srv.incoming_requests() {
             let mut body = String::new();
@@ -512,18 +541,24 @@ fn answering(answers: HashMap<&'static str, String>) -> Target {
                 .ok()
                 .and_then(|v| v["id"].as_str().map(str::to_string))
                 .unwrap_or_default();
+            let auth = request
+                .headers()
+                .iter()
+                .find(|h| h.field.equiv("authorization"))
+                .map(|h| h.value.as_str().to_string())
+                .unwrap_or_default();
+            let text = answer(&id, &auth, hostile2.load(Ordering::SeqCst));
             received2
                 .lock()
                 .unwrap()
                 .push((request.url().to_string(), HashMap::new(), body));
-            let answer = answers.get(id.as_str()).cloned().unwrap_or_default();
-            let text = json!({"data": {"answer": answer}}).to_string();
+            let text = json!({"data": {"answer": text}}).to_string();
             let _ = request.respond(tiny_http::Response::from_string(text));
         }
     });
     Target {
         port,
-        hostile: Arc::new(AtomicBool::new(false)),
+        hostile,
         received,
         server,
     }
@@ -531,21 +566,9 @@ fn answering(answers: HashMap<&'static str, String>) -> Target {
 
 /// The verdicts of case `id` in a stored run: (assertion, status).
 fn statuses(run: &Value, id: &str) -> Vec<(String, String)> {
-    run["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["case_id"] == id)
-        .unwrap()["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| {
-            (
-                v["assertion"].as_str().unwrap().to_string(),
-                v["status"].as_str().unwrap().to_string(),
-            )
-        })
+    verdicts(run, id)
+        .into_iter()
+        .map(|(assertion, status, _)| (assertion, status))
         .collect()
 }
 
@@ -1165,4 +1188,226 @@ fn a_host_header_cannot_take_a_credential_past_a_loopback_url() {
     .unwrap();
     let ran = run(&[("CI", "true")]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+}
+
+/// What a judged check says when the answer holds a secret (as written).
+const NOT_SENT: &str = "not judged: the answer holds a value digline masks (a secret the target echoed back, shown as *** in what is kept), so it was not sent to the judge; a masked copy would not be the answer";
+
+/// (assertion, status, reason) of every verdict of case `id` in `run`.
+fn verdicts(run: &Value, id: &str) -> Vec<(String, String, String)> {
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["case_id"] == id)
+        .unwrap()["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["assertion"].as_str().unwrap().to_string(),
+                v["status"].as_str().unwrap().to_string(),
+                v["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The Northwind suite: a URL whose user info is `Northwind` (a user name
+/// alone), a check for `needle`, a rubric judged by Anthropic.
+fn northwind_suite(root: &Path, port: u16, needle: &str) {
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"s\"\nenvironment = \"ci\"\nname = \"northwind\"\ncases = \"cases.json\"\nrecord_responses = true\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://Northwind@127.0.0.1:{port}/answer\"\noutput_path = \"data.answer\"\n\n\
+             [target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"{needle}\"\n\n\
+             [[assertions]]\ntype = \"llm_rubric\"\nrubric = \"Greets the customer.\"\njudge = \"anthropic/claude-haiku-4-5\"\nthreshold = 0.5\ntolerance = 0.1\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("cases.json"),
+        r#"[{"id": "greet"}, {"id": "plain"}, {"id": "auth"}]"#,
+    )
+    .unwrap();
+}
+
+/// The Northwind support bot: `Support says hello` to every case, until
+/// `echo` is set; then it says its name in `greet` and quotes the
+/// `Authorization` it received (the Basic form of `Northwind:`) in `auth`.
+fn northwind(echo: Arc<AtomicBool>) -> Target {
+    serving(
+        echo,
+        Box::new(|id, auth, echoing| match (id, echoing) {
+            ("greet", true) => "Northwind Support says hello".to_string(),
+            ("auth", true) => format!("Support says hello; you sent {auth}"),
+            _ => "Support says hello".to_string(),
+        }),
+    )
+}
+
+/// Issue 25: the user info `Northwind` is a secret (a user name alone is
+/// often a token), and the target says it back. The run grades the real
+/// answer (`contains "Northwind"` passes), the judge is never sent it —
+/// neither as said nor masked — and the judged check is an error saying
+/// why, so the comparison answers 2 with the cause `masked_answer`;
+/// `rejudge` does not grade the masked recording: the run's verdict stands
+/// while nothing changed, and a changed check is an error.
+#[test]
+fn a_secret_in_the_answer_is_graded_as_given_and_never_sent_to_a_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let sut = northwind(Arc::new(AtomicBool::new(false)));
+    let fake = fake_llm::start(Box::new(|seen: &Seen, _| {
+        ok(seen, r#"{"score": 0.9, "reason": "greets"}"#, 5, 5)
+    }));
+    northwind_suite(root, sut.port, "Northwind");
+    let env = [
+        ("ANTHROPIC_BASE_URL", fake.base()),
+        ("ANTHROPIC_API_KEY", ANTHROPIC.to_string()),
+    ];
+    let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let go = |args: &[&str], code: i32| {
+        let ran = crate::util::digline_env(root, args, &vars);
+        assert_eq!(ran.code, code, "{args:?}: {}{}", ran.stdout, ran.stderr);
+        ran
+    };
+    // A reference while the bot says nothing secret.
+    let reference = go(&["run", "--suite", "suite.toml"], 0);
+    go(
+        &[
+            "promote",
+            "--suite",
+            "suite.toml",
+            "--run",
+            reference.stdout.trim(),
+        ],
+        0,
+    );
+    assert_eq!(fake.requests().len(), 3);
+
+    sut.hostile.store(true, Ordering::SeqCst);
+    let key = go(&["run", "--suite", "suite.toml"], 0)
+        .stdout
+        .trim()
+        .to_string();
+    let text = std::fs::read_to_string(crate::util::run_file(root, &key)).unwrap();
+    let run: Value = serde_json::from_str(&text).unwrap();
+    let row = |a: &str, s: &str, r: &str| (a.to_string(), s.to_string(), r.to_string());
+    let greet = verdicts(&run, "greet");
+    assert_eq!(greet[0].1, "pass", "graded as said: {greet:?}");
+    assert_eq!(greet[1], row("llm_rubric", "error", NOT_SENT));
+    assert_eq!(
+        verdicts(&run, "auth")[1],
+        row("llm_rubric", "error", NOT_SENT)
+    );
+    let plain = verdicts(&run, "plain");
+    assert_eq!((plain[0].1.as_str(), plain[1].1.as_str()), ("fail", "pass"));
+    // Kept masked (the name and its Basic form); the judge was sent only
+    // the answer without a secret.
+    let basic = base64("Northwind:");
+    assert!(text.contains("*** Support says hello"), "{text}");
+    assert!(text.contains("you sent Basic ***"), "{text}");
+    assert!(
+        !text.contains("Northwind") && !text.contains(&basic),
+        "{text}"
+    );
+    let judged: Vec<String> = fake.requests().iter().map(Seen::user).collect();
+    // `plain` is answered by the judge memo; the others were never sent.
+    assert_eq!(judged.len(), 3, "{judged:?}");
+    assert!(
+        judged
+            .iter()
+            .all(|u| !u.contains("Northwind") && !u.contains(&basic) && !u.contains("***")),
+        "{judged:?}"
+    );
+    // Which cases were masked is recorded beside the run, not in it.
+    let record = root.join(format!(".digline/s/masked/runs/northwind/{key}.json"));
+    let record = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        record.contains("\"greet\"")
+            && record.contains("\"auth\"")
+            && !record.contains("\"plain\""),
+        "{record}"
+    );
+
+    // Not judged is 2, never a pass or a fail; the cause names no secret.
+    let gated = go(&["gate", "--suite", "suite.toml", "--out", "out"], 2);
+    let mut written = Vec::new();
+    files(&root.join("out"), &mut written);
+    let mut out = gated.stdout.clone() + &gated.stderr;
+    for file in written {
+        out.push_str(&std::fs::read_to_string(file).unwrap());
+    }
+    assert!(out.contains("\"masked_answer\""), "{out}");
+    assert!(
+        out.contains("The answer holds a secret digline masks: it was not sent to a judge, and a masked copy is not graded."),
+        "{out}"
+    );
+    assert!(!out.contains("Northwind") && !out.contains(&basic), "{out}");
+
+    // Re-judged: the masked recording is not graded as the answer.
+    let again = go(
+        &[
+            "rejudge",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &key,
+            "--judge-memo",
+            "off",
+        ],
+        0,
+    );
+    let text = std::fs::read_to_string(crate::util::run_file(root, again.stdout.trim())).unwrap();
+    let rejudged: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        verdicts(&rejudged, "greet"),
+        greet,
+        "the run's verdicts stand"
+    );
+    let plain = verdicts(&rejudged, "plain");
+    assert_eq!((plain[0].1.as_str(), plain[1].1.as_str()), ("fail", "pass"));
+    assert_eq!(
+        fake.requests().len(),
+        4,
+        "only the plain case is judged again"
+    );
+    assert!(fake
+        .requests()
+        .iter()
+        .all(|r| !r.user().contains("***") && !r.user().contains("Northwind")));
+
+    // A changed check cannot be graded on a masked recording: an error.
+    northwind_suite(root, sut.port, "Northwind Support");
+    let changed = go(&["rejudge", "--suite", "suite.toml", "--run", &key], 0);
+    let text = std::fs::read_to_string(crate::util::run_file(root, changed.stdout.trim())).unwrap();
+    let rejudged: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        verdicts(&rejudged, "greet"),
+        vec![
+            row(
+                "contains",
+                "error",
+                &format!("not graded again: run {key} kept this answer with a secret masked as ***, so it is not the answer the target gave, and this check or the case's expected, context or min_agreement changed since; run the suite again to grade it")
+            ),
+            row("llm_rubric", "error", NOT_SENT),
+        ]
+    );
+    assert_eq!(verdicts(&rejudged, "plain")[0].1, "fail");
+    assert!(
+        changed.stderr.contains(&format!("digline: 2 case(s) of run {key} were kept with a secret masked, so their answers are not graded again: checks that are not judged keep that run's verdicts while nothing they depend on changed, and judged checks are not sent to a judge\n")),
+        "{}",
+        changed.stderr
+    );
+    assert!(
+        changed
+            .stderr
+            .contains("2 of 3 case(s) could not be judged"),
+        "{}",
+        changed.stderr
+    );
 }

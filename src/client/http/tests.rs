@@ -504,6 +504,20 @@ fn locations_resolve_against_the_answering_url() {
     assert_eq!(userinfo_parts("http://user:pw@h/x"), vec!["pw", "user"]);
     assert_eq!(userinfo_parts("http://token@h/x"), vec!["token"]);
     assert!(userinfo_parts("http://h/x@y").is_empty());
+    // The Basic form is a secret with a user name alone too (issue 25).
+    assert_eq!(
+        userinfo_secrets("http://Northwind@h/x"),
+        vec!["Northwind".to_string(), basic_credential("Northwind", "")]
+    );
+    assert_eq!(
+        userinfo_secrets("http://user:pw@h/x"),
+        vec![
+            "pw".to_string(),
+            "user".to_string(),
+            basic_credential("user", "pw")
+        ]
+    );
+    assert!(userinfo_secrets("http://h/x").is_empty());
 }
 
 #[test]

@@ -237,16 +237,7 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 /// are independent (or positively dependent): here each pair's re-asks are
 /// separate calls.
 pub fn hochberg(p: &[f64]) -> Vec<f64> {
-    let m = p.len();
-    let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
-    let mut adjusted = vec![0.0; m];
-    let mut running: f64 = 1.0;
-    for (rank, &i) in order.iter().enumerate().rev() {
-        running = running.min((m - rank) as f64 * p[i]).min(1.0);
-        adjusted[i] = running;
-    }
-    adjusted
+    step_up(p, |m, rank| (m - rank) as f64)
 }
 
 /// Benjamini and Hochberg's step-up adjusted p-values (statsmodels
@@ -254,13 +245,19 @@ pub fn hochberg(p: &[f64]) -> Vec<f64> {
 /// hypothesis is true this is Simes' test of them all: a family of
 /// independent tests rejects anything with probability at most the level.
 pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
+    step_up(p, |m, rank| m as f64 / (rank + 1) as f64)
+}
+
+/// A step-up adjustment: from the largest p-value down, the running
+/// minimum of `factor(m, rank) · p` (rank 0 for the smallest), at most 1.
+fn step_up(p: &[f64], factor: impl Fn(usize, usize) -> f64) -> Vec<f64> {
     let m = p.len();
     let mut order: Vec<usize> = (0..m).collect();
     order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
     let mut adjusted = vec![0.0; m];
     let mut running: f64 = 1.0;
     for (rank, &i) in order.iter().enumerate().rev() {
-        running = running.min(m as f64 * p[i] / (rank + 1) as f64).min(1.0);
+        running = running.min(factor(m, rank) * p[i]).min(1.0);
         adjusted[i] = running;
     }
     adjusted

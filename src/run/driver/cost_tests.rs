@@ -100,7 +100,7 @@ fn memo(dir: &std::path::Path, mode: MemoMode) -> CostControls {
 }
 
 fn run(s: &Suite, target: &Target, judge: &Wobbly, cost: CostControls) -> (RunDocument, Spend) {
-    let (doc, spend, _) = execute_spent(
+    let (doc, spend, ..) = execute_spent(
         s,
         target,
         judge,

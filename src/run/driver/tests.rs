@@ -256,3 +256,207 @@ mod noise {
         assert_eq!(calls(&target, "fine"), 1);
     }
 }
+
+/// A target that answers `yes <secret>` and says that value is a secret.
+struct Echoing {
+    calls: AtomicUsize,
+}
+
+const ECHOED: &str = "sk-ECHOED-12345";
+
+impl Ask for Echoing {
+    fn ask(&self, _case: &Case) -> Result<Response, Failure> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Ok(Response {
+            tokens: None,
+            output: Value::String(format!("yes {ECHOED}")),
+            input: "{}".to_string(),
+            cost_usd: None,
+            latency_ms: 5.0,
+            config: None,
+        })
+    }
+
+    fn target_config(&self) -> Map<String, Value> {
+        Map::new()
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        vec![ECHOED.to_string()]
+    }
+}
+
+/// A resumed run never grades an answer its journal kept masked: it asks
+/// for it again; a case graded before keeps its verdicts; both are in the
+/// record of masked cases, in case order.
+#[test]
+fn a_resume_asks_again_for_an_answer_kept_masked() {
+    let s = suite(&["graded", "half"], 2);
+    let ctx = context(1);
+    let masked_answer = serde_json::json!({"output": "no ***", "input": "{}", "latency_ms": 1.0});
+    let entry = MaskedCase {
+        case_id: "graded".into(),
+        graded_against: graded_against(&s.cases[0], s.required_agreement()),
+    };
+    let pass = s.checks[0].evaluate(&Inputs {
+        output: &Value::String("yes".into()),
+        input: None,
+        expected: None,
+        context: &[],
+        cost_usd: None,
+        latency_ms: None,
+        response_metadata: &Map::new(),
+    });
+    let records = vec![
+        super::super::journal::header(&s, &ctx, 0),
+        serde_json::json!({"kind": "answer", "case_id": "graded", "sample": 0, "response": masked_answer, "masked": true}),
+        serde_json::json!({"kind": "answer", "case_id": "graded", "sample": 1, "response": masked_answer, "masked": true}),
+        serde_json::json!({"kind": "case", "case_id": "graded", "verdicts": [pass], "masked": entry}),
+        serde_json::json!({"kind": "answer", "case_id": "half", "sample": 0, "response": masked_answer, "masked": true}),
+    ];
+    let (ctx, prior) = Prior::read(&records, &s, &ctx).unwrap_or_else(|e| panic!("{e}"));
+    let target = Echoing {
+        calls: AtomicUsize::new(0),
+    };
+    let (doc, _, _, masked) = execute_spent(
+        &s,
+        &target,
+        &NoJudges,
+        &ctx,
+        &prior,
+        &Recorder::new(None, None),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        target.calls.load(Ordering::SeqCst),
+        2,
+        "both samples of `half`"
+    );
+    for result in &doc.results {
+        assert_eq!(
+            result.verdicts[0].status,
+            Status::Pass,
+            "{}",
+            result.case_id
+        );
+    }
+    let ids: Vec<&str> = masked.cases.iter().map(|c| c.case_id.as_str()).collect();
+    assert_eq!(ids, ["graded", "half"]);
+    assert_eq!(masked.cases[0], entry);
+}
+
+/// Keeps every prompt it is sent; scores 0.9.
+#[derive(Default)]
+struct RecordingJudge(Mutex<Vec<String>>);
+
+impl Judge for RecordingJudge {
+    fn judge(&self, request: &JudgeRequest) -> Result<JudgeAnswer, Failure> {
+        self.0
+            .lock()
+            .map_err(|e| Failure::permanent(e.to_string()))?
+            .push(request.prompt.clone());
+        Ok(JudgeAnswer {
+            tokens: None,
+            text: r#"{"score": 0.9, "reason": "fine"}"#.into(),
+            cost_usd: None,
+            latency_ms: 1.0,
+        })
+    }
+
+    fn judge_config(&self) -> Map<String, Value> {
+        Map::new()
+    }
+}
+
+/// Answers `yes <secret>` to case `leaky` and `yes` to the others.
+struct Leaky;
+
+impl Ask for Leaky {
+    fn ask(&self, case: &Case) -> Result<Response, Failure> {
+        let text = if case.id == "leaky" {
+            format!("yes {ECHOED}")
+        } else {
+            "yes".to_string()
+        };
+        Ok(Response {
+            tokens: None,
+            output: Value::String(text),
+            input: "{}".to_string(),
+            cost_usd: None,
+            latency_ms: 5.0,
+            config: None,
+        })
+    }
+
+    fn target_config(&self) -> Map<String, Value> {
+        Map::new()
+    }
+
+    fn secrets(&self) -> Vec<String> {
+        vec![ECHOED.to_string()]
+    }
+}
+
+/// A judge is sent an answer as given when it holds no secret, and never
+/// one that holds a secret (not even masked): that judged check — alone or
+/// inside `repeated` — is an error naming why; the other checks grade the
+/// answer as given, and the case is in the record of masked cases.
+#[test]
+fn a_judge_is_never_sent_an_answer_holding_a_secret() {
+    let judged = |kind: &str, params: Value| {
+        build(kind, params.as_object().unwrap_or(&Map::new())).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let params = serde_json::json!({"rubric": "r", "judge": "anthropic/m", "threshold": 0.5, "tolerance": 0});
+    let rubric = judged("llm_rubric", params.clone());
+    let mut inner = params;
+    inner["type"] = "llm_rubric".into();
+    let repeated = judged(
+        "repeated",
+        serde_json::json!({"inner": inner, "samples": 2, "min_agreement": "1/2"}),
+    );
+    let mut s = suite(&["leaky", "clean"], 1);
+    s.checks.push(rubric);
+    s.checks.push(repeated);
+    let judge = RecordingJudge::default();
+    let (doc, _, _, masked) = execute_spent(
+        &s,
+        &Leaky,
+        &judge,
+        &context(2),
+        &Prior::none(),
+        &Recorder::new(None, None),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let statuses = |i: usize| -> Vec<(Status, String)> {
+        doc.results[i]
+            .verdicts
+            .iter()
+            .map(|v| (v.status, v.reason.clone()))
+            .collect()
+    };
+    let leaky = statuses(0);
+    assert_eq!(leaky[0].0, Status::Pass, "graded as given");
+    let every_draw = format!("no sample could be judged over 2 attempts: {NOT_SENT_TO_JUDGE}");
+    assert_eq!(
+        leaky[1..],
+        [
+            (Status::Error, NOT_SENT_TO_JUDGE.to_string()),
+            (Status::Error, every_draw)
+        ]
+    );
+    assert!(statuses(1).iter().all(|(s, _)| *s == Status::Pass));
+    let prompts = judge.0.lock().map(|p| p.clone()).unwrap_or_default();
+    assert_eq!(
+        prompts.len(),
+        3,
+        "the clean case: once, then twice repeated"
+    );
+    assert!(
+        prompts
+            .iter()
+            .all(|p| p.ends_with("Output to judge:\nyes") && !p.contains("***")),
+        "{prompts:?}"
+    );
+    let ids: Vec<&str> = masked.cases.iter().map(|c| c.case_id.as_str()).collect();
+    assert_eq!(ids, ["leaky"]);
+}

@@ -91,6 +91,7 @@ fn new_rules_grade_the_recorded_answers() {
         &after,
         &run,
         "K",
+        &MaskedRecord::default(),
         &NoJudges,
         &context("2026-02-01T00:00:00+00:00"),
     )
@@ -118,6 +119,7 @@ fn dropped_and_newly_suspended_cases_are_left_out() {
         &after,
         &run,
         "K",
+        &MaskedRecord::default(),
         &NoJudges,
         &context("2026-02-01T00:00:00+00:00"),
     )
@@ -136,6 +138,7 @@ fn responses_are_kept_only_when_the_suite_still_records_them() {
         &after,
         &run,
         "K",
+        &MaskedRecord::default(),
         &NoJudges,
         &context("2026-02-01T00:00:00+00:00"),
     )
@@ -148,7 +151,16 @@ fn refusals_name_the_fix() {
     let s = suite(&["a", "b"], 40);
     let run = source(&s);
     let ctx = context("2026-02-01T00:00:00+00:00");
-    let go = |suite: &Suite, run: &RunDocument| refusal(rejudge(suite, run, "K", &NoJudges, &ctx));
+    let go = |suite: &Suite, run: &RunDocument| {
+        refusal(rejudge(
+            suite,
+            run,
+            "K",
+            &MaskedRecord::default(),
+            &NoJudges,
+            &ctx,
+        ))
+    };
 
     let mut bare = run.clone();
     for r in &mut bare.results {
@@ -227,4 +239,48 @@ fn recorded_answers_read_back() {
     ] {
         assert_eq!(restore(&bad).map(|_| ()), Err(why), "{bad}");
     }
+}
+
+/// A case its run kept with a secret masked is never graded from the
+/// recording: a check whose declaration and case did not move keeps the
+/// run's verdict; a changed check, or a changed `expected`, is an error.
+#[test]
+fn a_masked_case_keeps_the_runs_verdicts_while_nothing_moved() {
+    let before = suite(&["a", "b"], 10);
+    let run = source(&before);
+    let masked = |suite: &Suite| MaskedRecord {
+        cases: vec![MaskedCase {
+            case_id: "a".into(),
+            graded_against: graded_against(&suite.cases[0], before.required_agreement()),
+        }],
+    };
+    let ctx = context("2026-02-01T00:00:00+00:00");
+    let statuses = |doc: &RunDocument, i: usize| -> Vec<(Status, String)> {
+        doc.results[i]
+            .verdicts
+            .iter()
+            .map(|v| (v.status, v.reason.clone()))
+            .collect()
+    };
+    let again = rejudge(&before, &run, "K", &masked(&before), &NoJudges, &ctx).unwrap();
+    assert_eq!(again.results[0].verdicts, run.results[0].verdicts);
+
+    // `maximum` 40 would pass the recording; the check changed, so: error.
+    let after = suite(&["a", "b"], 40);
+    let doc = rejudge(&after, &run, "K", &masked(&before), &NoJudges, &ctx).unwrap();
+    let a = statuses(&doc, 0);
+    assert_eq!(a[0].0, Status::Pass);
+    assert_eq!(
+        (a[1].0, a[1].1.as_str()),
+        (Status::Error, not_regraded("K").as_str())
+    );
+    assert_eq!(statuses(&doc, 1)[1].0, Status::Pass, "b is graded");
+
+    // The case's expected moved: nothing of the run's holds.
+    let mut moved = before.clone();
+    moved.cases[0].expected = Some(json!("other"));
+    let doc = rejudge(&moved, &run, "K", &masked(&before), &NoJudges, &ctx).unwrap();
+    assert!(statuses(&doc, 0)
+        .iter()
+        .all(|(s, r)| *s == Status::Error && *r == not_regraded("K")));
 }
