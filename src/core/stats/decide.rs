@@ -206,8 +206,15 @@ fn measured_verdict(pair: &Pair, p: f64, adjusted: f64, cap: u64, alpha: f64) ->
         }
     } else if pair.best(cap) > alpha {
         // The step-up's most lenient step: a pair still able to reach it
-        // may yet be worse.
-        Verdict::Noise
+        // may yet be worse. One that never could, not even had its
+        // reference passed every sample (a false-alarm rate too small for
+        // the reference's samples and the cap), showed no wobble either.
+        let strongest = Pair::after(pair.samples, pair.samples, &[]);
+        if strongest.best(cap) > alpha {
+            Verdict::Undecided
+        } else {
+            Verdict::Noise
+        }
     } else {
         Verdict::Open
     }
@@ -232,6 +239,22 @@ pub fn decide_among_quiet(pair: &Pair, family: usize, plan: Plan) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_no_evidence_could_reach_leaves_a_failure_undecided_not_within_noise() {
+        let tiny = Plan { alpha: 1e-9 };
+        let broken = Pair::after(5, 5, &[]);
+        let d = decide(&[broken], tiny)[0];
+        assert_eq!(d.verdict, Verdict::Undecided);
+        // At the default rate the same failure is re-asked, and a borderline
+        // reference whose re-asks pass is within its noise.
+        assert_eq!(decide(&[broken], Plan::default())[0].verdict, Verdict::Open);
+        let wobbly = Pair::after(3, 5, &[false, false]);
+        assert_eq!(
+            decide(&[wobbly], Plan::default())[0].verdict,
+            Verdict::Noise
+        );
+    }
 
     #[test]
     fn a_pair_among_quiet_pairs_is_decided_as_in_the_whole_family() {
