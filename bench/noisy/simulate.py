@@ -68,6 +68,15 @@ def sequential(samples, cap, seen):
     return min(1.0, float(total.max()))
 
 
+@functools.lru_cache(None)
+def attainable(passed):
+    """Whether a reference of `passed` of N could be found worse at all: its
+    re-asks failing every time, at the cap it would have alone."""
+    cap = cap_for(1)
+    seen = smallest_look(passed, N, (1,) * cap)
+    return seen < 1.0 and sequential(N, cap, seen) <= ALPHA
+
+
 def p_value(passed, cap, path, last_look):
     if not path:
         return 1.0
@@ -103,13 +112,17 @@ def gate(rng, broken, last_look):
     now = list(reference)
     for i in rng.sample([i for i in range(200) if i not in set(borderline)], broken):
         now[i] = 0.3
-    # A pair enters when its reference passed every sample and its answer fails.
-    family = [[i, [], None] for i in range(200)
-              if sum(rng.random() < reference[i] for _ in range(N)) == N and rng.random() >= now[i]]
+    # A pair enters when its answer fails and its reference passed enough
+    # samples that failing every re-ask could make it worse.
+    family = []
+    for i in range(200):
+        passed = sum(rng.random() < reference[i] for _ in range(N))
+        if attainable(passed) and rng.random() >= now[i]:
+            family.append([i, [], None, passed])
     cap = cap_for(len(family))
     calls = 0
     for _ in range(cap + 1):
-        ps = [p_value(N, cap, f[1], last_look) for f in family]
+        ps = [p_value(f[3], cap, f[1], last_look) for f in family]
         for f, p, worse in zip(family, ps, benjamini_hochberg(ps)):
             if f[2] is not None:
                 continue
@@ -117,7 +130,7 @@ def gate(rng, broken, last_look):
                 f[2] = "worse"
             elif len(f[1]) >= cap:
                 f[2] = "undecided"
-            elif p_value(N, cap, f[1] + [1] * (cap - len(f[1])), last_look) > ALPHA:
+            elif p_value(f[3], cap, f[1] + [1] * (cap - len(f[1])), last_look) > ALPHA:
                 f[2] = "noise"
         still = [f for f in family if f[2] is None]
         if not still:

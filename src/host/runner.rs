@@ -169,7 +169,7 @@ impl CostOptions {
             memo,
             budget: self
                 .cap(suite.max_usd)
-                .map(|cap| Arc::new(Budget::new(cap))),
+                .map(|cap| Arc::new(Budget::estimating(cap, target_call_price(store, suite)))),
             shared_quota,
         }
     }
@@ -726,6 +726,17 @@ impl Prepared {
         drop(held_lock);
         Ok((key, doc, plan))
     }
+}
+
+/// What one call to the target cost in the suite's last recorded spend
+/// (the newest run's, else the reference's): what a call whose price is
+/// known only after it answers reserves under a cap before one answered.
+fn target_call_price(store: &Store, suite: &crate::core::suite::Suite) -> Option<f64> {
+    let spent = last_spend(store, &suite.tenant, &suite.name)
+        .map(|(spent, _)| spent)
+        .or_else(|| store.read_baseline_spend(&suite.tenant, &suite.name))?;
+    let usd = spent.target.usd?;
+    (spent.target.calls > 0).then(|| usd / spent.target.calls as f64)
 }
 
 /// The spend record of the newest run of a suite that has one, with that

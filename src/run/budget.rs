@@ -13,8 +13,11 @@
 //! makes the gate's answer 2, never 1.
 //!
 //! A call whose worst case is unknown (an HTTP target, which reports its
-//! own cost after answering) reserves nothing and is charged what it
-//! reports; the cap then holds to within the calls in flight, and the
+//! own cost after answering) reserves an estimate: the dearest such call
+//! seen so far in this run, or, before any answered, the price of one call
+//! in the suite's last recorded spend (`Budget::estimating`). It is charged
+//! what it reports. Without either (a first run with a cap), the first
+//! calls in flight reserve nothing, so the cap holds to within them; the
 //! documentation says so.
 //!
 //! Under `--shard K/N` each shard holds an N-th of the cap
@@ -55,12 +58,17 @@ struct State {
     spent: f64,
     reserved: f64,
     exhausted: bool,
+    /// The dearest answered call whose worst case was unknown.
+    dearest: f64,
 }
 
 /// One run's cap.
 #[derive(Debug)]
 pub struct Budget {
     cap: f64,
+    /// What a call of unknown worst case is expected to cost before one of
+    /// them answered (from the suite's last recorded spend).
+    expected: f64,
     state: Mutex<State>,
 }
 
@@ -69,13 +77,25 @@ pub struct Budget {
 #[must_use = "a reservation is settled when its call is done"]
 pub struct Reservation {
     amount: f64,
+    /// True when the call's worst case was unknown (the amount is an
+    /// estimate).
+    estimated: bool,
 }
 
 impl Budget {
     /// A cap of `cap` USD (finite, ≥ 0).
     pub fn new(cap: f64) -> Budget {
+        Budget::estimating(cap, None)
+    }
+
+    /// A cap of `cap` USD, a call of unknown worst case expected to cost
+    /// `per_call` USD until one has answered.
+    pub fn estimating(cap: f64, per_call: Option<f64>) -> Budget {
         Budget {
             cap,
+            expected: per_call
+                .filter(|p| p.is_finite() && *p > 0.0)
+                .unwrap_or(0.0),
             state: Mutex::new(State::default()),
         }
     }
@@ -96,13 +116,19 @@ impl Budget {
         if s.exhausted {
             return None;
         }
-        let amount = worst.unwrap_or(0.0).max(0.0);
+        let amount = match worst {
+            Some(worst) => worst.max(0.0),
+            None => s.dearest.max(self.expected),
+        };
         if s.spent + s.reserved + amount > self.cap || s.spent >= self.cap && amount == 0.0 {
             s.exhausted = true;
             return None;
         }
         s.reserved += amount;
-        Some(Reservation { amount })
+        Some(Reservation {
+            amount,
+            estimated: worst.is_none(),
+        })
     }
 
     /// The call is done: charge `actual` USD (`None` when its price is
@@ -110,7 +136,11 @@ impl Budget {
     pub fn settle(&self, reservation: Reservation, actual: Option<f64>) {
         let mut s = self.state();
         s.reserved = (s.reserved - reservation.amount).max(0.0);
-        s.spent += actual.unwrap_or(reservation.amount).max(0.0);
+        let charged = actual.unwrap_or(reservation.amount).max(0.0);
+        if reservation.estimated {
+            s.dearest = s.dearest.max(charged);
+        }
+        s.spent += charged;
     }
 
     /// The call never reached the provider (a refused connection): nothing
@@ -176,6 +206,30 @@ mod tests {
         assert!((per_case - 0.04).abs() < 1e-12 && (total_usd - 0.2).abs() < 1e-12);
         assert_eq!(estimate(&spent, 0, 5), None);
         assert!((total(&spent) - 0.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_call_of_unknown_price_reserves_what_such_calls_cost() {
+        // Before any answered: the last recorded price of one call.
+        let budget = Budget::estimating(0.005, Some(0.001));
+        let held: Vec<Reservation> = (0..5).map(|_| budget.reserve(None).unwrap()).collect();
+        assert!(budget.reserve(None).is_none(), "a sixth does not fit");
+        for r in held {
+            budget.settle(r, Some(0.001));
+        }
+        assert!(budget.spent() <= 0.005 + 1e-12);
+        // Without a record, the first reserves nothing; once one answered,
+        // the dearest answered price is reserved.
+        let budget = Budget::new(0.0025);
+        let first = budget.reserve(None).unwrap();
+        budget.settle(first, Some(0.001));
+        let a = budget.reserve(None).unwrap();
+        assert!(
+            budget.reserve(None).is_none(),
+            "0.001 spent + 0.001 held + 0.001 > 0.0025"
+        );
+        budget.settle(a, Some(0.001));
+        assert!(budget.spent() <= 0.0025);
     }
 
     #[test]

@@ -660,3 +660,55 @@ fn rejudge_uses_the_memo_and_records_its_spend() {
     assert_eq!(spend["judges"]["calls"], 3, "{spend}");
     assert!(spend["judges"]["usd"].as_f64().unwrap() > 0.0, "{spend}");
 }
+
+/// An HTTP target reports its price only after it answers. With eight cases
+/// asked eight at a time, the cap used to be passed by every call in
+/// flight, silently (0.008 USD spent under a cap of 0.005, exit 0). Now a
+/// call of unknown price reserves what one cost in the suite's last spend
+/// record: five fit, the rest are not asked, and the gate says so (2).
+#[test]
+fn calls_priced_after_they_answer_reserve_their_last_price_and_keep_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("answers.json"), r#"{"*": "yes"}"#).unwrap();
+    let server = crate::util::stub(&root.join("answers.json"));
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"t\"\nenvironment = \"local\"\nname = \"s\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n\
+             cost_path = \"usage.cost_usd\"\n\n[target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"yes\"\n",
+            server.port
+        ),
+    )
+    .unwrap();
+    let cases: Vec<Value> = (0..8)
+        .map(|i| json!({"id": format!("c{i}"), "vars": {}}))
+        .collect();
+    std::fs::write(root.join("cases.json"), Value::Array(cases).to_string()).unwrap();
+    let first = digline_env(root, &["run", "-q", "--suite", "suite.toml"], &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let capped = digline_env(
+        root,
+        &[
+            "run",
+            "-q",
+            "--suite",
+            "suite.toml",
+            "--max-usd",
+            "0.005",
+            "--concurrency",
+            "8",
+        ],
+        &[],
+    );
+    // `run` records (0); its spend record says the cap was reached, and a
+    // gate of it answers 2.
+    assert_eq!(capped.code, 0, "{}{}", capped.stdout, capped.stderr);
+    let key = capped.stdout.trim();
+    let spend = read_json(root.join(format!(".digline/t/spend/runs/s/{key}.json")));
+    assert!(total_usd(&spend) <= 0.005 + 1e-12, "{spend}");
+    assert_eq!(spend["target"]["calls"], 5, "{spend}");
+    assert_eq!(spend["budget_exhausted"], true, "{spend}");
+}
