@@ -509,8 +509,14 @@ fn itemize(
     };
     // A run stopped by its spending cap was not asked whole: whatever it
     // found, it could not be judged (exit 2, never 1), and it says so first.
-    if comparison.as_ref().is_some_and(|c| c.capped) {
-        view.lead = format!("{} {}", locale.text("gate.budget_lead"), view.lead);
+    if let Some(c) = comparison.as_ref().filter(|c| c.capped) {
+        // Every case asked: the cap stopped the re-asks of its failures.
+        let key = if c.unjudged == 0 {
+            "gate.budget_lead_reasks"
+        } else {
+            "gate.budget_lead"
+        };
+        view.lead = format!("{} {}", locale.text(key), view.lead);
     }
     // A replaced reference is said first, everywhere the headline goes.
     if let Some(r) = &replaced {

@@ -253,6 +253,15 @@ fn re_asks_spend_within_the_runs_cap_and_are_counted_in_its_spend() {
     let usd = spend["target"]["usd"].as_f64().unwrap();
     assert!(usd <= 0.004 + 1e-12, "{spend}");
     assert_eq!(spend["budget_exhausted"], true, "{spend}");
+    assert!(
+        ran.stdout.starts_with(
+            "The spending cap (--max-usd) was reached while failures were being asked again, \
+             so not every failure could be judged; what is listed as worse is shown, and the \
+             gate exits 2."
+        ),
+        "{}",
+        ran.stdout
+    );
     // Without a cap the same gate re-asks twice and finds it worse.
     answers(
         root,
