@@ -540,7 +540,9 @@ impl Prepared {
         let mut held_lock = None;
         let (ctx, prior, key, leg) = match &options.resume {
             None => {
-                let key = run_key(&fresh.created_at, &loaded.suite.config_hash());
+                let (fresh, key, lock) =
+                    claim_key(&store, tenant, suite_name, &loaded.suite, fresh)?;
+                held_lock = Some(lock);
                 (fresh, Prior::none(), key, 0)
             }
             Some(which) => {
@@ -650,8 +652,8 @@ impl Prepared {
         };
         let header = journal::header(&loaded.suite, &ctx, leg);
         let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
-        // A fresh run's key is new: nobody can resume it before its first
-        // leg exists, so its lock is taken right after.
+        // A fresh run's key was claimed with its lock (`claim_key`); a
+        // resumed one's lock is taken here when it was not yet.
         let held_lock = match held_lock {
             Some(lock) => lock,
             None => store.lock_run(tenant, suite_name, &key)?,
@@ -726,6 +728,47 @@ impl Prepared {
         drop(held_lock);
         Ok((key, doc, plan))
     }
+}
+
+/// A new run's key, claimed: its lock held, no journal or document of it in
+/// the store. Shards started at once in one store (or any two runs) can
+/// read the same microsecond from the clock, so a key another process
+/// holds, or that is stored already, is passed over for the next moment's.
+fn claim_key(
+    store: &Store,
+    tenant: &str,
+    suite_name: &str,
+    suite: &crate::core::suite::Suite,
+    mut fresh: RunContext,
+) -> Result<(RunContext, String, crate::store::journal::RunLock), RunRefusal> {
+    let taken = |key: &str| -> Result<bool, StoreError> {
+        let stored = store
+            .runs_dir(tenant, suite_name)?
+            .join(format!("{key}.json"));
+        Ok(stored.exists()
+            || store
+                .pending_keys(tenant, suite_name)?
+                .iter()
+                .any(|k| k == key))
+    };
+    for _ in 0..1000 {
+        let key = run_key(&fresh.created_at, &suite.config_hash());
+        if !taken(&key)? {
+            match store.lock_run(tenant, suite_name, &key) {
+                // Taken between the look and the lock: the document of a
+                // run that just finished.
+                Ok(lock) if !taken(&key)? => return Ok((fresh, key, lock)),
+                Ok(_) | Err(StoreError::Journal(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        std::thread::sleep(Duration::from_micros(200));
+        fresh.created_at = host::clock::now_iso();
+    }
+    Err(StoreError::Journal(format!(
+        "no new run key of suite '{suite_name}' could be claimed: every moment tried was taken by another run"
+    ))
+    .into())
 }
 
 /// What one call to the target cost in the suite's last recorded spend
@@ -807,4 +850,51 @@ fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str, notices: &
     // The signal path: the front end that asked for it (the command line,
     // through `resume_hint_on_signal`) wants the process to end here.
     std::process::exit(ExitStatus::Refused.code());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh(created_at: &str) -> RunContext {
+        RunContext {
+            created_at: created_at.into(),
+            git_commit: None,
+            digline_version: "0".into(),
+            metadata: Map::new(),
+            artifacts: Map::new(),
+            concurrency: 1,
+            retry: RetryPolicy::default(),
+            display: crate::run::Display::Quiet,
+            notices: crate::run::Notifier::silent(),
+            seed: 1,
+            quota: crate::run::quota::Quota::default(),
+            retried: crate::run::retry::Retried::default(),
+            cost: crate::run::CostControls::default(),
+        }
+    }
+
+    #[test]
+    fn a_key_another_run_holds_or_stored_is_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let suite = crate::core::suite::Suite::for_tests(Vec::new(), ["a".to_string()]);
+        let moment = "2026-12-04T15:03:36.965855+00:00";
+        let key = run_key(moment, &suite.config_hash());
+        // Free: the moment's own key, locked.
+        let (_, first, lock) = claim_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
+        assert_eq!(first, key);
+        // Held by that run: another process started at the same moment
+        // takes a later one.
+        let (ctx, second, _other) = claim_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
+        assert_ne!(second, key);
+        assert_eq!(second, run_key(&ctx.created_at, &suite.config_hash()));
+        drop(lock);
+        // Stored already: passed over too.
+        let runs = store.runs_dir("t", "s").unwrap();
+        std::fs::create_dir_all(&runs).unwrap();
+        std::fs::write(runs.join(format!("{key}.json")), "{}").unwrap();
+        let (_, third, _) = claim_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
+        assert_ne!(third, key);
+    }
 }
