@@ -321,39 +321,6 @@ fn run_or_merge(
     notices: &Notifier,
     retried: &Retried,
 ) -> Result<Ran, Refusal> {
-    let suite = &loaded.loaded.suite;
-    if let Some(which) = &request.run {
-        let stored = loaded.store.read_run(&suite.tenant, &suite.name, which)?;
-        super::merge::refuse_a_shard(&stored.key, &stored.doc, &request.suite)?;
-        let run_file = loaded
-            .store
-            .runs_dir(&suite.tenant, &suite.name)?
-            .join(format!("{}.json", stored.key));
-        crate::host::run_trust::refuse_untrusted_latest(which, &stored.key, &stored.doc, &run_file)
-            .map_err(Refusal::Refused)?;
-        if let Some(warning) =
-            crate::host::run_trust::commit_warning(&stored.key, &stored.doc, &request.suite.root)
-        {
-            notices.warn(warning);
-        }
-        return Ok(Ran::Run {
-            key: stored.key,
-            doc: Box::new(stored.doc),
-        });
-    }
-    if let Some(plan) = loaded.plan.take() {
-        let merged = super::merge::merge_and_store(
-            &request.suite,
-            &loaded.loaded,
-            plan,
-            &request.shards,
-            notices,
-        )?;
-        return Ok(Ran::Run {
-            key: merged.key,
-            doc: Box::new(merged.doc),
-        });
-    }
     let run_request = RunRequest {
         suite: request.suite.clone(),
         metadata: serde_json::Map::new(),
@@ -369,6 +336,70 @@ fn run_or_merge(
         stop_on_signal: true,
         samples: None,
     };
+    let suite = &loaded.loaded.suite;
+    if let Some(which) = &request.run {
+        let stored = loaded.store.read_run(&suite.tenant, &suite.name, which)?;
+        super::merge::refuse_a_shard(&stored.key, &stored.doc, &request.suite)?;
+        let run_file = loaded
+            .store
+            .runs_dir(&suite.tenant, &suite.name)?
+            .join(format!("{}.json", stored.key));
+        crate::host::run_trust::refuse_untrusted_latest(which, &stored.key, &stored.doc, &run_file)
+            .map_err(Refusal::Refused)?;
+        if let Some(warning) =
+            crate::host::run_trust::commit_warning(&stored.key, &stored.doc, &request.suite.root)
+        {
+            notices.warn(warning);
+        }
+        // A run made elsewhere (`digline run`) carries no re-asks: its
+        // measured failures are asked again here.
+        if let Some(reference) = &base.baseline {
+            if loaded
+                .store
+                .read_run_reasks(&suite.tenant, &suite.name, &stored.key)
+                .is_none()
+            {
+                super::run::reask(
+                    &run_request,
+                    &loaded.loaded,
+                    &stored.key,
+                    &stored.doc,
+                    reference,
+                    notices,
+                    true,
+                )?;
+            }
+        }
+        return Ok(Ran::Run {
+            key: stored.key,
+            doc: Box::new(stored.doc),
+        });
+    }
+    if let Some(plan) = loaded.plan.take() {
+        let merged = super::merge::merge_and_store(
+            &request.suite,
+            &loaded.loaded,
+            plan,
+            &request.shards,
+            notices,
+        )?;
+        // The shards' measured failures are asked again by the merging job.
+        if let Some(reference) = &base.baseline {
+            super::run::reask(
+                &run_request,
+                &loaded.loaded,
+                &merged.key,
+                &merged.doc,
+                reference,
+                notices,
+                true,
+            )?;
+        }
+        return Ok(Ran::Run {
+            key: merged.key,
+            doc: Box::new(merged.doc),
+        });
+    }
     // What the reference lets the gate see, said with the plan.
     let alpha = loaded.loaded.suite.false_alarm_rate;
     if let Some(power) = base.baseline.as_ref().and_then(|b| power::power(b, alpha)) {
@@ -396,6 +427,7 @@ fn run_or_merge(
             &stored.doc,
             reference,
             notices,
+            false,
         )?;
     }
     Ok(Ran::Run {

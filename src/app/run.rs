@@ -234,6 +234,12 @@ fn measure_noise(
 /// # Errors
 /// A [`Refusal`] when the target cannot be built again, the calls are
 /// stopped, or the record cannot be written.
+///
+/// With `measured_only` (a gate of runs made elsewhere: `--shards`,
+/// `--run`), only pairs whose reference measured its noise are re-asked —
+/// a one-sample reference keeps 0.10.0's rule without a call — and a target
+/// that cannot be built here (its secrets absent from this job, say) leaves
+/// them not re-asked, which the gate answers 2, instead of refusing.
 pub fn reask(
     request: &RunRequest,
     loaded: &LoadedSuite,
@@ -241,6 +247,7 @@ pub fn reask(
     run: &RunDocument,
     reference: &RunDocument,
     notices: &Notifier,
+    measured_only: bool,
 ) -> Result<(), Refusal> {
     let store = request.suite.store();
     // A run its spending cap stopped is not judged whole (exit 2 whatever
@@ -249,11 +256,36 @@ pub fn reask(
         return Ok(());
     }
     let comparison = crate::core::compare::compare(run, reference)?;
-    let triggered = crate::core::compare::reask::triggered(&comparison);
-    let record = if triggered.is_empty() {
-        crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate)
+    let triggered = if measured_only {
+        crate::core::compare::reask::triggered_measured(&comparison, reference)
     } else {
-        let prepared = Prepared::prepare(loaded.clone(), None)?;
+        crate::core::compare::reask::triggered(&comparison)
+    };
+    let nothing = crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate);
+    let record = if triggered.is_empty() {
+        nothing
+    } else {
+        let prepared = match Prepared::prepare(loaded.clone(), None) {
+            Ok(prepared) => prepared,
+            Err(refusal) if measured_only => {
+                notices.warn(format!(
+                    "the failures of run {key} could not be asked again here ({refusal}): they are not judged"
+                ));
+                let pairs = triggered
+                    .iter()
+                    .map(|k| crate::core::compare::reask::Reasked {
+                        case_id: k.case_id.to_string(),
+                        assertion_id: k.assertion_id.to_string(),
+                        occurrence: k.occurrence,
+                        failed: Vec::new(),
+                    })
+                    .collect();
+                let record = crate::core::compare::reask::ReaskRecord { pairs, ..nothing };
+                store.write_run_reasks(&run.tenant, &run.suite, key, &record)?;
+                return Ok(());
+            }
+            Err(refusal) => return Err(refusal.into()),
+        };
         let mut options = options(
             request,
             Map::new(),
@@ -269,13 +301,13 @@ pub fn reask(
         // run's spend record counts both.
         let mut spend = store.read_run_spend(&run.tenant, &run.suite, key);
         let already = spend.as_ref().map_or(0.0, crate::core::spend::Spend::usd);
-        let (record, reasked) = prepared.reask(reference, &comparison, &options, already)?;
+        let count = triggered.len();
+        let (record, reasked) = prepared.reask(reference, triggered, &options, already)?;
         if let Some(spend) = spend.as_mut() {
             spend.absorb(&reasked);
             store.write_run_spend(&run.tenant, &run.suite, key, spend)?;
         }
-        notices
-            .plan(ProgressStrings::of(notices.locale()).reasked(triggered.len(), record.calls()));
+        notices.plan(ProgressStrings::of(notices.locale()).reasked(count, record.calls()));
         record
     };
     store.write_run_reasks(&run.tenant, &run.suite, key, &record)?;

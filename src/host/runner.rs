@@ -415,9 +415,9 @@ impl Prepared {
         &self.loaded
     }
 
-    /// The gate's re-ask phase: the pairs of `comparison` that failed where
-    /// `reference` passed are asked again until the rule decides them or
-    /// their cap is spent (`run::reask`). Nothing is stored here; no call is
+    /// The gate's re-ask phase: `pairs` (checks of a comparison that failed
+    /// where `reference` passed) are asked again until the rule decides them
+    /// or their cap is spent (`run::reask`). Nothing is stored here; no call is
     /// made when nothing was triggered. The run's spending cap holds the
     /// run and its re-asks together: the re-asks may spend what the run,
     /// which spent `spent` USD, left of it. Returns the evidence and what
@@ -428,7 +428,7 @@ impl Prepared {
     pub fn reask(
         &self,
         reference: &RunDocument,
-        comparison: &crate::core::compare::Comparison,
+        pairs: Vec<crate::core::compare::PairKey>,
         options: &RunOptions,
         spent: f64,
     ) -> Result<(crate::core::compare::reask::ReaskRecord, Spend), RunRefusal> {
@@ -476,15 +476,8 @@ impl Prepared {
         } else {
             &self.judges
         };
-        crate::run::reask::reask(
-            &self.loaded.suite,
-            reference,
-            comparison,
-            target,
-            judge,
-            &ctx,
-        )
-        .map_err(|e| RunRefusal::Refused(e.to_string()))
+        crate::run::reask::reask(&self.loaded.suite, reference, pairs, target, judge, &ctx)
+            .map_err(|e| RunRefusal::Refused(e.to_string()))
     }
 
     /// Ask, grade and store: the run's key, its document and the plan.

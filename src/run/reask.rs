@@ -14,10 +14,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::driver::{execute_spent, Ask, Judge, RunContext, RunError};
 use super::journal::{Prior, Recorder};
-use crate::core::compare::reask::{
-    fails_again, replay, triggered, PairVerdict, ReaskRecord, Reasked,
-};
-use crate::core::compare::{index_verdicts, Comparison, KeyRef, PairKey, Scope};
+use crate::core::compare::reask::{fails_again, replay, PairVerdict, ReaskRecord, Reasked};
+use crate::core::compare::{index_verdicts, KeyRef, PairKey, Scope};
 use crate::core::document::RunDocument;
 use crate::core::name::Name;
 use crate::core::spend::Spend;
@@ -63,7 +61,7 @@ pub fn nothing_to_reask(reference: &RunDocument, false_alarm_rate: f64) -> Reask
     }
 }
 
-/// The re-ask phase of a gate: every triggered pair of `comparison` (run
+/// The re-ask phase of a gate: every pair of `pairs` (triggered pairs of a run
 /// against `reference`) re-asked until decided or capped, at the suite's
 /// false-alarm rate. Returns the evidence (empty `pairs` when nothing was
 /// triggered: no call is made) and what the re-asks spent (the run's
@@ -74,14 +72,14 @@ pub fn nothing_to_reask(reference: &RunDocument, false_alarm_rate: f64) -> Reask
 pub fn reask(
     suite: &Suite,
     reference: &RunDocument,
-    comparison: &Comparison,
+    pairs: Vec<PairKey>,
     target: &dyn Ask,
     judge: &dyn Judge,
     ctx: &RunContext,
 ) -> Result<(ReaskRecord, Spend), RunError> {
     let mut spent = Spend::default();
     let mut record = ReaskRecord {
-        pairs: triggered(comparison)
+        pairs: pairs
             .into_iter()
             .map(|key| Reasked {
                 case_id: key.case_id.to_string(),

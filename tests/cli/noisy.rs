@@ -545,3 +545,176 @@ fn a_re_ask_record_tracked_by_git_is_never_read() {
     let ran = run(root, &["compare", "--suite", "suite.toml", "--run", &key]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
 }
+
+/// The runs of shard jobs, and a run made by `digline run`, carry no
+/// re-asks: the gate that merges or reads them asks their measured
+/// failures again, so a wobble is not a regression there either (today's
+/// main exited 1 on both: 0.10.0's rule, no re-ask).
+#[test]
+fn a_gate_of_shards_or_of_a_stored_run_asks_measured_failures_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline(root);
+    // `wobbly` fails its first call, then passes (a table of `spare`
+    // passes: each table differs, so the stub counts its calls afresh).
+    let wobble = |root: &Path, spare: usize| {
+        let mut list = vec!["no"];
+        list.extend(std::iter::repeat_n("yes", spare));
+        answers(
+            root,
+            &[
+                ("steady", &["yes"]),
+                ("broken", &["yes"]),
+                ("wobbly", &list),
+            ],
+        );
+    };
+    // Two shard jobs, their runs gathered, one merging gate.
+    wobble(root, 5);
+    let arrived = root.join("arrived");
+    std::fs::create_dir_all(&arrived).unwrap();
+    for shard in ["1/2", "2/2"] {
+        let ran = run(
+            root,
+            &["run", "--suite", "suite.toml", "--shard", shard, "-q"],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let name = format!("{}.json", ran.stdout.trim());
+        std::fs::rename(
+            root.join(".digline/noisy/runs/support").join(&name),
+            arrived.join(&name),
+        )
+        .unwrap();
+    }
+    let merged = run(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--shards",
+            "arrived",
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ],
+    );
+    assert_eq!(merged.code, 0, "{}{}", merged.stdout, merged.stderr);
+    assert!(
+        merged.stderr.contains("re-asked 1 check(s)"),
+        "{}",
+        merged.stderr
+    );
+    let comment = std::fs::read_to_string(root.join("out/comment.md")).unwrap();
+    assert!(comment.contains("| wobbly |"), "{comment}");
+    // A run made by `digline run`, gated afterwards.
+    wobble(root, 6);
+    let stored = run(root, &["run", "--suite", "suite.toml", "-q"]);
+    assert_eq!(stored.code, 0, "{}", stored.stderr);
+    let key = stored.stdout.trim().to_string();
+    let gated = run(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &key,
+            "--out",
+            "out2",
+            "--publish",
+            "none",
+        ],
+    );
+    assert_eq!(gated.code, 0, "{}{}", gated.stdout, gated.stderr);
+    assert!(
+        gated.stderr.contains("re-asked 1 check(s)"),
+        "{}",
+        gated.stderr
+    );
+}
+
+/// A merging job that cannot build the target (its secret is absent there)
+/// cannot ask the measured failures again: it says so, and they are not
+/// judged (2) — never a quiet pass, never a wobble called worse.
+#[test]
+fn a_merging_job_without_the_targets_secret_leaves_measured_failures_unjudged() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    let suite = std::fs::read_to_string(root.join("suite.toml")).unwrap();
+    let with_secret = suite.replace(
+        "[target.body]",
+        "[target.headers]\nX-Token = \"${NOISY_TOKEN}\"\n\n[target.body]",
+    );
+    std::fs::write(root.join("suite.toml"), with_secret).unwrap();
+    let token = [("NOISY_TOKEN", "tok-123")];
+    let yes: &[&str] = &["yes"; 5];
+    answers(root, &[("steady", yes), ("broken", yes), ("wobbly", yes)]);
+    let measured = digline_env(
+        root,
+        &["run", "--suite", "suite.toml", "--samples", "5", "-q"],
+        &token,
+    );
+    assert_eq!(measured.code, 0, "{}", measured.stderr);
+    let key = measured.stdout.trim().to_string();
+    let promoted = digline_env(
+        root,
+        &["promote", "--suite", "suite.toml", "--run", &key],
+        &token,
+    );
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["no"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
+    let arrived = root.join("arrived");
+    std::fs::create_dir_all(&arrived).unwrap();
+    for shard in ["1/2", "2/2"] {
+        let ran = digline_env(
+            root,
+            &["run", "--suite", "suite.toml", "--shard", shard, "-q"],
+            &token,
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let name = format!("{}.json", ran.stdout.trim());
+        std::fs::rename(
+            root.join(".digline/noisy/runs/support").join(&name),
+            arrived.join(&name),
+        )
+        .unwrap();
+    }
+    let merged = run(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--shards",
+            "arrived",
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ],
+    );
+    assert_eq!(merged.code, 2, "{}{}", merged.stdout, merged.stderr);
+    assert!(
+        merged.stderr.contains("could not be asked again here"),
+        "{}",
+        merged.stderr
+    );
+    assert!(
+        merged.stdout.starts_with(
+            "1 check failed where the reference passed, and its re-asks could not be judged"
+        ),
+        "{}",
+        merged.stdout
+    );
+}

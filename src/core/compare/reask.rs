@@ -113,6 +113,18 @@ pub fn triggered(comparison: &Comparison) -> Vec<PairKey> {
         .collect()
 }
 
+/// The triggered pairs (`triggered`) whose reference measured its noise
+/// (more than one sample): what a gate re-asks when the target may not be
+/// reachable (`gate --shards`, `gate --run`), where a pair of a
+/// one-sample reference keeps 0.10.0's rule without a call.
+pub fn triggered_measured(comparison: &Comparison, reference: &RunDocument) -> Vec<PairKey> {
+    let index = super::index_verdicts(reference);
+    triggered(comparison)
+        .into_iter()
+        .filter(|key| index.get(&key.as_ref()).is_some_and(|v| measured(v).1 > 1))
+        .collect()
+}
+
 /// Whether a re-ask's verdict `again` is worse than the reference's
 /// `before` by the rule the run's answer was (`Some(true)`: it failed
 /// again); `None` when the re-ask could not be judged.

@@ -133,6 +133,7 @@ fn samples_are_asked_in_order_per_case_and_folded() {
 mod noise {
     //! A baseline that measures (`run --samples`) and the gate's re-asks.
     use super::*;
+    use crate::core::compare::reask::triggered;
     use crate::core::compare::reask::PairVerdict;
     use crate::core::compare::{compare, exit_code};
     use crate::core::exit::ExitStatus;
@@ -166,8 +167,15 @@ mod noise {
         let reference = execute(measuring, reference_target, &NoJudges, &context(2)).unwrap();
         let run = execute(pr, target, &NoJudges, &context(2)).unwrap();
         let mut comparison = compare(&run, &reference).unwrap();
-        let (record, _) =
-            reask(pr, &reference, &comparison, target, &NoJudges, &context(2)).unwrap();
+        let (record, _) = reask(
+            pr,
+            &reference,
+            triggered(&comparison),
+            target,
+            &NoJudges,
+            &context(2),
+        )
+        .unwrap();
         comparison.apply_reasks(&record, &reference);
         (comparison, record)
     }
