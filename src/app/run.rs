@@ -265,7 +265,19 @@ pub fn reask(
     let record = if triggered.is_empty() {
         nothing
     } else {
-        let prepared = match Prepared::prepare(loaded.clone(), None) {
+        // A gate of runs made elsewhere may hold its cases shed of what a
+        // merge never reads (`merge::plan_and_shed`): the failing cases are
+        // read again, whole, to be asked.
+        let source = if measured_only {
+            let cases: std::collections::BTreeSet<&str> =
+                triggered.iter().map(|k| k.case_id.as_str()).collect();
+            let mut whole = request.suite.load()?;
+            whole.suite.cases.retain(|c| cases.contains(c.id.as_str()));
+            whole
+        } else {
+            loaded.clone()
+        };
+        let prepared = match Prepared::prepare(source, None) {
             Ok(prepared) => prepared,
             Err(refusal) if measured_only => {
                 notices.warn(format!(

@@ -531,11 +531,9 @@ impl Prepared {
         };
         // One run, one writer: the journal's lock is held to the end.
         let mut held_lock = None;
-        let (ctx, prior, key, leg) = match &options.resume {
+        let (mut ctx, prior, mut key, leg) = match &options.resume {
             None => {
-                let (fresh, key, lock) =
-                    claim_key(&store, tenant, suite_name, &loaded.suite, fresh)?;
-                held_lock = Some(lock);
+                let (fresh, key) = free_key(&store, tenant, suite_name, &loaded.suite, fresh)?;
                 (fresh, Prior::none(), key, 0)
             }
             Some(which) => {
@@ -643,10 +641,29 @@ impl Prepared {
         } else {
             &judges
         };
-        let header = journal::header(&loaded.suite, &ctx, leg);
-        let leg = Arc::new(store.start_leg(tenant, suite_name, &key, leg, &header)?);
-        // A fresh run's key was claimed with its lock (`claim_key`); a
-        // resumed one's lock is taken here when it was not yet.
+        // A fresh run's first leg claims its key: created only where none
+        // is, so a run started at the same moment elsewhere in this store
+        // (shards at once) makes this one take the next moment's key.
+        let mut tries = 0;
+        let leg = loop {
+            let header = journal::header(&loaded.suite, &ctx, leg);
+            match store.start_leg(tenant, suite_name, &key, leg, &header) {
+                Ok(started) => break Arc::new(started),
+                Err(_)
+                    if options.resume.is_none()
+                        && tries < 1000
+                        && store.pending_keys(tenant, suite_name)?.contains(&key) =>
+                {
+                    tries += 1;
+                    let (later, next) =
+                        free_key(&store, tenant, suite_name, &loaded.suite, ctx.clone())?;
+                    (ctx, key) = (later, next);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        // A fresh run's key is its own once its first leg exists: its lock
+        // is taken right after (a resumed one's may be held already).
         let held_lock = match held_lock {
             Some(lock) => lock,
             None => store.lock_run(tenant, suite_name, &key)?,
@@ -723,43 +740,30 @@ impl Prepared {
     }
 }
 
-/// A new run's key, claimed: its lock held, no journal or document of it in
-/// the store. Shards started at once in one store (or any two runs) can
-/// read the same microsecond from the clock, so a key another process
-/// holds, or that is stored already, is passed over for the next moment's.
-fn claim_key(
+/// A new run's key no journal or document of the store holds. Shards
+/// started at once in one store (or any two runs) can read the same
+/// microsecond from the clock, so a key that is taken is passed over for
+/// the next moment's (the first leg then claims it: `Store::start_leg`).
+fn free_key(
     store: &Store,
     tenant: &str,
     suite_name: &str,
     suite: &crate::core::suite::Suite,
     mut fresh: RunContext,
-) -> Result<(RunContext, String, crate::store::journal::RunLock), RunRefusal> {
-    let taken = |key: &str| -> Result<bool, StoreError> {
+) -> Result<(RunContext, String), RunRefusal> {
+    for _ in 0..1000 {
+        let key = run_key(&fresh.created_at, &suite.config_hash());
         let stored = store
             .runs_dir(tenant, suite_name)?
             .join(format!("{key}.json"));
-        Ok(stored.exists()
-            || store
-                .pending_keys(tenant, suite_name)?
-                .iter()
-                .any(|k| k == key))
-    };
-    for _ in 0..1000 {
-        let key = run_key(&fresh.created_at, &suite.config_hash());
-        if !taken(&key)? {
-            match store.lock_run(tenant, suite_name, &key) {
-                // Taken between the look and the lock: the document of a
-                // run that just finished.
-                Ok(lock) if !taken(&key)? => return Ok((fresh, key, lock)),
-                Ok(_) | Err(StoreError::Journal(_)) => {}
-                Err(e) => return Err(e.into()),
-            }
+        if !stored.exists() && !store.pending_keys(tenant, suite_name)?.contains(&key) {
+            return Ok((fresh, key));
         }
         std::thread::sleep(Duration::from_micros(200));
         fresh.created_at = host::clock::now_iso();
     }
     Err(StoreError::Journal(format!(
-        "no new run key of suite '{suite_name}' could be claimed: every moment tried was taken by another run"
+        "no new run key of suite '{suite_name}' could be had: every moment tried was taken by another run"
     ))
     .into())
 }
@@ -874,20 +878,22 @@ mod tests {
         let suite = crate::core::suite::Suite::for_tests(Vec::new(), ["a".to_string()]);
         let moment = "2026-12-04T15:03:36.965855+00:00";
         let key = run_key(moment, &suite.config_hash());
-        // Free: the moment's own key, locked.
-        let (_, first, lock) = claim_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
+        // Free: the moment's own key.
+        let (_, first) = free_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
         assert_eq!(first, key);
-        // Held by that run: another process started at the same moment
-        // takes a later one.
-        let (ctx, second, _other) = claim_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
+        // Its journal started by another run: a later moment's key.
+        store
+            .start_leg("t", "s", &key, 0, &serde_json::json!({"header": true}))
+            .unwrap();
+        let (ctx, second) = free_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
         assert_ne!(second, key);
         assert_eq!(second, run_key(&ctx.created_at, &suite.config_hash()));
-        drop(lock);
+        store.remove_journal("t", "s", &key).unwrap();
         // Stored already: passed over too.
         let runs = store.runs_dir("t", "s").unwrap();
         std::fs::create_dir_all(&runs).unwrap();
         std::fs::write(runs.join(format!("{key}.json")), "{}").unwrap();
-        let (_, third, _) = claim_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
+        let (_, third) = free_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
         assert_ne!(third, key);
     }
 }
