@@ -353,22 +353,19 @@ fn run_or_merge(
         }
         // A run made elsewhere (`digline run`) carries no re-asks: its
         // measured failures are asked again here.
-        if let Some(reference) = &base.baseline {
-            if loaded
-                .store
-                .read_run_reasks(&suite.tenant, &suite.name, &stored.key)
-                .is_none()
-            {
-                super::run::reask(
-                    &run_request,
-                    &loaded.loaded,
-                    &stored.key,
-                    &stored.doc,
-                    reference,
-                    notices,
-                    true,
-                )?;
-            }
+        if loaded
+            .store
+            .read_run_reasks(&suite.tenant, &suite.name, &stored.key)
+            .is_none()
+        {
+            reask(
+                &run_request,
+                loaded,
+                base,
+                (&stored.key, &stored.doc),
+                notices,
+                true,
+            )?;
         }
         return Ok(Ran::Run {
             key: stored.key,
@@ -384,17 +381,14 @@ fn run_or_merge(
             notices,
         )?;
         // The shards' measured failures are asked again by the merging job.
-        if let Some(reference) = &base.baseline {
-            super::run::reask(
-                &run_request,
-                &loaded.loaded,
-                &merged.key,
-                &merged.doc,
-                reference,
-                notices,
-                true,
-            )?;
-        }
+        reask(
+            &run_request,
+            loaded,
+            base,
+            (&merged.key, &merged.doc),
+            notices,
+            true,
+        )?;
         return Ok(Ran::Run {
             key: merged.key,
             doc: Box::new(merged.doc),
@@ -419,21 +413,42 @@ fn run_or_merge(
     }
     // The re-ask phase: a failure where the reference passed is asked
     // again before it is believed (spec 45-statistics.md).
-    if let Some(reference) = &base.baseline {
-        super::run::reask(
-            &run_request,
-            &loaded.loaded,
-            &stored.key,
-            &stored.doc,
-            reference,
-            notices,
-            false,
-        )?;
-    }
+    reask(
+        &run_request,
+        loaded,
+        base,
+        (&stored.key, &stored.doc),
+        notices,
+        false,
+    )?;
     Ok(Ran::Run {
         key: stored.key,
         doc: Box::new(stored.doc),
     })
+}
+
+/// The re-ask phase of run `key` against the reference, when there is one
+/// (`app::run::reask`; `measured_only` for runs made elsewhere).
+fn reask(
+    run_request: &RunRequest,
+    loaded: &Loaded,
+    base: &Base,
+    (key, doc): (&str, &RunDocument),
+    notices: &Notifier,
+    measured_only: bool,
+) -> Result<(), Refusal> {
+    match &base.baseline {
+        Some(reference) => super::run::reask(
+            run_request,
+            &loaded.loaded,
+            key,
+            doc,
+            reference,
+            notices,
+            measured_only,
+        ),
+        None => Ok(()),
+    }
 }
 
 /// The compare phase: the run against the reference, in the suite's order,

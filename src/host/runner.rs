@@ -854,21 +854,7 @@ mod tests {
     use super::*;
 
     fn fresh(created_at: &str) -> RunContext {
-        RunContext {
-            created_at: created_at.into(),
-            git_commit: None,
-            digline_version: "0".into(),
-            metadata: Map::new(),
-            artifacts: Map::new(),
-            concurrency: 1,
-            retry: RetryPolicy::default(),
-            display: crate::run::Display::Quiet,
-            notices: crate::run::Notifier::silent(),
-            seed: 1,
-            quota: crate::run::quota::Quota::default(),
-            retried: crate::run::retry::Retried::default(),
-            cost: crate::run::CostControls::default(),
-        }
+        RunContext::for_tests(created_at, 1)
     }
 
     #[test]

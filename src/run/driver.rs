@@ -294,6 +294,29 @@ pub struct RunContext {
     pub cost: CostControls,
 }
 
+#[cfg(test)]
+impl RunContext {
+    /// A quiet context created at `created_at`, `concurrency` cases at once,
+    /// default retries, no cap: what the tests start from.
+    pub fn for_tests(created_at: &str, concurrency: usize) -> RunContext {
+        RunContext {
+            created_at: created_at.into(),
+            git_commit: None,
+            digline_version: "0".into(),
+            metadata: Map::new(),
+            artifacts: Map::new(),
+            concurrency,
+            retry: RetryPolicy::default(),
+            display: Display::Quiet,
+            notices: crate::run::Notifier::silent(),
+            seed: 1,
+            quota: Quota::default(),
+            retried: Retried::default(),
+            cost: CostControls::default(),
+        }
+    }
+}
+
 /// What bounds and avoids a run's spend and shares its quota: the judge
 /// memo (`--judge-memo`, `super::memo`), the cap (`--max-usd`,
 /// `super::budget`) and the quota's bucket shared by processes.

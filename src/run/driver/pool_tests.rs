@@ -108,24 +108,13 @@ fn rubric() -> DeclaredCheck {
 
 pub(super) fn ctx(concurrency: usize, max_retries: u32) -> RunContext {
     RunContext {
-        created_at: "2026-01-01T00:00:00+00:00".into(),
-        git_commit: None,
-        digline_version: "0".into(),
-        metadata: Map::new(),
-        artifacts: Map::new(),
-        concurrency,
         retry: RetryPolicy {
             max_retries,
             base: Duration::from_millis(1),
             cap: Duration::from_millis(2),
             ..RetryPolicy::default()
         },
-        display: Display::Quiet,
-        notices: crate::run::Notifier::silent(),
-        seed: 1,
-        quota: crate::run::quota::Quota::default(),
-        retried: crate::run::retry::Retried::default(),
-        cost: crate::run::CostControls::default(),
+        ..RunContext::for_tests("2026-01-01T00:00:00+00:00", concurrency)
     }
 }
 

@@ -60,21 +60,7 @@ fn suite(cases: &[&str], samples: u32) -> Suite {
 }
 
 fn context(concurrency: usize) -> RunContext {
-    RunContext {
-        created_at: "2026-01-01T00:00:00+00:00".into(),
-        git_commit: None,
-        digline_version: "0".into(),
-        metadata: Map::new(),
-        artifacts: Map::new(),
-        concurrency,
-        retry: RetryPolicy::default(),
-        display: Display::Quiet,
-        notices: crate::run::Notifier::silent(),
-        seed: 1,
-        quota: crate::run::quota::Quota::default(),
-        retried: crate::run::retry::Retried::default(),
-        cost: crate::run::CostControls::default(),
-    }
+    RunContext::for_tests("2026-01-01T00:00:00+00:00", concurrency)
 }
 
 #[test]
