@@ -120,7 +120,11 @@ impl Budget {
             Some(worst) => worst.max(0.0),
             None => s.dearest.max(self.expected),
         };
-        if s.spent + s.reserved + amount > self.cap || s.spent >= self.cap && amount == 0.0 {
+        // Sums of prices in floating point carry rounding (five 0.001s can
+        // add up to 0.005000000000000001): within a part in a billion, a
+        // spend is at the cap, not past it.
+        let (past, at) = (self.cap * (1.0 + 1e-9), self.cap * (1.0 - 1e-9));
+        if s.spent + s.reserved + amount > past || s.spent >= at && amount == 0.0 {
             s.exhausted = true;
             return None;
         }
