@@ -442,11 +442,7 @@ impl Prepared {
             ),
         );
         if let Some(budget) = &cost.budget {
-            // What the run left, to the nano-dollar below: 0.004 − 0.003
-            // is 0.0010000000000000002 in floating point, which would let
-            // one more call through.
-            let left = ((budget.cap() - spent) * 1e9).floor() / 1e9;
-            cost.budget = Some(Arc::new(Budget::new(left.max(0.0))));
+            cost.budget = Some(Arc::new(budget.after(spent)));
         }
         let ctx = RunContext {
             created_at: host::clock::now_iso(),

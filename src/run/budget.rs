@@ -100,6 +100,13 @@ impl Budget {
         }
     }
 
+    /// A fresh budget of what is left of this cap once `spent` USD went
+    /// elsewhere (a gate's re-asks after its run), with the same estimate
+    /// for a call of unknown price.
+    pub fn after(&self, spent: f64) -> Budget {
+        Budget::estimating((self.cap - spent).max(0.0), Some(self.expected))
+    }
+
     /// The cap, USD.
     pub fn cap(&self) -> f64 {
         self.cap

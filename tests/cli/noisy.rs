@@ -546,6 +546,41 @@ fn a_re_ask_record_tracked_by_git_is_never_read() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
 }
 
+/// Two shard jobs (with `vars` in their environment), their runs gathered
+/// in `arrived/`, then one merging gate (without them) into `out/`.
+fn shards_then_gate(root: &Path, vars: &[(&str, &str)]) -> crate::util::Ran {
+    let arrived = root.join("arrived");
+    std::fs::create_dir_all(&arrived).unwrap();
+    for shard in ["1/2", "2/2"] {
+        let ran = digline_env(
+            root,
+            &["run", "--suite", "suite.toml", "--shard", shard, "-q"],
+            vars,
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let name = format!("{}.json", ran.stdout.trim());
+        std::fs::rename(
+            root.join(".digline/noisy/runs/support").join(&name),
+            arrived.join(&name),
+        )
+        .unwrap();
+    }
+    run(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--shards",
+            "arrived",
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ],
+    )
+}
+
 /// The runs of shard jobs, and a run made by `digline run`, carry no
 /// re-asks: the gate that merges or reads them asks their measured
 /// failures again, so a wobble is not a regression there either (today's
@@ -572,35 +607,7 @@ fn a_gate_of_shards_or_of_a_stored_run_asks_measured_failures_again() {
     };
     // Two shard jobs, their runs gathered, one merging gate.
     wobble(root, 5);
-    let arrived = root.join("arrived");
-    std::fs::create_dir_all(&arrived).unwrap();
-    for shard in ["1/2", "2/2"] {
-        let ran = run(
-            root,
-            &["run", "--suite", "suite.toml", "--shard", shard, "-q"],
-        );
-        assert_eq!(ran.code, 0, "{}", ran.stderr);
-        let name = format!("{}.json", ran.stdout.trim());
-        std::fs::rename(
-            root.join(".digline/noisy/runs/support").join(&name),
-            arrived.join(&name),
-        )
-        .unwrap();
-    }
-    let merged = run(
-        root,
-        &[
-            "gate",
-            "--suite",
-            "suite.toml",
-            "--shards",
-            "arrived",
-            "--out",
-            "out",
-            "--publish",
-            "none",
-        ],
-    );
+    let merged = shards_then_gate(root, &[]);
     assert_eq!(merged.code, 0, "{}{}", merged.stdout, merged.stderr);
     assert!(
         merged.stderr.contains("re-asked 1 check(s)"),
@@ -674,36 +681,7 @@ fn a_merging_job_without_the_targets_secret_leaves_measured_failures_unjudged() 
             ("wobbly", &["yes"]),
         ],
     );
-    let arrived = root.join("arrived");
-    std::fs::create_dir_all(&arrived).unwrap();
-    for shard in ["1/2", "2/2"] {
-        let ran = digline_env(
-            root,
-            &["run", "--suite", "suite.toml", "--shard", shard, "-q"],
-            &token,
-        );
-        assert_eq!(ran.code, 0, "{}", ran.stderr);
-        let name = format!("{}.json", ran.stdout.trim());
-        std::fs::rename(
-            root.join(".digline/noisy/runs/support").join(&name),
-            arrived.join(&name),
-        )
-        .unwrap();
-    }
-    let merged = run(
-        root,
-        &[
-            "gate",
-            "--suite",
-            "suite.toml",
-            "--shards",
-            "arrived",
-            "--out",
-            "out",
-            "--publish",
-            "none",
-        ],
-    );
+    let merged = shards_then_gate(root, &token);
     assert_eq!(merged.code, 2, "{}{}", merged.stdout, merged.stderr);
     assert!(
         merged.stderr.contains("could not be asked again here"),

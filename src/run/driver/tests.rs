@@ -251,19 +251,25 @@ mod noise {
     }
 }
 
-/// A target that answers `yes <secret>` and says that value is a secret.
+/// A target that answers `yes <secret>` (to case `only` alone when set,
+/// `yes` to the others) and says that value is a secret.
 struct Echoing {
     calls: AtomicUsize,
+    only: Option<&'static str>,
 }
 
 const ECHOED: &str = "sk-ECHOED-12345";
 
 impl Ask for Echoing {
-    fn ask(&self, _case: &Case) -> Result<Response, Failure> {
+    fn ask(&self, case: &Case) -> Result<Response, Failure> {
         self.calls.fetch_add(1, Ordering::SeqCst);
+        let text = match self.only {
+            Some(only) if case.id != only => "yes".to_string(),
+            _ => format!("yes {ECHOED}"),
+        };
         Ok(Response {
             tokens: None,
-            output: Value::String(format!("yes {ECHOED}")),
+            output: Value::String(text),
             input: "{}".to_string(),
             cost_usd: None,
             latency_ms: 5.0,
@@ -311,6 +317,7 @@ fn a_resume_asks_again_for_an_answer_kept_masked() {
     let (ctx, prior) = Prior::read(&records, &s, &ctx).unwrap_or_else(|e| panic!("{e}"));
     let target = Echoing {
         calls: AtomicUsize::new(0),
+        only: None,
     };
     let (doc, _, _, masked) = execute_spent(
         &s,
@@ -362,35 +369,6 @@ impl Judge for RecordingJudge {
     }
 }
 
-/// Answers `yes <secret>` to case `leaky` and `yes` to the others.
-struct Leaky;
-
-impl Ask for Leaky {
-    fn ask(&self, case: &Case) -> Result<Response, Failure> {
-        let text = if case.id == "leaky" {
-            format!("yes {ECHOED}")
-        } else {
-            "yes".to_string()
-        };
-        Ok(Response {
-            tokens: None,
-            output: Value::String(text),
-            input: "{}".to_string(),
-            cost_usd: None,
-            latency_ms: 5.0,
-            config: None,
-        })
-    }
-
-    fn target_config(&self) -> Map<String, Value> {
-        Map::new()
-    }
-
-    fn secrets(&self) -> Vec<String> {
-        vec![ECHOED.to_string()]
-    }
-}
-
 /// A judge is sent an answer as given when it holds no secret, and never
 /// one that holds a secret (not even masked): that judged check — alone or
 /// inside `repeated` — is an error naming why; the other checks grade the
@@ -414,7 +392,10 @@ fn a_judge_is_never_sent_an_answer_holding_a_secret() {
     let judge = RecordingJudge::default();
     let (doc, _, _, masked) = execute_spent(
         &s,
-        &Leaky,
+        &Echoing {
+            calls: AtomicUsize::new(0),
+            only: Some("leaky"),
+        },
         &judge,
         &context(2),
         &Prior::none(),
