@@ -429,6 +429,7 @@ impl Prepared {
         &self,
         reference: &RunDocument,
         pairs: Vec<crate::core::compare::PairKey>,
+        exposed: usize,
         options: &RunOptions,
         spent: f64,
     ) -> Result<(crate::core::compare::reask::ReaskRecord, Spend), RunRefusal> {
@@ -472,7 +473,15 @@ impl Prepared {
         } else {
             &self.judges
         };
-        crate::run::reask::reask(&self.loaded.suite, reference, pairs, target, judge, &ctx)
+        crate::run::reask::reask(
+            &self.loaded.suite,
+            reference,
+            pairs,
+            exposed,
+            target,
+            judge,
+            &ctx,
+        )
             .map_err(|e| RunRefusal::Refused(e.to_string()))
     }
 

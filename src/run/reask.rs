@@ -57,13 +57,15 @@ pub fn nothing_to_reask(reference: &RunDocument, false_alarm_rate: f64) -> Reask
         reference_created_at: reference.created_at.clone(),
         reference_config_hash: reference.config_hash.clone(),
         false_alarm_rate,
+        exposed: 0,
         pairs: Vec::new(),
     }
 }
 
 /// The re-ask phase of a gate: every pair of `pairs` (triggered pairs of a run
-/// against `reference`) re-asked until decided or capped, at the suite's
-/// false-alarm rate. Returns the evidence (empty `pairs` when nothing was
+/// against `reference`, of `exposed` measured pairs whose first answer
+/// failed) re-asked until decided or capped, at the suite's false-alarm
+/// rate. Returns the evidence (empty `pairs` when nothing was
 /// triggered: no call is made) and what the re-asks spent (the run's
 /// spend record adds it; the context's cap holds them).
 ///
@@ -73,6 +75,7 @@ pub fn reask(
     suite: &Suite,
     reference: &RunDocument,
     pairs: Vec<PairKey>,
+    exposed: usize,
     target: &dyn Ask,
     judge: &dyn Judge,
     ctx: &RunContext,
@@ -88,6 +91,7 @@ pub fn reask(
                 failed: Vec::new(),
             })
             .collect(),
+        exposed,
         ..nothing_to_reask(reference, suite.false_alarm_rate)
     };
     let before = index_verdicts(reference);

@@ -81,7 +81,7 @@ pub fn power(reference: &RunDocument, alpha: f64) -> Option<Power> {
         return None;
     }
     let wobbling = counts.iter().filter(|(k, n)| *n > 1 && k < n).count();
-    let plan = Plan { alpha };
+    let plan = Plan::new(alpha, wobbling.max(1));
     let case_drop = mde_case(samples, plan, wobbling.max(1), POWER);
     let measures = reference
         .aggregate

@@ -48,6 +48,12 @@ pub struct ReaskRecord {
     pub reference_config_hash: String,
     /// The declared false-alarm rate the family was tested at.
     pub false_alarm_rate: f64,
+    /// How many measured pairs' first answers failed, whatever their
+    /// reference: the reference's bounds are held jointly over them
+    /// (`core::stats::bound`). Read as at least the number of pairs; a
+    /// reader that holds the run counts again and takes the larger.
+    #[serde(default)]
+    pub exposed: usize,
     /// The pairs, in key order.
     pub pairs: Vec<Reasked>,
 }
@@ -80,11 +86,11 @@ pub struct PairDecision {
 }
 
 /// The most reference samples a re-asked check is tested against: its
-/// first ones. The exact test's cost grows with the square of the count
-/// (a 200-sample reference took seconds per check, a 1,000-sample one
-/// minutes), and 30 samples that all passed already bound the failure rate
-/// near 10 %. A fixed subset chosen before any re-ask keeps the test exact.
-pub const MOST_TESTED: usize = 30;
+/// first ones. The bound's cost grows with the count, and a forged
+/// reference of a million samples must not cost a gate seconds; 1,000
+/// samples that all passed bound a failure rate near 1 %. A fixed subset
+/// chosen before any re-ask keeps the bound exact.
+pub const MOST_TESTED: usize = 1000;
 
 /// The pass count of N a reference verdict measured: `(passed, samples)`,
 /// of its first [`MOST_TESTED`] samples.
@@ -123,6 +129,21 @@ pub fn triggered_measured(comparison: &Comparison, reference: &RunDocument) -> V
         .into_iter()
         .filter(|key| index.get(&key.as_ref()).is_some_and(|v| measured(v).1 > 1))
         .collect()
+}
+
+/// How many measured pairs of `comparison` failed their first answer,
+/// whatever their reference did: the set the reference's bounds are held
+/// over (`ReaskRecord::exposed`). Chosen by the pull request's answers
+/// alone, so it cannot select lucky references.
+pub fn exposed(comparison: &Comparison, reference: &RunDocument) -> usize {
+    let index = super::index_verdicts(reference);
+    comparison
+        .deltas
+        .iter()
+        .filter(|d| d.key.scope == Scope::Case)
+        .filter(|d| d.after.as_ref().is_some_and(|a| a.status == Status::Fail))
+        .filter(|d| index.get(&d.key.as_ref()).is_some_and(|v| measured(v).1 > 1))
+        .count()
 }
 
 /// Whether a re-ask's verdict `again` is worse than the reference's
@@ -171,9 +192,7 @@ pub fn replay(record: &ReaskRecord, reference: &RunDocument) -> Vec<(PairKey, Pa
             Some((key.to_key(), passed, samples, p.failed.as_slice()))
         })
         .collect();
-    let plan = Plan {
-        alpha: record.false_alarm_rate,
-    };
+    let plan = Plan::new(record.false_alarm_rate, record.exposed.max(rows.len()));
     let at = |round: usize| -> Vec<Pair> {
         rows.iter()
             .map(|(_, passed, samples, failed)| {
@@ -219,7 +238,13 @@ impl Comparison {
         if !record.belongs_to(reference) {
             return;
         }
-        for (key, pair, decision) in replay(record, reference) {
+        // The record's count of exposed pairs is never believed below what
+        // this comparison shows.
+        let record = ReaskRecord {
+            exposed: record.exposed.max(exposed(self, reference)),
+            ..record.clone()
+        };
+        for (key, pair, decision) in replay(&record, reference) {
             let Some(delta) = self.deltas.iter_mut().find(|d| d.key == key) else {
                 continue;
             };

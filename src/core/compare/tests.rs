@@ -693,6 +693,7 @@ mod reasks {
             reference_created_at: base.created_at.clone(),
             reference_config_hash: base.config_hash.clone(),
             false_alarm_rate: 0.05,
+            exposed: 0,
             pairs: pairs
                 .into_iter()
                 .map(|(case, failed)| Reasked {
@@ -705,14 +706,15 @@ mod reasks {
         }
     }
 
-    /// A reference measured 5 of 5 for cases `x` and `y`; the run fails both.
+    /// A reference measured 30 of 30 for cases `x` and `y`; the run fails
+    /// both.
     fn fixture() -> (RunDocument, RunDocument) {
-        let five = [1.0, 1.0, 1.0, 1.0, 1.0];
+        let thirty = [1.0; 30];
         let base = doc(
             "t",
             vec![
-                ("x", vec![sampled_pass("a", &five)]),
-                ("y", vec![sampled_pass("a", &five)]),
+                ("x", vec![sampled_pass("a", &thirty)]),
+                ("y", vec![sampled_pass("a", &thirty)]),
             ],
             vec![],
         );
@@ -741,18 +743,19 @@ mod reasks {
     }
 
     #[test]
-    fn a_reference_of_many_samples_is_tested_on_its_first_thirty() {
-        let mut scores = vec![1.0; 1000];
-        scores[40] = 0.0;
+    fn a_reference_of_many_samples_is_bounded_on_its_first_thousand() {
+        let mut scores = vec![1.0; 5000];
+        scores[1200] = 0.0;
         let sampled = |scores: &[f64]| {
             serde_json::from_value::<crate::core::verdict::Verdict>(sampled_pass("a", scores))
                 .unwrap()
         };
-        assert_eq!(measured(&sampled(&scores)), (30, 30));
+        assert_eq!(measured(&sampled(&scores)), (1000, 1000));
         scores[3] = 0.0;
-        assert_eq!(measured(&sampled(&scores)), (29, 30));
+        assert_eq!(measured(&sampled(&scores)), (999, 1000));
         // A run --samples 1000 reference (the most `samples` allows) is
-        // decided in the time of a 30-sample one, not in minutes.
+        // decided as quickly as any: two failing re-asks of a case that
+        // passed 1,000 times are worse.
         let all = vec![1.0; 1000];
         let base = doc("t", vec![("x", vec![sampled_pass("a", &all)])], vec![]);
         let run = doc("t", vec![("x", vec![fail("a", 0.0)])], vec![]);
@@ -760,7 +763,7 @@ mod reasks {
         c.apply_reasks(&record(&base, vec![("x", vec![true, true])]), &base);
         assert_eq!(c.reasked_as(PairVerdict::Worse).count(), 1);
         c.state_power(&base, 0.05);
-        assert_eq!(c.power.as_ref().map(|p| p.samples), Some(30));
+        assert_eq!(c.power.as_ref().map(|p| p.samples), Some(1000));
     }
 
     #[test]
@@ -769,11 +772,14 @@ mod reasks {
         let mut c = compare(&run, &base).unwrap();
         assert_eq!(triggered(&c).len(), 2);
         assert_eq!(exit_code(&c), ExitStatus::Worse);
-        // x failed both re-asks; y passed two.
+        // x failed three re-asks; y passed four.
         c.apply_reasks(
             &record(
                 &base,
-                vec![("x", vec![true, true]), ("y", vec![false, false])],
+                vec![
+                    ("x", vec![true, true, true]),
+                    ("y", vec![false, false, false, false]),
+                ],
             ),
             &base,
         );
@@ -786,22 +792,23 @@ mod reasks {
         let y = c.reasked_as(PairVerdict::Noise).next().unwrap();
         assert_eq!(
             (y.evidence.reference_passed, y.evidence.reference_samples),
-            (5, 5)
+            (30, 30)
         );
-        assert_eq!((y.evidence.now_passed, y.evidence.now_asked), (2, 3));
+        assert_eq!((y.evidence.now_passed, y.evidence.now_asked), (4, 5));
     }
 
     #[test]
     fn only_wobbles_exit_zero_and_undecided_never_fails_the_gate() {
         let (run, base) = fixture();
         let mut c = compare(&run, &base).unwrap();
-        // y reaches its cap (4, in a family of two) without a decision.
+        // y reaches its cap (6, in a family of two) without a decision:
+        // its p is below the test level, not below the family's.
         c.apply_reasks(
             &record(
                 &base,
                 vec![
-                    ("x", vec![false, false]),
-                    ("y", vec![true, false, true, true]),
+                    ("x", vec![false, false, false, false]),
+                    ("y", vec![true, true, false, false, false, false]),
                 ],
             ),
             &base,
@@ -819,7 +826,10 @@ mod reasks {
         // y's re-asks stopped before the rule could decide it (its calls
         // failed): neither worse nor a wobble, so 2 — not a quiet 0.
         c.apply_reasks(
-            &record(&base, vec![("x", vec![false, false]), ("y", vec![true])]),
+            &record(
+                &base,
+                vec![("x", vec![false, false, false, false]), ("y", vec![true])],
+            ),
             &base,
         );
         assert_eq!(exit_code(&c), ExitStatus::Unjudged);

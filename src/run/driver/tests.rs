@@ -153,10 +153,12 @@ mod noise {
         let reference = execute(measuring, reference_target, &NoJudges, &context(2)).unwrap();
         let run = execute(pr, target, &NoJudges, &context(2)).unwrap();
         let mut comparison = compare(&run, &reference).unwrap();
+        let exposed = crate::core::compare::reask::exposed(&comparison, &reference);
         let (record, _) = reask(
             pr,
             &reference,
             triggered(&comparison),
+            exposed,
             target,
             &NoJudges,
             &context(2),
