@@ -482,7 +482,7 @@ impl Prepared {
             judge,
             &ctx,
         )
-            .map_err(|e| RunRefusal::Refused(e.to_string()))
+        .map_err(|e| RunRefusal::Refused(e.to_string()))
     }
 
     /// Ask, grade and store: the run's key, its document and the plan.

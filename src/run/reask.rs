@@ -14,6 +14,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::driver::{execute_spent, Ask, Judge, RunContext, RunError};
 use super::journal::{Prior, Recorder};
+use super::memo::JudgeMemo;
 use crate::core::compare::reask::{fails_again, replay, PairVerdict, ReaskRecord, Reasked};
 use crate::core::compare::{index_verdicts, KeyRef, PairKey, Scope};
 use crate::core::document::RunDocument;
@@ -41,8 +42,11 @@ pub fn ask_again(
     again.samples = 1;
     again.declared_sampling = None;
     again.aggregates.clear();
+    // A re-ask is an independent judging: the memo never answers it.
+    let mut fresh = ctx.clone();
+    fresh.cost.memo = ctx.cost.memo.as_deref().and_then(JudgeMemo::for_reasks);
     let recorder = Recorder::new(None, None);
-    let (doc, spent, ..) = execute_spent(&again, target, judge, ctx, &Prior::none(), &recorder)?;
+    let (doc, spent, ..) = execute_spent(&again, target, judge, &fresh, &Prior::none(), &recorder)?;
     let verdicts = doc
         .results
         .into_iter()

@@ -142,7 +142,11 @@ pub fn exposed(comparison: &Comparison, reference: &RunDocument) -> usize {
         .iter()
         .filter(|d| d.key.scope == Scope::Case)
         .filter(|d| d.after.as_ref().is_some_and(|a| a.status == Status::Fail))
-        .filter(|d| index.get(&d.key.as_ref()).is_some_and(|v| measured(v).1 > 1))
+        .filter(|d| {
+            index
+                .get(&d.key.as_ref())
+                .is_some_and(|v| measured(v).1 > 1)
+        })
         .count()
 }
 

@@ -363,7 +363,10 @@ mod tests {
         let crowded = decide(&[pair], Plan::new(0.05, 200))[0];
         assert!(crowded.p.unwrap() > alone.p.unwrap());
         let steady = Pair::after(30, 30, &[true, true, true]);
-        assert_eq!(decide(&[steady], Plan::new(0.05, 1))[0].verdict, Verdict::Worse);
+        assert_eq!(
+            decide(&[steady], Plan::new(0.05, 1))[0].verdict,
+            Verdict::Worse
+        );
     }
 
     #[test]
