@@ -318,7 +318,12 @@ pub fn reask(
         let mut spend = store.read_run_spend(&run.tenant, &run.suite, key);
         let already = spend.as_ref().map_or(0.0, crate::core::spend::Spend::usd);
         let count = triggered.len();
-        let (record, reasked) = prepared.reask(reference, triggered, exposed, &options, already)?;
+        let (record, reasked) = prepared.reask(
+            reference,
+            crate::run::reask::to_ask(nothing, triggered),
+            &options,
+            already,
+        )?;
         if let Some(spend) = spend.as_mut() {
             spend.absorb(&reasked);
             store.write_run_spend(&run.tenant, &run.suite, key, spend)?;

@@ -73,6 +73,7 @@ pub fn power_sentences(power: &Power, s: &Strings) -> Vec<String> {
     let alpha = percent(power.alpha);
     let samples = power.samples.to_string();
     let mut lines = vec![match power.case_drop {
+        Some(rate) if power.samples == 1 => fill(s.power_one, &[("rate", &percent(rate))]),
         Some(rate) => fill(
             s.power_case,
             &[

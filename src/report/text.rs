@@ -148,6 +148,8 @@ strings_table! {
     power_case,
     /// `With {samples} samples a case …, cannot catch a single broken case …`.
     power_case_none,
+    /// `With one sample a case …, no false-alarm rate can be stated …`.
+    power_one,
     /// `{name}: a drop of {drop} or more is caught 8 times in 10.`
     power_measure,
     /// `{name}: its tolerance {tolerance} is below … ({drop}) …`.

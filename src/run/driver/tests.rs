@@ -153,12 +153,14 @@ mod noise {
         let reference = execute(measuring, reference_target, &NoJudges, &context(2)).unwrap();
         let run = execute(pr, target, &NoJudges, &context(2)).unwrap();
         let mut comparison = compare(&run, &reference).unwrap();
-        let exposed = crate::core::compare::reask::exposed(&comparison, &reference);
+        let template = crate::core::compare::reask::ReaskRecord {
+            exposed: crate::core::compare::reask::exposed(&comparison, &reference),
+            ..crate::run::reask::nothing_to_reask(&reference, pr.false_alarm_rate)
+        };
         let (record, _) = reask(
             pr,
             &reference,
-            triggered(&comparison),
-            exposed,
+            crate::run::reask::to_ask(template, triggered(&comparison)),
             target,
             &NoJudges,
             &context(2),
