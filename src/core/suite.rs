@@ -75,6 +75,14 @@ pub struct Suite {
 /// The false-alarm rate of a gate when `[suite]` declares none.
 pub const DEFAULT_FALSE_ALARM_RATE: f64 = 0.05;
 
+/// The smallest `false_alarm_rate` a suite may declare. Below it the rate
+/// is one no evidence of a pull request's gate can reach: a failure where
+/// a reference of 5 samples passed every time, asked again up to
+/// `stats::sequential::MAX_CAP` times and failing every time, still has a
+/// p-value above it; every such failure would be undecided, and undecided
+/// never fails the gate. A pull request could loosen the gate to nothing.
+pub const LEAST_FALSE_ALARM_RATE: f64 = 1e-4;
+
 #[cfg(test)]
 impl Suite {
     /// A suite for the tests: tenant `t`, environment `e`, name `s`, one

@@ -19,7 +19,7 @@ pub mod git_objects;
 pub mod logging;
 pub mod memory;
 pub mod near_miss;
-pub mod run_trust;
+pub mod trust;
 pub mod runner;
 pub mod shards;
 pub mod signals;

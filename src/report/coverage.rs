@@ -73,6 +73,8 @@ super::text::strings_table! {
     eval_case_removed,
     /// What a moved store root is called in `{what}: {before} → {after}`.
     eval_store_root,
+    /// The suite file (moved, or not at the base).
+    eval_suite_file,
     /// Against the replaced reference: `{rules}` loosened, `{dropped}` dropped.
     replaced_gives_up,
     /// Title of what the replacement loosens or drops.
@@ -152,6 +154,7 @@ pub fn evaluation_line(c: &EvalChange, s: &IntegrityStrings) -> String {
         Subject::Target(key) => format!("[target] {key}"),
         Subject::Case(_) => String::new(),
         Subject::StoreRoot => s.eval_store_root.to_string(),
+        Subject::SuiteFile => s.eval_suite_file.to_string(),
     };
     let mut line = match (&c.subject, c.change) {
         (Subject::Case(id), Change::Added) => fill(s.eval_case_added, &[("id", id)]),

@@ -15,8 +15,10 @@ pub mod migrate;
 pub mod promote;
 pub mod reasks;
 pub mod repo;
+pub mod sealed;
 pub mod spend;
 pub mod timings;
 
 pub use error::StoreError;
 pub use repo::Store;
+pub use sealed::Vouch;

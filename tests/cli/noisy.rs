@@ -33,7 +33,7 @@ type = "contains"
 needle = "yes"
 "#;
 
-fn answers(root: &Path, rows: &[(&str, &[&str])]) {
+pub(crate) fn answers(root: &Path, rows: &[(&str, &[&str])]) {
     let table: serde_json::Map<String, Value> = rows
         .iter()
         .map(|(id, list)| ((*id).to_string(), json!({ "answers": list })))
@@ -41,7 +41,7 @@ fn answers(root: &Path, rows: &[(&str, &[&str])]) {
     std::fs::write(root.join("answers.json"), Value::Object(table).to_string()).unwrap();
 }
 
-fn setup(root: &Path) -> crate::util::Stub {
+pub(crate) fn setup(root: &Path) -> crate::util::Stub {
     answers(root, &[]);
     let server = stub(&root.join("answers.json"));
     std::fs::write(
@@ -57,7 +57,7 @@ fn setup(root: &Path) -> crate::util::Stub {
     server
 }
 
-fn run(root: &Path, args: &[&str]) -> crate::util::Ran {
+pub(crate) fn run(root: &Path, args: &[&str]) -> crate::util::Ran {
     digline_env(root, args, &[])
 }
 
@@ -78,7 +78,7 @@ fn compare_latest(root: &Path) -> crate::util::Ran {
 }
 
 /// Measure a baseline of 5 samples where every case passes, and promote it.
-fn measured_baseline(root: &Path) -> String {
+pub(crate) fn measured_baseline(root: &Path) -> String {
     let yes: &[&str] = &["yes"; 5];
     answers(root, &[("steady", yes), ("broken", yes), ("wobbly", yes)]);
     let ran = run(
@@ -453,11 +453,20 @@ fn a_false_alarm_rate_outside_its_range_is_refused_where_it_is_written() {
     for (value, why) in [
         (
             "0.7",
-            "`false_alarm_rate` is 0.7, and it has to be a number above 0 and below 0.5",
+            "`false_alarm_rate` is 0.7, and it has to be a number of at least 0.0001 and below 0.5",
         ),
         (
             "\"5%\"",
-            "`false_alarm_rate` is a string, and it has to be a number above 0 and below 0.5",
+            "`false_alarm_rate` is a string, and it has to be a number of at least 0.0001 and below 0.5",
+        ),
+        // A pull request loosening the gate to nothing: no evidence reaches it.
+        (
+            "1e-9",
+            "`false_alarm_rate` is 1e-9, and it has to be a number of at least 0.0001 and below 0.5 (0.05 calls an unchanged system worse in at most 1 gate of 20; below 0.0001 not even every re-ask failing again against a reference of 5 samples could reach it, so nothing would ever be called worse)",
+        ),
+        (
+            "0.00009",
+            "`false_alarm_rate` is 0.00009, and it has to be a number of at least 0.0001",
         ),
     ] {
         std::fs::write(
@@ -468,9 +477,13 @@ fn a_false_alarm_rate_outside_its_range_is_refused_where_it_is_written() {
             ),
         )
         .unwrap();
+        for verb in ["run", "gate"] {
+            let ran = run(root, &[verb, "--suite", "suite.toml", "--out", "out"][..if verb == "gate" { 5 } else { 3 }]);
+            assert_eq!(ran.code, 64, "{verb}: {}", ran.stderr);
+            assert!(ran.stderr.contains(why), "{}", ran.stderr);
+            assert!(!root.join("out/outcome.json").exists(), "no partial file");
+        }
         let ran = run(root, &["run", "--suite", "suite.toml"]);
-        assert_eq!(ran.code, 64, "{}", ran.stderr);
-        assert!(ran.stderr.contains(why), "{}", ran.stderr);
         assert!(
             ran.stderr.contains("suite.toml:6"),
             "located: {}",
@@ -481,7 +494,7 @@ fn a_false_alarm_rate_outside_its_range_is_refused_where_it_is_written() {
         root.join("suite.toml"),
         suite.replace(
             "cases = \"cases.json\"",
-            "cases = \"cases.json\"\nfalse_alarm_rate = 0.01",
+            "cases = \"cases.json\"\nfalse_alarm_rate = 0.0001",
         ),
     )
     .unwrap();
