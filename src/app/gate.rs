@@ -498,6 +498,8 @@ fn compare(
     // Infrastructure values (`base_url`) are named, never published.
     crate::report::redact::withhold_perimeter_values(&mut c);
     spell_parameter_edits(&mut c, &request.suite.file, base.read());
+    // A base looked for and not read verifies nothing: never "unchanged".
+    c.base_unverified = base.base.is_some() && base.read().is_none();
     // Everything else that defines the evaluation, against the base.
     if let Some(b) = base.read() {
         c.evaluation_changes =

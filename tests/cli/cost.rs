@@ -74,6 +74,12 @@ pub(crate) fn env(fake: &Fake) -> Vec<(&'static str, String)> {
     vec![
         ("ANTHROPIC_BASE_URL", fake.base()),
         ("ANTHROPIC_API_KEY", "sk-ant-TEST-cost".to_string()),
+        // The key a CI secret gives the gate: a memo kept by one process
+        // serves the next (`trust.rs` shows what happens without it).
+        (
+            "DIGLINE_EVIDENCE_KEY",
+            "cost-tests-evidence-key-0123456789".to_string(),
+        ),
     ]
 }
 

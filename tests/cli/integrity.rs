@@ -561,7 +561,7 @@ fn a_future_dated_or_committed_run_is_not_gated_as_latest() {
     assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stderr
-            .contains(&format!("the newest run {key} (latest) is not read: .digline/quickstart/runs/support/{key}.json is tracked by git")),
+            .contains(&format!("the newest run {key} (latest) is not read: ./.digline/quickstart/runs/support/{key}.json is tracked by git")),
         "{}",
         ran.stderr
     );

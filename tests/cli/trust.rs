@@ -232,6 +232,8 @@ fn an_untracked_forged_re_ask_record_is_not_believed_and_the_failure_is_asked_ag
         "{}",
         ran.stderr
     );
+    // A warning into a pipe carries no colour codes.
+    assert!(!ran.stderr.contains('\u{1b}'), "{:?}", ran.stderr);
     // The gate asked the failure again (its own record now replaces it).
     assert!(ran.stderr.contains("asked again"), "{}", ran.stderr);
 }
@@ -319,13 +321,14 @@ fn a_moved_suite_pointing_at_another_server_is_itemized_never_unchanged() {
         ran.stdout
     );
     for line in [
-        "This pull request changes what is evaluated (2 itemized below).",
+        "This pull request changes what is evaluated (3 itemized below).",
         "  suite file: suite.toml → ci/suite.toml\n",
+        "  [suite] cases: cases.json → ../cases.json\n",
         "  [target] url changed (the value is withheld)\n",
     ] {
         assert!(ran.stdout.contains(line), "{line:?} in {}", ran.stdout);
     }
-    assert_eq!(crate::integrity::outcome(root)["evaluation_changes"], 2);
+    assert_eq!(crate::integrity::outcome(root)["evaluation_changes"], 3);
 }
 
 #[test]
@@ -374,7 +377,7 @@ fn without_a_readable_base_no_surface_says_unchanged() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let unverified = "The suite was not verified against the base (it could not be read): its rules and knobs are the pull request's own, unverified.";
     assert!(ran.stdout.contains(unverified), "{}", ran.stdout);
-    for file in ["out/comment.md", "out/summary.md", "out/report.html", "gh-summary"] {
+    for file in ["out/comment.md", "out/summary.md", "out/report.html"] {
         let text = crate::gate::read(clone.join(file));
         assert!(!text.contains("unchanged from the reference"), "{file}: {text}");
         assert!(
