@@ -886,7 +886,7 @@ fn render_html_report(
         !payload,
         facts.spends,
         &facts.failed_calls,
-        facts.exit,
+        (facts.exit, facts.view.headline()),
     ) {
         Ok(page) => Some(page),
         Err(e) => {

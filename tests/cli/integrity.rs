@@ -1198,7 +1198,7 @@ fn a_replaced_baseline_lists_the_loosened_rules_and_dropped_cases_too() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout.starts_with(
-            "This pull request replaces the approved reference. Against the approved reference it replaces, nothing got worse. Against it, this pull request also loosens 1 rules and drops 6 checks."
+            "This pull request replaces the approved reference. Against the approved reference it replaces, nothing got worse. Against it, this pull request also loosens 1 rule and drops 6 checks."
         ),
         "{}",
         ran.stdout
