@@ -63,7 +63,10 @@ impl Seal {
         message.extend_from_slice(place.as_bytes());
         message.push(0);
         message.extend_from_slice(bytes);
-        self.mac(&message).iter().map(|b| format!("{b:02x}")).collect()
+        self.mac(&message)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     /// True when `tag` is the seal of this record under the key (compared

@@ -110,8 +110,7 @@ pub fn read_moved(
         sentence,
         refuses: base.explicit,
     };
-    let old = at(base, at_base)
-        .map_err(|e| problem(refusal(&base.rev, &e)))?;
+    let old = at(base, at_base).map_err(|e| problem(refusal(&base.rev, &e)))?;
     let new = std::fs::read(baseline_path).ok();
     match (old, new) {
         (None, None) => Ok(BaseBaseline::Same),
@@ -266,9 +265,7 @@ pub fn moved_store(
 /// The bytes of `path` at the base (at most 1 MiB); `None` when the base
 /// cannot be read or has no such file.
 pub fn file_at_base(base: &BaseRev, path: &Path) -> Option<Vec<u8>> {
-    at(base, path)
-        .ok()?
-        .filter(|bytes| bytes.len() <= 1 << 20)
+    at(base, path).ok()?.filter(|bytes| bytes.len() <= 1 << 20)
 }
 
 /// The checks `suite_path` declares at `base.rev` (read from git objects)
@@ -356,8 +353,9 @@ fn moved_suite(
     let (workdir, files) = git_objects::files_ending(&base.dir, &base.rev, ".toml").ok()?;
     let mut found = files.into_iter().filter_map(|rel| {
         let bytes = at(base, &workdir.join(&rel)).ok()??;
-        (bytes.len() <= 1 << 20 && suite_json(&bytes).and_then(|s| identity(&s)) == Some(wanted.clone()))
-            .then_some((rel, bytes))
+        (bytes.len() <= 1 << 20
+            && suite_json(&bytes).and_then(|s| identity(&s)) == Some(wanted.clone()))
+        .then_some((rel, bytes))
     });
     let (rel, bytes) = found.next()?;
     found.next().is_none().then_some((workdir, rel, bytes))

@@ -475,7 +475,10 @@ mod tests {
         // The process's working directory (this crate's checkout) is not
         // the repository: the answer is the same from anywhere.
         let ws = Workspace::of(&root);
-        assert!(matches!(ws.check(&memo, &entry), Err(Distrust::Tracked { .. })));
+        assert!(matches!(
+            ws.check(&memo, &entry),
+            Err(Distrust::Tracked { .. })
+        ));
         // A committed `memo/dc` link (even to an untracked folder inside
         // the memo) is the pull request's word.
         std::fs::create_dir_all(memo.join("dd")).unwrap();

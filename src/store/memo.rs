@@ -290,9 +290,9 @@ mod tests {
         assert!(refusing.nearest(&kept.fields, &kept.place).is_none());
         // A reader requiring seals reads no entry an unkeyed store wrote,
         // and reads one a keyed store sealed (at its own key only).
-        let sealing = store.clone().sealed_by(Arc::new(crate::core::seal::Seal::new(
-            b"0123456789abcdef",
-        )));
+        let sealing = store
+            .clone()
+            .sealed_by(Arc::new(crate::core::seal::Seal::new(b"0123456789abcdef")));
         let strict = MemoReader::new(sealing.clone(), "t").requiring_seals(true);
         assert_eq!(strict.get(&key), None);
         strict.put(&kept).unwrap();

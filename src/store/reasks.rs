@@ -105,9 +105,11 @@ mod tests {
         assert_eq!(store.read_run_reasks("t", "s", "k"), Some(record.clone()));
         // Unsealed (a store without a key wrote it): never read as sealed.
         assert!(store.read_sealed_run_reasks("t", "s", "k").is_none());
-        let sealing = store.clone().sealed_by(std::sync::Arc::new(
-            crate::core::seal::Seal::new(b"0123456789abcdef"),
-        ));
+        let sealing = store
+            .clone()
+            .sealed_by(std::sync::Arc::new(crate::core::seal::Seal::new(
+                b"0123456789abcdef",
+            )));
         sealing.write_run_reasks("t", "s", "k", &record).unwrap();
         assert_eq!(
             sealing.read_sealed_run_reasks("t", "s", "k"),

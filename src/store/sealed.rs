@@ -81,7 +81,10 @@ impl Store {
         if let (Some(seal), Value::Object(map)) = (&self.seal, &mut value) {
             map.remove(SEAL_KEY);
             let bytes = serde_json::to_vec(&Value::Object(map.clone())).unwrap_or_default();
-            map.insert(SEAL_KEY.into(), Value::String(seal.tag(kind, place, &bytes)));
+            map.insert(
+                SEAL_KEY.into(),
+                Value::String(seal.tag(kind, place, &bytes)),
+            );
         }
         let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
         text.push('\n');
@@ -135,7 +138,9 @@ mod tests {
             rate: 0.05,
             pairs: vec!["c".into()],
         };
-        sealing.write_sealed(&path, ("k", "t/x"), &r, 0o644).unwrap();
+        sealing
+            .write_sealed(&path, ("k", "t/x"), &r, 0o644)
+            .unwrap();
         assert_eq!(
             sealing.read_sealed(&path, ("k", "t/x")),
             Some(Unsealed::Sealed(r.clone()))

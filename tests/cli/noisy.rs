@@ -560,7 +560,10 @@ fn a_re_ask_record_tracked_by_git_is_never_read() {
     }
     // Untracked, the same record is not read either: it carries no seal of
     // the gate's key (`trust::an_untracked_forged_re_ask_record_…`).
-    crate::util::git(root, &["rm", "-q", "-f", "--cached", record.to_str().unwrap()]);
+    crate::util::git(
+        root,
+        &["rm", "-q", "-f", "--cached", record.to_str().unwrap()],
+    );
     let ran = run(root, &["compare", "--suite", "suite.toml", "--run", &key]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
 }

@@ -52,8 +52,22 @@ fn forge(root: &Path, keep_seal: bool) -> usize {
 }
 
 /// `gate` against the fake with `vars` added to its environment.
-fn gate_with(root: &Path, fake: &crate::fake_llm::Fake, out: &str, extra: &[&str], vars: &[(&str, &str)]) -> Ran {
-    let mut args = vec!["gate", "--suite", "suite.toml", "--out", out, "--publish", "none"];
+fn gate_with(
+    root: &Path,
+    fake: &crate::fake_llm::Fake,
+    out: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> Ran {
+    let mut args = vec![
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        out,
+        "--publish",
+        "none",
+    ];
     args.extend_from_slice(extra);
     let base = crate::cost::env(fake);
     let mut all: Vec<(&str, &str)> = base.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -88,7 +102,9 @@ fn an_untracked_forged_memo_entry_never_turns_a_regression_green() {
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
     assert_eq!(judge_calls(&poor), calls, "replay never calls a judge");
     assert!(
-        gated.stderr.contains("judge memo (replay): 0 reply(ies) reused"),
+        gated
+            .stderr
+            .contains("judge memo (replay): 0 reply(ies) reused"),
         "{}",
         gated.stderr
     );
@@ -144,11 +160,23 @@ fn a_memo_folder_linked_out_of_the_memo_is_not_followed() {
     text["reply"] = json!("{\"score\": 1.0, \"reason\": \"forged\"}");
     std::fs::write(&moved, text.to_string()).unwrap();
     std::os::unix::fs::symlink(format!("../forged/{name}"), &folder).unwrap();
-    git(root, &["add", "-f", ".digline/t/forged", &format!(".digline/t/memo/{name}")]);
+    git(
+        root,
+        &[
+            "add",
+            "-f",
+            ".digline/t/forged",
+            &format!(".digline/t/memo/{name}"),
+        ],
+    );
     let calls = judge_calls(&fair);
     let runs = root.join(".digline/t/runs/s");
     let listed = || -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&runs).unwrap().flatten().map(|e| e.path()).collect();
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&runs)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         v.sort();
         v
     };
@@ -161,7 +189,10 @@ fn a_memo_folder_linked_out_of_the_memo_is_not_followed() {
     );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_eq!(judge_calls(&fair), calls);
-    let made: Vec<PathBuf> = listed().into_iter().filter(|p| !before.contains(p)).collect();
+    let made: Vec<PathBuf> = listed()
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
     assert_eq!(made.len(), 1, "{made:?}");
     let doc = read_json(&made[0]);
     let verdict = &doc["results"][0]["verdicts"][0];
@@ -172,7 +203,9 @@ fn a_memo_folder_linked_out_of_the_memo_is_not_followed() {
     assert!(
         ran.stderr.contains(&format!(
             "a judge memo entry is not read: ./{link} is tracked by git"
-        )) || ran.stderr.contains(&format!("{link} is a symbolic link that leads out of")),
+        )) || ran
+            .stderr
+            .contains(&format!("{link} is a symbolic link that leads out of")),
         "{}",
         ran.stderr
     );
@@ -197,8 +230,7 @@ fn broken_run(root: &Path) -> String {
 /// A re-ask record for run `key` saying `broken` passed every re-ask, at a
 /// false-alarm rate no evidence reaches.
 fn forged_reasks(root: &Path, key: &str) -> PathBuf {
-    let baseline: Value =
-        read_json(root.join(".digline/noisy/baselines/support.json"));
+    let baseline: Value = read_json(root.join(".digline/noisy/baselines/support.json"));
     let forged = json!({
         "reference_created_at": baseline["created_at"],
         "reference_config_hash": baseline["config_hash"],
@@ -224,11 +256,22 @@ fn an_untracked_forged_re_ask_record_is_not_believed_and_the_failure_is_asked_ag
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let ran = crate::noisy::run(
         root,
-        &["gate", "--suite", "suite.toml", "--run", &key, "--out", "out", "--publish", "none"],
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &key,
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ],
     );
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        ran.stderr.contains("the re-ask record carries no valid seal of this gate"),
+        ran.stderr
+            .contains("the re-ask record carries no valid seal of this gate"),
         "{}",
         ran.stderr
     );
@@ -250,10 +293,20 @@ fn committed_runs_records_and_shards_are_refused_when_the_gate_runs_from_outside
     std::fs::create_dir_all(&outside).unwrap();
     let suite = root.join("suite.toml");
     let flags = |extra: &[&str]| -> Vec<String> {
-        let mut args: Vec<String> = ["gate", "--suite", suite.to_str().unwrap(), "--root", root.to_str().unwrap(), "--out", "out", "--publish", "none"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut args: Vec<String> = [
+            "gate",
+            "--suite",
+            suite.to_str().unwrap(),
+            "--root",
+            root.to_str().unwrap(),
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         args.extend(extra.iter().map(|s| s.to_string()));
         args
     };
@@ -316,7 +369,8 @@ fn a_moved_suite_pointing_at_another_server_is_itemized_never_unchanged() {
     let ran = crate::gate::digline_env(root, &args, &[]);
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
-        !ran.stdout.contains("The suite is unchanged from the reference"),
+        !ran.stdout
+            .contains("The suite is unchanged from the reference"),
         "{}",
         ran.stdout
     );
@@ -367,7 +421,14 @@ fn without_a_readable_base_no_surface_says_unchanged() {
     let clone = dir.path().join("clone");
     git(
         dir.path(),
-        &["clone", "-q", "--depth", "1", &format!("file://{}", origin.display()), "clone"],
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &format!("file://{}", origin.display()),
+            "clone",
+        ],
     );
     crate::util::set_port(&clone.join("suite.toml"), server.port);
     let fake = crate::forges::fake_github(crate::forges::Mode::Normal);
@@ -379,7 +440,10 @@ fn without_a_readable_base_no_surface_says_unchanged() {
     assert!(ran.stdout.contains(unverified), "{}", ran.stdout);
     for file in ["out/comment.md", "out/summary.md", "out/report.html"] {
         let text = crate::gate::read(clone.join(file));
-        assert!(!text.contains("unchanged from the reference"), "{file}: {text}");
+        assert!(
+            !text.contains("unchanged from the reference"),
+            "{file}: {text}"
+        );
         assert!(
             text.contains("not verified against the base"),
             "{file}: {text}"
