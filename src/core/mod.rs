@@ -6,6 +6,7 @@
 //! a test (`tests/cli/layering.rs`) enforces it.
 
 pub mod aggregate;
+pub mod anchors;
 pub mod checks;
 pub mod compare;
 pub mod diff;

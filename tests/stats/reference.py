@@ -2,7 +2,8 @@
 
 Run from the repository root:  python3 tests/stats/reference.py
 It rewrites tests/stats/reference.json, which src/core/stats/tests.rs reads
-and checks to 1e-9. Needs scipy and statsmodels (pip install scipy statsmodels).
+and checks to 1e-9. Needs scipy, statsmodels and scikit-learn
+(pip install scipy statsmodels scikit-learn).
 """
 import functools
 import itertools
@@ -11,6 +12,7 @@ import pathlib
 
 import numpy as np
 import scipy
+import sklearn
 import statsmodels
 from math import comb
 
@@ -230,14 +232,54 @@ def power_rows():
     return rows
 
 
+def agreement_rows():
+    """Judge anchors: Clopper-Pearson rates, Cohen's kappa (statsmodels and
+    scikit-learn must agree) and the smallest shift exact McNemar sees."""
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import cohens_kappa
+    clopper = []
+    for k, n, alpha in [(0, 5, 0.05), (5, 5, 0.05), (3, 10, 0.05), (17, 20, 0.05),
+                        (1, 1, 0.1), (48, 50, 0.01), (12, 40, 0.05)]:
+        low, high = proportion_confint(k, n, alpha=alpha, method="beta")
+        clopper.append({"k": k, "n": n, "alpha": alpha, "low": float(low), "high": float(high)})
+    kappa = []
+    for t, alpha in [([[6, 2], [1, 11]], 0.05), ([[20, 5], [10, 15]], 0.05),
+                     ([[10, 0], [0, 10]], 0.05), ([[3, 7], [8, 2]], 0.05),
+                     ([[40, 3], [6, 11]], 0.1), ([[1, 1], [1, 1]], 0.05)]:
+        r = cohens_kappa(np.array(t))
+        z = norm.ppf(1 - alpha / 2)
+        low, high = r.kappa - z * r.std_kappa, r.kappa + z * r.std_kappa
+        if alpha == 0.05:
+            assert abs(low - r.kappa_low) < 1e-12 and abs(high - r.kappa_upp) < 1e-12
+        # The same table as two raters' labels, for scikit-learn.
+        a, b = [], []
+        for i in range(2):
+            for j in range(2):
+                a += [i] * t[i][j]
+                b += [j] * t[i][j]
+        sk = float(cohen_kappa_score(a, b))
+        assert abs(sk - float(r.kappa)) < 1e-12, (t, sk, r.kappa)
+        kappa.append({"table": t, "alpha": alpha, "kappa": sk,
+                      "std_error": float(r.std_kappa), "low": float(low),
+                      "high": float(high)})
+    shift = []
+    for n, alpha in [(10, 0.05), (20, 0.05), (5, 0.05), (40, 0.01), (3, 0.05)]:
+        k = next((k for k in range(1, n + 1)
+                  if mcnemar([[0, k], [0, 0]], exact=True).pvalue < alpha), None)
+        shift.append({"n": n, "alpha": alpha, "shift": None if k is None else k / n})
+    return clopper, kappa, shift
+
+
 def main():
+    clopper, kappa, shift = agreement_rows()
     fisher, bosch = exact_tests()
     data = {
-        "made_by": f"tests/stats/reference.py with scipy {scipy.__version__}, statsmodels {statsmodels.__version__}",
+        "made_by": f"tests/stats/reference.py with scipy {scipy.__version__}, statsmodels {statsmodels.__version__}, scikit-learn {sklearn.__version__}",
         "binomial": binomial(), "fisher": fisher, "boschloo": bosch,
         "mcnemar": mcnemar_rows(), "family": family(), "wilson": wilson(),
         "quantile": quantiles(), "mde_normal": mde(), "bootstrap": bootstrap(),
         "bound": bound_rows(), "sequential": sequential_rows(), "case_power": power_rows(),
+        "clopper_pearson": clopper, "kappa": kappa, "detectable_shift": shift,
     }
     OUT.write_text(json.dumps(data, indent=1) + "\n")
 

@@ -11,11 +11,13 @@
 //! `asked`. The one-sided alternative is always "the run fails more often
 //! than the reference": a drop, never a rise.
 
+mod agreement;
 mod bound;
 mod decide;
 mod power;
 mod sequential;
 
+pub use agreement::{clopper_pearson, cohen_kappa, detectable_shift, labels_to_decide, Kappa};
 pub use bound::{failure_ceiling, lower_bound, REFERENCE_SHARE};
 pub use decide::{decide, Decision, Evidence, Pair, Plan, Verdict as PairVerdict, CAP};
 pub use power::{case_power, mde_case, mde_normal, mde_paired_proportion};

@@ -315,3 +315,59 @@ fn the_smallest_detectable_drop_shrinks_with_reference_samples() {
     let one = mde_case(1, plan, 5, 0.8).unwrap();
     assert!((one - 0.8_f64.cbrt()).abs() < 1e-9, "{one}");
 }
+
+#[test]
+fn clopper_pearson_matches_statsmodels() {
+    for row in rows("clopper_pearson") {
+        let (low, high) = clopper_pearson(u(&row, "k"), u(&row, "n"), f(&row, "alpha"));
+        close(&format!("low {row}"), low, f(&row, "low"));
+        close(&format!("high {row}"), high, f(&row, "high"));
+    }
+}
+
+#[test]
+fn cohen_kappa_matches_statsmodels_and_scikit_learn() {
+    for row in rows("kappa") {
+        let t = &row["table"];
+        let cell = |i: usize, j: usize| t[i][j].as_u64().expect("a count");
+        let table = [[cell(0, 0), cell(0, 1)], [cell(1, 0), cell(1, 1)]];
+        let k = cohen_kappa(table, f(&row, "alpha")).expect("a defined kappa");
+        close(&format!("kappa {row}"), k.kappa, f(&row, "kappa"));
+        close(&format!("se {row}"), k.std_error, f(&row, "std_error"));
+        close(&format!("low {row}"), k.low, f(&row, "low"));
+        close(&format!("high {row}"), k.high, f(&row, "high"));
+    }
+    // The example, written out.
+    let k = cohen_kappa([[6, 2], [1, 11]], 0.05).expect("defined");
+    close("[[6, 2], [1, 11]]", k.kappa, 0.680_851_063_829_787_3);
+    // Every rating the same: chance agreement is total, κ undefined.
+    assert_eq!(cohen_kappa([[5, 0], [0, 0]], 0.05), None);
+    assert_eq!(cohen_kappa([[0, 0], [0, 0]], 0.05), None);
+}
+
+#[test]
+fn detectable_shift_matches_statsmodels_mcnemar() {
+    for row in rows("detectable_shift") {
+        let ours = detectable_shift(u(&row, "n"), f(&row, "alpha"));
+        match row["shift"].as_f64() {
+            Some(theirs) => close(&format!("shift {row}"), ours.expect("a shift"), theirs),
+            None => assert_eq!(ours, None, "{row}"),
+        }
+    }
+}
+
+#[test]
+fn labels_to_decide_shrinks_the_interval_to_the_floor() {
+    let k = cohen_kappa([[6, 2], [1, 11]], 0.05).expect("defined");
+    // κ ≈ 0.68, lower bound ≈ 0.35: a floor of 0.5 needs more labels.
+    let n = labels_to_decide(&k, 20, 0.5, 0.05).expect("decidable");
+    assert!(n > 20, "{n}");
+    let z = normal_quantile(0.975);
+    let se_at_n = k.std_error * (20.0_f64 / n as f64).sqrt();
+    assert!(k.kappa - z * se_at_n >= 0.5 - 1e-12, "{n}");
+    let se_before = k.std_error * (20.0_f64 / (n - 1) as f64).sqrt();
+    assert!(k.kappa - z * se_before < 0.5, "{n} is not the least");
+    // A bound already over the floor needs nothing more; κ under it, never.
+    assert_eq!(labels_to_decide(&k, 20, 0.3, 0.05), Some(20));
+    assert_eq!(labels_to_decide(&k, 20, 0.7, 0.05), None);
+}

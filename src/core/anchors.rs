@@ -1,0 +1,405 @@
+//! Judge anchors: fixed answers a person labelled, graded by a suite's
+//! judges in the reference and again on every gate, so that a judge that
+//! moved is seen as a moved instrument — *could not be judged, the judge
+//! changed* (exit 2) — and never read as a worse product (exit 1).
+//!
+//! Pure: the anchors as loaded ([`Anchor`]), the judge's identity and which
+//! of its fields changed ([`JudgeIdentity`]), and the reading of one
+//! judge's anchors now against the reference's ([`Drift`]): an exact
+//! McNemar test on the verdicts, the share that moved with its exact
+//! interval, and — with labels — the judge's agreement with people
+//! (true-pass and true-fail rates, Cohen's κ, each with an interval).
+//! Spec: issue 32; `docs/checks.md` "Judge anchors".
+
+use serde_json::{json, Map, Value};
+
+use super::identity::digest;
+use super::stats::{clopper_pearson, cohen_kappa, detectable_shift, labels_to_decide, Kappa};
+
+/// What a person said of an anchor's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Label {
+    /// The answer deserves to pass the check.
+    Pass,
+    /// The answer deserves to fail it.
+    Fail,
+}
+
+/// One entry of the anchors file: `{"check", "answer", "vars", "context",
+/// "label"}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Anchor {
+    /// The judged check (its reported name) that grades this answer.
+    pub check: String,
+    /// The fixed answer the judge grades.
+    pub answer: String,
+    /// The variables the rubric is filled with.
+    pub vars: Map<String, Value>,
+    /// Retrieval context, for `faithfulness`.
+    pub context: Vec<String>,
+    /// What a person said, when one did.
+    pub label: Option<Label>,
+}
+
+impl Anchor {
+    /// 16 hex chars naming what the judge is shown (check, answer, vars,
+    /// context — not the label): how a gate's grading finds the
+    /// reference's grading of the same anchor.
+    pub fn key(&self) -> String {
+        digest(&json!([self.check, self.answer, self.vars, self.context]))
+    }
+}
+
+/// Who a judge is, as far as a gate can tell: what the suite asked for and
+/// what the provider says answered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JudgeIdentity {
+    /// The provider (`openai`, `anthropic`, …).
+    pub provider: String,
+    /// The model the suite names.
+    pub requested_model: String,
+    /// The model the provider says answered (a dated name, a
+    /// `system_fingerprint`), when it says one.
+    pub answered_model: Option<String>,
+    /// The endpoint's `host:port`.
+    pub endpoint: String,
+    /// 16 hex of the base URL (its path can route to another model).
+    pub base_url_hash: String,
+    /// 16 hex of the rubric and prompt the judge is sent.
+    pub prompt_hash: String,
+    /// The protocol the reply is read with.
+    pub protocol: String,
+}
+
+impl JudgeIdentity {
+    /// The fields of `self` (the reference's) that differ in `now`, by
+    /// name, in declaration order. An answered model the provider stopped
+    /// or started reporting counts as changed.
+    pub fn changed(&self, now: &JudgeIdentity) -> Vec<&'static str> {
+        [
+            ("provider", self.provider != now.provider),
+            ("requested_model", self.requested_model != now.requested_model),
+            ("answered_model", self.answered_model != now.answered_model),
+            ("endpoint", self.endpoint != now.endpoint),
+            ("base_url_hash", self.base_url_hash != now.base_url_hash),
+            ("prompt_hash", self.prompt_hash != now.prompt_hash),
+            ("protocol", self.protocol != now.protocol),
+        ]
+        .into_iter()
+        .filter_map(|(name, differs)| differs.then_some(name))
+        .collect()
+    }
+}
+
+/// One anchor graded twice: in the reference and now (pass = `true`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Regraded {
+    /// The reference's verdict.
+    pub reference: bool,
+    /// This gate's verdict.
+    pub now: bool,
+    /// What a person said, when one did.
+    pub label: Option<Label>,
+}
+
+/// A rate with its exact interval: `hits` of `n`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate {
+    /// How many agreed.
+    pub hits: u64,
+    /// Of how many.
+    pub n: u64,
+    /// The Clopper–Pearson interval's ends.
+    pub low: f64,
+    /// The upper end.
+    pub high: f64,
+}
+
+impl Rate {
+    fn of(hits: u64, n: u64, alpha: f64) -> Rate {
+        let (low, high) = clopper_pearson(hits, n, alpha);
+        Rate { hits, n, low, high }
+    }
+}
+
+/// The judge against people on the labelled anchors, graded now.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Agreement {
+    /// Of the answers people passed, the share the judge passes.
+    pub true_pass: Rate,
+    /// Of the answers people failed, the share the judge fails.
+    pub true_fail: Rate,
+    /// Cohen's κ, judge against people; `None` when undefined (every
+    /// rating the same).
+    pub kappa: Option<Kappa>,
+}
+
+/// What one judge's anchors say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// It did not move beyond what the anchors can see.
+    Steady,
+    /// Only its name or route changed: its verdicts on the anchors did not.
+    Renamed,
+    /// It moved: its checks could not be judged (exit 2).
+    Moved,
+    /// `[suite] min_judge_kappa` is not shown to hold: its checks cannot
+    /// gate (exit 2).
+    Unproven,
+}
+
+impl Reading {
+    /// Whether the judge's checks can gate: a judge that moved or whose
+    /// agreement with people is unproven cannot.
+    pub fn gates(self) -> bool {
+        matches!(self, Reading::Steady | Reading::Renamed)
+    }
+}
+
+/// One judge's anchors now against the reference's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Drift {
+    /// Anchors graded both times.
+    pub anchors: u64,
+    /// Passed in the reference, fail now.
+    pub lost: u64,
+    /// Failed in the reference, pass now.
+    pub gained: u64,
+    /// The pass rate's change, now − reference, as a share of the anchors.
+    pub shift: f64,
+    /// The share of anchors whose verdict moved, with its exact interval.
+    pub moved: Rate,
+    /// The exact McNemar p-value, two-sided.
+    pub p: f64,
+    /// The smallest one-way shift these anchors could have shown at the
+    /// level; `None` when too few anchors for any.
+    pub detectable: Option<f64>,
+    /// Which identity fields changed (empty when none).
+    pub changed: Vec<&'static str>,
+    /// The judge against people, with labels.
+    pub agreement: Option<Agreement>,
+    /// With `min_judge_kappa`: how many labelled anchors in all would
+    /// decide it (`None`: κ itself is under the floor).
+    pub labels_needed: Option<u64>,
+    /// What it all says.
+    pub reading: Reading,
+}
+
+impl Drift {
+    /// Read `graded` (one judge's anchors) at level `alpha`, given which
+    /// identity fields changed and the suite's `min_judge_kappa`.
+    ///
+    /// A judge moved when the McNemar test rejects at `alpha`, or when its
+    /// identity changed and any anchor's verdict moved: a changed judge
+    /// has no benefit of the doubt. A changed identity whose verdicts all
+    /// held is a rename. With a floor, κ's lower bound under it (or κ
+    /// undefined) leaves the checks unproven.
+    pub fn measure(
+        graded: &[Regraded],
+        changed: Vec<&'static str>,
+        alpha: f64,
+        min_kappa: Option<f64>,
+    ) -> Drift {
+        let n = graded.len() as u64;
+        let count = |f: &dyn Fn(&Regraded) -> bool| graded.iter().filter(|g| f(g)).count() as u64;
+        let lost = count(&|g| g.reference && !g.now);
+        let gained = count(&|g| !g.reference && g.now);
+        let shift = if n == 0 {
+            0.0
+        } else {
+            (gained as f64 - lost as f64) / n as f64
+        };
+        let p = super::stats::mcnemar_exact(lost, gained);
+        let agreement = agreement(graded, alpha);
+        let kappa = agreement.and_then(|a| a.kappa);
+        let labelled = count(&|g| g.label.is_some());
+        let labels_needed = match (min_kappa, kappa) {
+            (Some(floor), Some(k)) => labels_to_decide(&k, labelled, floor, alpha),
+            _ => None,
+        };
+        let reading = if p < alpha || (!changed.is_empty() && lost + gained > 0) {
+            Reading::Moved
+        } else if min_kappa.is_some_and(|floor| kappa.is_none_or(|k| k.low < floor)) {
+            Reading::Unproven
+        } else if !changed.is_empty() {
+            Reading::Renamed
+        } else {
+            Reading::Steady
+        };
+        Drift {
+            anchors: n,
+            lost,
+            gained,
+            shift,
+            moved: Rate::of(lost + gained, n, alpha),
+            p,
+            detectable: detectable_shift(n, alpha),
+            changed,
+            agreement,
+            labels_needed,
+            reading,
+        }
+    }
+}
+
+/// The judge (graded now) against people, over the labelled anchors;
+/// `None` without any label.
+fn agreement(graded: &[Regraded], alpha: f64) -> Option<Agreement> {
+    // [[judge pass · people pass, judge fail · people pass],
+    //  [judge pass · people fail, judge fail · people fail]]
+    let mut table = [[0u64; 2]; 2];
+    for g in graded {
+        let Some(label) = g.label else { continue };
+        let row = usize::from(label == Label::Fail);
+        let col = usize::from(!g.now);
+        table[row][col] += 1;
+    }
+    let people_pass = table[0][0] + table[0][1];
+    let people_fail = table[1][0] + table[1][1];
+    (people_pass + people_fail > 0).then(|| Agreement {
+        true_pass: Rate::of(table[0][0], people_pass, alpha),
+        true_fail: Rate::of(table[1][1], people_fail, alpha),
+        kappa: cohen_kappa(table, alpha),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graded(pairs: &[(bool, bool)], label: impl Fn(usize) -> Option<Label>) -> Vec<Regraded> {
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &(reference, now))| Regraded {
+                reference,
+                now,
+                label: label(i),
+            })
+            .collect()
+    }
+
+    fn unlabelled(pairs: &[(bool, bool)]) -> Vec<Regraded> {
+        graded(pairs, |_| None)
+    }
+
+    #[test]
+    fn a_judge_that_turned_strict_has_moved() {
+        // 20 anchors, 12 passed in the reference; now 8 of them fail.
+        let mut pairs = vec![(true, true); 4];
+        pairs.extend(vec![(true, false); 8]);
+        pairs.extend(vec![(false, false); 8]);
+        let drift = Drift::measure(&unlabelled(&pairs), Vec::new(), 0.05, None);
+        assert_eq!((drift.lost, drift.gained), (8, 0));
+        assert!((drift.shift + 0.4).abs() < 1e-12);
+        assert!(drift.p < 0.01, "{}", drift.p);
+        assert_eq!(drift.reading, Reading::Moved);
+        assert!(!drift.reading.gates());
+        assert!(drift.moved.low > 0.15 && drift.moved.high < 0.7, "{:?}", drift.moved);
+    }
+
+    #[test]
+    fn an_unchanged_judge_is_steady_and_says_what_it_could_see() {
+        let mut pairs = vec![(true, true); 12];
+        pairs.extend(vec![(false, false); 7]);
+        pairs.push((true, false));
+        let drift = Drift::measure(&unlabelled(&pairs), Vec::new(), 0.05, None);
+        assert_eq!(drift.reading, Reading::Steady);
+        assert!(drift.reading.gates());
+        // 20 anchors: six moving one way is the least McNemar sees at 5 %.
+        assert_eq!(drift.detectable, Some(0.3));
+    }
+
+    #[test]
+    fn a_changed_identity_whose_anchors_held_is_a_rename_and_one_that_moved_is_a_move() {
+        let pairs = vec![(true, true), (false, false), (true, true)];
+        let same = Drift::measure(&unlabelled(&pairs), vec!["answered_model"], 0.05, None);
+        assert_eq!(same.reading, Reading::Renamed);
+        assert!(same.reading.gates());
+        // One anchor moved is no significant shift, but the judge changed.
+        let pairs = vec![(true, false), (false, false), (true, true)];
+        let moved = Drift::measure(&unlabelled(&pairs), vec!["requested_model"], 0.05, None);
+        assert!(moved.p > 0.05);
+        assert_eq!(moved.reading, Reading::Moved);
+        let unchanged = Drift::measure(&unlabelled(&pairs), Vec::new(), 0.05, None);
+        assert_eq!(unchanged.reading, Reading::Steady);
+    }
+
+    #[test]
+    fn labels_give_agreement_and_a_kappa_floor_can_leave_the_checks_unproven() {
+        // The table [[6, 2], [1, 11]]: people pass 8 (judge passes 6),
+        // people fail 12 (judge fails 11).
+        let mut pairs = Vec::new();
+        let mut labels = Vec::new();
+        for (now, label, times) in [
+            (true, Label::Pass, 6),
+            (false, Label::Pass, 2),
+            (true, Label::Fail, 1),
+            (false, Label::Fail, 11),
+        ] {
+            for _ in 0..times {
+                pairs.push((now, now));
+                labels.push(label);
+            }
+        }
+        let graded = graded(&pairs, |i| Some(labels[i]));
+        let drift = Drift::measure(&graded, Vec::new(), 0.05, None);
+        let agreement = drift.agreement.expect("labelled");
+        assert_eq!((agreement.true_pass.hits, agreement.true_pass.n), (6, 8));
+        assert_eq!((agreement.true_fail.hits, agreement.true_fail.n), (11, 12));
+        let kappa = agreement.kappa.expect("defined");
+        assert!((kappa.kappa - 0.680_851_063_829_787_3).abs() < 1e-9);
+        assert_eq!(drift.reading, Reading::Steady);
+        // κ's lower bound is about 0.35: a floor of 0.5 is not shown.
+        let floor = Drift::measure(&graded, Vec::new(), 0.05, Some(0.5));
+        assert_eq!(floor.reading, Reading::Unproven);
+        assert!(floor.labels_needed.is_some_and(|n| n > 20));
+        let low_floor = Drift::measure(&graded, Vec::new(), 0.05, Some(0.3));
+        assert_eq!(low_floor.reading, Reading::Steady);
+        // A floor with no labels at all is never shown.
+        let bare = Drift::measure(&unlabelled(&pairs), Vec::new(), 0.05, Some(0.3));
+        assert_eq!(bare.reading, Reading::Unproven);
+    }
+
+    #[test]
+    fn identity_fields_are_named_when_they_change() {
+        let before = JudgeIdentity {
+            provider: "openai".into(),
+            requested_model: "gpt-4o".into(),
+            answered_model: Some("gpt-4o-2024-08-06".into()),
+            endpoint: "127.0.0.1:4000".into(),
+            base_url_hash: "aa".into(),
+            prompt_hash: "bb".into(),
+            protocol: "chat-v1".into(),
+        };
+        assert!(before.changed(&before).is_empty());
+        let mut after = before.clone();
+        after.answered_model = Some("gpt-4o-2024-11-20".into());
+        after.endpoint = "127.0.0.1:4001".into();
+        assert_eq!(before.changed(&after), vec!["answered_model", "endpoint"]);
+        after.answered_model = None;
+        assert_eq!(before.changed(&after), vec!["answered_model", "endpoint"]);
+    }
+
+    #[test]
+    fn an_anchors_key_ignores_its_label_and_sees_its_answer() {
+        let anchor = Anchor {
+            check: "helpful".into(),
+            answer: "Paris".into(),
+            vars: Map::new(),
+            context: Vec::new(),
+            label: Some(Label::Pass),
+        };
+        let relabelled = Anchor {
+            label: Some(Label::Fail),
+            ..anchor.clone()
+        };
+        assert_eq!(anchor.key(), relabelled.key());
+        let other = Anchor {
+            answer: "Lyon".into(),
+            ..anchor.clone()
+        };
+        assert_ne!(anchor.key(), other.key());
+        assert_eq!(anchor.key().len(), 16);
+    }
+}
