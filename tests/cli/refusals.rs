@@ -588,3 +588,53 @@ fn hostile_sample_counts_are_refused_at_once_in_one_short_sentence() {
         assert_eq!(stderr, line, "{suite_samples:?} / samples = {samples}");
     }
 }
+
+/// A judge anchors file with a check that is not judged, a bad label or no
+/// anchors is refused at its place (64), before any call, and the refusal
+/// never repeats an answer.
+#[test]
+fn a_bad_judge_anchors_file_is_refused_with_a_located_sentence() {
+    let suite = GOOD_SUITE.replace(
+        "cases = \"cases.json\"",
+        "cases = \"cases.json\"\njudge_anchors = \"judge-anchors.json\"",
+    ) + "\n[[assertions]]\ntype = \"llm_rubric\"\nname = \"helpful\"\nrubric = \"Helpful.\"\n\
+         judge = \"openai/gpt-4o-mini\"\nthreshold = 0.5\ntolerance = 0.1\n";
+    let rows: &[(&str, &[&str])] = &[
+        (
+            r#"[{"check": "helpfull", "answer": "SECRET-ANSWER", "label": "pass"}]"#,
+            &["judge-anchors.json:1:3 #1:", "`helpfull`", "`helpful`"],
+        ),
+        (
+            r#"[{"check": "helpful", "answer": "SECRET-ANSWER", "label": "passed"}]"#,
+            &["judge-anchors.json:1:", "\"pass\" or \"fail\""],
+        ),
+        (
+            r#"[{"check": "helpful", "answer": "SECRET-ANSWER", "lable": "pass"}]"#,
+            &["judge-anchors.json:1:", "`lable`", "`label`"],
+        ),
+        ("[]", &["judge-anchors.json:1:1", "no anchors"]),
+    ];
+    for (anchors, fragments) in rows {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &suite, Some(GOOD_CASES));
+        std::fs::write(dir.path().join("judge-anchors.json"), anchors).unwrap();
+        let ran = digline(dir.path(), &["run", "--suite", "suite.toml"]);
+        assert_eq!(ran.code, 64, "{anchors}: {}", ran.stderr);
+        for fragment in *fragments {
+            assert!(ran.stderr.contains(fragment), "{fragment}: {}", ran.stderr);
+        }
+        assert!(!ran.stderr.contains("SECRET-ANSWER"), "{}", ran.stderr);
+        assert!(!ran.stderr.contains("panicked"), "{}", ran.stderr);
+    }
+    // The same suite with a good file loads past the anchors: what stops it
+    // then is the judge's missing key, not the anchors.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &suite, Some(GOOD_CASES));
+    std::fs::write(
+        dir.path().join("judge-anchors.json"),
+        r#"[{"check": "helpful", "answer": "a", "label": "pass"}]"#,
+    )
+    .unwrap();
+    let ran = digline(dir.path(), &["run", "--suite", "suite.toml"]);
+    assert!(!ran.stderr.contains("judge-anchors.json"), "{}", ran.stderr);
+}

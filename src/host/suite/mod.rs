@@ -40,6 +40,7 @@
 //! | [`http`] | `[target] type = "http"`, its headers and `${NAME}` expansion |
 //! | [`provider`] | `[target] type = "provider"` and where a provider is reached |
 //! | [`cases`] | the cases file (JSON; its places found by [`located::in_cases`]) |
+//! | [`anchors`] | the judge anchors file `judge_anchors` names (JSON, placed like cases) |
 //! | [`errors`] | the located refusal ([`LoadError`]) |
 //!
 //! Paths (`cases`, `artifacts`) resolve against the suite file's directory
@@ -49,6 +50,7 @@
 //! environment variables as `${NAME}`; [`expand_headers`] fills them in
 //! before the first call. Spec `10-suite.md`, `25-targets.md`.
 
+pub mod anchors;
 pub mod assertions;
 pub mod cases;
 pub mod errors;
@@ -130,6 +132,12 @@ pub struct LoadedSuite {
     pub cases_path: PathBuf,
     /// Each `artifacts` entry resolved (same order as `suite.artifacts`).
     pub artifact_paths: Vec<PathBuf>,
+    /// `[suite] judge_anchors`: the fixed, labelled answers every judge
+    /// grades on every gate (empty without the key).
+    pub judge_anchors: Vec<crate::core::anchors::Anchor>,
+    /// `[suite] min_judge_kappa`: the least κ (judge against people) under
+    /// which judged checks cannot gate.
+    pub min_judge_kappa: Option<f64>,
     /// Where the keys a refusal found after the load can blame are
     /// written ([`LoadedSuite::place`]).
     pub places: Places,
@@ -310,6 +318,18 @@ fn from_table(
     let assertions_ok = problems.is_empty();
     // 4.–9. the [suite] keys and values, the cases file, the artifacts
     let suite = suite_table.and_then(|t| suite_values(&t, suite_dir, root, &mut problems));
+    // The judge anchors, once the judged checks are known.
+    let judged: Vec<&str> = (checks.iter())
+        .filter(|c| c.judge_coordinate().is_some())
+        .map(|c| c.name.as_str())
+        .collect();
+    let anchors = match suite_table {
+        Some(t) if assertions_ok => noted(
+            &mut problems,
+            suite_table::judge_anchors(&t, &judged, suite_dir, root),
+        ),
+        _ => None,
+    };
     let aggregates = match &suite {
         Some(values) if assertions_ok => noted(
             &mut problems,
@@ -331,6 +351,7 @@ fn from_table(
     });
     finish(problems, || {
         let values = suite?;
+        let (judge_anchors, min_judge_kappa) = anchors?;
         Some(LoadedSuite {
             suite: Suite {
                 tenant: values.tenant,
@@ -354,6 +375,8 @@ fn from_table(
             root: root.to_path_buf(),
             cases_path: values.cases_path,
             artifact_paths: values.artifact_paths,
+            judge_anchors,
+            min_judge_kappa,
             places: Places::of(&top),
         })
     })

@@ -21,8 +21,10 @@ const SUITE_KEYS: &[&str] = &[
     "disclosure",
     "environment",
     "false_alarm_rate",
+    "judge_anchors",
     "max_usd",
     "min_agreement",
+    "min_judge_kappa",
     "name",
     "record_responses",
     "samples",
@@ -186,6 +188,45 @@ pub(super) fn suite_values(
         artifacts,
         artifact_paths,
     })
+}
+
+/// `judge_anchors` and `min_judge_kappa`: the anchors file read (each
+/// `check` one of `judged`, the suite's judged checks by name) and the κ
+/// floor, which needs anchors to be measured on.
+pub(super) fn judge_anchors(
+    f: &Fields<'_, '_>,
+    judged: &[&str],
+    suite_dir: &Path,
+    root: &Path,
+) -> Result<(Vec<crate::core::anchors::Anchor>, Option<f64>), LoadError> {
+    let written = f.optional::<WrittenPath>(
+        "judge_anchors",
+        "it has to be the path of the judge anchors file, e.g. \"judge-anchors.json\"",
+    )?;
+    let floor = f
+        .bounded(
+            "min_judge_kappa",
+            "it has to be a number above 0 and at most 1: the least Cohen's κ, judge against \
+             people, that lets judged checks gate (0.6 is a common floor)",
+            |n: &Num| n.x > 0.0 && n.x <= 1.0,
+        )?
+        .map(|n| n.x);
+    let anchors = match written {
+        None if floor.is_some() => {
+            return Err(f.invalid(
+                "min_judge_kappa",
+                "`min_judge_kappa` is set and `judge_anchors` is not: κ is measured on \
+                 labelled anchors. Name the anchors file, or drop the floor",
+            ))
+        }
+        None => Vec::new(),
+        Some(WrittenPath(written)) => {
+            super::anchors::read_anchors(&written, suite_dir, root, judged)
+                .map_err(|e| f.place(e, f.at_key("judge_anchors")))?
+                .0
+        }
+    };
+    Ok((anchors, floor))
 }
 
 /// A path a suite names: a string that is not empty (an empty one is

@@ -1179,3 +1179,83 @@ fn the_loader_hardly_names_the_toml_value_type() {
     }
     assert!(uses <= 10, "{uses} uses of {value_type} in src/host/suite/");
 }
+
+const JUDGED: &str = "\n[[assertions]]\ntype = \"llm_rubric\"\nname = \"helpful\"\n\
+                      rubric = \"Helpful.\"\njudge = \"openai/gpt-4o-mini\"\nthreshold = 0.5\ntolerance = 0.1\n";
+
+#[test]
+fn judge_anchors_load_and_leave_the_config_hash_alone() {
+    let with = |keys: &str| format!("{HEAD}{keys}{TARGET}{CHECK}{JUDGED}");
+    let plain = fixture(&with(""), CASES);
+    let plain = load_in(&plain).unwrap_or_else(|e| panic!("{e}"));
+    assert!(plain.judge_anchors.is_empty());
+    assert_eq!(plain.min_judge_kappa, None);
+    let dir = fixture(
+        &with("judge_anchors = \"anchors/judge.json\"\nmin_judge_kappa = 0.6\n"),
+        CASES,
+    );
+    fs::create_dir(dir.path().join("anchors")).expect("a folder");
+    fs::write(
+        dir.path().join("anchors/judge.json"),
+        r#"[{"check": "helpful", "answer": "a", "label": "pass"},
+            {"check": "helpful", "answer": "b", "label": "fail"}]"#,
+    )
+    .expect("write anchors");
+    let loaded = load_in(&dir).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(loaded.judge_anchors.len(), 2);
+    assert_eq!(loaded.judge_anchors[1].answer, "b");
+    assert_eq!(loaded.min_judge_kappa, Some(0.6));
+    // Anchors measure the judge; they are no rule: the hash keeps its bytes.
+    assert_eq!(loaded.suite.config_hash(), plain.suite.config_hash());
+}
+
+#[test]
+fn judge_anchor_keys_are_refused_where_they_are_written() {
+    let with = |keys: &str| format!("{HEAD}{keys}{TARGET}{CHECK}{JUDGED}");
+    let rows: Vec<(String, &[&str])> = vec![
+        (
+            with("min_judge_kappa = 0.6\n"),
+            &["suite.toml:6:1", "`min_judge_kappa` is set and `judge_anchors` is not"],
+        ),
+        (
+            with("judge_anchors = \"a.json\"\nmin_judge_kappa = 1.5\n"),
+            &["suite.toml:7:1", "min_judge_kappa", "at most 1"],
+        ),
+        (
+            with("judge_anchors = \"../outside.json\"\n"),
+            &["judge_anchors", "outside"],
+        ),
+        (
+            with("judge_anchors = \"missing.json\"\n"),
+            &["suite.toml:6:1", "judge anchors file missing.json could not be read"],
+        ),
+        (
+            with("judge_anchor = \"a.json\"\n"),
+            &["judge_anchor", "Did you mean `judge_anchors`?"],
+        ),
+    ];
+    for (suite, fragments) in rows {
+        let dir = fixture(&suite, CASES);
+        fs::write(
+            dir.path().join("a.json"),
+            r#"[{"check": "helpful", "answer": "a"}]"#,
+        )
+        .expect("write anchors");
+        let message = load_in(&dir).expect_err(&suite).to_string();
+        for fragment in fragments {
+            assert!(message.contains(fragment), "{fragment}: {message}");
+        }
+    }
+    // A check that is not judged is no anchor's check.
+    let dir = fixture(&with("judge_anchors = \"a.json\"\n"), CASES);
+    fs::write(
+        dir.path().join("a.json"),
+        r#"[{"check": "contains", "answer": "a"}]"#,
+    )
+    .expect("write anchors");
+    let message = load_in(&dir).expect_err("not judged").to_string();
+    assert!(
+        message.starts_with("a.json:1:3 #1: `check` names no judged check of this suite"),
+        "{message}"
+    );
+}
