@@ -78,7 +78,10 @@ impl JudgeIdentity {
     pub fn changed(&self, now: &JudgeIdentity) -> Vec<&'static str> {
         [
             ("provider", self.provider != now.provider),
-            ("requested_model", self.requested_model != now.requested_model),
+            (
+                "requested_model",
+                self.requested_model != now.requested_model,
+            ),
             ("answered_model", self.answered_model != now.answered_model),
             ("endpoint", self.endpoint != now.endpoint),
             ("base_url_hash", self.base_url_hash != now.base_url_hash),
@@ -295,7 +298,11 @@ mod tests {
         assert!(drift.p < 0.01, "{}", drift.p);
         assert_eq!(drift.reading, Reading::Moved);
         assert!(!drift.reading.gates());
-        assert!(drift.moved.low > 0.15 && drift.moved.high < 0.7, "{:?}", drift.moved);
+        assert!(
+            drift.moved.low > 0.15 && drift.moved.high < 0.7,
+            "{:?}",
+            drift.moved
+        );
     }
 
     #[test]

@@ -597,7 +597,8 @@ fn a_bad_judge_anchors_file_is_refused_with_a_located_sentence() {
     let suite = GOOD_SUITE.replace(
         "cases = \"cases.json\"",
         "cases = \"cases.json\"\njudge_anchors = \"judge-anchors.json\"",
-    ) + "\n[[assertions]]\ntype = \"llm_rubric\"\nname = \"helpful\"\nrubric = \"Helpful.\"\n\
+    )
+        + "\n[[assertions]]\ntype = \"llm_rubric\"\nname = \"helpful\"\nrubric = \"Helpful.\"\n\
          judge = \"openai/gpt-4o-mini\"\nthreshold = 0.5\ntolerance = 0.1\n";
     let rows: &[(&str, &[&str])] = &[
         (
@@ -637,4 +638,5 @@ fn a_bad_judge_anchors_file_is_refused_with_a_located_sentence() {
     .unwrap();
     let ran = digline(dir.path(), &["run", "--suite", "suite.toml"]);
     assert!(!ran.stderr.contains("judge-anchors.json"), "{}", ran.stderr);
+    assert!(!ran.stderr.contains("judge_anchors"), "{}", ran.stderr);
 }

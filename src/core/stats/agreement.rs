@@ -34,19 +34,7 @@ pub fn clopper_pearson(successes: u64, n: u64, alpha: f64) -> (f64, f64) {
 /// The `q` quantile of Beta(a, b), by bisection on the regularized
 /// incomplete beta function (monotone, so the bisection cannot miss).
 fn beta_quantile(q: f64, a: f64, b: f64) -> f64 {
-    let (mut low, mut high) = (0.0_f64, 1.0_f64);
-    for _ in 0..200 {
-        let mid = (low + high) / 2.0;
-        if mid <= low || mid >= high {
-            break;
-        }
-        if beta_reg(a, b, mid) < q {
-            low = mid;
-        } else {
-            high = mid;
-        }
-    }
-    (low + high) / 2.0
+    super::crossing(|x| beta_reg(a, b, x), q)
 }
 
 /// Cohen's κ between a judge and people on a 2 × 2 table

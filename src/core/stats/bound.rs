@@ -40,19 +40,7 @@ pub fn lower_bound(passed: u64, samples: u64, delta: f64) -> f64 {
         return delta.clamp(0.0, 1.0).powf(1.0 / samples as f64);
     }
     // The upper tail grows with the rate: bisect to the last bit.
-    let (mut low, mut high) = (0.0_f64, 1.0_f64);
-    for _ in 0..200 {
-        let middle = (low + high) / 2.0;
-        if middle <= low || middle >= high {
-            break;
-        }
-        if binomial_upper(passed, samples, middle) < delta {
-            low = middle;
-        } else {
-            high = middle;
-        }
-    }
-    (low + high) / 2.0
+    super::crossing(|rate| binomial_upper(passed, samples, rate), delta)
 }
 
 /// The highest failure rate a reference of `passed` of `samples` leaves

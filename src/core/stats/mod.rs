@@ -140,6 +140,24 @@ fn boschloo_uncached(passed: u64, samples: u64, failed: u64, asked: u64) -> f64 
     maximum(probability).min(1.0)
 }
 
+/// Where `f`, increasing on [0, 1], crosses `target`: bisected to the last
+/// bit of an `f64` (the beta quantiles of the exact intervals).
+fn crossing(f: impl Fn(f64) -> f64, target: f64) -> f64 {
+    let (mut low, mut high) = (0.0_f64, 1.0_f64);
+    for _ in 0..200 {
+        let middle = (low + high) / 2.0;
+        if middle <= low || middle >= high {
+            break;
+        }
+        if f(middle) < target {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    (low + high) / 2.0
+}
+
 /// `ln(eˣ + eʸ)`, exact when either is `-∞`.
 fn ln_add(x: f64, y: f64) -> f64 {
     let (high, low) = if x >= y { (x, y) } else { (y, x) };

@@ -31,10 +31,9 @@ pub(super) fn read_anchors(
     judged: &[&str],
 ) -> Result<(Vec<Anchor>, std::path::PathBuf), LoadError> {
     let path = inside_root("judge_anchors", written, suite_dir, root)?;
-    let name = Path::new(written).file_name().map_or_else(
-        || written.to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name = Path::new(written)
+        .file_name()
+        .map_or_else(|| written.to_string(), |n| n.to_string_lossy().into_owned());
     let bytes = std::fs::read(&path).map_err(|e| {
         err(
             LoadErrorKind::Read,
@@ -108,8 +107,11 @@ pub fn parse_anchors(bytes: &[u8], file: &str, judged: &[&str]) -> Result<Vec<An
 type Refusal = (LoadErrorKind, Option<String>, String);
 
 fn anchor(entry: Value, judged: &[&str]) -> Result<Anchor, Refusal> {
-    let invalid = |key: &str, sentence: String| {
-        (LoadErrorKind::Invalid, Some(key.to_string()), sentence)
+    let invalid =
+        |key: &str, sentence: String| (LoadErrorKind::Invalid, Some(key.to_string()), sentence);
+    // "`key` is <what it is>, and <what it has to be>".
+    let wrong = |key: &str, other: &Value, must: &str| {
+        invalid(key, format!("`{key}` is {}, and {must}", noun(other)))
     };
     let Value::Object(mut fields) = entry else {
         return Err((
@@ -149,12 +151,7 @@ fn anchor(entry: Value, judged: &[&str]) -> Result<Anchor, Refusal> {
                 format!("`check` names no judged check of this suite: {known}"),
             ));
         }
-        Some(other) => {
-            return Err(invalid(
-                "check",
-                format!("`check` is {}, and it has to name a judged check", noun(&other)),
-            ))
-        }
+        Some(other) => return Err(wrong("check", &other, "it has to name a judged check")),
     };
     let answer = match fields.remove("answer") {
         None => {
@@ -168,22 +165,12 @@ fn anchor(entry: Value, judged: &[&str]) -> Result<Anchor, Refusal> {
         Some(Value::String(_)) => {
             return Err(invalid("answer", "`answer` is empty".into()));
         }
-        Some(other) => {
-            return Err(invalid(
-                "answer",
-                format!("`answer` is {}, and it has to be a string", noun(&other)),
-            ))
-        }
+        Some(other) => return Err(wrong("answer", &other, "it has to be a string")),
     };
     let vars = match fields.remove("vars") {
         None => Map::new(),
         Some(Value::Object(map)) => map,
-        Some(other) => {
-            return Err(invalid(
-                "vars",
-                format!("`vars` is {}, and it has to be an object", noun(&other)),
-            ))
-        }
+        Some(other) => return Err(wrong("vars", &other, "it has to be an object")),
     };
     let context = match fields.remove("context") {
         None | Some(Value::Null) => Vec::new(),
@@ -210,15 +197,7 @@ fn anchor(entry: Value, judged: &[&str]) -> Result<Anchor, Refusal> {
                 format!("`label` is '{s}', and a label is \"pass\" or \"fail\"{near}"),
             ));
         }
-        Some(other) => {
-            return Err(invalid(
-                "label",
-                format!(
-                    "`label` is {}, and a label is \"pass\" or \"fail\"",
-                    noun(&other)
-                ),
-            ))
-        }
+        Some(other) => return Err(wrong("label", &other, "a label is \"pass\" or \"fail\"")),
     };
     Ok(Anchor {
         check,
@@ -259,7 +238,8 @@ mod tests {
 
     #[test]
     fn an_unknown_key_is_refused_at_its_place_with_the_near_miss() {
-        let message = refused("[\n  {\"check\": \"helpful\", \"answer\": \"a\",\n   \"lable\": \"pass\"}\n]");
+        let message =
+            refused("[\n  {\"check\": \"helpful\", \"answer\": \"a\",\n   \"lable\": \"pass\"}\n]");
         assert_eq!(
             message,
             "judge-anchors.json:3:4 #1: no such field `lable`. Did you mean `label`?"
@@ -282,7 +262,8 @@ mod tests {
 
     #[test]
     fn a_bad_label_an_empty_list_and_a_bad_shape_are_refused() {
-        let message = refused("[{\"check\": \"helpful\", \"answer\": \"a\", \"label\": \"passed\"}]");
+        let message =
+            refused("[{\"check\": \"helpful\", \"answer\": \"a\", \"label\": \"passed\"}]");
         assert_eq!(
             message,
             "judge-anchors.json:1:38 #1: `label` is 'passed', and a label is \"pass\" or \
@@ -296,15 +277,20 @@ mod tests {
         assert!(refused("{}").starts_with("judge-anchors.json:1:1: this file holds an object"));
         assert!(refused("[{\"check\": \"helpful\"}]").contains("no `answer`"));
         assert!(refused("[{\"answer\": \"a\"}]").contains("no `check`"));
-        assert!(refused("[{\"check\": \"helpful\", \"answer\": \"a\", \"vars\": []}]")
-            .contains("`vars` is an array"));
-        assert!(refused("[{\"check\": \"helpful\", \"answer\": \"a\", \"check\": \"grounded\"}]")
-            .contains("appears twice"));
+        assert!(
+            refused("[{\"check\": \"helpful\", \"answer\": \"a\", \"vars\": []}]")
+                .contains("`vars` is an array")
+        );
+        assert!(
+            refused("[{\"check\": \"helpful\", \"answer\": \"a\", \"check\": \"grounded\"}]")
+                .contains("appears twice")
+        );
     }
 
     #[test]
     fn a_refusal_never_repeats_the_answer() {
-        let message = refused("[{\"check\": \"nope\", \"answer\": \"SECRET-ANSWER\", \"label\": 3}]");
+        let message =
+            refused("[{\"check\": \"nope\", \"answer\": \"SECRET-ANSWER\", \"label\": 3}]");
         assert!(!message.contains("SECRET-ANSWER"), "{message}");
     }
 }

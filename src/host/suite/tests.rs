@@ -1215,7 +1215,10 @@ fn judge_anchor_keys_are_refused_where_they_are_written() {
     let rows: Vec<(String, &[&str])> = vec![
         (
             with("min_judge_kappa = 0.6\n"),
-            &["suite.toml:6:1", "`min_judge_kappa` is set and `judge_anchors` is not"],
+            &[
+                "suite.toml:6:1",
+                "`min_judge_kappa` is set and `judge_anchors` is not",
+            ],
         ),
         (
             with("judge_anchors = \"a.json\"\nmin_judge_kappa = 1.5\n"),
@@ -1227,7 +1230,10 @@ fn judge_anchor_keys_are_refused_where_they_are_written() {
         ),
         (
             with("judge_anchors = \"missing.json\"\n"),
-            &["suite.toml:6:1", "judge anchors file missing.json could not be read"],
+            &[
+                "suite.toml:6:1",
+                "judge anchors file missing.json could not be read",
+            ],
         ),
         (
             with("judge_anchor = \"a.json\"\n"),
