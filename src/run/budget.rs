@@ -16,16 +16,28 @@
 //! own cost after answering) reserves an estimate: the dearest such call
 //! seen so far in this run, or, before any answered, the price of one call
 //! in the suite's last recorded spend (`Budget::estimating`). It is charged
-//! what it reports. Without either (a first run with a cap), the first
-//! calls in flight reserve nothing, so the cap holds to within them; the
-//! documentation says so.
+//! what it reports. Without either (a first run with a cap), the first such
+//! call reserves nothing, so it goes alone: no other call of unknown price
+//! is sent until it has answered.
+//!
+//! What the cap could not prove beforehand is said, never hidden: a call
+//! billed more than its reservation (a price that rose mid-run, a provider
+//! that counted more tokens than the bytes sent) is charged what it was
+//! billed and counted in the spend record (`overbilled`); from then on the
+//! reservations follow the bill — a known worst case is scaled by the
+//! largest bill-to-worst-case ratio seen, an unknown one reserves the
+//! dearest bill — and calls of unknown price go one at a time, so each
+//! later rise overshoots by at most the one call that met it, and the
+//! next call that could pass the cap is not sent (exit 2). A call that
+//! failed is released (a provider bills what it answers); it is still
+//! counted in the spend record's `sent`.
 //!
 //! Under `--shard K/N` each shard holds an N-th of the cap
 //! ([`share`]), so the shards together stay within it.
 
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
-use crate::core::spend::Spend;
+use crate::core::spend::{Overbilled, Spend};
 
 /// The reason recorded for a check the cap kept from being asked or
 /// judged; `report::cause` reads its prefix.
@@ -38,13 +50,21 @@ pub fn share(cap: f64, shards: u32) -> f64 {
 
 /// What the plan says a run will cost, from an earlier run's spend record
 /// (`spent`, over its `cases`): (USD a case, USD for `to_ask` cases);
-/// `None` when that run recorded no money.
+/// `None` when that run recorded no money. A case costs the spend over the
+/// cases whose calls were made (`cases_asked`): a run its cap stopped asked
+/// fewer than its cases, and one that does not say how many (an older
+/// record) gives no estimate.
 pub fn estimate(spent: &Spend, cases: usize, to_ask: usize) -> Option<(f64, f64)> {
-    if cases == 0 || (spent.target.usd.is_none() && spent.judges.usd.is_none()) {
+    let asked = match (spent.cases_asked, spent.budget_exhausted) {
+        (0, true) => return None,
+        (0, false) => cases,
+        (n, _) => usize::try_from(n).unwrap_or(usize::MAX),
+    };
+    if asked == 0 || (spent.target.usd.is_none() && spent.judges.usd.is_none()) {
         return None;
     }
     let total = spent.target.usd.unwrap_or(0.0) + spent.judges.usd.unwrap_or(0.0);
-    let per_case = total / cases as f64;
+    let per_case = total / asked as f64;
     Some((per_case, per_case * to_ask as f64))
 }
 
@@ -60,6 +80,16 @@ struct State {
     exhausted: bool,
     /// The dearest answered call whose worst case was unknown.
     dearest: f64,
+    /// The largest bill over worst case seen (≥ 1 once a call answered
+    /// over it): later worst cases are multiplied by it.
+    scale: f64,
+    /// Calls billed over their reservation.
+    overbilled: Overbilled,
+    /// Calls of unknown price in flight.
+    estimated_in_flight: usize,
+    /// A call of unknown price was billed over its estimate: such calls go
+    /// one at a time from then on.
+    one_at_a_time: bool,
 }
 
 /// One run's cap.
@@ -70,6 +100,8 @@ pub struct Budget {
     /// them answered (from the suite's last recorded spend).
     expected: f64,
     state: Mutex<State>,
+    /// Wakes a call of unknown price waiting for the one in flight.
+    settled: Condvar,
 }
 
 /// A reservation made before a call; settle it when the call is done.
@@ -77,9 +109,9 @@ pub struct Budget {
 #[must_use = "a reservation is settled when its call is done"]
 pub struct Reservation {
     amount: f64,
-    /// True when the call's worst case was unknown (the amount is an
-    /// estimate).
-    estimated: bool,
+    /// The call's worst case as its price gave it, before scaling (`None`:
+    /// unknown, the amount is an estimate).
+    worst: Option<f64>,
 }
 
 impl Budget {
@@ -97,6 +129,7 @@ impl Budget {
                 .filter(|p| p.is_finite() && *p > 0.0)
                 .unwrap_or(0.0),
             state: Mutex::new(State::default()),
+            settled: Condvar::new(),
         }
     }
 
@@ -116,15 +149,25 @@ impl Budget {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Reserve `worst` USD (`None`: unknown, nothing reserved) for one
-    /// call; `None` when it does not fit, which exhausts the budget.
+    /// Reserve `worst` USD (`None`: unknown, an estimate) for one call;
+    /// `None` when it does not fit, which exhausts the budget. A call of
+    /// unknown price waits here while another is in flight when nothing
+    /// proves what it costs (none answered yet, or one was billed over its
+    /// estimate).
     pub fn reserve(&self, worst: Option<f64>) -> Option<Reservation> {
         let mut s = self.state();
-        if s.exhausted {
-            return None;
+        loop {
+            if s.exhausted {
+                return None;
+            }
+            let unproven = s.one_at_a_time || s.dearest.max(self.expected) <= 0.0;
+            if worst.is_some() || !unproven || s.estimated_in_flight == 0 {
+                break;
+            }
+            s = self.settled.wait(s).unwrap_or_else(|p| p.into_inner());
         }
         let amount = match worst {
-            Some(worst) => worst.max(0.0),
+            Some(worst) => worst.max(0.0) * s.scale.max(1.0),
             None => s.dearest.max(self.expected),
         };
         // Sums of prices in floating point carry rounding (five 0.001s can
@@ -133,32 +176,60 @@ impl Budget {
         let (past, at) = (self.cap * (1.0 + 1e-9), self.cap * (1.0 - 1e-9));
         if s.spent + s.reserved + amount > past || s.spent >= at && amount == 0.0 {
             s.exhausted = true;
+            drop(s);
+            self.settled.notify_all();
             return None;
         }
         s.reserved += amount;
-        Some(Reservation {
-            amount,
-            estimated: worst.is_none(),
-        })
+        if worst.is_none() {
+            s.estimated_in_flight += 1;
+        }
+        Some(Reservation { amount, worst })
     }
 
     /// The call is done: charge `actual` USD (`None` when its price is
-    /// unknown: the whole reservation is charged).
+    /// unknown: the whole reservation is charged). A bill over the
+    /// reservation is counted, and the reservations follow it from now on.
     pub fn settle(&self, reservation: Reservation, actual: Option<f64>) {
         let mut s = self.state();
         s.reserved = (s.reserved - reservation.amount).max(0.0);
         let charged = actual.unwrap_or(reservation.amount).max(0.0);
-        if reservation.estimated {
+        let over = charged - reservation.amount;
+        // A first call of unknown price reserved nothing: nothing proven,
+        // nothing exceeded (it went alone).
+        if over > reservation.amount * 1e-9 && reservation.amount > 0.0 {
+            s.overbilled.calls += 1;
+            s.overbilled.usd += over;
+            match reservation.worst {
+                None => s.one_at_a_time = true,
+                Some(worst) if worst > 0.0 => s.scale = s.scale.max(charged / worst),
+                Some(_) => {}
+            }
+        }
+        if reservation.worst.is_none() {
             s.dearest = s.dearest.max(charged);
+            s.estimated_in_flight = s.estimated_in_flight.saturating_sub(1);
         }
         s.spent += charged;
+        drop(s);
+        self.settled.notify_all();
     }
 
-    /// The call never reached the provider (a refused connection): nothing
-    /// is charged.
+    /// The call failed (a refused connection, an error status): nothing is
+    /// charged — a provider bills what it answers.
     pub fn release(&self, reservation: Reservation) {
         let mut s = self.state();
         s.reserved = (s.reserved - reservation.amount).max(0.0);
+        if reservation.worst.is_none() {
+            s.estimated_in_flight = s.estimated_in_flight.saturating_sub(1);
+        }
+        drop(s);
+        self.settled.notify_all();
+    }
+
+    /// The calls billed over their reservation so far.
+    pub fn overbilled(&self) -> Overbilled {
+        self.state().overbilled
     }
 
     /// True once a call did not fit: no further case is picked.
@@ -241,6 +312,94 @@ mod tests {
         );
         budget.settle(a, Some(0.001));
         assert!(budget.spent() <= 0.0025);
+    }
+
+    /// An HTTP target whose price rose mid-run: the call that met the rise
+    /// is charged its bill and counted; the next call, reserving the new
+    /// price, would pass the cap and is not sent.
+    #[test]
+    fn a_price_that_rises_is_counted_and_the_next_call_that_could_pass_is_not_sent() {
+        let budget = Budget::estimating(0.02, Some(0.001));
+        for bill in [0.001, 0.001] {
+            let r = budget.reserve(None).unwrap();
+            budget.settle(r, Some(bill));
+        }
+        assert!(budget.overbilled().is_empty());
+        let risen = budget.reserve(None).unwrap();
+        budget.settle(risen, Some(0.01));
+        assert_eq!(budget.overbilled().calls, 1);
+        assert!((budget.overbilled().usd - 0.009).abs() < 1e-12);
+        // 0.012 spent, the next reserves 0.01: 0.022 would pass 0.02.
+        assert!(budget.reserve(None).is_none());
+        assert!(budget.exhausted());
+        assert!(budget.spent() <= 0.02, "{}", budget.spent());
+    }
+
+    /// A provider that counted more tokens than the bytes sent: its bill
+    /// passes the worst case, and every later worst case is scaled by it.
+    #[test]
+    fn a_provider_that_counts_more_tokens_scales_every_later_reservation() {
+        let budget = Budget::new(0.005);
+        let first = budget.reserve(Some(0.001)).unwrap();
+        budget.settle(first, Some(0.003));
+        assert_eq!(budget.overbilled().calls, 1);
+        // The same worst case now reserves 0.003: 0.006 would pass 0.005.
+        assert!(budget.reserve(Some(0.001)).is_none());
+        assert!(budget.spent() <= 0.005);
+    }
+
+    /// With nothing to estimate from (a first run) or once an estimate
+    /// was passed, calls of unknown price go one at a time.
+    #[test]
+    fn calls_of_unproven_price_go_one_at_a_time() {
+        let budget = Budget::new(1.0);
+        let first = budget.reserve(None).unwrap();
+        let sent = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let waiting = scope.spawn(|| {
+                let r = budget.reserve(None).unwrap();
+                sent.store(true, std::sync::atomic::Ordering::SeqCst);
+                r
+            });
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert!(!sent.load(std::sync::atomic::Ordering::SeqCst), "it waits");
+            budget.settle(first, Some(0.01));
+            let second = waiting.join().unwrap();
+            // A price is known now: calls go side by side.
+            let third = budget.reserve(None).unwrap();
+            budget.settle(second, Some(0.05));
+            budget.settle(third, Some(0.01));
+        });
+        assert_eq!(
+            budget.overbilled().calls,
+            1,
+            "0.05 over an estimate of 0.01"
+        );
+        let a = budget.reserve(None).unwrap();
+        let b = std::thread::scope(|scope| {
+            let waiting = scope.spawn(|| budget.reserve(None));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            assert!(
+                !waiting.is_finished(),
+                "one at a time after a bill passed its estimate"
+            );
+            budget.release(a);
+            waiting.join().unwrap()
+        });
+        budget.release(b.unwrap());
+    }
+
+    #[test]
+    fn the_estimate_comes_from_the_cases_asked() {
+        let mut spent = Spend::default();
+        spent.target.add(Some(0.03), None);
+        spent.cases_asked = 3;
+        spent.budget_exhausted = true;
+        // A run of 70 cases its cap stopped after 3: 0.01 a case, not 0.03/70.
+        let (per_case, _) = estimate(&spent, 70, 10).unwrap();
+        assert!((per_case - 0.01).abs() < 1e-12, "{per_case}");
+        spent.cases_asked = 0;
+        assert_eq!(estimate(&spent, 70, 10), None, "an older stopped record");
     }
 
     #[test]
