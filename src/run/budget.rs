@@ -15,21 +15,26 @@
 //! A call whose worst case is unknown (an HTTP target, which reports its
 //! own cost after answering) reserves an estimate: the dearest such call
 //! seen so far in this run, or, before any answered, the price of one call
-//! in the suite's last recorded spend (`Budget::estimating`). It is charged
-//! what it reports. Without either (a first run with a cap), the first such
-//! call reserves nothing, so it goes alone: no other call of unknown price
-//! is sent until it has answered.
+//! in the suite's last recorded spend (`Budget::estimating`), or nothing
+//! on a first run. It is charged what it reports. Nothing proves what such
+//! a call costs before it answers, so under a cap they go **one at a
+//! time**: a price that rises mid-run is met by one call, never by every
+//! call in flight.
+//!
+//! A call whose worst case is known (a provider's: every input byte as a
+//! token) goes alone until the first one has been billed, then side by
+//! side: a provider that counts more tokens than the bytes sent is met by
+//! that first call, and every later worst case is scaled by the largest
+//! bill-to-worst-case ratio seen.
 //!
 //! What the cap could not prove beforehand is said, never hidden: a call
-//! billed more than its reservation (a price that rose mid-run, a provider
-//! that counted more tokens than the bytes sent) is charged what it was
-//! billed and counted in the spend record (`overbilled`); from then on the
-//! reservations follow the bill — a known worst case is scaled by the
-//! largest bill-to-worst-case ratio seen, an unknown one reserves the
-//! dearest bill — and calls of unknown price go one at a time, so each
-//! later rise overshoots by at most the one call that met it, and the
-//! next call that could pass the cap is not sent (exit 2). A call that
-//! failed is released (a provider bills what it answers); it is still
+//! billed more than its reservation is charged what it was billed and
+//! counted in the spend record (`overbilled`: how many, and by how much);
+//! the next call that could pass the cap at the new price is not sent
+//! (exit 2). So the cap is passed by at most what one call was billed over
+//! its reservation (for known worst cases: the calls in flight when a
+//! provider first billed over them, once it had billed within them). A
+//! call that failed is released (a provider bills what it answers); it is
 //! counted in the spend record's `sent`.
 //!
 //! Under `--shard K/N` each shard holds an N-th of the cap
@@ -85,11 +90,25 @@ struct State {
     scale: f64,
     /// Calls billed over their reservation.
     overbilled: Overbilled,
-    /// Calls of unknown price in flight.
-    estimated_in_flight: usize,
-    /// A call of unknown price was billed over its estimate: such calls go
-    /// one at a time from then on.
-    one_at_a_time: bool,
+    /// Calls of unknown price in flight (at most one).
+    unknown_in_flight: usize,
+    /// Calls of known worst case in flight.
+    known_in_flight: usize,
+    /// A call of known worst case has been billed: such calls may go side
+    /// by side.
+    known_billed: bool,
+}
+
+impl State {
+    /// A call of unknown price (or of known worst case) left the flight.
+    fn in_flight_done(&mut self, unknown: bool) {
+        let count = if unknown {
+            &mut self.unknown_in_flight
+        } else {
+            &mut self.known_in_flight
+        };
+        *count = count.saturating_sub(1);
+    }
 }
 
 /// One run's cap.
@@ -151,17 +170,19 @@ impl Budget {
 
     /// Reserve `worst` USD (`None`: unknown, an estimate) for one call;
     /// `None` when it does not fit, which exhausts the budget. A call of
-    /// unknown price waits here while another is in flight when nothing
-    /// proves what it costs (none answered yet, or one was billed over its
-    /// estimate).
+    /// unknown price waits here while another is in flight; a call of known
+    /// worst case waits while another is in flight until one was billed.
     pub fn reserve(&self, worst: Option<f64>) -> Option<Reservation> {
         let mut s = self.state();
         loop {
             if s.exhausted {
                 return None;
             }
-            let unproven = s.one_at_a_time || s.dearest.max(self.expected) <= 0.0;
-            if worst.is_some() || !unproven || s.estimated_in_flight == 0 {
+            let alone = match worst {
+                None => s.unknown_in_flight == 0,
+                Some(_) => s.known_billed || s.known_in_flight == 0,
+            };
+            if alone {
                 break;
             }
             s = self.settled.wait(s).unwrap_or_else(|p| p.into_inner());
@@ -181,8 +202,9 @@ impl Budget {
             return None;
         }
         s.reserved += amount;
-        if worst.is_none() {
-            s.estimated_in_flight += 1;
+        match worst {
+            None => s.unknown_in_flight += 1,
+            Some(_) => s.known_in_flight += 1,
         }
         Some(Reservation { amount, worst })
     }
@@ -200,16 +222,15 @@ impl Budget {
         if over > reservation.amount * 1e-9 && reservation.amount > 0.0 {
             s.overbilled.calls += 1;
             s.overbilled.usd += over;
-            match reservation.worst {
-                None => s.one_at_a_time = true,
-                Some(worst) if worst > 0.0 => s.scale = s.scale.max(charged / worst),
-                Some(_) => {}
+            if let Some(worst) = reservation.worst.filter(|w| *w > 0.0) {
+                s.scale = s.scale.max(charged / worst);
             }
         }
-        if reservation.worst.is_none() {
-            s.dearest = s.dearest.max(charged);
-            s.estimated_in_flight = s.estimated_in_flight.saturating_sub(1);
+        match reservation.worst {
+            None => s.dearest = s.dearest.max(charged),
+            Some(_) => s.known_billed = true,
         }
+        s.in_flight_done(reservation.worst.is_none());
         s.spent += charged;
         drop(s);
         self.settled.notify_all();
@@ -220,9 +241,7 @@ impl Budget {
     pub fn release(&self, reservation: Reservation) {
         let mut s = self.state();
         s.reserved = (s.reserved - reservation.amount).max(0.0);
-        if reservation.worst.is_none() {
-            s.estimated_in_flight = s.estimated_in_flight.saturating_sub(1);
-        }
+        s.in_flight_done(reservation.worst.is_none());
         drop(s);
         self.settled.notify_all();
     }
@@ -294,11 +313,11 @@ mod tests {
     fn a_call_of_unknown_price_reserves_what_such_calls_cost() {
         // Before any answered: the last recorded price of one call.
         let budget = Budget::estimating(0.005, Some(0.001));
-        let held: Vec<Reservation> = (0..5).map(|_| budget.reserve(None).unwrap()).collect();
-        assert!(budget.reserve(None).is_none(), "a sixth does not fit");
-        for r in held {
+        for _ in 0..5 {
+            let r = budget.reserve(None).unwrap();
             budget.settle(r, Some(0.001));
         }
+        assert!(budget.reserve(None).is_none(), "a sixth does not fit");
         assert!(budget.spent() <= 0.005 + 1e-12);
         // Without a record, the first reserves nothing; once one answered,
         // the dearest answered price is reserved.
@@ -306,11 +325,11 @@ mod tests {
         let first = budget.reserve(None).unwrap();
         budget.settle(first, Some(0.001));
         let a = budget.reserve(None).unwrap();
+        budget.settle(a, Some(0.001));
         assert!(
             budget.reserve(None).is_none(),
-            "0.001 spent + 0.001 held + 0.001 > 0.0025"
+            "0.002 spent + 0.001 > 0.0025"
         );
-        budget.settle(a, Some(0.001));
         assert!(budget.spent() <= 0.0025);
     }
 
@@ -348,45 +367,37 @@ mod tests {
         assert!(budget.spent() <= 0.005);
     }
 
-    /// With nothing to estimate from (a first run) or once an estimate
-    /// was passed, calls of unknown price go one at a time.
+    /// Calls of unknown price go one at a time: a price that rises is met
+    /// by one call, never by every call in flight. Calls of known worst
+    /// case go alone until one was billed, then side by side.
     #[test]
     fn calls_of_unproven_price_go_one_at_a_time() {
-        let budget = Budget::new(1.0);
+        let budget = Budget::estimating(1.0, Some(0.01));
         let first = budget.reserve(None).unwrap();
-        let sent = std::sync::atomic::AtomicBool::new(false);
         std::thread::scope(|scope| {
-            let waiting = scope.spawn(|| {
-                let r = budget.reserve(None).unwrap();
-                sent.store(true, std::sync::atomic::Ordering::SeqCst);
-                r
-            });
+            let waiting = scope.spawn(|| budget.reserve(None));
             std::thread::sleep(std::time::Duration::from_millis(100));
-            assert!(!sent.load(std::sync::atomic::Ordering::SeqCst), "it waits");
-            budget.settle(first, Some(0.01));
-            let second = waiting.join().unwrap();
-            // A price is known now: calls go side by side.
-            let third = budget.reserve(None).unwrap();
-            budget.settle(second, Some(0.05));
-            budget.settle(third, Some(0.01));
+            assert!(!waiting.is_finished(), "it waits for the call in flight");
+            budget.settle(first, Some(0.05));
+            let second = waiting.join().unwrap().unwrap();
+            budget.settle(second, Some(0.01));
         });
         assert_eq!(
             budget.overbilled().calls,
             1,
             "0.05 over an estimate of 0.01"
         );
-        let a = budget.reserve(None).unwrap();
-        let b = std::thread::scope(|scope| {
-            let waiting = scope.spawn(|| budget.reserve(None));
+        let known = budget.reserve(Some(0.001)).unwrap();
+        std::thread::scope(|scope| {
+            let waiting = scope.spawn(|| budget.reserve(Some(0.001)));
             std::thread::sleep(std::time::Duration::from_millis(100));
-            assert!(
-                !waiting.is_finished(),
-                "one at a time after a bill passed its estimate"
-            );
+            assert!(!waiting.is_finished(), "the first known call goes alone");
+            budget.settle(known, Some(0.0005));
+            let a = waiting.join().unwrap().unwrap();
+            let b = budget.reserve(Some(0.001)).unwrap();
             budget.release(a);
-            waiting.join().unwrap()
+            budget.release(b);
         });
-        budget.release(b.unwrap());
     }
 
     #[test]

@@ -712,3 +712,115 @@ fn calls_priced_after_they_answer_reserve_their_last_price_and_keep_the_cap() {
     assert_eq!(spend["target"]["calls"], 5, "{spend}");
     assert_eq!(spend["budget_exhausted"], true, "{spend}");
 }
+
+/// An HTTP target whose price rose mid-run (cost_path), under `--max-usd
+/// 0.02`, eight calls at a time asked for: calls of unknown price go one
+/// at a time, so the rise is met by one call; the spend record says that
+/// call was billed over its reservation, the next call that could pass the
+/// cap is not sent, and the cap is passed by at most that call (before: 0.05
+/// spent under 0.02). A negative price is refused (the call is an error),
+/// never recorded as negative spend.
+#[test]
+fn a_price_that_rises_is_met_by_one_call_and_a_negative_price_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut answers = serde_json::Map::new();
+    for i in 0..10 {
+        let cost = if i < 3 { 0.001 } else { 0.01 };
+        answers.insert(format!("c{i}"), json!({"answer": "yes", "cost_usd": cost}));
+    }
+    std::fs::write(
+        root.join("answers.json"),
+        Value::Object(answers).to_string(),
+    )
+    .unwrap();
+    let server = crate::util::stub(&root.join("answers.json"));
+    std::fs::write(
+        root.join("suite.toml"),
+        format!(
+            "[suite]\ntenant = \"t\"\nenvironment = \"local\"\nname = \"s\"\ncases = \"cases.json\"\n\n\
+             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n\
+             cost_path = \"usage.cost_usd\"\n\n[target.body]\nid = \"case.id\"\n\n\
+             [[assertions]]\ntype = \"contains\"\nneedle = \"yes\"\n",
+            server.port
+        ),
+    )
+    .unwrap();
+    let cases: Vec<Value> = (0..10)
+        .map(|i| json!({"id": format!("c{i}"), "vars": {}}))
+        .collect();
+    std::fs::write(root.join("cases.json"), Value::Array(cases).to_string()).unwrap();
+    // The reference: every case asked, uncapped.
+    let first = digline_env(root, &["run", "-q", "--suite", "suite.toml"], &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let promoted = digline_env(
+        root,
+        &[
+            "promote",
+            "-q",
+            "--suite",
+            "suite.toml",
+            "--run",
+            first.stdout.trim(),
+        ],
+        &[],
+    );
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+    let gate = digline_env(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--out",
+            "out",
+            "--publish",
+            "none",
+            "--max-usd",
+            "0.02",
+            "--concurrency",
+            "8",
+        ],
+        &[],
+    );
+    assert_eq!(gate.code, 2, "{}{}", gate.stdout, gate.stderr);
+    let outcome = read_json(root.join("out/outcome.json"));
+    let spend = &outcome["spent"];
+    assert_eq!(spend["budget_exhausted"], true, "{spend}");
+    // The reference cost 0.0073 a call: the first call at the risen price
+    // (0.01) is the one billed over its reservation, by 0.0027; after it
+    // every call reserves 0.01, and none is sent that could pass 0.02.
+    assert_eq!(spend["overbilled"]["calls"], 1, "{spend}");
+    let over = spend["overbilled"]["usd"].as_f64().unwrap();
+    assert!((over - 0.0027).abs() < 1e-9, "{spend}");
+    assert!(total_usd(spend) <= 0.02 + 1e-12, "{spend}");
+    // Every call sent is counted, and the cases asked are those sent.
+    assert_eq!(spend["target"]["sent"], spend["target"]["calls"], "{spend}");
+    assert_eq!(spend["cases_asked"], spend["target"]["calls"], "{spend}");
+    // A case never sent took no time: no surface says "It took 0 ms".
+    for file in ["comment.md", "summary.md", "report.html"] {
+        let text = std::fs::read_to_string(root.join("out").join(file)).unwrap();
+        assert!(!text.contains("took 0 ms"), "{file}: {text}");
+        assert!(text.contains("spending cap"), "{file}: {text}");
+    }
+
+    // A price of -20 USD: the call is an error naming the path.
+    let mut answers = serde_json::Map::new();
+    answers.insert("*".into(), json!({"answer": "yes", "cost_usd": -20}));
+    std::fs::write(
+        root.join("answers.json"),
+        Value::Object(answers).to_string(),
+    )
+    .unwrap();
+    let ran = digline_env(root, &["run", "-q", "--suite", "suite.toml"], &[]);
+    let key = ran.stdout.trim();
+    let doc = read_json(root.join(format!(".digline/t/runs/s/{key}.json")));
+    let reason = doc["results"][0]["verdicts"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("'usage.cost_usd' holds -20, which is not a price"),
+        "{reason}"
+    );
+    let spend = read_json(root.join(format!(".digline/t/spend/runs/s/{key}.json")));
+    assert!(spend["target"]["usd"].is_null(), "{spend}");
+    assert_eq!(spend["target"]["sent"], 10, "{spend}");
+}
