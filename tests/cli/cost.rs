@@ -435,16 +435,24 @@ fn four_shards_under_one_cap_spend_no_more_than_it_together() {
     assert!(total > cap / 4.0, "{total}: the shards did spend");
 }
 
+/// LiteLLM's key form (400, 422, 429 with `type: budget_exceeded`) and its
+/// deployment form (a 429 "No deployments available - crossed budget",
+/// retried as a rate limit before: 25 requests for 5 cases).
 #[test]
 fn a_gateway_budget_refusal_is_named_and_never_retried() {
-    for status in [400_u16, 422, 429] {
+    let key_form = |status: u16| json!({"error": {"message": "Budget has been exceeded! Key=sk-...cost Current cost: 0.0021, Max budget: 0.002", "type": "budget_exceeded", "param": null, "code": status.to_string()}});
+    let deployment_form = json!({"error": {"message": "No deployments available - crossed budget for provider: Exceeded budget for provider openai: 0.0021 >= 0.002", "type": "None", "param": "None", "code": "429"}});
+    let rows = [
+        (400_u16, key_form(400)),
+        (422, key_form(422)),
+        (429, key_form(429)),
+        (429, deployment_form),
+    ];
+    for (status, body) in rows {
+        let body = body.to_string();
         let fake = fake_llm::start(Box::new(move |seen: &Seen, _| {
             if seen.is_judge() {
-                Reply::Http(
-                    status,
-                    vec![],
-                    json!({"error": {"message": "Budget has been exceeded! Key=sk-...cost Current cost: 0.0021, Max budget: 0.002", "type": "budget_exceeded", "param": null, "code": status.to_string()}}).to_string(),
-                )
+                Reply::Http(status, vec![], body.clone())
             } else {
                 ok(seen, &format!("Hello, {}", seen.user()), 10, 50)
             }
@@ -823,4 +831,49 @@ fn a_price_that_rises_is_met_by_one_call_and_a_negative_price_is_refused() {
     let spend = read_json(root.join(format!(".digline/t/spend/runs/s/{key}.json")));
     assert!(spend["target"]["usd"].is_null(), "{spend}");
     assert_eq!(spend["target"]["sent"], 10, "{spend}");
+}
+
+/// `--max-retries` bounds every call, judges included: a judge that always
+/// answers 429 gets at most one retry a call under `--max-retries 1` (45
+/// retries for 20 calls before), and the count is printed.
+#[test]
+fn a_judge_always_throttled_gets_max_retries_a_call() {
+    let fake = fake_llm::start(Box::new(move |seen: &Seen, _| {
+        if seen.is_judge() {
+            Reply::Http(
+                429,
+                vec![],
+                json!({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}})
+                    .to_string(),
+            )
+        } else {
+            ok(seen, &format!("Hello, {}", seen.user()), 10, 50)
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 6, &["Polite."]);
+    let ran = go(
+        root,
+        &fake,
+        &[
+            "run",
+            "--suite",
+            "suite.toml",
+            "--judge-memo",
+            "off",
+            "--max-retries",
+            "1",
+            "--concurrency",
+            "4",
+        ],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(judge_calls(&fake), 12, "6 judge calls, one retry each");
+    assert!(
+        ran.stderr
+            .contains("6 call(s) were tried again (6 retries: rate_limited 6)"),
+        "{}",
+        ran.stderr
+    );
 }
