@@ -178,35 +178,35 @@ impl Budget {
             if s.exhausted {
                 return None;
             }
+            let amount = match worst {
+                Some(worst) => worst.max(0.0) * s.scale.max(1.0),
+                None => s.dearest.max(self.expected),
+            };
+            // Sums of prices in floating point carry rounding (five 0.001s
+            // can add up to 0.005000000000000001): within a part in a
+            // billion, a spend is at the cap, not past it.
+            let (past, at) = (self.cap * (1.0 + 1e-9), self.cap * (1.0 - 1e-9));
+            if s.spent + s.reserved + amount > past || s.spent >= at && amount == 0.0 {
+                s.exhausted = true;
+                drop(s);
+                self.settled.notify_all();
+                return None;
+            }
             let alone = match worst {
                 None => s.unknown_in_flight == 0,
                 Some(_) => s.known_billed || s.known_in_flight == 0,
             };
             if alone {
-                break;
+                s.reserved += amount;
+                match worst {
+                    None => s.unknown_in_flight += 1,
+                    Some(_) => s.known_in_flight += 1,
+                }
+                return Some(Reservation { amount, worst });
             }
+            // It fits now; the call in flight may change what it costs.
             s = self.settled.wait(s).unwrap_or_else(|p| p.into_inner());
         }
-        let amount = match worst {
-            Some(worst) => worst.max(0.0) * s.scale.max(1.0),
-            None => s.dearest.max(self.expected),
-        };
-        // Sums of prices in floating point carry rounding (five 0.001s can
-        // add up to 0.005000000000000001): within a part in a billion, a
-        // spend is at the cap, not past it.
-        let (past, at) = (self.cap * (1.0 + 1e-9), self.cap * (1.0 - 1e-9));
-        if s.spent + s.reserved + amount > past || s.spent >= at && amount == 0.0 {
-            s.exhausted = true;
-            drop(s);
-            self.settled.notify_all();
-            return None;
-        }
-        s.reserved += amount;
-        match worst {
-            None => s.unknown_in_flight += 1,
-            Some(_) => s.known_in_flight += 1,
-        }
-        Some(Reservation { amount, worst })
     }
 
     /// The call is done: charge `actual` USD (`None` when its price is

@@ -669,16 +669,9 @@ fn rejudge_uses_the_memo_and_records_its_spend() {
     assert!(spend["judges"]["usd"].as_f64().unwrap() > 0.0, "{spend}");
 }
 
-/// An HTTP target reports its price only after it answers. With eight cases
-/// asked eight at a time, the cap used to be passed by every call in
-/// flight, silently (0.008 USD spent under a cap of 0.005, exit 0). Now a
-/// call of unknown price reserves what one cost in the suite's last spend
-/// record: five fit, the rest are not asked, and the gate says so (2).
-#[test]
-fn calls_priced_after_they_answer_reserve_their_last_price_and_keep_the_cap() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    std::fs::write(root.join("answers.json"), r#"{"*": "yes"}"#).unwrap();
+/// An HTTP target that reports each call's price (`cost_path`), `cases`
+/// cases `c0`… answered from `root/answers.json`: the stub serving it.
+fn priced_http_suite(root: &Path, cases: usize) -> crate::util::Stub {
     let server = crate::util::stub(&root.join("answers.json"));
     std::fs::write(
         root.join("suite.toml"),
@@ -691,10 +684,24 @@ fn calls_priced_after_they_answer_reserve_their_last_price_and_keep_the_cap() {
         ),
     )
     .unwrap();
-    let cases: Vec<Value> = (0..8)
+    let cases: Vec<Value> = (0..cases)
         .map(|i| json!({"id": format!("c{i}"), "vars": {}}))
         .collect();
     std::fs::write(root.join("cases.json"), Value::Array(cases).to_string()).unwrap();
+    server
+}
+
+/// An HTTP target reports its price only after it answers. With eight cases
+/// asked eight at a time, the cap used to be passed by every call in
+/// flight, silently (0.008 USD spent under a cap of 0.005, exit 0). Now a
+/// call of unknown price reserves what one cost in the suite's last spend
+/// record: five fit, the rest are not asked, and the gate says so (2).
+#[test]
+fn calls_priced_after_they_answer_reserve_their_last_price_and_keep_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("answers.json"), r#"{"*": "yes"}"#).unwrap();
+    let _server = priced_http_suite(root, 8);
     let first = digline_env(root, &["run", "-q", "--suite", "suite.toml"], &[]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     let capped = digline_env(
@@ -742,22 +749,7 @@ fn a_price_that_rises_is_met_by_one_call_and_a_negative_price_is_refused() {
         Value::Object(answers).to_string(),
     )
     .unwrap();
-    let server = crate::util::stub(&root.join("answers.json"));
-    std::fs::write(
-        root.join("suite.toml"),
-        format!(
-            "[suite]\ntenant = \"t\"\nenvironment = \"local\"\nname = \"s\"\ncases = \"cases.json\"\n\n\
-             [target]\ntype = \"http\"\nurl = \"http://127.0.0.1:{}/answer\"\noutput_path = \"data.answer\"\n\
-             cost_path = \"usage.cost_usd\"\n\n[target.body]\nid = \"case.id\"\n\n\
-             [[assertions]]\ntype = \"contains\"\nneedle = \"yes\"\n",
-            server.port
-        ),
-    )
-    .unwrap();
-    let cases: Vec<Value> = (0..10)
-        .map(|i| json!({"id": format!("c{i}"), "vars": {}}))
-        .collect();
-    std::fs::write(root.join("cases.json"), Value::Array(cases).to_string()).unwrap();
+    let _server = priced_http_suite(root, 10);
     // The reference: every case asked, uncapped.
     let first = digline_env(root, &["run", "-q", "--suite", "suite.toml"], &[]);
     assert_eq!(first.code, 0, "{}", first.stderr);
