@@ -42,11 +42,20 @@ fn row(d: &PairDecision, s: &Strings) -> NoiseRow {
         .decision
         .p
         .map_or_else(|| "—".to_string(), |p| format!("{p:.4}"));
+    // Undecided without a re-ask: the reference was too thin for any
+    // evidence to decide it (its p-value says nothing).
+    let thin = d.decision.verdict == crate::core::compare::reask::PairVerdict::Undecided
+        && e.now_asked == 1
+        && e.reference_samples > 1;
     NoiseRow {
         case: d.key.case_id.to_string(),
         check: d.assertion.to_string(),
         detail: fill(
-            s.detail_reasked,
+            if thin {
+                s.detail_thin
+            } else {
+                s.detail_reasked
+            },
             &[
                 ("k", &e.reference_passed.to_string()),
                 ("n", &e.reference_samples.to_string()),
@@ -73,6 +82,7 @@ pub fn power_sentences(power: &Power, s: &Strings) -> Vec<String> {
     let alpha = percent(power.alpha);
     let samples = power.samples.to_string();
     let mut lines = vec![match power.case_drop {
+        Some(rate) if power.samples == 1 => fill(s.power_one, &[("rate", &percent(rate))]),
         Some(rate) => fill(
             s.power_case,
             &[
@@ -148,14 +158,19 @@ pub fn paired_lines(comparison: &Comparison, s: &Strings) -> Vec<String> {
         .collect()
 }
 
-/// `5 %`, `47 %`: a share as a whole percent (one decimal below 1 %).
+/// `5 %`, `47 %`: a share as a whole percent; below 1 %, two significant
+/// digits (`0.5 %`, `0.01 %`, `0.0000001 %`): a small rate is never shown
+/// as `0.0 %`.
 fn percent(share: f64) -> String {
     let value = share * 100.0;
-    if value < 1.0 {
-        format!("{value:.1} %")
-    } else {
-        format!("{value:.0} %")
+    if value >= 1.0 || value <= 0.0 || !value.is_finite() {
+        return format!("{value:.0} %");
     }
+    // Decimals to show the first two significant digits.
+    let decimals = (1.0 - value.log10().floor()).max(1.0) as usize;
+    let text = format!("{value:.decimals$}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} %")
 }
 
 /// The power and the groups as terminal text: a blank line, `Title:`, then
@@ -184,4 +199,21 @@ pub fn terminal_block(comparison: &Comparison, s: &Strings) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tiny_rate_is_never_zero_percent() {
+        assert_eq!(percent(0.05), "5 %");
+        assert_eq!(percent(0.47), "47 %");
+        assert_eq!(percent(0.005), "0.5 %");
+        assert_eq!(percent(0.0001), "0.01 %");
+        assert_eq!(percent(1e-6), "0.0001 %");
+        assert_eq!(percent(1e-9), "0.0000001 %");
+        assert_eq!(percent(0.00123), "0.12 %");
+        assert_eq!(percent(0.0), "0 %");
+    }
 }

@@ -142,12 +142,16 @@ strings_table! {
     title_undecided,
     /// `reference {k}/{n} · now {j}/{m} · p = {p}`.
     detail_reasked,
+    /// `reference {k}/{n} · now {j}/{m} · too few reference samples to tell`.
+    detail_thin,
     /// The title of what the gate can see (its power).
     title_power,
     /// `With {samples} samples a case …, catches … {rate} …`.
     power_case,
     /// `With {samples} samples a case …, cannot catch a single broken case …`.
     power_case_none,
+    /// `With one sample a case …, no false-alarm rate can be stated …`.
+    power_one,
     /// `{name}: a drop of {drop} or more is caught 8 times in 10.`
     power_measure,
     /// `{name}: its tolerance {tolerance} is below … ({drop}) …`.
@@ -182,6 +186,8 @@ strings_table! {
     config_changed,
     /// The config hashes are equal.
     config_unchanged,
+    /// The base could not be read: nothing is called unchanged.
+    config_unverified,
     /// Declared files all the same.
     artifacts_unchanged,
     /// One declared file changed.
@@ -444,6 +450,9 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
             integrity.evaluation_differs,
             &[("count", &comparison.evaluation_changes.len().to_string())],
         )
+    } else if comparison.base_unverified {
+        // Never "unchanged" when the base that would say so was not read.
+        s.config_unverified.to_string()
     } else {
         s.config_unchanged.to_string()
     };
