@@ -86,29 +86,6 @@ pub const DEFAULT_FALSE_ALARM_RATE: f64 = 0.05;
 pub const LEAST_FALSE_ALARM_RATE: f64 = 1e-4;
 
 #[cfg(test)]
-mod least_rate {
-    use super::LEAST_FALSE_ALARM_RATE;
-    use crate::core::stats::{sequential_p, Path};
-
-    /// The most re-asks a pair gets (`stats::sequential::MAX_CAP`).
-    const MAX_CAP: u64 = 8;
-
-    /// The bound's reason, computed: every re-ask failing again against a
-    /// reference of `n` samples that all passed.
-    fn strongest(n: u64) -> f64 {
-        sequential_p(n, n, MAX_CAP, Path::of(&[true; MAX_CAP as usize]))
-    }
-
-    #[test]
-    fn the_least_rate_is_reachable_with_an_ordinary_reference_and_no_less() {
-        assert!(strongest(5) > LEAST_FALSE_ALARM_RATE, "{}", strongest(5));
-        assert!(strongest(5) < 2e-4, "{}", strongest(5));
-        assert!(strongest(10) <= LEAST_FALSE_ALARM_RATE, "{}", strongest(10));
-        assert!(strongest(1) > 0.04, "one sample: {}", strongest(1));
-    }
-}
-
-#[cfg(test)]
 impl Suite {
     /// A suite for the tests: tenant `t`, environment `e`, name `s`, one
     /// sample, `checks` over cases with these ids, nothing else declared.
@@ -192,5 +169,28 @@ impl Suite {
             .iter()
             .filter_map(|c| Some((c.name.as_str(), c.repetition()?.samples)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod least_rate {
+    use super::LEAST_FALSE_ALARM_RATE;
+    use crate::core::stats::{sequential_p, Path};
+
+    /// The most re-asks a pair gets (`stats::sequential::MAX_CAP`).
+    const MAX_CAP: u64 = 8;
+
+    /// The bound's reason, computed: every re-ask failing again against a
+    /// reference of `n` samples that all passed.
+    fn strongest(n: u64) -> f64 {
+        sequential_p(n, n, MAX_CAP, Path::of(&[true; MAX_CAP as usize]))
+    }
+
+    #[test]
+    fn the_least_rate_is_reachable_with_an_ordinary_reference_and_no_less() {
+        assert!(strongest(5) > LEAST_FALSE_ALARM_RATE, "{}", strongest(5));
+        assert!(strongest(5) < 2e-4, "{}", strongest(5));
+        assert!(strongest(10) <= LEAST_FALSE_ALARM_RATE, "{}", strongest(10));
+        assert!(strongest(1) > 0.04, "one sample: {}", strongest(1));
     }
 }
