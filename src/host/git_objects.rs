@@ -373,6 +373,14 @@ pub fn head_commit(dir: &Path) -> Option<String> {
     Some(id.to_string())
 }
 
+/// The tree `HEAD`'s commit holds, as hex; `None` outside git or on an
+/// unborn branch. Two commits with the same content share it.
+pub fn head_tree(dir: &Path) -> Option<String> {
+    let repo = gix::discover(dir).ok()?;
+    let commit = repo.head_commit().ok()?;
+    Some(commit.tree_id().ok()?.to_string())
+}
+
 /// The work tree of the repository holding `dir` (canonical) and every
 /// path its index tracks, relative to that work tree; `None` outside git.
 pub fn index_paths(dir: &Path) -> Option<(PathBuf, std::collections::HashSet<PathBuf>)> {

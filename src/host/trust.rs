@@ -348,6 +348,52 @@ pub fn believed_reasks(
     record
 }
 
+/// The name of the record the gates of one head keep
+/// (`store::reruns`): the head's tree, the reference and the suite's
+/// configuration, hashed together. `None` outside git (no head to carry
+/// evidence for).
+pub fn rerun_id(root: &Path, reference: &RunDocument, config_hash: &str) -> Option<String> {
+    let tree = git_objects::head_tree(root)?;
+    let text = format!(
+        "{tree}\n{}\n{}\n{config_hash}",
+        reference.created_at, reference.config_hash
+    );
+    Some(crate::core::identity::sha256_hex(text.as_bytes(), 16))
+}
+
+/// What earlier gates of this head decided (`store::reruns`), believed
+/// only with the evidence key set ([`EVIDENCE_KEY`]: a process's own key
+/// dies with it), when the workspace vouches for the file and the key
+/// sealed it at its place: a record anything else wrote could call a
+/// broken case "within noise" for every rerun.
+pub fn believed_rerun(
+    workspace: &Workspace,
+    store: &Store,
+    (tenant, suite): (&str, &str),
+    id: &str,
+) -> Option<crate::core::compare::reask::RerunRecord> {
+    if !evidence_key_set() {
+        return None;
+    }
+    let path = store.rerun_path(tenant, suite, id).ok()?;
+    let area = path.parent()?;
+    if let Err(why) = workspace.check(area, &path) {
+        tracing::warn!(
+            "{}",
+            why.sentence("the record of this head's earlier gates")
+        );
+        return None;
+    }
+    let record = store.read_sealed_rerun(tenant, suite, id);
+    if record.is_none() && path.exists() {
+        tracing::warn!(
+            record = %path.display(),
+            "the record of this head's earlier gates carries no valid seal ({EVIDENCE_KEY}): it is not believed, and this gate starts afresh"
+        );
+    }
+    record
+}
+
 /// The future-date refusal alone, against `now` (tests pass their own).
 ///
 /// # Errors

@@ -15,6 +15,7 @@ pub mod migrate;
 pub mod promote;
 pub mod reasks;
 pub mod repo;
+pub mod reruns;
 pub mod sealed;
 pub mod spend;
 pub mod timings;
