@@ -76,13 +76,13 @@ pub struct Suite {
 pub const DEFAULT_FALSE_ALARM_RATE: f64 = 0.05;
 
 /// The smallest `false_alarm_rate` a suite may declare: one false alarm in
-/// 10,000 gates. Already at this rate a failure can be called worse only
-/// against a reference of about 10 samples that all passed, every re-ask
-/// (`stats::sequential::MAX_CAP` of them) failing again: with 5 samples the
-/// strongest evidence the re-asks can gather has a p-value of about
-/// 0.00017. Below it, every failure of an ordinary reference would be
-/// undecided, and undecided never fails the gate: a pull request could
-/// loosen the gate to nothing.
+/// 10,000 gates. Already at this rate a failure whose every re-ask fails
+/// again is called worse only against a reference of about 20 samples that
+/// all passed (the re-ask rule first bounds the reference's failure rate,
+/// then tests the re-asks against that bound); below it, the references a
+/// suite ordinarily keeps (1 to 10 samples) could never call anything
+/// worse, every failure would be undecided, and undecided never fails the
+/// gate: a pull request could loosen the gate to nothing.
 pub const LEAST_FALSE_ALARM_RATE: f64 = 1e-4;
 
 #[cfg(test)]
@@ -175,22 +175,34 @@ impl Suite {
 #[cfg(test)]
 mod least_rate {
     use super::LEAST_FALSE_ALARM_RATE;
-    use crate::core::stats::{sequential_p, Path};
+    use crate::core::stats::{failure_ceiling, sequential_p, Path, REFERENCE_SHARE};
 
     /// The most re-asks a pair gets (`stats::sequential::MAX_CAP`).
-    const MAX_CAP: u64 = 8;
+    const MAX_CAP: u64 = 12;
 
-    /// The bound's reason, computed: every re-ask failing again against a
-    /// reference of `n` samples that all passed.
-    fn strongest(n: u64) -> f64 {
-        sequential_p(n, n, MAX_CAP, Path::of(&[true; MAX_CAP as usize]))
+    /// The fewest samples, all passing, a reference needs for one failure
+    /// whose every re-ask fails again to be called worse at `alpha` (one
+    /// pair exposed, the strongest evidence the rule can gather).
+    fn fewest_samples(alpha: f64) -> u64 {
+        let reask_share = alpha * (1.0 - REFERENCE_SHARE);
+        (1..=1_000)
+            .find(|&n| {
+                let ceiling = failure_ceiling(n, n, alpha * REFERENCE_SHARE, 1);
+                let all_fail = Path::of(&[true; MAX_CAP as usize]);
+                sequential_p(ceiling, MAX_CAP, all_fail) <= reask_share
+            })
+            .unwrap_or(u64::MAX)
     }
 
     #[test]
-    fn the_least_rate_is_reachable_with_an_ordinary_reference_and_no_less() {
-        assert!(strongest(5) > LEAST_FALSE_ALARM_RATE, "{}", strongest(5));
-        assert!(strongest(5) < 2e-4, "{}", strongest(5));
-        assert!(strongest(10) <= LEAST_FALSE_ALARM_RATE, "{}", strongest(10));
-        assert!(strongest(1) > 0.04, "one sample: {}", strongest(1));
+    fn below_the_least_rate_an_ordinary_reference_can_call_nothing_worse() {
+        // The default: a reference of a few samples decides.
+        assert!(fewest_samples(0.05) <= 5, "{}", fewest_samples(0.05));
+        // The least rate already needs a reference of about 20 samples…
+        let least = fewest_samples(LEAST_FALSE_ALARM_RATE);
+        assert!((15..=25).contains(&least), "{least}");
+        // …and 1e-9 over a hundred: a pull request setting it turns every
+        // failure of an ordinary reference into "undecided".
+        assert!(fewest_samples(1e-9) > 100, "{}", fewest_samples(1e-9));
     }
 }
