@@ -121,20 +121,36 @@ fn with_the_evidence_key_the_memo_serves_later_gates_and_an_edited_entry_is_not_
     let keyed = [("DIGLINE_EVIDENCE_KEY", KEY)];
     let poor = regressed(root, &keyed);
     assert!(read_json(&memo_entries(root)[0])["seal"].is_string());
-    // The gate's own sealed replies serve the next gate: no judge call.
+    // The gate's own sealed replies serve the next gate: no judge call
+    // (the re-asks, fresh judgings, are never the memo's: not judged, 2).
     let calls = judge_calls(&poor);
+    let reused = |gated: &Ran, n: usize| {
+        assert!(
+            gated
+                .stderr
+                .contains(&format!("judge memo (replay): {n} reply(ies) reused")),
+            "{}",
+            gated.stderr
+        );
+    };
     let gated = gate_with(root, &poor, "again", &["--judge-memo", "replay"], &keyed);
-    assert_eq!(gated.code, 1, "{}{}", gated.stdout, gated.stderr);
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    reused(&gated, 2);
     assert_eq!(judge_calls(&poor), calls);
-    // Another key (or none) does not read them.
+    // Another key does not read them.
     let other = [("DIGLINE_EVIDENCE_KEY", "fedcba9876543210fedcba9876543210")];
     let gated = gate_with(root, &poor, "other", &["--judge-memo", "replay"], &other);
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
-    // An entry edited under its old seal is not believed.
+    reused(&gated, 0);
+    // An entry edited under its old seal is not believed: never green.
     assert!(forge(root, true) > 0);
     let gated = gate_with(root, &poor, "forged", &["--judge-memo", "replay"], &keyed);
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    reused(&gated, 0);
     assert_eq!(judge_calls(&poor), calls);
+    // With the memo on, the judge is asked again: worse.
+    let gated = gate_with(root, &poor, "on", &[], &keyed);
+    assert_eq!(gated.code, 1, "{}{}", gated.stdout, gated.stderr);
 }
 
 #[cfg(unix)]
