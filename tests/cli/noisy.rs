@@ -468,7 +468,7 @@ fn a_false_alarm_rate_outside_its_range_is_refused_where_it_is_written() {
         // A pull request loosening the gate to nothing: no evidence reaches it.
         (
             "1e-9",
-            "`false_alarm_rate` is 0.000000001, and it has to be a number of at least 0.0001 and below 0.5 (0.05 calls an unchanged system worse in at most 1 gate of 20; below 0.0001 a failure could be called worse only against a reference of about 20 samples or more, so a gate would pass whatever failed)",
+            "`false_alarm_rate` is 0.000000001, and it has to be a number of at least 0.0001 and below 0.5 (0.05 calls an unchanged system worse in at most 1 gate of 20; below 0.0001 a failure could be called worse only against a reference of 19 samples or more that all passed, so a gate would pass whatever failed)",
         ),
         (
             "0.00009",
