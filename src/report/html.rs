@@ -123,6 +123,7 @@ pub fn render_with_spend(
         spends,
         failed,
         None,
+        String::new(),
     )
 }
 
@@ -131,7 +132,8 @@ pub fn render_with_spend(
 /// them in place instead of copying them first, so a 100,000-case gate
 /// does not hold each document twice. The footer states `exit`, the
 /// gate's exit code: with no baseline the gate refuses (64), so its report
-/// must not say 0.
+/// must not say 0. `charts` is the base branch's history drawn
+/// (`report::history::charts`, safe HTML), empty without one.
 ///
 /// # Errors
 /// As [`render`].
@@ -145,6 +147,7 @@ pub fn render_consuming(
     spends: Spends,
     failed: &FailedCalls,
     exit: ExitStatus,
+    charts: String,
 ) -> Result<String, ReportError> {
     render_from(
         Cow::Owned(run),
@@ -155,6 +158,7 @@ pub fn render_consuming(
         spends,
         failed,
         Some(exit),
+        charts,
     )
 }
 
@@ -168,6 +172,7 @@ fn render_from(
     spends: Spends,
     failed: &FailedCalls,
     exit: Option<ExitStatus>,
+    charts: String,
 ) -> Result<String, ReportError> {
     let comparison: Option<Cow<'_, Comparison>> = match (&baseline, comparison) {
         (Some(_), Some(c)) => Some(c),
@@ -201,6 +206,7 @@ fn render_from(
     if let Some(code) = exit {
         view.footer = footer(code, locale);
     }
+    view.charts = JinjaValue::from_safe_string(charts);
     let compared_with = baseline.as_deref().filter(|_| comparison.is_some());
     cost_meta(&mut view.meta, &run, compared_with, spends, locale);
     let env = environment().map_err(|e| ReportError(e.clone()))?;
@@ -314,6 +320,8 @@ struct View {
     configs: Vec<ConfigTable>,
     artifacts: Option<Artifacts>,
     sections: Vec<Section>,
+    /// The base branch's history drawn: safe HTML, empty without one.
+    charts: JinjaValue,
     footer: Vec<String>,
 }
 
@@ -460,6 +468,7 @@ fn base_view(run: &RunDocument, locale: Locale) -> View {
         configs: Vec::new(),
         artifacts: None,
         sections: Vec::new(),
+        charts: JinjaValue::from_safe_string(String::new()),
         footer: Vec::new(),
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod atomic;
 pub mod document;
+pub mod history;
 pub mod error;
 pub mod journal;
 pub mod masked;

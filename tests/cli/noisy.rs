@@ -33,7 +33,7 @@ type = "contains"
 needle = "yes"
 "#;
 
-fn answers(root: &Path, rows: &[(&str, &[&str])]) {
+pub(crate) fn answers(root: &Path, rows: &[(&str, &[&str])]) {
     let table: serde_json::Map<String, Value> = rows
         .iter()
         .map(|(id, list)| ((*id).to_string(), json!({ "answers": list })))
@@ -41,7 +41,7 @@ fn answers(root: &Path, rows: &[(&str, &[&str])]) {
     std::fs::write(root.join("answers.json"), Value::Object(table).to_string()).unwrap();
 }
 
-fn setup(root: &Path) -> crate::util::Stub {
+pub(crate) fn setup(root: &Path) -> crate::util::Stub {
     answers(root, &[]);
     let server = stub(&root.join("answers.json"));
     std::fs::write(
@@ -78,7 +78,7 @@ fn compare_latest(root: &Path) -> crate::util::Ran {
 }
 
 /// Measure a baseline of 5 samples where every case passes, and promote it.
-fn measured_baseline(root: &Path) -> String {
+pub(crate) fn measured_baseline(root: &Path) -> String {
     let yes: &[&str] = &["yes"; 5];
     answers(root, &[("steady", yes), ("broken", yes), ("wobbly", yes)]);
     let ran = run(
@@ -118,7 +118,7 @@ fn gate_after_a_wobble(root: &Path, broken: &'static str) -> crate::util::Ran {
     run(root, &GATE)
 }
 
-const GATE: [&str; 7] = [
+pub(crate) const GATE: [&str; 7] = [
     "gate",
     "--suite",
     "suite.toml",
@@ -129,7 +129,7 @@ const GATE: [&str; 7] = [
 ];
 
 /// The comment with what changes from run to run replaced.
-fn stable(comment: &str) -> String {
+pub(crate) fn stable(comment: &str) -> String {
     let marker = regex::Regex::new(r"<!-- digline-(gate|order) [^>]*-->").unwrap();
     let keys = regex::Regex::new(r"\d{4}-\d\d-\d\dT[0-9a-f-]+").unwrap();
     keys.replace_all(&marker.replace_all(comment, "<!-- digline-$1 … -->"), "KEY")

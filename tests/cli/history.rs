@@ -1,0 +1,184 @@
+//! The base branch's history (issue 33): gates on the base branch record
+//! one compact line each; a pull request's gate reads it, shows each
+//! flagged check's strip in the comment and draws it in the report, and
+//! never writes it. The history never changes an exit code; a forged line,
+//! a line of another reference and a history tracked by git are skipped
+//! and said; a reference the history contradicts is named before it
+//! blocks anyone.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::noisy::{answers, measured_baseline, setup, stable, GATE};
+use crate::util::digline_env;
+
+const HISTORY: &str = ".digline/noisy/history/support.jsonl";
+
+fn gate(root: &Path, extra: &[&str]) -> crate::util::Ran {
+    let mut args = GATE.to_vec();
+    args.extend(extra);
+    digline_env(root, &args, &[])
+}
+
+fn read(root: &Path, rel: &str) -> String {
+    std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The comment with keys, markers and dates made stable.
+fn comment(root: &Path) -> String {
+    let dates = regex::Regex::new(r"\d{4}-\d\d-\d\d").unwrap();
+    dates
+        .replace_all(&stable(&read(root, "out/comment.md")), "DATE")
+        .into_owned()
+}
+
+/// Four gates on the base branch: `wobbly` fails its first answer in the
+/// second and fourth (its re-asks pass), everything else passes.
+fn base_branch_gates(root: &Path) {
+    for i in 0..4 {
+        let wobbly: &[&str] = if i % 2 == 1 {
+            &["no", "yes", "yes", "yes", "yes", "yes"]
+        } else {
+            &["yes"]
+        };
+        answers(
+            root,
+            &[("steady", &["yes"]), ("broken", &["yes"]), ("wobbly", wobbly)],
+        );
+        let ran = gate(root, &["--history", "record"]);
+        assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    }
+}
+
+#[test]
+fn a_history_recorded_on_the_base_branch_is_shown_by_a_pull_request_and_changes_no_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline(root);
+    base_branch_gates(root);
+    let history = read(root, HISTORY);
+    assert_eq!(history.lines().count(), 4, "{history}");
+    for line in history.lines() {
+        let value: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(value["v"], 1);
+        assert_eq!(value["checks"][0][1], 3, "{line}");
+    }
+    // Only what did not pass is listed, and no answer, var or reason.
+    assert!(!history.contains("\"yes\"") && !history.contains("reason"));
+    assert_eq!(
+        serde_json::from_str::<Value>(history.lines().nth(1).unwrap()).unwrap()["flagged"],
+        serde_json::json!([["wobbly", "contains", "f", 1, 0]])
+    );
+    // The pull request breaks `broken` and wobbles `wobbly` once more.
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["no"]),
+            ("wobbly", &["no", "yes", "yes", "yes", "yes", "yes"]),
+        ],
+    );
+    let ran = gate(root, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(read(root, HISTORY), history, "a pull request never writes it");
+    let shown = comment(root);
+    insta::assert_snapshot!("history_pull_request_comment", shown);
+    assert!(
+        shown.contains("| broken | contains | pass 1\\.000000 → fail 0\\.000000 | ▇▇▇▇ passed in 4 of the last 4 gates on the base branch |"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("▇▁▇▁ passed in 2 of the last 4 gates on the base branch; first failed DATE"),
+        "{shown}"
+    );
+    if let Some(html) = crate::surfaces::gfm(&read(root, "out/comment.md")) {
+        assert!(html.contains("<th>Base-branch history</th>"), "{html}");
+        assert!(html.contains("<td>▇▇▇▇ passed in 4 of the last 4 gates on the base branch</td>"), "{html}");
+    }
+    let report = read(root, "out/report.html");
+    assert_eq!(report.matches("<svg ").count(), 3, "checks, flagged, spend? {report}");
+    assert!(report.contains("<title id=\"chart-checks\">Pass rate per check, gate by gate on the base branch</title>"));
+    assert!(!report.contains("<script"));
+    // The same gate without the history: the same exit code, no history column.
+    let off = gate(root, &["--history", "off"]);
+    assert_eq!(off.code, ran.code);
+    let without = comment(root);
+    assert!(!without.contains("Base-branch history"), "{without}");
+    assert!(!read(root, "out/report.html").contains("<svg"));
+    // And a green pull request stays green whatever the history says.
+    answers(root, &[("steady", &["yes"]), ("broken", &["yes"]), ("wobbly", &["yes"])]);
+    assert_eq!(gate(root, &["--history", "read"]).code, 0);
+    assert_eq!(read(root, HISTORY), history);
+}
+
+#[test]
+fn forged_lines_are_skipped_and_counted_and_a_tracked_history_is_never_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline(root);
+    base_branch_gates(root);
+    let history = read(root, HISTORY);
+    let last: Value = serde_json::from_str(history.lines().last().unwrap()).unwrap();
+    let mut other = last.clone();
+    other["reference"] = "2020-01-01T00:00:00+00:00".into();
+    let mut future = last.clone();
+    future["at"] = "2999-01-01T00:00:00Z".into();
+    // A forged line claiming `broken` passed, against this reference.
+    let forged = format!("{history}{other}\n{future}\nnot a line\n");
+    std::fs::write(root.join(HISTORY), &forged).unwrap();
+    answers(root, &[("steady", &["yes"]), ("broken", &["no"]), ("wobbly", &["yes"])]);
+    let ran = gate(root, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let shown = comment(root);
+    assert!(
+        shown.contains("3 history lines were skipped for failing their own checks \\(1 not a history line, 1 of another reference, 1 dated in the future or before the reference\\)\\."),
+        "{shown}"
+    );
+    assert!(shown.contains("passed in 4 of the last 4 gates"), "{shown}");
+    // Tracked by git, it is not read at all, and the comment says why.
+    crate::util::git(root, &["init", "-q"]);
+    crate::util::git(root, &["add", "-f", HISTORY]);
+    let ran = gate(root, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let shown = comment(root);
+    assert!(
+        shown.contains("history/support\\.jsonl is tracked by git, so it was not read"),
+        "{shown}"
+    );
+    assert!(!shown.contains("passed in 4 of the last 4"), "{shown}");
+    // A base-branch gate does not append to a tracked history either way it reads.
+    assert_eq!(read(root, HISTORY), forged);
+}
+
+#[test]
+fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline(root);
+    // `wobbly` passed 5 of 5 in the reference; on the base branch it fails
+    // three answers in four.
+    for _ in 0..6 {
+        answers(
+            root,
+            &[("steady", &["yes"]), ("broken", &["yes"]), ("wobbly", &["no", "no", "no", "yes"])],
+        );
+        let ran = gate(root, &["--history", "record"]);
+        assert!(ran.code <= 1, "{}{}", ran.stdout, ran.stderr);
+    }
+    answers(root, &[("steady", &["yes"]), ("broken", &["yes"]), ("wobbly", &["yes"])]);
+    let ran = gate(root, &[]);
+    assert_eq!(ran.code, 0, "the notice never decides: {}{}", ran.stdout, ran.stderr);
+    let shown = comment(root);
+    assert!(shown.contains("#### A lucky reference"), "{shown}");
+    assert!(
+        shown.contains("wobbly · contains: the reference passed 5 of 5, but the base branch's gates failed it in"),
+        "{shown}"
+    );
+    assert!(shown.contains("digline run \\-\\-suite suite\\.toml \\-\\-root \\. \\-\\-samples 20"), "{shown}");
+    let report = read(root, "out/report.html");
+    assert!(report.contains("id=\"chart-flagged\""), "{report}");
+}
