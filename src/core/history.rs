@@ -36,8 +36,8 @@ pub const DEFAULT_KEEP: usize = 200;
 /// How far in the future a line may be dated (clock skew between runners).
 pub const SKEW_SECONDS: i64 = 300;
 
-/// How many gates a strip shows.
-pub const STRIP: usize = 10;
+/// How many gates a strip shows (and its count covers).
+pub const STRIP: usize = 20;
 
 /// One gate, as the history keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -201,10 +201,11 @@ impl PairHistory {
             .collect()
     }
 
-    /// Gates passed, gates judged.
+    /// Of the gates the strip shows: passed, shown.
     pub fn passed_of(&self) -> (usize, usize) {
-        let passed = self.marks.iter().filter(|m| **m == Mark::Pass).count();
-        (passed, self.marks.len())
+        let shown = &self.marks[self.marks.len().saturating_sub(STRIP)..];
+        let passed = shown.iter().filter(|m| **m == Mark::Pass).count();
+        (passed, shown.len())
     }
 }
 
@@ -350,24 +351,42 @@ impl History {
         let family = measured_pairs.len().max(1) as f64;
         measured_pairs
             .into_iter()
-            .filter(|(case, check, _)| self.index.contains_key(&(case.to_string(), check.clone())))
             .filter_map(|(case, check, (passed, samples))| {
-                let h = self.pair(case, &check)?;
-                if h.failed == 0 {
+                let (failed, asked) = self.answers(case, &check)?;
+                if failed == 0 {
                     return None;
                 }
-                let p = crate::core::stats::fisher_worse(passed, samples, h.failed, h.asked);
+                let p = crate::core::stats::fisher_worse(passed, samples, failed, asked);
                 (p <= alpha / family).then(|| Lucky {
                     case: case.to_string(),
                     check,
                     passed,
                     samples,
-                    failed: h.failed,
-                    asked: h.asked,
+                    failed,
+                    asked,
                     p,
                 })
             })
             .collect()
+    }
+
+    /// The answers that failed, of those asked, across the history for a
+    /// pair that did not pass at least once: one first answer per gate that
+    /// judged the check (none when it could not be judged), and the re-asks.
+    /// As [`History::pair`] counts them, without walking every gate.
+    fn answers(&self, case: &str, check: &str) -> Option<(u64, u64)> {
+        let flagged = self.index.get(&(case.to_string(), check.to_string()))?;
+        let judged = self.judged.get(check)?.len() as u64;
+        let (mut failed, mut asked) = (0, judged);
+        for (_, mark, again, again_failed) in flagged {
+            match mark {
+                Mark::Error => asked -= 1,
+                _ => failed += 1,
+            }
+            asked += again;
+            failed += again_failed;
+        }
+        Some((failed, asked))
     }
 }
 

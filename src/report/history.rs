@@ -101,7 +101,7 @@ pub fn note<'a>(
                     ("n", &l.samples.to_string()),
                     ("f", &l.failed.to_string()),
                     ("a", &l.asked.to_string()),
-                    ("p", &format!("{:.4}", l.p)),
+                    ("p", &p_text(l.p)),
                     ("command", command),
                 ],
             )
@@ -111,6 +111,15 @@ pub fn note<'a>(
         cells,
         lines,
         lucky,
+    }
+}
+
+/// A p-value as the sentences show it: four decimals, `< 0.0001` below.
+fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        "< 0.0001".to_string()
+    } else {
+        format!("{p:.4}")
     }
 }
 
@@ -232,21 +241,22 @@ fn check_chart(out: &mut String, h: &History, locale: Locale) {
     if rates.is_empty() {
         return;
     }
-    svg_open(out, "chart-checks", t("chart_checks"), HEIGHT);
-    axes(out, HEIGHT);
+    let mut svg = String::new();
+    svg_open(&mut svg, "chart-checks", t("chart_checks"), HEIGHT);
+    axes(&mut svg, HEIGHT);
     for (i, (name, series)) in rates.iter().take(CHARTED_CHECKS).enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        out.push_str("<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"");
-        out.push_str(colour);
-        out.push_str("\" points=\"");
+        svg.push_str("<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"");
+        svg.push_str(colour);
+        svg.push_str("\" points=\"");
         for (j, r) in series.iter().enumerate() {
-            let _ = write!(out, "{:.1},{:.1} ", x_of(j, series.len()), y_of(*r, HEIGHT));
+            let _ = write!(svg, "{:.1},{:.1} ", x_of(j, series.len()), y_of(*r, HEIGHT));
         }
-        out.push_str("\"><title>");
-        escape::push_html(out, name);
-        out.push_str("</title></polyline>\n");
+        svg.push_str("\"><title>");
+        escape::push_html(&mut svg, name);
+        svg.push_str("</title></polyline>\n");
     }
-    out.push_str("</svg></figure>\n");
+    svg.push_str("</svg></figure>\n");
     table_open(
         out,
         t("chart_checks"),
@@ -273,6 +283,7 @@ fn check_chart(out: &mut String, h: &History, locale: Locale) {
         );
     }
     out.push_str("</tbody></table>\n");
+    out.push_str(&svg);
 }
 
 /// One flagged pair's three rates and intervals.
@@ -325,14 +336,15 @@ fn flagged_chart(
     }
     rows.truncate(CHARTED);
     let row_h = 30.0;
-    let height = PAD + row_h * rows.len() as f64;
+    let height = PAD + 18.0 + row_h * rows.len() as f64;
     let left = 200.0;
     let span = WIDTH - left - PAD / 2.0;
     let x = |r: f64| left + r.clamp(0.0, 1.0) * span;
-    svg_open(out, "chart-flagged", t("chart_flagged"), height);
+    let mut svg = String::new();
+    svg_open(&mut svg, "chart-flagged", t("chart_flagged"), height);
     for frac in [0.0, 0.5, 1.0] {
         let _ = write!(
-            out,
+            svg,
             "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"4\" y2=\"{1:.1}\" stroke=\"#d0d7de\"/><text x=\"{0:.1}\" y=\"{2:.1}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#57606a\">{frac}</text>\n",
             x(frac),
             height - PAD + 4.0,
@@ -340,14 +352,26 @@ fn flagged_chart(
         );
     }
     let labels = [t("col_reference"), t("col_history"), t("col_now")];
+    for (j, label) in labels.iter().enumerate() {
+        let lx = left + 140.0 * j as f64;
+        let _ = write!(
+            svg,
+            "<circle cx=\"{lx:.1}\" cy=\"{ly:.1}\" r=\"4\" fill=\"{c}\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#1f2328\">{}</text>\n",
+            lx + 8.0,
+            height - 8.0,
+            escape::html(label),
+            ly = height - 12.0,
+            c = COLOURS[j],
+        );
+    }
     let mut table = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let top = 4.0 + row_h * i as f64;
-        out.push_str("<text x=\"4\" font-size=\"11\" fill=\"#1f2328\" y=\"");
-        let _ = write!(out, "{:.1}\">", top + 16.0);
+        svg.push_str("<text x=\"4\" font-size=\"11\" fill=\"#1f2328\" y=\"");
+        let _ = write!(svg, "{:.1}\">", top + 16.0);
         let label: String = format!("{} · {}", row.case, row.check).chars().take(30).collect();
-        escape::push_html(out, &label);
-        out.push_str("</text>\n");
+        escape::push_html(&mut svg, &label);
+        svg.push_str("</text>\n");
         let mut cells = vec![row.case.clone(), row.check.clone()];
         for (j, (passed, asked)) in row.bars.iter().enumerate() {
             if *asked == 0 {
@@ -358,7 +382,7 @@ fn flagged_chart(
             let point = *passed as f64 / *asked as f64;
             let y = top + 6.0 + 8.0 * j as f64;
             let _ = write!(
-                out,
+                svg,
                 "<g><title>{}: {passed}/{asked}</title><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{c}\" stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{c}\"/></g>\n",
                 escape::html(labels[j]),
                 x(lo),
@@ -370,7 +394,7 @@ fn flagged_chart(
         }
         table.push(cells);
     }
-    out.push_str("</svg></figure>\n");
+    svg.push_str("</svg></figure>\n");
     table_open(
         out,
         t("chart_flagged"),
@@ -380,6 +404,7 @@ fn flagged_chart(
         table_row(out, cells);
     }
     out.push_str("</tbody></table>\n");
+    out.push_str(&svg);
 }
 
 /// What each gate of the history spent.
@@ -394,21 +419,22 @@ fn spend_chart(out: &mut String, h: &History, locale: Locale) {
         return;
     }
     let most = spent.iter().map(|s| s.1).fold(0.0, f64::max).max(1e-9);
-    svg_open(out, "chart-spend", t("chart_spend"), HEIGHT);
+    let mut svg = String::new();
+    svg_open(&mut svg, "chart-spend", t("chart_spend"), HEIGHT);
     let bottom = HEIGHT - PAD;
     let _ = write!(
-        out,
+        svg,
         "<path d=\"M{PAD} {} V{bottom} H{}\" fill=\"none\" stroke=\"#57606a\"/>\n<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\" fill=\"#57606a\">{most:.2}</text>\n",
         PAD / 2.0,
         WIDTH - PAD / 2.0,
         PAD - 4.0,
         PAD / 2.0 + 3.0
     );
-    out.push_str("<polyline fill=\"none\" stroke=\"#1a7f37\" stroke-width=\"1.5\" points=\"");
+    svg.push_str("<polyline fill=\"none\" stroke=\"#1a7f37\" stroke-width=\"1.5\" points=\"");
     for (i, (_, usd)) in spent.iter().enumerate() {
-        let _ = write!(out, "{:.1},{:.1} ", x_of(i, spent.len()), y_of(usd / most, HEIGHT));
+        let _ = write!(svg, "{:.1},{:.1} ", x_of(i, spent.len()), y_of(usd / most, HEIGHT));
     }
-    out.push_str("\"/>\n</svg></figure>\n");
+    svg.push_str("\"/>\n</svg></figure>\n");
     let total: f64 = spent.iter().map(|s| s.1).sum();
     let least = spent.iter().map(|s| s.1).fold(f64::INFINITY, f64::min);
     table_open(
@@ -435,6 +461,7 @@ fn spend_chart(out: &mut String, h: &History, locale: Locale) {
         ],
     );
     out.push_str("</tbody></table>\n");
+    out.push_str(&svg);
 }
 
 #[cfg(test)]

@@ -184,3 +184,138 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
     let report = read(root, "out/report.html");
     assert!(report.contains("id=\"chart-flagged\""), "{report}");
 }
+
+/// A store of `cases` cases with a history of `gates` gates (seeded: one
+/// case in three fails 6 % of its gates, cases 1 to 5 fail 95 % of them
+/// against a 5-of-5 reference, so they are named lucky): a stored run in
+/// which `case-00000` fails where its one-sample reference passed (no
+/// re-ask: the stored run is gated without a call).
+fn long_history(root: &Path, cases: usize, gates: usize) {
+    use serde_json::json;
+    const HASH: &str = "0123456789abcdef";
+    std::fs::write(
+        root.join("suite.toml"),
+        crate::noisy::SUITE.replace("PORT", "9"),
+    )
+    .unwrap();
+    let ids: Vec<String> = (0..cases).map(|i| format!("case-{i:05}")).collect();
+    let list: Vec<Value> = ids.iter().map(|id| json!({"id": id, "vars": {}})).collect();
+    std::fs::write(root.join("cases.json"), Value::Array(list).to_string()).unwrap();
+    let verdict = |status: &str, samples: bool| {
+        let mut v = json!({"assertion": "contains", "assertion_id": "contains-1", "metadata": {},
+            "reason": "", "score": if status == "pass" { 1.0 } else { 0.0 }, "status": status,
+            "threshold": 1.0, "tolerance": 0.0});
+        if samples {
+            v["samples"] = json!([1.0, 1.0, 1.0, 1.0, 1.0]);
+            v["sample_min"] = json!(1.0);
+            v["sample_max"] = json!(1.0);
+        }
+        v
+    };
+    let document = |at: &str, results: Vec<Value>| {
+        json!({"aggregate": [], "artifacts": {}, "config_hash": HASH, "created_at": at,
+            "digline_version": "0.10.0", "environment": "local", "git_commit": null,
+            "judge_config": {}, "metadata": {}, "redacted": false, "results": results,
+            "schema_version": 10, "suite": "support", "target_config": {}, "tenant": "noisy"})
+    };
+    let store = root.join(".digline/noisy");
+    for folder in ["baselines", "runs/support", "history"] {
+        std::fs::create_dir_all(store.join(folder)).unwrap();
+    }
+    let made = "2025-01-01T00:00:00+00:00";
+    let reference: Vec<Value> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| json!({"case_id": id, "suspended": false, "verdicts": [verdict("pass", i > 0)]}))
+        .collect();
+    std::fs::write(store.join("baselines/support.json"), document(made, reference).to_string()).unwrap();
+    let run: Vec<Value> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| json!({"case_id": id, "suspended": false,
+            "verdicts": [verdict(if i == 0 { "fail" } else { "pass" }, false)]}))
+        .collect();
+    std::fs::write(
+        store.join(format!("runs/support/2025-03-01T00-00-00-00-00-{HASH}.json")),
+        document("2025-03-01T00:00:00+00:00", run).to_string(),
+    )
+    .unwrap();
+    let mut seed: u64 = 33;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 10_000) as f64 / 10_000.0
+    };
+    let mut text = String::new();
+    for g in 0..gates {
+        let at = format!("2025-01-{:02}T{:02}:{:02}:00Z", 1 + g / 1440, (g / 60) % 24, g % 60);
+        let flagged: Vec<Value> = ids
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| match i {
+                0 => g % 3 == 0,
+                1..=5 => next() < 0.95,
+                _ => i % 3 == 0 && next() < 0.06,
+            })
+            // Cases 1 to 5 fail their re-ask too; the others pass it.
+            .map(|(i, id)| json!([id, "contains", "f", 1, u8::from((1..=5).contains(&i))]))
+            .collect();
+        let line = json!({"v": 1, "at": at, "commit": null, "reference": made,
+            "reference_config": HASH, "config": HASH, "exit": 0, "usd": 0.4 + next() / 5.0,
+            "checks": [["contains", cases, cases - flagged.len()]], "flagged": flagged});
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    std::fs::write(store.join("history/support.jsonl"), text).unwrap();
+}
+
+/// The report's charts at 1,000 gates × 2,000 cases, in English and German,
+/// opened by headless Chromium: every chart is an `<svg>` with a `<title>`,
+/// a table beside it, nothing runs; the screenshots are kept with the
+/// report test's (the user guide's pictures are docs/pictures/).
+#[test]
+fn in_chromium_the_history_charts_draw_at_a_thousand_gates_of_two_thousand_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    long_history(root, 2_000, 1_000);
+    for locale in ["en", "de"] {
+        let out = format!("out-{locale}");
+        let ran = digline_env(
+            root,
+            &["gate", "--suite", "suite.toml", "--run", "latest", "--publish", "none",
+              "--out", &out, "--locale", locale],
+            &[],
+        );
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        let page = root.join(&out).join("report.html");
+        let source = read(root, &format!("{out}/report.html"));
+        let comment = read(root, &format!("{out}/comment.md"));
+        assert_eq!(source.matches("<svg ").count(), 3, "checks, flagged, spend: {comment}");
+        for id in ["chart-checks", "chart-flagged", "chart-spend"] {
+            assert!(source.contains(&format!("<title id=\"{id}\">")), "{locale}: {id}");
+        }
+        assert_eq!(source.matches("<table class=\"grid chart-table\">").count(), 3);
+        assert!(source.contains("1000 gates") || source.contains("1000 Gates"), "{locale}");
+        let Some(browser) = crate::report::chromium() else {
+            continue;
+        };
+        let dom = crate::report::headless(&browser, &page, &["--dump-dom"]);
+        for tag in ["svg", "polyline", "table", "caption"] {
+            assert_eq!(
+                crate::report::elements(&dom, tag),
+                crate::report::elements(&source, tag),
+                "{locale}: <{tag}> in the DOM and in digline's HTML"
+            );
+        }
+        assert_eq!(crate::report::elements(&dom, "script"), 0);
+        let shot = crate::report::artifacts().join(format!("history-{locale}.png"));
+        let _ = std::fs::remove_file(&shot);
+        crate::report::headless(
+            &browser,
+            &page,
+            &["--window-size=1280,2400", &format!("--screenshot={}", shot.display())],
+        );
+        assert!(shot.is_file(), "{locale}: the screenshot was written");
+    }
+}

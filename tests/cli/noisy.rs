@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::util::{digline_env, repo, stub};
 
-const SUITE: &str = r#"[suite]
+pub(crate) const SUITE: &str = r#"[suite]
 tenant = "noisy"
 environment = "local"
 name = "support"

@@ -101,16 +101,18 @@ fn a_history_is_read_back_and_a_pair_shows_its_strip() {
 }
 
 #[test]
-fn a_strip_shows_the_last_ten_gates() {
-    let text: String = (1..=12)
+fn a_strip_and_its_count_show_the_last_twenty_gates_and_the_first_failure_of_all() {
+    let text: String = (1..=22)
         .map(|d| gate_line(d + 1, if d == 1 { "error" } else { "pass" }, &[]).to_json() + "\n")
         .collect();
     let p = History::read(&text, &reference(), now())
         .pair("lucky", "answer")
         .unwrap();
-    assert_eq!(p.strip().chars().count(), 10);
-    assert_eq!(p.passed_of(), (11, 12));
+    assert_eq!(p.strip(), "▇".repeat(20));
+    assert_eq!(p.passed_of(), (20, 20));
+    assert_eq!(p.marks.len(), 22);
     assert_eq!(p.first_failed.as_deref(), Some("2026-12-02"));
+    assert_eq!((p.asked, p.failed), (21, 0), "a gate that could not judge asked nothing");
 }
 
 #[test]
