@@ -939,8 +939,10 @@ fn with_history(
     use crate::report::history as words;
     let title = locale.text("history.title");
     if let Some(path) = &facts.history.tracked {
-        data.sections
-            .push(Section::lines(title, vec![words::tracked_line(path, locale)]));
+        data.sections.push(Section::lines(
+            title,
+            vec![words::tracked_line(path, locale)],
+        ));
     }
     let Some(history) = &facts.history.history else {
         return (data, String::new());

@@ -402,8 +402,7 @@ fn check_line(
         return Err(Skip::Malformed);
     }
     let when = OffsetDateTime::parse(&line.at, &Rfc3339).map_err(|_| Skip::Malformed)?;
-    if line.reference != reference.created_at || line.reference_config != reference.config_hash
-    {
+    if line.reference != reference.created_at || line.reference_config != reference.config_hash {
         return Err(Skip::OtherReference);
     }
     if line.config != reference.config_hash {

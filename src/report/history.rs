@@ -164,7 +164,9 @@ pub fn charts(
 const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 200.0;
 const PAD: f64 = 36.0;
-const COLOURS: [&str; 6] = ["#1f6feb", "#b35900", "#1a7f37", "#8250df", "#cf222e", "#57606a"];
+const COLOURS: [&str; 6] = [
+    "#1f6feb", "#b35900", "#1a7f37", "#8250df", "#cf222e", "#57606a",
+];
 
 fn svg_open(out: &mut String, id: &str, title: &str, height: f64) {
     let _ = write!(
@@ -369,7 +371,10 @@ fn flagged_chart(
         let top = 4.0 + row_h * i as f64;
         svg.push_str("<text x=\"4\" font-size=\"11\" fill=\"#1f2328\" y=\"");
         let _ = write!(svg, "{:.1}\">", top + 16.0);
-        let label: String = format!("{} · {}", row.case, row.check).chars().take(30).collect();
+        let label: String = format!("{} · {}", row.case, row.check)
+            .chars()
+            .take(30)
+            .collect();
         escape::push_html(&mut svg, &label);
         svg.push_str("</text>\n");
         let mut cells = vec![row.case.clone(), row.check.clone()];
@@ -398,7 +403,13 @@ fn flagged_chart(
     table_open(
         out,
         t("chart_flagged"),
-        &[t("col_case"), t("col_check"), labels[0], labels[1], labels[2]],
+        &[
+            t("col_case"),
+            t("col_check"),
+            labels[0],
+            labels[1],
+            labels[2],
+        ],
     );
     for cells in &table {
         table_row(out, cells);
@@ -432,7 +443,12 @@ fn spend_chart(out: &mut String, h: &History, locale: Locale) {
     );
     svg.push_str("<polyline fill=\"none\" stroke=\"#1a7f37\" stroke-width=\"1.5\" points=\"");
     for (i, (_, usd)) in spent.iter().enumerate() {
-        let _ = write!(svg, "{:.1},{:.1} ", x_of(i, spent.len()), y_of(usd / most, HEIGHT));
+        let _ = write!(
+            svg,
+            "{:.1},{:.1} ",
+            x_of(i, spent.len()),
+            y_of(usd / most, HEIGHT)
+        );
     }
     svg.push_str("\"/>\n</svg></figure>\n");
     let total: f64 = spent.iter().map(|s| s.1).sum();

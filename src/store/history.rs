@@ -98,7 +98,11 @@ mod tests {
                 .unwrap();
         }
         let path = store.history_path("t", "s").unwrap();
-        assert!(path.ends_with(".digline/t/history/s.jsonl"), "{}", path.display());
+        assert!(
+            path.ends_with(".digline/t/history/s.jsonl"),
+            "{}",
+            path.display()
+        );
         let text = store.read_history("t", "s").unwrap();
         assert_eq!(text.lines().count(), 2);
         assert!(text.starts_with(r#"{"v":1,"at":"2026-12-03"#), "{text}");

@@ -7,8 +7,8 @@
 
 pub mod atomic;
 pub mod document;
-pub mod history;
 pub mod error;
+pub mod history;
 pub mod journal;
 pub mod masked;
 pub mod memo;

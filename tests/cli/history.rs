@@ -44,7 +44,11 @@ fn base_branch_gates(root: &Path) {
         };
         answers(
             root,
-            &[("steady", &["yes"]), ("broken", &["yes"]), ("wobbly", wobbly)],
+            &[
+                ("steady", &["yes"]),
+                ("broken", &["yes"]),
+                ("wobbly", wobbly),
+            ],
         );
         let ran = gate(root, &["--history", "record"]);
         assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
@@ -82,7 +86,11 @@ fn a_history_recorded_on_the_base_branch_is_shown_by_a_pull_request_and_changes_
     );
     let ran = gate(root, &[]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
-    assert_eq!(read(root, HISTORY), history, "a pull request never writes it");
+    assert_eq!(
+        read(root, HISTORY),
+        history,
+        "a pull request never writes it"
+    );
     let shown = comment(root);
     insta::assert_snapshot!("history_pull_request_comment", shown);
     assert!(
@@ -90,18 +98,25 @@ fn a_history_recorded_on_the_base_branch_is_shown_by_a_pull_request_and_changes_
         "{shown}"
     );
     assert!(
-        shown.contains("▇▁▇▁ passed in 2 of the last 4 gates on the base branch\\; first failed DATE"),
+        shown.contains(
+            "▇▁▇▁ passed in 2 of the last 4 gates on the base branch\\; first failed DATE"
+        ),
         "{shown}"
     );
     if let Some(html) = crate::surfaces::gfm(&read(root, "out/comment.md")) {
         assert!(html.contains("<th>Base-branch history</th>"), "{html}");
-        assert!(html.contains("<td>▇▇▇▇ passed in 4 of the last 4 gates on the base branch</td>"), "{html}");
+        assert!(
+            html.contains("<td>▇▇▇▇ passed in 4 of the last 4 gates on the base branch</td>"),
+            "{html}"
+        );
     }
     let report = read(root, "out/report.html");
     // Pass rates per check and the flagged checks; the stub reports no price, so no spend.
     assert_eq!(report.matches("<svg ").count(), 2, "{report}");
     assert!(report.contains("id=\"chart-flagged\"") && !report.contains("id=\"chart-spend\""));
-    assert!(report.contains("<title id=\"chart-checks\">Pass rate per check, gate by gate on the base branch</title>"));
+    assert!(report.contains(
+        "<title id=\"chart-checks\">Pass rate per check, gate by gate on the base branch</title>"
+    ));
     assert!(!report.contains("<script"));
     // The same gate without the history: the same exit code, no history column.
     let off = gate(root, &["--history", "off"]);
@@ -110,7 +125,14 @@ fn a_history_recorded_on_the_base_branch_is_shown_by_a_pull_request_and_changes_
     assert!(!without.contains("Base-branch history"), "{without}");
     assert!(!read(root, "out/report.html").contains("<svg"));
     // And a green pull request stays green whatever the history says.
-    answers(root, &[("steady", &["yes"]), ("broken", &["yes"]), ("wobbly", &["yes"])]);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["yes"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
     assert_eq!(gate(root, &["--history", "read"]).code, 0);
     assert_eq!(read(root, HISTORY), history);
 }
@@ -131,7 +153,14 @@ fn forged_lines_are_skipped_and_counted_and_a_tracked_history_is_never_read() {
     // A forged line claiming `broken` passed, against this reference.
     let forged = format!("{history}{other}\n{future}\nnot a line\n");
     std::fs::write(root.join(HISTORY), &forged).unwrap();
-    answers(root, &[("steady", &["yes"]), ("broken", &["no"]), ("wobbly", &["yes"])]);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["no"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
     let ran = gate(root, &[]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     let shown = comment(root);
@@ -166,23 +195,49 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
     for _ in 0..6 {
         answers(
             root,
-            &[("steady", &["yes"]), ("broken", &["yes"]), ("wobbly", &["no", "no", "no", "yes"])],
+            &[
+                ("steady", &["yes"]),
+                ("broken", &["yes"]),
+                ("wobbly", &["no", "no", "no", "yes"]),
+            ],
         );
         let ran = gate(root, &["--history", "record"]);
         assert!(ran.code <= 1, "{}{}", ran.stdout, ran.stderr);
     }
-    answers(root, &[("steady", &["yes"]), ("broken", &["yes"]), ("wobbly", &["yes"])]);
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["yes"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
     let ran = gate(root, &[]);
-    assert_eq!(ran.code, 0, "the notice never decides: {}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.code, 0,
+        "the notice never decides: {}{}",
+        ran.stdout, ran.stderr
+    );
     let shown = comment(root);
     assert!(shown.contains("#### A lucky reference"), "{shown}");
     assert!(
         shown.contains("wobbly · contains\\: the reference passed 5 of 5\\, but the base branch\\'s gates failed it in 9 of 12 answers"),
         "{shown}"
     );
-    assert!(shown.contains("digline run \\-\\-suite suite\\.toml \\-\\-root \\. \\-\\-samples 20"), "{shown}");
+    assert!(
+        shown.contains("digline run \\-\\-suite suite\\.toml \\-\\-root \\. \\-\\-samples 20"),
+        "{shown}"
+    );
     let report = read(root, "out/report.html");
     assert!(report.contains("id=\"chart-flagged\""), "{report}");
+    // `digline list` (and MCP `list_runs`, from the same facts) names it too.
+    let listed = digline_env(root, &["list", "--suite", "suite.toml"], &[]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert!(
+        listed.stdout.contains("lucky reference: wobbly · contains: the reference passed 5 of 5, the base branch failed 9 of 12 answers"),
+        "{}",
+        listed.stdout
+    );
 }
 
 /// A store of `cases` cases with a history of `gates` gates (seeded: one
@@ -228,15 +283,23 @@ fn long_history(root: &Path, cases: usize, gates: usize) {
         .enumerate()
         .map(|(i, id)| json!({"case_id": id, "suspended": false, "verdicts": [verdict("pass", i > 0)]}))
         .collect();
-    std::fs::write(store.join("baselines/support.json"), document(made, reference).to_string()).unwrap();
+    std::fs::write(
+        store.join("baselines/support.json"),
+        document(made, reference).to_string(),
+    )
+    .unwrap();
     let run: Vec<Value> = ids
         .iter()
         .enumerate()
-        .map(|(i, id)| json!({"case_id": id, "suspended": false,
-            "verdicts": [verdict(if i == 0 { "fail" } else { "pass" }, false)]}))
+        .map(|(i, id)| {
+            json!({"case_id": id, "suspended": false,
+            "verdicts": [verdict(if i == 0 { "fail" } else { "pass" }, false)]})
+        })
         .collect();
     std::fs::write(
-        store.join(format!("runs/support/2025-03-01T00-00-00-00-00-{HASH}.json")),
+        store.join(format!(
+            "runs/support/2025-03-01T00-00-00-00-00-{HASH}.json"
+        )),
         document("2025-03-01T00:00:00+00:00", run).to_string(),
     )
     .unwrap();
@@ -249,7 +312,12 @@ fn long_history(root: &Path, cases: usize, gates: usize) {
     };
     let mut text = String::new();
     for g in 0..gates {
-        let at = format!("2025-01-{:02}T{:02}:{:02}:00Z", 1 + g / 1440, (g / 60) % 24, g % 60);
+        let at = format!(
+            "2025-01-{:02}T{:02}:{:02}:00Z",
+            1 + g / 1440,
+            (g / 60) % 24,
+            g % 60
+        );
         let flagged: Vec<Value> = ids
             .iter()
             .enumerate()
@@ -283,20 +351,44 @@ fn in_chromium_the_history_charts_draw_at_a_thousand_gates_of_two_thousand_cases
         let out = format!("out-{locale}");
         let ran = digline_env(
             root,
-            &["gate", "--suite", "suite.toml", "--run", "latest", "--publish", "none",
-              "--out", &out, "--locale", locale],
+            &[
+                "gate",
+                "--suite",
+                "suite.toml",
+                "--run",
+                "latest",
+                "--publish",
+                "none",
+                "--out",
+                &out,
+                "--locale",
+                locale,
+            ],
             &[],
         );
         assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
         let page = root.join(&out).join("report.html");
         let source = read(root, &format!("{out}/report.html"));
         let comment = read(root, &format!("{out}/comment.md"));
-        assert_eq!(source.matches("<svg ").count(), 3, "checks, flagged, spend: {comment}");
+        assert_eq!(
+            source.matches("<svg ").count(),
+            3,
+            "checks, flagged, spend: {comment}"
+        );
         for id in ["chart-checks", "chart-flagged", "chart-spend"] {
-            assert!(source.contains(&format!("<title id=\"{id}\">")), "{locale}: {id}");
+            assert!(
+                source.contains(&format!("<title id=\"{id}\">")),
+                "{locale}: {id}"
+            );
         }
-        assert_eq!(source.matches("<table class=\"grid chart-table\">").count(), 3);
-        assert!(source.contains("1000 gates") || source.contains("1000 Gates"), "{locale}");
+        assert_eq!(
+            source.matches("<table class=\"grid chart-table\">").count(),
+            3
+        );
+        assert!(
+            source.contains("1000 gates") || source.contains("1000 Gates"),
+            "{locale}"
+        );
         let Some(browser) = crate::report::chromium() else {
             continue;
         };
@@ -314,7 +406,10 @@ fn in_chromium_the_history_charts_draw_at_a_thousand_gates_of_two_thousand_cases
         crate::report::headless(
             &browser,
             &page,
-            &["--window-size=1280,2400", &format!("--screenshot={}", shot.display())],
+            &[
+                "--window-size=1280,2400",
+                &format!("--screenshot={}", shot.display()),
+            ],
         );
         assert!(shot.is_file(), "{locale}: the screenshot was written");
     }

@@ -68,7 +68,12 @@ fn gate_line(day: u32, lucky: &str, reasks: &[bool]) -> Line {
         &run,
         &reference(),
         Some(&record),
-        (0, Some(0.5), Some("c0ffee".into()), format!("2026-12-{day:02}T10:00:00Z")),
+        (
+            0,
+            Some(0.5),
+            Some("c0ffee".into()),
+            format!("2026-12-{day:02}T10:00:00Z"),
+        ),
     )
 }
 
@@ -96,7 +101,10 @@ fn a_history_is_read_back_and_a_pair_shows_its_strip() {
     assert_eq!(p.first_failed.as_deref(), Some("2026-12-04"));
     assert_eq!((p.asked, p.failed), (5, 1));
     let steady = h.pair("steady", "answer").unwrap();
-    assert_eq!((steady.strip().as_str(), steady.first_failed), ("▇▇▇▇▇", None));
+    assert_eq!(
+        (steady.strip().as_str(), steady.first_failed),
+        ("▇▇▇▇▇", None)
+    );
     assert!(h.pair("lucky", "other check").is_none());
 }
 
@@ -112,7 +120,11 @@ fn a_strip_and_its_count_show_the_last_twenty_gates_and_the_first_failure_of_all
     assert_eq!(p.passed_of(), (20, 20));
     assert_eq!(p.marks.len(), 22);
     assert_eq!(p.first_failed.as_deref(), Some("2026-12-02"));
-    assert_eq!((p.asked, p.failed), (21, 0), "a gate that could not judge asked nothing");
+    assert_eq!(
+        (p.asked, p.failed),
+        (21, 0),
+        "a gate that could not judge asked nothing"
+    );
 }
 
 #[test]
@@ -127,7 +139,8 @@ fn forged_lines_are_skipped_and_counted_by_why() {
     let mut before = good.clone();
     before.at = "2026-11-30T00:00:00Z".into();
     let mut code = good.clone();
-    code.flagged.push(("lucky".into(), "answer".into(), "p".into(), 0, 0));
+    code.flagged
+        .push(("lucky".into(), "answer".into(), "p".into(), 0, 0));
     let text = [
         good.to_json(),
         other.to_json(),
@@ -164,7 +177,12 @@ fn appending_keeps_the_last_n_lines() {
         .map(|l| serde_json::from_str::<Line>(l).unwrap().at[..10].to_string())
         .collect();
     assert_eq!(days, ["2026-12-03", "2026-12-04", "2026-12-05"]);
-    assert_eq!(appended("garbage\n", &gate_line(1, "pass", &[]), 3).lines().count(), 1);
+    assert_eq!(
+        appended("garbage\n", &gate_line(1, "pass", &[]), 3)
+            .lines()
+            .count(),
+        1
+    );
 }
 
 #[test]
@@ -173,8 +191,12 @@ fn a_reference_that_passed_five_of_five_is_named_lucky_when_main_fails_it_often(
     let text: String = (2..=9)
         .map(|d| {
             let fails = d % 2 == 0 || d == 9;
-            gate_line(d, if fails { "fail" } else { "pass" }, if fails { &[true, true, false] } else { &[] })
-                .to_json()
+            gate_line(
+                d,
+                if fails { "fail" } else { "pass" },
+                if fails { &[true, true, false] } else { &[] },
+            )
+            .to_json()
                 + "\n"
         })
         .collect();
@@ -190,7 +212,9 @@ fn a_reference_that_passed_five_of_five_is_named_lucky_when_main_fails_it_often(
 #[test]
 fn a_case_failing_once_is_not_named_lucky() {
     let text: String = (2..=9)
-        .map(|d| gate_line(d, if d == 5 { "fail" } else { "pass" }, &[false, false]).to_json() + "\n")
+        .map(|d| {
+            gate_line(d, if d == 5 { "fail" } else { "pass" }, &[false, false]).to_json() + "\n"
+        })
         .collect();
     let h = History::read(&text, &reference(), now());
     assert!(h.lucky(&reference(), 0.05).is_empty());
@@ -198,7 +222,11 @@ fn a_case_failing_once_is_not_named_lucky() {
 
 #[test]
 fn a_reference_measured_once_is_never_named_lucky() {
-    let once = doc(REF_AT, "abcd", &[("lucky", "pass", &[]), ("steady", "pass", &[])]);
+    let once = doc(
+        REF_AT,
+        "abcd",
+        &[("lucky", "pass", &[]), ("steady", "pass", &[])],
+    );
     let text: String = (2..=9)
         .map(|d| gate_line(d, "fail", &[true, true, true]).to_json() + "\n")
         .collect();
@@ -209,7 +237,14 @@ fn a_reference_measured_once_is_never_named_lucky() {
 
 #[test]
 fn check_rates_are_per_gate() {
-    let text = [gate_line(2, "fail", &[]).to_json(), gate_line(3, "pass", &[]).to_json()].join("\n");
+    let text = [
+        gate_line(2, "fail", &[]).to_json(),
+        gate_line(3, "pass", &[]).to_json(),
+    ]
+    .join("\n");
     let h = History::read(&text, &reference(), now());
-    assert_eq!(h.check_rates(), BTreeMap::from([("answer".to_string(), vec![0.5, 1.0])]));
+    assert_eq!(
+        h.check_rates(),
+        BTreeMap::from([("answer".to_string(), vec![0.5, 1.0])])
+    );
 }

@@ -59,7 +59,10 @@ fn a_cell_says_the_strip_in_words_in_every_locale() {
     );
     for locale in Locale::ALL {
         let text = cell(&h, "c<1>", "answer", locale).unwrap();
-        assert!(text.starts_with("▇▇▁▇ ") && text.contains('3') && text.contains("2026-12-04"), "{text}");
+        assert!(
+            text.starts_with("▇▇▁▇ ") && text.contains('3') && text.contains("2026-12-04"),
+            "{text}"
+        );
     }
     assert!(cell(&h, "c<1>", "other", Locale::En).is_none());
 }
@@ -69,7 +72,13 @@ fn the_note_counts_what_was_skipped_and_names_a_lucky_reference() {
     let h = history(&[true; 8]);
     let lucky = h.lucky(&reference(), 0.05);
     assert_eq!(lucky.len(), 1);
-    let note = note(&h, &lucky, [("c<1>", "answer")].into_iter(), "digline run --samples 20", Locale::En);
+    let note = note(
+        &h,
+        &lucky,
+        [("c<1>", "answer")].into_iter(),
+        "digline run --samples 20",
+        Locale::En,
+    );
     assert_eq!(
         note.lines,
         [
@@ -94,7 +103,10 @@ fn the_charts_are_inline_svg_with_titles_and_tables_and_escape_names() {
     assert!(html.contains("Bestehensrate je Prüfung"));
     assert!(html.contains("c&lt;1&gt;") && !html.contains("c<1>"));
     assert!(!html.contains("<script") && !html.contains("https://"));
-    assert_eq!(html.matches("http://").count(), html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count());
+    assert_eq!(
+        html.matches("http://").count(),
+        html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
     assert!(!html.contains("secret"));
 }
 
