@@ -443,7 +443,11 @@ fn run_or_merge(
     }
     // What the reference lets the gate see, said with the plan.
     let alpha = loaded.loaded.suite.false_alarm_rate;
-    if let Some(power) = base.baseline.as_ref().and_then(|b| power::power(b, alpha)) {
+    if let Some(power) = base
+        .baseline
+        .as_ref()
+        .and_then(|b| power::power(b, alpha).or_else(|| power::one_sample(b, alpha)))
+    {
         if request.announce {
             let strings = crate::report::text::Strings::of(request.locale);
             for line in crate::report::noise::power_sentences(&power, strings) {

@@ -261,7 +261,11 @@ pub fn reask(
     } else {
         crate::core::compare::reask::triggered(&comparison)
     };
-    let nothing = crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate);
+    let exposed = crate::core::compare::reask::exposed(&comparison, reference);
+    let nothing = crate::core::compare::reask::ReaskRecord {
+        exposed,
+        ..crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate)
+    };
     let record = if triggered.is_empty() {
         nothing
     } else {
@@ -314,7 +318,12 @@ pub fn reask(
         let mut spend = store.read_run_spend(&run.tenant, &run.suite, key);
         let already = spend.as_ref().map_or(0.0, crate::core::spend::Spend::usd);
         let count = triggered.len();
-        let (record, reasked) = prepared.reask(reference, triggered, &options, already)?;
+        let (record, reasked) = prepared.reask(
+            reference,
+            crate::run::reask::to_ask(nothing, triggered),
+            &options,
+            already,
+        )?;
         if let Some(spend) = spend.as_mut() {
             spend.absorb(&reasked);
             store.write_run_spend(&run.tenant, &run.suite, key, spend)?;

@@ -428,7 +428,7 @@ impl Prepared {
     pub fn reask(
         &self,
         reference: &RunDocument,
-        pairs: Vec<crate::core::compare::PairKey>,
+        record: crate::core::compare::reask::ReaskRecord,
         options: &RunOptions,
         spent: f64,
     ) -> Result<(crate::core::compare::reask::ReaskRecord, Spend), RunRefusal> {
@@ -472,7 +472,7 @@ impl Prepared {
         } else {
             &self.judges
         };
-        crate::run::reask::reask(&self.loaded.suite, reference, pairs, target, judge, &ctx)
+        crate::run::reask::reask(&self.loaded.suite, reference, record, target, judge, &ctx)
             .map_err(|e| RunRefusal::Refused(e.to_string()))
     }
 

@@ -142,12 +142,16 @@ strings_table! {
     title_undecided,
     /// `reference {k}/{n} · now {j}/{m} · p = {p}`.
     detail_reasked,
+    /// `reference {k}/{n} · now {j}/{m} · too few reference samples to tell`.
+    detail_thin,
     /// The title of what the gate can see (its power).
     title_power,
     /// `With {samples} samples a case …, catches … {rate} …`.
     power_case,
     /// `With {samples} samples a case …, cannot catch a single broken case …`.
     power_case_none,
+    /// `With one sample a case …, no false-alarm rate can be stated …`.
+    power_one,
     /// `{name}: a drop of {drop} or more is caught 8 times in 10.`
     power_measure,
     /// `{name}: its tolerance {tolerance} is below … ({drop}) …`.

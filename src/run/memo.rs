@@ -65,6 +65,11 @@ pub struct JudgeMemo {
 /// The reason a `replay` miss records; `cause::classify` reads its prefix.
 pub const REPLAY_MISS: &str = "the judge was not asked: --judge-memo replay holds no reply for it";
 
+/// The reason a re-ask under `replay` records: a re-ask is a fresh
+/// judging, and replay calls no judge.
+pub const REPLAY_REASK: &str =
+    "the judge was not asked: --judge-memo replay holds no reply for it; a re-ask is a fresh judging, never a kept reply";
+
 impl JudgeMemo {
     /// A memo in `mode` read from (and, with `on`, written to) `reader`.
     pub fn new(mode: MemoMode, reader: MemoReader) -> JudgeMemo {
@@ -89,6 +94,21 @@ impl JudgeMemo {
         self.mode
     }
 
+    /// The memo a gate's re-asks use: none under `on` and `off` (each
+    /// re-ask is judged live and nothing it gets is kept — a kept reply for
+    /// the same answer is the earlier judging, and replaying it would count
+    /// one unlucky judging once per re-ask); under `replay`, one that
+    /// refuses every call ([`REPLAY_REASK`]), since replay calls no judge.
+    pub fn for_reasks(&self) -> Option<std::sync::Arc<JudgeMemo>> {
+        (self.mode == MemoMode::Replay).then(|| {
+            std::sync::Arc::new(JudgeMemo {
+                mode: MemoMode::Replay,
+                reader: None,
+                tally: Mutex::new(MemoTally::default()),
+            })
+        })
+    }
+
     fn tally_mut(&self) -> std::sync::MutexGuard<'_, MemoTally> {
         self.tally.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -101,7 +121,12 @@ impl JudgeMemo {
     /// Before a judge call with `fields`, graded at `place`.
     pub fn lookup(&self, fields: &MemoFields, place: &MemoPlace) -> Lookup {
         let Some(reader) = &self.reader else {
-            return Lookup::Ask;
+            // Replay without a reader is the re-asks' memo: no judge.
+            return if self.mode == MemoMode::Replay {
+                Lookup::Refused(REPLAY_REASK.to_string())
+            } else {
+                Lookup::Ask
+            };
         };
         if let Some(entry) = reader.get(&fields.key()) {
             let mut tally = self.tally_mut();
@@ -218,6 +243,16 @@ mod tests {
             replay.lookup(&fields("b"), &place()),
             Lookup::Refused(_)
         ));
+        // A re-ask is never served from the memo: under on, it asks live;
+        // under replay, it is refused (no judge is called).
+        assert!(on.for_reasks().is_none());
+        let Some(fresh) = replay.for_reasks() else {
+            panic!("replay's re-asks are refused, not asked");
+        };
+        assert_eq!(
+            fresh.lookup(&fields("a"), &place()),
+            Lookup::Refused(REPLAY_REASK.to_string())
+        );
         let elsewhere = MemoPlace {
             case: "d".into(),
             ..place()

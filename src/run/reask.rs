@@ -14,6 +14,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::driver::{execute_spent, Ask, Judge, RunContext, RunError};
 use super::journal::{Prior, Recorder};
+use super::memo::JudgeMemo;
 use crate::core::compare::reask::{fails_again, replay, PairVerdict, ReaskRecord, Reasked};
 use crate::core::compare::{index_verdicts, KeyRef, PairKey, Scope};
 use crate::core::document::RunDocument;
@@ -41,8 +42,11 @@ pub fn ask_again(
     again.samples = 1;
     again.declared_sampling = None;
     again.aggregates.clear();
+    // A re-ask is an independent judging: the memo never answers it.
+    let mut fresh = ctx.clone();
+    fresh.cost.memo = ctx.cost.memo.as_deref().and_then(JudgeMemo::for_reasks);
     let recorder = Recorder::new(None, None);
-    let (doc, spent, ..) = execute_spent(&again, target, judge, ctx, &Prior::none(), &recorder)?;
+    let (doc, spent, ..) = execute_spent(&again, target, judge, &fresh, &Prior::none(), &recorder)?;
     let verdicts = doc
         .results
         .into_iter()
@@ -57,28 +61,18 @@ pub fn nothing_to_reask(reference: &RunDocument, false_alarm_rate: f64) -> Reask
         reference_created_at: reference.created_at.clone(),
         reference_config_hash: reference.config_hash.clone(),
         false_alarm_rate,
+        exposed: 0,
+        attempt: 1,
         pairs: Vec::new(),
+        carried: Vec::new(),
     }
 }
 
-/// The re-ask phase of a gate: every pair of `pairs` (triggered pairs of a run
-/// against `reference`) re-asked until decided or capped, at the suite's
-/// false-alarm rate. Returns the evidence (empty `pairs` when nothing was
-/// triggered: no call is made) and what the re-asks spent (the run's
-/// spend record adds it; the context's cap holds them).
-///
-/// # Errors
-/// As [`ask_again`].
-pub fn reask(
-    suite: &Suite,
-    reference: &RunDocument,
-    pairs: Vec<PairKey>,
-    target: &dyn Ask,
-    judge: &dyn Judge,
-    ctx: &RunContext,
-) -> Result<(ReaskRecord, Spend), RunError> {
-    let mut spent = Spend::default();
-    let mut record = ReaskRecord {
+/// The record a gate starts its re-asks from: `pairs` to ask (in key
+/// order, none asked yet), on `template`'s reference, rate, exposed count,
+/// attempt and carried pairs.
+pub fn to_ask(template: ReaskRecord, pairs: Vec<PairKey>) -> ReaskRecord {
+    ReaskRecord {
         pairs: pairs
             .into_iter()
             .map(|key| Reasked {
@@ -88,8 +82,27 @@ pub fn reask(
                 failed: Vec::new(),
             })
             .collect(),
-        ..nothing_to_reask(reference, suite.false_alarm_rate)
-    };
+        ..template
+    }
+}
+
+/// The re-ask phase of a gate: every pair of `record` (triggered pairs of a
+/// run against `reference`, none asked yet: [`to_ask`]) re-asked until
+/// decided or capped, at the record's rate and attempt. Returns the
+/// evidence and what the re-asks spent (the run's spend record adds it;
+/// the context's cap holds them).
+///
+/// # Errors
+/// As [`ask_again`].
+pub fn reask(
+    suite: &Suite,
+    reference: &RunDocument,
+    mut record: ReaskRecord,
+    target: &dyn Ask,
+    judge: &dyn Judge,
+    ctx: &RunContext,
+) -> Result<(ReaskRecord, Spend), RunError> {
+    let mut spent = Spend::default();
     let before = index_verdicts(reference);
     // A re-ask that could not be judged does not count: one spare round.
     for _ in 0..=CAP {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::noisy::{answers, measured_baseline, setup, stable, GATE};
+use crate::noisy::{answers, measured_baseline_of, setup, stable, GATE};
 use crate::util::digline_env;
 
 const HISTORY: &str = ".digline/noisy/history/support.jsonl";
@@ -60,7 +60,7 @@ fn a_history_recorded_on_the_base_branch_is_shown_by_a_pull_request_and_changes_
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let _server = setup(root);
-    measured_baseline(root);
+    measured_baseline_of(root, 5);
     base_branch_gates(root);
     let history = read(root, HISTORY);
     assert_eq!(history.lines().count(), 4, "{history}");
@@ -73,7 +73,7 @@ fn a_history_recorded_on_the_base_branch_is_shown_by_a_pull_request_and_changes_
     assert!(!history.contains("\"yes\"") && !history.contains("reason"));
     assert_eq!(
         serde_json::from_str::<Value>(history.lines().nth(1).unwrap()).unwrap()["flagged"],
-        serde_json::json!([["wobbly", "contains", "f", 2, 0]])
+        serde_json::json!([["wobbly", "contains", "f", 1, 0]])
     );
     // The pull request breaks `broken` and wobbles `wobbly` once more.
     answers(
@@ -142,7 +142,7 @@ fn forged_lines_are_skipped_and_counted_and_a_tracked_history_is_never_read() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let _server = setup(root);
-    measured_baseline(root);
+    measured_baseline_of(root, 5);
     base_branch_gates(root);
     let history = read(root, HISTORY);
     let last: Value = serde_json::from_str(history.lines().last().unwrap()).unwrap();
@@ -189,7 +189,7 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let _server = setup(root);
-    measured_baseline(root);
+    measured_baseline_of(root, 5);
     // `wobbly` passed 5 of 5 in the reference; on the base branch it fails
     // three answers in four.
     for _ in 0..6 {
@@ -221,7 +221,7 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
     let shown = comment(root);
     assert!(shown.contains("#### A lucky reference"), "{shown}");
     assert!(
-        shown.contains("wobbly · contains\\: the reference passed 5 of 5\\, but the base branch\\'s gates failed it in 9 of 12 answers"),
+        shown.contains("wobbly · contains\\: the reference passed 5 of 5\\, but the base branch\\'s gates failed it in 18 of 24 answers"),
         "{shown}"
     );
     assert!(
@@ -234,7 +234,7 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
     let listed = digline_env(root, &["list", "--suite", "suite.toml"], &[]);
     assert_eq!(listed.code, 0, "{}", listed.stderr);
     assert!(
-        listed.stdout.contains("lucky reference: wobbly · contains: the reference passed 5 of 5, the base branch failed 9 of 12 answers"),
+        listed.stdout.contains("lucky reference: wobbly · contains: the reference passed 5 of 5, the base branch failed 18 of 24 answers"),
         "{}",
         listed.stdout
     );

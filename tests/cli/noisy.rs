@@ -77,13 +77,26 @@ fn compare_latest(root: &Path) -> crate::util::Ran {
     )
 }
 
-/// Measure a baseline of 5 samples where every case passes, and promote it.
+/// Measure a baseline of 30 samples (what docs/statistics.md recommends)
+/// where every case passes, and promote it.
 pub(crate) fn measured_baseline(root: &Path) -> String {
-    let yes: &[&str] = &["yes"; 5];
+    measured_baseline_of(root, 30)
+}
+
+/// Measure a baseline of `samples` samples where every case passes, and promote it.
+pub(crate) fn measured_baseline_of(root: &Path, samples: usize) -> String {
+    let yes: &[&str] = &vec!["yes"; samples];
     answers(root, &[("steady", yes), ("broken", yes), ("wobbly", yes)]);
     let ran = run(
         root,
-        &["run", "--suite", "suite.toml", "--samples", "5", "-q"],
+        &[
+            "run",
+            "--suite",
+            "suite.toml",
+            "--samples",
+            &samples.to_string(),
+            "-q",
+        ],
     );
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let key = ran.stdout.trim().to_string();
@@ -93,10 +106,7 @@ pub(crate) fn measured_baseline(root: &Path) -> String {
     )
     .unwrap();
     for result in doc["results"].as_array().unwrap() {
-        assert_eq!(
-            result["verdicts"][0]["samples"],
-            json!([1.0, 1.0, 1.0, 1.0, 1.0])
-        );
+        assert_eq!(result["verdicts"][0]["samples"], json!(vec![1.0; samples]));
     }
     let promoted = run(root, &["promote", "--suite", "suite.toml", "--run", &key]);
     assert_eq!(promoted.code, 0, "{}", promoted.stderr);
@@ -298,7 +308,7 @@ fn a_repeated_failure_is_worse_and_a_wobble_is_listed_within_noise() {
     insta::assert_snapshot!("noisy_worse_comment", stable(&comment));
     if let Some(html) = crate::surfaces::gfm(&comment) {
         assert!(html.contains("<td>wobbly</td>"), "{html}");
-        assert!(html.contains("reference 5/5 · now"), "{html}");
+        assert!(html.contains("reference 30/30 · now"), "{html}");
     }
     // compare reads the same re-asks, and --json carries them and the power.
     let compared = compare_latest(root);
@@ -315,8 +325,11 @@ fn a_repeated_failure_is_worse_and_a_wobble_is_listed_within_noise() {
         })
         .collect();
     assert_eq!(verdicts, [("broken", "worse"), ("wobbly", "noise")]);
-    assert_eq!(reasked[0]["now_asked"], 3, "worse after two extra calls");
-    assert_eq!(value["power"]["reference_samples"], 5);
+    assert_eq!(
+        reasked[0]["now_asked"], 4,
+        "worse after three extra calls beside another re-asked check"
+    );
+    assert_eq!(value["power"]["reference_samples"], 30);
     assert!(
         value["power"]["case_smallest_failure_rate"]
             .as_f64()
@@ -340,7 +353,7 @@ fn an_unchanged_noisy_system_passes_and_says_so() {
     );
     assert!(
         ran.stdout
-            .contains("wobbly · contains · reference 5/5 · now"),
+            .contains("wobbly · contains · reference 30/30 · now"),
         "{}",
         ran.stdout
     );

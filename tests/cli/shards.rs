@@ -528,9 +528,23 @@ fn a_regression_in_one_shard_fails_the_gate_and_a_missing_shard_is_never_green()
     }
     let ran = gate(&f, &["--shards", "arrived-2"]);
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    // The whole-run measures dropped: worse. The case itself passed both of
+    // its two reference samples, too few to bound its rate (the merging
+    // job says so, and names it undecided, never silently gone).
     assert!(
         ran.stdout
-            .contains("ticket-02 · label · Went from passing to failing (1.000000 → 0.000000)."),
+            .contains("whole run · precision · Score fell from 0.777778 to 0.700000"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("Undecided within the re-asks:\nticket-02 · label · reference 2/2 · now 0/1 · too few reference samples to tell"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains("The reference is too thin"),
         "{}",
         ran.stdout
     );

@@ -14,8 +14,7 @@ import scipy
 import statsmodels
 from math import comb
 
-from scipy.optimize import minimize_scalar
-from scipy.stats import binom, boschloo_exact, fisher_exact, norm
+from scipy.stats import beta, binom, boschloo_exact, fisher_exact, norm
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
@@ -115,8 +114,9 @@ def bootstrap():
     return rows
 
 
-# The re-ask rule of src/core/stats/decide.rs and sequential.rs, written
-# again here on scipy's Boschloo test.
+# Boschloo's test (kept in src/core/stats for its callers), then the re-ask
+# rule of src/core/stats/bound.rs, sequential.rs and decide.rs, written
+# again here on scipy's beta and binomial distributions.
 @functools.lru_cache(None)
 def boschloo(passed, samples, failed, asked):
     if asked == 0 or failed == 0:
@@ -124,87 +124,97 @@ def boschloo(passed, samples, failed, asked):
     return float(boschloo_exact(table(passed, samples, failed, asked), alternative="greater", n=64).pvalue)
 
 
-MAX_CAP, MIN_CAP, SLACK = 8, 3, 2
+MAX_CAP, SLACK, REFERENCE_SHARE = 12, 2, 0.3
 
 
-def cap_for(samples, family, alpha=0.05):
-    share = alpha / max(family, 1)
-    fewest = next((r for r in range(1, MAX_CAP + 1) if boschloo(samples, samples, r, r) <= share), MAX_CAP)
-    return min(MAX_CAP, max(MIN_CAP, fewest + SLACK))
+def lower_bound(passed, samples, delta):
+    """One-sided Clopper-Pearson lower bound of a pass rate (scipy's beta)."""
+    if passed == 0:
+        return 0.0
+    return float(beta.ppf(delta, passed, samples - passed + 1))
 
 
-def smallest_look(passed, samples, path):
+def ceiling(passed, samples, alpha, exposed):
+    return 1.0 - lower_bound(passed, samples, alpha * REFERENCE_SHARE / max(exposed, 1))
+
+
+def look(failed, asked, q0):
+    return 1.0 if failed == 0 else float(binom.sf(failed - 1, asked, q0))
+
+
+def cap_for(q0, family, level):
+    share = level / max(family, 1)
+    fewest = next((r for r in range(1, MAX_CAP + 1) if look(r, r, q0) <= share), MAX_CAP)
+    return min(MAX_CAP, fewest + SLACK)
+
+
+def smallest_look(q0, path):
     failed, smallest = 0, 1.0
     for i, outcome in enumerate(path, 1):
         failed += outcome
-        smallest = min(smallest, boschloo(passed, samples, failed, i))
+        smallest = min(smallest, look(failed, i, q0))
     return smallest
 
 
-def largest(f):
-    """The maximum of f on [0, 1]: a fine grid, then a bounded search around
-    each grid maximum."""
-    grid = np.linspace(0.0, 1.0, 4001)
-    values = np.array([f(q) for q in grid])
-    best = float(values.max())
-    for i in range(len(grid)):
-        left, right = values[max(i - 1, 0)], values[min(i + 1, len(grid) - 1)]
-        if values[i] < left or values[i] < right:
-            continue
-        a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-        found = minimize_scalar(lambda q: -f(q), bounds=(a, b), method="bounded",
-                                options={"xatol": 1e-14, "maxiter": 500})
-        best = max(best, float(-found.fun))
-    return best
-
-
 @functools.lru_cache(None)
-def sequential_p(passed, samples, cap, path):
-    """The largest probability, over the common failure rate, that a design
-    of `cap` re-asks with a look after each ever shows a Boschloo p-value at
-    most the smallest `path` showed (the reference's count random too)."""
-    seen = smallest_look(passed, samples, path)
+def sequential_p(q0, cap, path):
+    """The probability at failure rate q0 that a design of `cap` re-asks with
+    a look after each ever shows a tail at most the smallest `path` showed:
+    every full path of the design enumerated (no recursion shared with the
+    Rust first-passage sum)."""
+    seen = smallest_look(q0, path)
     if seen >= 1.0:
         return 1.0
     bar = seen * (1 + 1e-9)
-    weight = {}
-    for k in range(samples + 1):
-        for full in itertools.product((0, 1), repeat=cap):
-            if smallest_look(k, samples, full) <= bar:
-                a = samples - k + sum(full)
-                weight[a] = weight.get(a, 0.0) + comb(samples, k)
-    total = samples + cap
-    return min(1.0, largest(lambda q: sum(w * q ** a * (1 - q) ** (total - a) for a, w in weight.items())))
+    total = 0.0
+    for full in itertools.product((0, 1), repeat=cap):
+        if smallest_look(q0, full) <= bar:
+            f = sum(full)
+            total += q0 ** f * (1 - q0) ** (cap - f)
+    return min(1.0, total)
+
+
+def bound_rows():
+    rows = []
+    for passed, samples, delta in [(5, 5, 0.05), (5, 5, 1.5e-4), (29, 30, 0.01), (30, 30, 7.5e-5),
+                                   (3, 5, 0.015), (17, 40, 0.001), (1, 1, 0.5), (99, 100, 1e-6)]:
+        rows.append({"passed": passed, "samples": samples, "delta": delta,
+                     "lower": lower_bound(passed, samples, delta)})
+    return rows
 
 
 def sequential_rows():
     rows = []
-    for passed, samples, family, path in [(5, 5, 1, "FF"), (5, 5, 1, "FPF"), (5, 5, 3, "FF"),
-                                          (5, 5, 5, "FFF"), (5, 5, 5, "PFFF"), (5, 5, 12, "FFFF"),
-                                          (4, 5, 1, "FFF"), (3, 3, 2, "FF"), (10, 10, 1, "F"),
-                                          (5, 5, 1, "PP")]:
-        cap = cap_for(samples, family)
+    for passed, samples, family, exposed, path in [
+            (5, 5, 1, 1, "FF"), (5, 5, 1, 1, "FPF"), (30, 30, 3, 6, "FF"),
+            (30, 30, 5, 20, "FFF"), (30, 30, 5, 5, "PFFF"), (30, 30, 12, 40, "FFFF"),
+            (29, 30, 1, 3, "FFF"), (10, 10, 2, 2, "FF"), (30, 30, 1, 1, "F"),
+            (5, 5, 1, 1, "PP"), (40, 40, 4, 200, "FPFFPF")]:
+        q0 = ceiling(passed, samples, 0.05, exposed)
+        cap = cap_for(q0, family, 0.05 * (1 - REFERENCE_SHARE))
         outcomes = tuple(1 if c == "F" else 0 for c in path)
-        rows.append({"passed": passed, "samples": samples, "family": family, "path": path,
-                     "cap": cap, "cap_for_family": cap,
-                     "p": sequential_p(passed, samples, cap, outcomes)})
+        rows.append({"passed": passed, "samples": samples, "family": family, "exposed": exposed,
+                     "path": path, "ceiling": q0, "cap": cap,
+                     "p": sequential_p(q0, cap, outcomes)})
     return rows
 
 
 def rule_power(samples, q, alpha, family):
     """One pair whose reference passed every sample, among `family` pairs
-    whose others are not worse (the step-up procedure then asks m·p ≤ α),
-    now failing at rate q: the probability it ends worse, summed over every
-    path of its re-asks."""
-    cap = cap_for(samples, family, alpha)
+    whose others are not worse (the step-up procedure then asks m·p ≤ the
+    test level), the bound held over the family, now failing at rate q: the
+    probability it ends worse, summed over every path of its re-asks."""
+    level = alpha * (1 - REFERENCE_SHARE)
+    q0 = ceiling(samples, samples, alpha, family)
+    cap = cap_for(q0, family, level)
 
     def walk(path):
-        p = sequential_p(samples, samples, cap, path)
-        if min(1.0, family * p) <= alpha:
+        p = sequential_p(q0, cap, path)
+        if min(1.0, family * p) <= level:
             return 1.0
         if len(path) >= cap:
             return 0.0
-        if sequential_p(samples, samples, cap, path + (1,) * (cap - len(path))) > alpha:
+        if sequential_p(q0, cap, path + (1,) * (cap - len(path))) > level:
             return 0.0
         return q * walk(path + (1,)) + (1 - q) * walk(path + (0,))
     return q * walk(())
@@ -212,9 +222,9 @@ def rule_power(samples, q, alpha, family):
 
 def power_rows():
     rows = []
-    for samples, q, alpha, family in [(5, 0.7, 0.05, 1), (5, 0.7, 0.05, 5),
-                                      (5, 0.7, 0.05, 15), (5, 1.0, 0.05, 10),
-                                      (10, 0.5, 0.05, 3), (3, 0.9, 0.05, 2)]:
+    for samples, q, alpha, family in [(30, 0.7, 0.05, 1), (30, 0.7, 0.05, 5),
+                                      (30, 0.7, 0.05, 15), (5, 1.0, 0.05, 10),
+                                      (10, 0.5, 0.05, 3), (20, 0.9, 0.05, 2), (40, 0.5, 0.05, 8)]:
         rows.append({"samples": samples, "q": q, "alpha": alpha, "family": family,
                      "power": rule_power(samples, q, alpha, family)})
     return rows
@@ -227,7 +237,7 @@ def main():
         "binomial": binomial(), "fisher": fisher, "boschloo": bosch,
         "mcnemar": mcnemar_rows(), "family": family(), "wilson": wilson(),
         "quantile": quantiles(), "mde_normal": mde(), "bootstrap": bootstrap(),
-        "sequential": sequential_rows(), "case_power": power_rows(),
+        "bound": bound_rows(), "sequential": sequential_rows(), "case_power": power_rows(),
     }
     OUT.write_text(json.dumps(data, indent=1) + "\n")
 

@@ -59,6 +59,31 @@ pub struct Power {
     pub measures: Vec<MeasurePower>,
 }
 
+/// What a gate against a reference of one sample a case can see: no noise
+/// was measured, so no false-alarm rate holds; a check is worse after three
+/// failures in a row, and a case now failing at rate `q` is caught with
+/// probability `q³` (`mde_case` of one sample). `None` when the reference
+/// measured noise ([`power`] answers then) or holds no verdict.
+pub fn one_sample(reference: &RunDocument, alpha: f64) -> Option<Power> {
+    let any = reference
+        .results
+        .iter()
+        .filter(|c| !c.suspended)
+        .flat_map(|c| c.verdicts.iter())
+        .any(|v| v.status != Status::Error && measured(v).1 == 1);
+    (any && power(reference, alpha).is_none()).then(|| Power {
+        alpha,
+        samples: 1,
+        case_drop: mde_case(
+            1,
+            Plan::new(alpha * super::reask::rerun_weight(1), 1),
+            1,
+            POWER,
+        ),
+        measures: Vec::new(),
+    })
+}
+
 /// The power of a gate against `reference` at false-alarm rate `alpha`.
 pub fn power(reference: &RunDocument, alpha: f64) -> Option<Power> {
     let counts: Vec<(u64, u64)> = reference
@@ -81,7 +106,8 @@ pub fn power(reference: &RunDocument, alpha: f64) -> Option<Power> {
         return None;
     }
     let wobbling = counts.iter().filter(|(k, n)| *n > 1 && k < n).count();
-    let plan = Plan { alpha };
+    // A first gate of a head spends its share of the declared rate.
+    let plan = Plan::new(alpha * super::reask::rerun_weight(1), wobbling.max(1));
     let case_drop = mde_case(samples, plan, wobbling.max(1), POWER);
     let measures = reference
         .aggregate

@@ -48,8 +48,129 @@ pub struct ReaskRecord {
     pub reference_config_hash: String,
     /// The declared false-alarm rate the family was tested at.
     pub false_alarm_rate: f64,
+    /// How many measured pairs' first answers failed, whatever their
+    /// reference: the reference's bounds are held jointly over them
+    /// (`core::stats::bound`). Read as at least the number of pairs; a
+    /// reader that holds the run counts again and takes the larger.
+    #[serde(default)]
+    pub exposed: usize,
+    /// Which gate of this head against this reference it is (1 for the
+    /// first): its new pairs are tested at [`rerun_weight`] of the declared
+    /// rate, so all the gates of one head together stay within it.
+    #[serde(default = "first_attempt")]
+    pub attempt: u32,
     /// The pairs, in key order.
     pub pairs: Vec<Reasked>,
+    /// Pairs an earlier gate of the same head decided, carried as they
+    /// were decided (never re-asked, never decided again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub carried: Vec<Carried>,
+}
+
+fn first_attempt() -> u32 {
+    1
+}
+
+/// The share of the declared false-alarm rate the `attempt`-th gate of one
+/// head against one reference spends on the pairs no earlier gate decided:
+/// 0.8 for the first, then `0.2 / (r (r − 1))` — 0.1, 0.033, 0.017 … — which
+/// add up to 1. However often a head is gated, an unchanged one is found
+/// worse at most at the declared rate in all (a union bound over the
+/// gates; each gate's family is Simes' test at its share).
+pub fn rerun_weight(attempt: u32) -> f64 {
+    match attempt {
+        0 | 1 => 0.8,
+        r => 0.2 / (f64::from(r) * f64::from(r - 1)),
+    }
+}
+
+/// A pair an earlier gate of the same head decided, and its evidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Carried {
+    /// The case.
+    pub case_id: String,
+    /// The check's identity.
+    pub assertion_id: String,
+    /// Which verdict of that id in the case.
+    pub occurrence: usize,
+    /// `worse`, `noise` or `undecided`.
+    pub verdict: String,
+    /// The gate of this head that decided it.
+    pub attempt: u32,
+    /// Its re-asks (`true`: failed again), as that gate asked them.
+    pub failed: Vec<bool>,
+}
+
+impl Carried {
+    fn key(&self) -> PairKey {
+        KeyRef {
+            scope: Scope::Case,
+            case_id: &self.case_id,
+            assertion_id: &Name::unshared(&self.assertion_id),
+            occurrence: self.occurrence,
+        }
+        .to_key()
+    }
+
+    fn verdict(&self) -> Option<PairVerdict> {
+        match self.verdict.as_str() {
+            "worse" => Some(PairVerdict::Worse),
+            "noise" => Some(PairVerdict::Noise),
+            "undecided" => Some(PairVerdict::Undecided),
+            _ => None,
+        }
+    }
+}
+
+/// The evidence every gate of one head (its tree) against one reference
+/// and suite configuration gathered: how many gates there were and every
+/// pair they decided. Read only when sealed by the gate's own key
+/// (`host::trust`); a new commit or a new reference starts a new record.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RerunRecord {
+    /// The tree of the head gated.
+    pub head_tree: String,
+    /// The reference's `created_at`.
+    pub reference_created_at: String,
+    /// The reference's `config_hash`.
+    pub reference_config_hash: String,
+    /// The suite's `config_hash` at the head.
+    pub config_hash: String,
+    /// Gates of this head so far.
+    pub attempts: u32,
+    /// Every pair a gate of this head decided, in the order decided.
+    pub decided: Vec<Carried>,
+}
+
+impl RerunRecord {
+    /// The keys already decided: not re-asked again.
+    pub fn decided_keys(&self) -> Vec<PairKey> {
+        self.decided.iter().map(Carried::key).collect()
+    }
+
+    /// This record after the gate whose re-asks `record` holds: one gate
+    /// more, and every pair it decided added.
+    pub fn after(&self, record: &ReaskRecord, reference: &RunDocument) -> RerunRecord {
+        let mut next = self.clone();
+        next.attempts = record.attempt.max(self.attempts + 1);
+        for (key, pair, decision) in replay(record, reference) {
+            if decision.verdict == PairVerdict::Open {
+                continue;
+            }
+            let failed: Vec<bool> = (0..pair.path.asked)
+                .map(|i| (pair.path.fails >> i) & 1 == 1)
+                .collect();
+            next.decided.push(Carried {
+                case_id: key.case_id.to_string(),
+                assertion_id: key.assertion_id.to_string(),
+                occurrence: key.occurrence,
+                verdict: decision.verdict.as_str().to_string(),
+                attempt: record.attempt,
+                failed,
+            });
+        }
+        next
+    }
 }
 
 impl ReaskRecord {
@@ -80,11 +201,11 @@ pub struct PairDecision {
 }
 
 /// The most reference samples a re-asked check is tested against: its
-/// first ones. The exact test's cost grows with the square of the count
-/// (a 200-sample reference took seconds per check, a 1,000-sample one
-/// minutes), and 30 samples that all passed already bound the failure rate
-/// near 10 %. A fixed subset chosen before any re-ask keeps the test exact.
-pub const MOST_TESTED: usize = 30;
+/// first ones. The bound's cost grows with the count, and a forged
+/// reference of a million samples must not cost a gate seconds; 1,000
+/// samples that all passed bound a failure rate near 1 %. A fixed subset
+/// chosen before any re-ask keeps the bound exact.
+pub const MOST_TESTED: usize = 1000;
 
 /// The pass count of N a reference verdict measured: `(passed, samples)`,
 /// of its first [`MOST_TESTED`] samples.
@@ -123,6 +244,25 @@ pub fn triggered_measured(comparison: &Comparison, reference: &RunDocument) -> V
         .into_iter()
         .filter(|key| index.get(&key.as_ref()).is_some_and(|v| measured(v).1 > 1))
         .collect()
+}
+
+/// How many measured pairs of `comparison` failed their first answer,
+/// whatever their reference did: the set the reference's bounds are held
+/// over (`ReaskRecord::exposed`). Chosen by the pull request's answers
+/// alone, so it cannot select lucky references.
+pub fn exposed(comparison: &Comparison, reference: &RunDocument) -> usize {
+    let index = super::index_verdicts(reference);
+    comparison
+        .deltas
+        .iter()
+        .filter(|d| d.key.scope == Scope::Case)
+        .filter(|d| d.after.as_ref().is_some_and(|a| a.status == Status::Fail))
+        .filter(|d| {
+            index
+                .get(&d.key.as_ref())
+                .is_some_and(|v| measured(v).1 > 1)
+        })
+        .count()
 }
 
 /// Whether a re-ask's verdict `again` is worse than the reference's
@@ -171,9 +311,10 @@ pub fn replay(record: &ReaskRecord, reference: &RunDocument) -> Vec<(PairKey, Pa
             Some((key.to_key(), passed, samples, p.failed.as_slice()))
         })
         .collect();
-    let plan = Plan {
-        alpha: record.false_alarm_rate,
-    };
+    let plan = Plan::new(
+        record.false_alarm_rate * rerun_weight(record.attempt),
+        record.exposed.max(rows.len()),
+    );
     let at = |round: usize| -> Vec<Pair> {
         rows.iter()
             .map(|(_, passed, samples, failed)| {
@@ -219,7 +360,13 @@ impl Comparison {
         if !record.belongs_to(reference) {
             return;
         }
-        for (key, pair, decision) in replay(record, reference) {
+        // The record's count of exposed pairs is never believed below what
+        // this comparison shows.
+        let record = ReaskRecord {
+            exposed: record.exposed.max(exposed(self, reference)),
+            ..record.clone()
+        };
+        for (key, pair, decision) in replay(&record, reference) {
             let Some(delta) = self.deltas.iter_mut().find(|d| d.key == key) else {
                 continue;
             };
@@ -249,6 +396,53 @@ impl Comparison {
                 assertion: delta.assertion.clone(),
                 evidence: pair.evidence(),
                 decision,
+            });
+        }
+        self.apply_carried(&record.carried, reference);
+    }
+
+    /// Pairs an earlier gate of this head decided keep that verdict: one
+    /// found worse stays worse whatever this gate's answer did (a rerun
+    /// never launders it); one found within noise or undecided is not
+    /// worse again for failing again.
+    fn apply_carried(&mut self, carried: &[Carried], reference: &RunDocument) {
+        let index = super::index_verdicts(reference);
+        for pair in carried {
+            let (Some(verdict), key) = (pair.verdict(), pair.key()) else {
+                continue;
+            };
+            let Some(before) = index.get(&key.as_ref()) else {
+                continue;
+            };
+            let Some(delta) = self.deltas.iter_mut().find(|d| d.key == key) else {
+                continue;
+            };
+            match verdict {
+                PairVerdict::Worse => {
+                    if matches!(delta.outcome, Outcome::Unchanged | Outcome::Improved) {
+                        delta.outcome = Outcome::Regressed;
+                        delta.within_noise = false;
+                    }
+                }
+                PairVerdict::Noise if delta.outcome == Outcome::Regressed => {
+                    delta.outcome = Outcome::Unchanged;
+                    delta.within_noise = true;
+                }
+                PairVerdict::Undecided if delta.outcome == Outcome::Regressed => {
+                    delta.outcome = Outcome::Unchanged;
+                }
+                _ => continue,
+            }
+            let (passed, samples) = measured(before);
+            self.reasked.push(PairDecision {
+                key,
+                assertion: delta.assertion.clone(),
+                evidence: Pair::after(passed, samples, &pair.failed).evidence(),
+                decision: Decision {
+                    verdict,
+                    p: None,
+                    adjusted: None,
+                },
             });
         }
     }

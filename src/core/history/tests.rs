@@ -57,6 +57,9 @@ fn gate_line(day: u32, lucky: &str, reasks: &[bool]) -> Line {
         reference_created_at: REF_AT.into(),
         reference_config_hash: "abcd".into(),
         false_alarm_rate: 0.05,
+        exposed: 1,
+        attempt: 1,
+        carried: Vec::new(),
         pairs: vec![Reasked {
             case_id: "lucky".into(),
             assertion_id: "a1".into(),

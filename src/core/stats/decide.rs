@@ -1,5 +1,6 @@
 //! The decision per (case, check): is a failure that the pull request's
-//! answer showed credibly worse than the reference's own measured rate?
+//! answer showed credibly worse than the rate its reference leaves
+//! plausible?
 //!
 //! A pair enters the *family* when the run's first answer failed where the
 //! reference passed; it is then re-asked, one call per round, up to its cap
@@ -7,30 +8,45 @@
 //! re-ask). After each round [`decide`] looks at every pair of the family
 //! at once:
 //!
+//! - the reference's count is never taken as the case's rate: it gives a
+//!   **ceiling** on the failure rate (`bound::failure_ceiling`: one minus
+//!   the Clopper–Pearson lower bound at `γ / exposed`, held jointly over
+//!   the measured pairs whose first answer failed, `γ` being
+//!   [`REFERENCE_SHARE`] of the declared rate). A reference that passed 5
+//!   of 5 by luck among many borderline cases then promises little, and
+//!   the selection that put it in the family cannot make it look worse;
 //! - a pair's p-value is the sequential p-value of its **re-asks only**
-//!   against the reference's `passed`/`samples` (`sequential::sequential_p`:
-//!   Boschloo's exact one-sided test at each look, the looks themselves
-//!   paid for). The first failure chose the pair; counting it again would
-//!   be choosing the evidence by its own outcome;
+//!   against that ceiling (`sequential::sequential_p`: the binomial tail
+//!   at each look, the looks themselves paid for). The first failure chose
+//!   the pair; counting it again would be choosing the evidence by its own
+//!   outcome;
 //! - the family is controlled by the Benjamini–Hochberg step-up procedure
-//!   at `alpha`. When nothing changed every pair is a false alarm, and then
-//!   the step-up procedure is Simes' test: the probability that the gate
-//!   fails at all is at most `alpha` (independent re-asks). When some pairs
-//!   are worse, the gate rightly fails, and the share of named pairs that
-//!   are not worse stays at most `alpha` on average;
-//! - a pair whose p-value could no longer reach `alpha` (the step-up's most
-//!   lenient step) even if every remaining re-ask failed stops: its answers
-//!   wobbled within the reference's measured noise;
+//!   at the rest of the declared rate, `α − γ`. When nothing changed every
+//!   pair is a false alarm, and then the step-up procedure is Simes' test:
+//!   the probability that the gate fails at all is at most `α − γ` on the
+//!   event that every ceiling holds, an event of probability at least
+//!   `1 − γ` over the reference — at most `α` in all, and at most `α − γ`
+//!   for all but a share `γ` of the references a team could approve;
+//! - a pair whose p-value could no longer reach `α − γ` (the step-up's
+//!   most lenient step) even if every remaining re-ask failed stops: its
+//!   answers wobbled within the reference's measured noise — or, when not
+//!   even a re-ask failing every time could have reached it, its reference
+//!   is too thin to tell (undecided);
 //! - a pair at its cap that is not worse is *undecided* when its own p is
-//!   below `alpha` (evidence the family correction does not let through),
+//!   below `α − γ` (evidence the family correction does not let through),
 //!   else within noise. Undecided never fails a gate.
 //!
-//! A reference of one sample measured no noise: a deterministic system
-//! keeps today's strictness. Two re-asks that fail again make the pair
-//! worse; a re-ask that passes makes it undecided (the reference cannot say
-//! whether that wobble is new).
+//! The adjusted p-value a reader sees is on the declared rate's scale: the
+//! step-up's adjusted p divided by `1 − REFERENCE_SHARE`, so a pair is
+//! worse exactly when it is at most the declared rate.
+//!
+//! A reference of one sample measured no noise: a check is worse when the
+//! first answer and two re-asks all fail (three in a row); a re-ask that
+//! passes makes it undecided (the reference cannot say whether that wobble
+//! is new).
 
 use super::benjamini_hochberg;
+use super::bound::{failure_ceiling, REFERENCE_SHARE};
 use super::sequential::{cap_for, sequential_p, Path};
 
 pub use super::sequential::MAX_CAP as CAP;
@@ -119,13 +135,19 @@ impl Pair {
         }
     }
 
-    fn p(&self, cap: u64) -> f64 {
-        sequential_p(self.passed, self.samples, cap, self.path)
+    /// The highest failure rate the reference leaves plausible, among
+    /// `exposed` pairs at the plan's reference level.
+    pub fn ceiling(&self, plan: Plan, exposed: usize) -> f64 {
+        failure_ceiling(self.passed, self.samples, plan.reference_level(), exposed)
+    }
+
+    fn p(&self, ceiling: f64, cap: u64) -> f64 {
+        sequential_p(ceiling, cap, self.path)
     }
 
     /// The smallest p-value still reachable: every remaining re-ask fails.
-    fn best(&self, cap: u64) -> f64 {
-        sequential_p(self.passed, self.samples, cap, self.path.failing_to(cap))
+    fn best(&self, ceiling: f64, cap: u64) -> f64 {
+        sequential_p(ceiling, cap, self.path.failing_to(cap))
     }
 }
 
@@ -135,11 +157,35 @@ pub struct Plan {
     /// The declared false-alarm rate of the whole gate (`[suite]
     /// false_alarm_rate`, default 0.05).
     pub alpha: f64,
+    /// How many measured pairs' first answers failed, whatever their
+    /// reference: the set the reference's bounds are held jointly over (at
+    /// least the family; a smaller number is read as the family's size).
+    pub exposed: usize,
 }
 
 impl Default for Plan {
     fn default() -> Plan {
-        Plan { alpha: 0.05 }
+        Plan {
+            alpha: 0.05,
+            exposed: 0,
+        }
+    }
+}
+
+impl Plan {
+    /// The declared rate at `alpha`, the bounds held over `exposed` pairs.
+    pub fn new(alpha: f64, exposed: usize) -> Plan {
+        Plan { alpha, exposed }
+    }
+
+    /// The share of the declared rate the reference's bounds spend.
+    pub fn reference_level(self) -> f64 {
+        self.alpha * REFERENCE_SHARE
+    }
+
+    /// The rest: the level the family's re-asks are tested at.
+    pub fn test_level(self) -> f64 {
+        self.alpha - self.reference_level()
     }
 }
 
@@ -147,14 +193,20 @@ impl Default for Plan {
 /// the `Open` pairs once and calls again, until none is open.
 pub fn decide(pairs: &[Pair], plan: Plan) -> Vec<Decision> {
     let measured: Vec<usize> = (0..pairs.len()).filter(|&i| pairs[i].samples > 1).collect();
-    let caps: Vec<u64> = measured
+    let exposed = plan.exposed.max(measured.len());
+    let level = plan.test_level();
+    let ceilings: Vec<f64> = measured
         .iter()
-        .map(|&i| cap_for(pairs[i].samples, measured.len(), plan.alpha))
+        .map(|&i| pairs[i].ceiling(plan, exposed))
+        .collect();
+    let caps: Vec<u64> = ceilings
+        .iter()
+        .map(|&c| cap_for(c, measured.len(), level))
         .collect();
     let raw: Vec<f64> = measured
         .iter()
-        .zip(&caps)
-        .map(|(&i, &cap)| pairs[i].p(cap))
+        .enumerate()
+        .map(|(slot, &i)| pairs[i].p(ceilings[slot], caps[slot]))
         .collect();
     let adjusted = benjamini_hochberg(&raw);
     let mut out = vec![
@@ -167,10 +219,15 @@ pub fn decide(pairs: &[Pair], plan: Plan) -> Vec<Decision> {
     ];
     for (slot, &i) in measured.iter().enumerate() {
         let (p, adjusted) = (raw[slot], adjusted[slot]);
+        let test = Test {
+            ceiling: ceilings[slot],
+            cap: caps[slot],
+            level,
+        };
         out[i] = Decision {
-            verdict: measured_verdict(&pairs[i], p, adjusted, caps[slot], plan.alpha),
+            verdict: measured_verdict(&pairs[i], p, adjusted, test),
             p: Some(p),
-            adjusted: Some(adjusted),
+            adjusted: Some(on_declared_scale(adjusted)),
         };
     }
     for (i, pair) in pairs.iter().enumerate() {
@@ -179,6 +236,23 @@ pub fn decide(pairs: &[Pair], plan: Plan) -> Vec<Decision> {
         }
     }
     out
+}
+
+/// A step-up adjusted p-value on the declared rate's scale: at most the
+/// declared rate exactly when at most the test level.
+fn on_declared_scale(adjusted: f64) -> f64 {
+    (adjusted / (1.0 - REFERENCE_SHARE)).min(1.0)
+}
+
+/// What one measured pair is tested with.
+#[derive(Clone, Copy, Debug)]
+struct Test {
+    /// The failure rate its reference leaves plausible.
+    ceiling: f64,
+    /// Its re-asks at most.
+    cap: u64,
+    /// The family's level (the declared rate less the reference's share).
+    level: f64,
 }
 
 /// The verdict of a pair whose reference has one sample: today's
@@ -194,23 +268,31 @@ fn unmeasured_verdict(pair: &Pair) -> Verdict {
 }
 
 /// The verdict of a pair of a measured reference, from its own p-value,
-/// its family-adjusted p-value and its cap.
-fn measured_verdict(pair: &Pair, p: f64, adjusted: f64, cap: u64, alpha: f64) -> Verdict {
-    if adjusted <= alpha {
+/// its family-adjusted p-value and its test.
+fn measured_verdict(pair: &Pair, p: f64, adjusted: f64, test: Test) -> Verdict {
+    let Test {
+        ceiling,
+        cap,
+        level,
+    } = test;
+    if adjusted <= level {
         Verdict::Worse
     } else if pair.path.asked >= cap {
-        if p <= alpha {
+        if p <= level {
             Verdict::Undecided
         } else {
             Verdict::Noise
         }
-    } else if pair.best(cap) > alpha {
+    } else if pair.best(ceiling, cap) > level {
         // The step-up's most lenient step: a pair still able to reach it
-        // may yet be worse. One that never could, not even had its
-        // reference passed every sample (a false-alarm rate too small for
-        // the reference's samples and the cap), showed no wobble either.
-        let strongest = Pair::after(pair.samples, pair.samples, &[]);
-        if strongest.best(cap) > alpha {
+        // may yet be worse. One that never could, not even failing every
+        // re-ask from the first, showed no wobble either: its reference is
+        // too thin (or the declared rate too small) to tell.
+        let fresh = Pair {
+            path: Path::default(),
+            ..*pair
+        };
+        if fresh.best(ceiling, cap) > level {
             Verdict::Undecided
         } else {
             Verdict::Noise
@@ -230,10 +312,17 @@ pub fn decide_among_quiet(pair: &Pair, family: usize, plan: Plan) -> Verdict {
         return unmeasured_verdict(pair);
     }
     let family = family.max(1);
-    let cap = cap_for(pair.samples, family, plan.alpha);
-    let p = pair.p(cap);
+    let level = plan.test_level();
+    let ceiling = pair.ceiling(plan, plan.exposed.max(family));
+    let cap = cap_for(ceiling, family, level);
+    let p = pair.p(ceiling, cap);
     let adjusted = (p * family as f64).min(1.0);
-    measured_verdict(pair, p, adjusted, cap, plan.alpha)
+    let test = Test {
+        ceiling,
+        cap,
+        level,
+    };
+    measured_verdict(pair, p, adjusted, test)
 }
 
 #[cfg(test)]
@@ -242,18 +331,51 @@ mod tests {
 
     #[test]
     fn a_rate_no_evidence_could_reach_leaves_a_failure_undecided_not_within_noise() {
-        let tiny = Plan { alpha: 1e-9 };
-        let broken = Pair::after(5, 5, &[]);
+        let tiny = Plan::new(1e-9, 1);
+        let broken = Pair::after(30, 30, &[]);
         let d = decide(&[broken], tiny)[0];
         assert_eq!(d.verdict, Verdict::Undecided);
-        // At the default rate the same failure is re-asked, and a borderline
+        // At the default rate the same failure is re-asked, and a steady
         // reference whose re-asks pass is within its noise.
         assert_eq!(decide(&[broken], Plan::default())[0].verdict, Verdict::Open);
-        let wobbly = Pair::after(3, 5, &[false, false]);
+        let wobbled = Pair::after(30, 30, &[false, false, false]);
         assert_eq!(
-            decide(&[wobbly], Plan::default())[0].verdict,
+            decide(&[wobbled], Plan::default())[0].verdict,
             Verdict::Noise
         );
+        // A reference of 3 of 5 promises nothing a cap of re-asks could
+        // contradict: too thin to tell, undecided at once, never noise.
+        let thin = Pair::after(3, 5, &[]);
+        assert_eq!(
+            decide(&[thin], Plan::default())[0].verdict,
+            Verdict::Undecided
+        );
+    }
+
+    #[test]
+    fn a_lucky_reference_among_many_failures_promises_less() {
+        // The same 5 of 5 and the same re-asks: alone it is worse; when
+        // many measured pairs' first answers failed, the bound held over
+        // them all leaves a ceiling no four failing re-asks can beat.
+        let pair = Pair::after(5, 5, &[true, true, true, true]);
+        let alone = decide(&[pair], Plan::new(0.05, 1))[0];
+        assert_eq!(alone.verdict, Verdict::Open);
+        let crowded = decide(&[pair], Plan::new(0.05, 200))[0];
+        assert!(crowded.p.unwrap() > alone.p.unwrap());
+        let steady = Pair::after(30, 30, &[true, true, true]);
+        assert_eq!(
+            decide(&[steady], Plan::new(0.05, 1))[0].verdict,
+            Verdict::Worse
+        );
+    }
+
+    #[test]
+    fn the_adjusted_p_is_on_the_declared_rates_scale() {
+        let steady = Pair::after(30, 30, &[true, true, true]);
+        let d = decide(&[steady], Plan::new(0.05, 1))[0];
+        let p = d.p.unwrap();
+        assert!((d.adjusted.unwrap() - p / (1.0 - REFERENCE_SHARE)).abs() < 1e-15);
+        assert!(d.adjusted.unwrap() <= 0.05);
     }
 
     #[test]

@@ -11,10 +11,12 @@
 //! `asked`. The one-sided alternative is always "the run fails more often
 //! than the reference": a drop, never a rise.
 
+mod bound;
 mod decide;
 mod power;
 mod sequential;
 
+pub use bound::{failure_ceiling, lower_bound, REFERENCE_SHARE};
 pub use decide::{decide, Decision, Evidence, Pair, Plan, Verdict as PairVerdict, CAP};
 pub use power::{case_power, mde_case, mde_normal, mde_paired_proportion};
 pub use sequential::{cap_for, sequential_p, Path};

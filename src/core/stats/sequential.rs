@@ -1,39 +1,32 @@
 //! The p-value of a pair's re-asks *as they were asked*: one at a time,
-//! with a look after each.
+//! with a look after each, against the failure rate its reference leaves
+//! plausible (`super::bound`).
 //!
-//! Looking after every re-ask and stopping at the first small p-value is
-//! more likely to stop somewhere than one test at the end. So a pair's
-//! p-value is not the Boschloo p-value of its last look but the exact
-//! probability that the whole design — up to `cap` re-asks, a look after
-//! each — would ever have shown a p-value as small as the smallest this
-//! pair showed ([`sequential_p`]). "Exact" as Boschloo's test is: the
-//! largest such probability over every common failure rate of the
-//! reference's samples and the re-asks, the reference's own count random
-//! too. Stopping early for any other reason only removes chances to look,
-//! so the p-value stays valid for the rule that stops.
+//! Under the null hypothesis the case fails at most `ceiling` of the time
+//! (its reference's bound). At each look `t` with `f` failures so far the
+//! evidence is the binomial tail `P(Bin(t, ceiling) ≥ f)`. Looking after
+//! every re-ask and stopping at the first small tail is more likely to
+//! stop somewhere than one test at the end, so a pair's p-value is the
+//! exact probability, at the ceiling, that the whole design — up to `cap`
+//! re-asks, a look after each — would *ever* show a tail as small as the
+//! smallest this pair showed ([`sequential_p`], a first-passage sum over
+//! the design's paths). A case failing less often than the ceiling shows
+//! such a tail even less often, so the p-value is valid for every rate the
+//! null allows. Stopping early for any other reason only removes chances to
+//! look.
 //!
 //! How many re-asks a pair may get ([`cap_for`]) is fixed before the first
-//! one, from the size of the family: the more pairs share the false-alarm
-//! rate, the smaller each one's share and the more failing re-asks a pair
-//! needs to reach it. The cap is the fewest failing re-asks that reach the
-//! family's strictest share for a reference that passed every sample, plus
-//! [`SLACK`] for a re-ask that passes by chance.
+//! one, from the size of the family and the pair's ceiling: the fewest
+//! failing re-asks that reach the family's strictest share, plus [`SLACK`]
+//! for a re-ask that passes by chance.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-
-use statrs::function::factorial::ln_binomial;
-
-use super::{boschloo_worse, maximum};
+use super::binomial_upper;
 
 /// The most re-asks any pair gets.
-pub const MAX_CAP: u64 = 8;
+pub const MAX_CAP: u64 = 12;
 
-/// The fewest re-asks a pair's cap allows.
-const MIN_CAP: u64 = 3;
-
-/// Re-asks beyond the fewest that could decide: room for a re-ask that
-/// passes by chance.
+/// Re-asks beyond the fewest that could decide: room for re-asks that
+/// pass by chance.
 pub const SLACK: u64 = 2;
 
 /// A pair's re-asks in call order: `asked` of them, bit `i` of `fails` set
@@ -77,122 +70,73 @@ impl Path {
         (self.asked..cap.min(MAX_CAP)).fold(self, |path, _| path.then(true))
     }
 
-    /// The smallest Boschloo p-value of the looks along this path, for a
-    /// reference of `passed` of `samples` (1 before any re-ask).
-    pub fn smallest_look(self, passed: u64, samples: u64) -> f64 {
+    /// The smallest binomial tail of the looks along this path against a
+    /// failure rate of `ceiling` (1 before any re-ask).
+    pub fn smallest_look(self, ceiling: f64) -> f64 {
         let mut failed = 0;
         let mut smallest: f64 = 1.0;
         for i in 0..self.asked {
             failed += u64::from((self.fails >> i) & 1);
-            smallest = smallest.min(boschloo_worse(passed, samples, failed, i + 1));
+            smallest = smallest.min(tail(failed, i + 1, ceiling));
         }
         smallest
     }
 }
 
-/// How many re-asks a pair whose reference has `samples` samples gets in a
-/// family of `family` pairs at false-alarm rate `alpha`: the fewest
-/// failing re-asks with which a reference that passed all `samples`
-/// reaches `alpha / family`, plus [`SLACK`], within
-/// `[MIN_CAP, MAX_CAP]`.
-pub fn cap_for(samples: u64, family: usize, alpha: f64) -> u64 {
-    let share = alpha / family.max(1) as f64;
-    let fewest = (1..=MAX_CAP)
-        .find(|&r| boschloo_worse(samples, samples, r, r) <= share)
-        .unwrap_or(MAX_CAP);
-    (fewest + SLACK).clamp(MIN_CAP, MAX_CAP)
+/// The evidence of one look: `P(Bin(asked, ceiling) ≥ failed)`, 1 without
+/// a failure.
+fn tail(failed: u64, asked: u64, ceiling: f64) -> f64 {
+    if failed == 0 {
+        1.0
+    } else {
+        binomial_upper(failed, asked, ceiling)
+    }
 }
 
-/// The p-value of `path` for a reference of `passed` of `samples`, under a
-/// design of at most `cap` re-asks with a look after each: the largest
-/// probability, over the common failure rate, that some look of the
-/// design shows a Boschloo p-value at most the smallest `path` showed.
-pub fn sequential_p(passed: u64, samples: u64, cap: u64, path: Path) -> f64 {
-    let seen = path.smallest_look(passed, samples);
+/// How many re-asks a pair whose failure rate may be up to `ceiling` gets
+/// in a family of `family` pairs tested at `level`: the fewest failing
+/// re-asks whose tail reaches `level / family`, plus [`SLACK`], at most
+/// [`MAX_CAP`] (`MAX_CAP` when none within it would).
+pub fn cap_for(ceiling: f64, family: usize, level: f64) -> u64 {
+    let share = level / family.max(1) as f64;
+    let fewest = (1..=MAX_CAP)
+        .find(|&r| tail(r, r, ceiling) <= share)
+        .unwrap_or(MAX_CAP);
+    (fewest + SLACK).min(MAX_CAP)
+}
+
+/// The p-value of `path` against a failure rate of `ceiling`, under a
+/// design of at most `cap` re-asks with a look after each: the probability
+/// that some look of the design shows a tail at most the smallest `path`
+/// showed.
+pub fn sequential_p(ceiling: f64, cap: u64, path: Path) -> f64 {
+    let seen = path.smallest_look(ceiling);
     if seen >= 1.0 {
         return 1.0;
     }
-    let cap = cap.clamp(path.asked.max(1), MAX_CAP);
-    let key = (samples, cap, seen.to_bits());
-    if let Some(p) = SEQUENTIAL.with(|memo| memo.borrow().get(&key).copied()) {
-        return p;
-    }
     let bar = seen * (1.0 + 1e-9);
-    let total = samples + cap;
-    // ln of the summed weight of every (reference count, full path) whose
-    // smallest look is at most `bar`, by its number of failures.
-    let mut weight = vec![0.0_f64; total as usize + 1];
-    DESIGNS.with(|designs| {
-        let mut designs = designs.borrow_mut();
-        let rows = designs
-            .entry((samples, cap))
-            .or_insert_with(|| design(samples, cap));
-        for row in rows.iter().filter(|r| r.smallest <= bar) {
-            weight[row.failures as usize] += row.count;
+    let cap = cap.clamp(path.asked.max(1), MAX_CAP);
+    // alive[f]: the probability of f failures after t re-asks without
+    // having shown a tail as small; hit: the probability that has.
+    let mut alive = vec![1.0_f64];
+    let mut hit = 0.0_f64;
+    for t in 1..=cap {
+        let mut next = vec![0.0_f64; t as usize + 1];
+        for (f, &p) in alive.iter().enumerate() {
+            if p == 0.0 {
+                continue;
+            }
+            for (failed, weight) in [(f + 1, ceiling), (f, 1.0 - ceiling)] {
+                if tail(failed as u64, t, ceiling) <= bar {
+                    hit += p * weight;
+                } else {
+                    next[failed] += p * weight;
+                }
+            }
         }
-    });
-    let probability = |q: f64| -> f64 {
-        weight
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| **w > 0.0)
-            .map(|(a, w)| {
-                let (a, b) = (a as f64, (total as usize - a) as f64);
-                let ln = w.ln() + ln_power(q, a) + ln_power(1.0 - q, b);
-                ln.exp()
-            })
-            .sum()
-    };
-    let p = maximum(probability).min(1.0);
-    SEQUENTIAL.with(|memo| memo.borrow_mut().insert(key, p));
-    p
-}
-
-/// `a · ln x`, with `0 · ln 0 = 0`.
-fn ln_power(x: f64, a: f64) -> f64 {
-    if a == 0.0 {
-        0.0
-    } else if x <= 0.0 {
-        f64::NEG_INFINITY
-    } else {
-        a * x.ln()
+        alive = next;
     }
-}
-
-/// One (reference count, full path) of a design, by what the sum needs.
-struct Row {
-    smallest: f64,
-    failures: u64,
-    count: f64,
-}
-
-/// Every reference count of `samples` and every path of `cap` re-asks:
-/// its smallest look, its failures (the reference's and the path's) and
-/// how many ways the reference count arises.
-fn design(samples: u64, cap: u64) -> Vec<Row> {
-    let mut rows = Vec::new();
-    for passed in 0..=samples {
-        let count = ln_binomial(samples, passed).exp();
-        for fails in 0..(1u32 << cap) {
-            let path = Path {
-                asked: cap,
-                fails: fails as u16,
-            };
-            rows.push(Row {
-                smallest: path.smallest_look(passed, samples),
-                failures: samples - passed + path.failed(),
-                count,
-            });
-        }
-    }
-    rows
-}
-
-thread_local! {
-    /// Designs already enumerated, by (samples, cap).
-    static DESIGNS: RefCell<HashMap<(u64, u64), Vec<Row>>> = RefCell::default();
-    /// Sequential p-values already computed, by (samples, cap, smallest look).
-    static SEQUENTIAL: RefCell<HashMap<(u64, u64, u64), f64>> = RefCell::default();
+    hit.min(1.0)
 }
 
 #[cfg(test)]
@@ -213,25 +157,26 @@ mod tests {
 
     #[test]
     fn looking_after_each_re_ask_costs_what_the_extra_looks_could_have_found() {
-        // Failing every re-ask: the first look that reaches a p-value is the
-        // one that counts, so the sequential p is close to the last look's.
-        let ff = sequential_p(5, 5, 4, path("FF"));
-        assert!((ff - boschloo_worse(5, 5, 2, 2)).abs() < 0.005, "{ff}");
+        // Failing every re-ask: the last look's tail (0.2² = 0.04), and the
+        // chance that a later look of the design reaches as far (3 of 4, 3
+        // of 5, 4 of 6 …): 0.05792 over the 64 paths of six re-asks.
+        let ff = sequential_p(0.2, 6, path("FF"));
+        assert!((ff - 0.05792).abs() < 1e-12, "{ff}");
         // A pass between failures: the design could have stopped at other
-        // paths as extreme, so the p-value grows.
-        let fpf = sequential_p(5, 5, 4, path("FPF"));
-        assert!(fpf > boschloo_worse(5, 5, 2, 3), "{fpf}");
+        // paths as extreme, so the p-value grows past the last look's.
+        let fpf = sequential_p(0.2, 6, path("FPF"));
+        assert!(fpf > binomial_upper(2, 3, 0.2), "{fpf}");
         // Never a p-value above 1, and no failure is no evidence.
-        assert_eq!(sequential_p(5, 5, 4, path("PP")), 1.0);
-        assert!(sequential_p(1, 2, 8, path("FFFFFFFF")) <= 1.0);
+        assert_eq!(sequential_p(0.2, 6, path("PP")), 1.0);
+        assert!(sequential_p(0.9, 12, path("FFFFFFFF")) <= 1.0);
     }
 
     #[test]
-    fn the_cap_grows_with_the_family() {
-        assert_eq!(cap_for(5, 1, 0.05), 4);
-        assert_eq!(cap_for(5, 5, 0.05), 5);
-        assert_eq!(cap_for(5, 12, 0.05), 6);
-        assert_eq!(cap_for(5, 10_000, 0.05), MAX_CAP);
-        assert_eq!(cap_for(20, 1, 0.05), MIN_CAP);
+    fn the_cap_grows_with_the_family_and_the_ceiling() {
+        assert_eq!(cap_for(0.1, 1, 0.035), 4);
+        assert_eq!(cap_for(0.1, 100, 0.035), 6);
+        assert_eq!(cap_for(0.3, 1, 0.035), 5);
+        assert_eq!(cap_for(0.9, 1, 0.035), MAX_CAP);
+        assert_eq!(cap_for(0.001, 1, 0.035), 1 + SLACK);
     }
 }

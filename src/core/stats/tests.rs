@@ -189,6 +189,14 @@ fn seeded_bootstrap_is_reproducible_and_seed_dependent() {
 }
 
 #[test]
+fn reference_bounds_match_scipys_beta() {
+    for row in rows("bound") {
+        let ours = lower_bound(u(&row, "passed"), u(&row, "samples"), f(&row, "delta"));
+        close(&format!("bound {row}"), ours, f(&row, "lower"));
+    }
+}
+
+#[test]
 fn sequential_p_values_match_the_python_design_on_scipy() {
     for row in rows("sequential") {
         let path: Vec<bool> = row["path"]
@@ -197,24 +205,25 @@ fn sequential_p_values_match_the_python_design_on_scipy() {
             .chars()
             .map(|c| c == 'F')
             .collect();
-        let ours = sequential_p(
+        let plan = Plan::new(0.05, u(&row, "exposed") as usize);
+        let ceiling = failure_ceiling(
             u(&row, "passed"),
             u(&row, "samples"),
-            u(&row, "cap"),
-            Path::of(&path),
+            plan.reference_level(),
+            plan.exposed,
         );
+        close(&format!("ceiling {row}"), ceiling, f(&row, "ceiling"));
+        let cap = cap_for(ceiling, u(&row, "family") as usize, plan.test_level());
+        assert_eq!(cap, u(&row, "cap"), "{row}");
+        let ours = sequential_p(ceiling, cap, Path::of(&path));
         close(&format!("sequential {row}"), ours, f(&row, "p"));
-        let cap = cap_for(u(&row, "samples"), u(&row, "family") as usize, 0.05);
-        assert_eq!(cap, u(&row, "cap_for_family"), "{row}");
     }
 }
 
 #[test]
 fn rule_power_matches_the_python_rule_on_scipy() {
     for row in rows("case_power") {
-        let plan = Plan {
-            alpha: f(&row, "alpha"),
-        };
+        let plan = Plan::new(f(&row, "alpha"), 0);
         let ours = case_power(
             u(&row, "samples"),
             f(&row, "q"),
@@ -233,34 +242,30 @@ fn pair(passed: u64, samples: u64, path: &str) -> Pair {
 }
 
 #[test]
-fn a_case_that_keeps_failing_after_five_of_five_is_worse_after_two_re_asks() {
+fn a_case_that_keeps_failing_after_thirty_of_thirty_is_worse_after_two_re_asks_alone() {
     let plan = Plan::default();
-    // Alone, and beside another re-asked pair that wobbled back.
-    let alone = decide(&[pair(5, 5, "FF")], plan);
+    // Alone: two failing re-asks (a deterministic system's broken case
+    // costs two extra calls); one is not yet enough.
+    let alone = decide(&[pair(30, 30, "FF")], plan);
     assert_eq!(alone[0].verdict, Verdict::Worse, "{alone:?}");
-    let family = decide(&[pair(5, 5, "FF"), pair(5, 5, "P")], plan);
+    assert_eq!(decide(&[pair(30, 30, "F")], plan)[0].verdict, Verdict::Open);
+    // Beside another re-asked pair that wobbled back, it needs a third.
+    let two = decide(&[pair(30, 30, "FF"), pair(30, 30, "P")], plan);
+    assert_eq!(two[0].verdict, Verdict::Open, "{two:?}");
+    let family = decide(&[pair(30, 30, "FFF"), pair(30, 30, "P")], plan);
     assert_eq!(family[0].verdict, Verdict::Worse, "{family:?}");
-    // One failing re-ask is not yet enough.
-    assert_eq!(decide(&[pair(5, 5, "F")], plan)[0].verdict, Verdict::Open);
-    // Among many, it needs more: four pairs that failed twice share the
-    // rate, and each is worse (the step-up lets them through together).
-    let four = decide(&[pair(5, 5, "FF"); 4], plan);
+    // Four pairs that failed three times share the rate, and each is worse
+    // (the step-up lets them through together).
+    let four = decide(&[pair(30, 30, "FFF"); 4], plan);
     assert!(four.iter().all(|d| d.verdict == Verdict::Worse), "{four:?}");
-    // One of four failing twice among quiet others is not yet worse.
-    let one = decide(
-        &[
-            pair(5, 5, "FF"),
-            pair(5, 5, "P"),
-            pair(5, 5, "P"),
-            pair(5, 5, "P"),
-        ],
-        plan,
-    );
-    assert_eq!(one[0].verdict, Verdict::Open, "{one:?}");
+    // One of eight failing three times among quiet others is not yet worse.
+    let mut one = vec![pair(30, 30, "P"); 8];
+    one[0] = pair(30, 30, "FFF");
+    assert_eq!(decide(&one, plan)[0].verdict, Verdict::Open, "{one:?}");
 }
 
 #[test]
-fn a_one_sample_reference_keeps_todays_strictness() {
+fn a_one_sample_reference_asks_for_three_failures_in_a_row() {
     let plan = Plan::default();
     assert_eq!(decide(&[pair(1, 1, "F")], plan)[0].verdict, Verdict::Open);
     assert_eq!(decide(&[pair(1, 1, "FF")], plan)[0].verdict, Verdict::Worse);
@@ -273,35 +278,39 @@ fn a_one_sample_reference_keeps_todays_strictness() {
 #[test]
 fn a_re_ask_that_passes_ends_in_noise_and_the_cap_in_undecided_or_noise() {
     let plan = Plan::default();
-    // 5/5, then three passes: not even three more failures could make it.
-    let wobble = decide(&[pair(5, 5, "PPP"), pair(5, 5, ""), pair(5, 5, "")], plan);
+    // 30/30, then three passes: not even the remaining failures could make it.
+    let wobble = decide(
+        &[pair(30, 30, "PPPP"), pair(30, 30, ""), pair(30, 30, "")],
+        plan,
+    );
     assert_eq!(wobble[0].verdict, Verdict::Noise, "{wobble:?}");
-    // At the cap (6 in a family of ten), a p below alpha the family does
-    // not let through is undecided.
-    let capped: Vec<Pair> = std::iter::once(pair(5, 5, "FPFPFF"))
-        .chain(std::iter::repeat_n(pair(5, 5, "PPPPPP"), 9))
+    // At the cap, a p below the test level the family does not let
+    // through is undecided.
+    let capped: Vec<Pair> = std::iter::once(pair(30, 30, "FPFPFFP"))
+        .chain(std::iter::repeat_n(pair(30, 30, "PPPPPPP"), 9))
         .collect();
     let d = decide(&capped, plan);
-    assert!(d[0].p.unwrap() <= 0.05, "{d:?}");
+    assert!(d[0].p.unwrap() <= plan.test_level(), "{d:?}");
     assert_eq!(d[0].verdict, Verdict::Undecided, "{d:?}");
     assert!(d
         .iter()
         .all(|x| x.verdict != Verdict::Worse && x.verdict != Verdict::Open));
-    // A borderline reference (3/5) failing every re-ask is never significant.
-    assert_ne!(decide(&[pair(3, 5, "FF")], plan)[0].verdict, Verdict::Worse);
-    assert_eq!(
-        decide(&[pair(3, 5, "FPPF")], plan)[0].verdict,
-        Verdict::Noise
+    // A borderline reference (3/5) is never worse, whatever its re-asks.
+    assert_ne!(
+        decide(&[pair(3, 5, "FFFFFFFFFFFF")], plan)[0].verdict,
+        Verdict::Worse
     );
 }
 
 #[test]
 fn the_smallest_detectable_drop_shrinks_with_reference_samples() {
     let plan = Plan::default();
-    let five = mde_case(5, plan, 5, 0.8).unwrap();
-    let ten = mde_case(10, plan, 5, 0.8).unwrap();
-    assert!(ten < five, "{ten} {five}");
-    assert!((case_power(5, five, plan, 5) - 0.8).abs() < 1e-6);
+    // Five samples cannot see even a case that now always fails among five.
+    assert_eq!(mde_case(5, plan, 5, 0.8), None);
+    let twenty = mde_case(20, plan, 5, 0.8).unwrap();
+    let forty = mde_case(40, plan, 5, 0.8).unwrap();
+    assert!(forty < twenty, "{forty} {twenty}");
+    assert!((case_power(40, forty, plan, 5) - 0.8).abs() < 1e-6);
     // One reference sample: three failures in a row, q³ ≥ 0.8.
     let one = mde_case(1, plan, 5, 0.8).unwrap();
     assert!((one - 0.8_f64.cbrt()).abs() < 1e-9, "{one}");

@@ -308,3 +308,52 @@ fn the_cap_stops_dispatch_spend_stays_under_it_and_the_rest_is_not_judged() {
         );
     }
 }
+
+#[test]
+fn a_re_ask_is_a_fresh_judging_never_the_memos_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = suite(3, vec![rubric("is it polite?")]);
+    let judge = Wobbly::default();
+    let (first, _) = run(&s, &Target(None), &judge, memo(dir.path(), MemoMode::On));
+    assert_eq!(judge.calls.load(Ordering::SeqCst), 3);
+    let ids: std::collections::BTreeSet<String> = s.cases.iter().map(|c| c.id.clone()).collect();
+    // The same deterministic answers, asked again as re-asks with the memo
+    // on: every one is judged live (the judge is called, its wobble
+    // shows), and nothing the re-asks got is kept.
+    for round in 1..=4 {
+        let (again, spent) = crate::run::reask::ask_again(
+            &s,
+            &ids,
+            &Target(None),
+            &judge,
+            &ctx(memo(dir.path(), MemoMode::On)),
+        )
+        .unwrap();
+        assert_eq!(judge.calls.load(Ordering::SeqCst), 3 + 3 * round);
+        assert_eq!(spent.judges.calls, 3);
+        assert!(spent.memo.is_empty(), "the memo was not asked");
+        assert!(again.values().flatten().all(|v| v.status != Status::Error));
+    }
+    // The run's own entries are untouched: an unchanged rerun still costs
+    // no judge call and keeps every verdict.
+    let (rerun, spent) = run(&s, &Target(None), &judge, memo(dir.path(), MemoMode::On));
+    assert_eq!(scores(&rerun), scores(&first));
+    assert_eq!((spent.memo.hits, spent.judges.calls), (3, 0));
+    // Replay calls no judge: a re-ask under it is not judged, and says why.
+    let before = judge.calls.load(Ordering::SeqCst);
+    let (again, _) = crate::run::reask::ask_again(
+        &s,
+        &ids,
+        &Target(None),
+        &judge,
+        &ctx(memo(dir.path(), MemoMode::Replay)),
+    )
+    .unwrap();
+    assert_eq!(judge.calls.load(Ordering::SeqCst), before);
+    let reasons: Vec<&str> = again
+        .values()
+        .flatten()
+        .map(|v| v.reason.as_str())
+        .collect();
+    assert_eq!(reasons, vec![crate::run::memo::REPLAY_REASK; 3]);
+}
