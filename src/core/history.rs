@@ -228,6 +228,10 @@ pub struct Lucky {
     pub p: f64,
 }
 
+/// One gate's non-pass entry of a pair: the line's index, its mark, the
+/// re-asks made and failed.
+type Flagged = (usize, Mark, u64, u64);
+
 /// The history read against one reference.
 #[derive(Clone, Debug, Default)]
 pub struct History {
@@ -236,7 +240,7 @@ pub struct History {
     /// The lines skipped, by why.
     pub skipped: BTreeMap<Skip, usize>,
     /// The non-pass pairs: (case, check) → (line index, code, asked, failed).
-    index: HashMap<(String, String), Vec<(usize, Mark, u64, u64)>>,
+    index: HashMap<(String, String), Vec<Flagged>>,
     /// Per check: the indexes of the lines that judged it.
     judged: HashMap<String, Vec<usize>>,
 }

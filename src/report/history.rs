@@ -179,17 +179,17 @@ fn svg_open(out: &mut String, id: &str, title: &str, height: f64) {
 
 fn axes(out: &mut String, height: f64) {
     let bottom = height - PAD;
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<path d=\"M{PAD} {} V{bottom} H{}\" fill=\"none\" stroke=\"#57606a\" stroke-width=\"1\"/>\n",
+        "<path d=\"M{PAD} {} V{bottom} H{}\" fill=\"none\" stroke=\"#57606a\" stroke-width=\"1\"/>",
         PAD / 2.0,
         WIDTH - PAD / 2.0
     );
     for (frac, label) in [(0.0, "0"), (0.5, "0.5"), (1.0, "1")] {
         let y = y_of(frac, height);
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\" fill=\"#57606a\">{label}</text>\n",
+            "<text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\" fill=\"#57606a\">{label}</text>",
             PAD - 4.0,
             y + 3.0
         );
@@ -345,9 +345,9 @@ fn flagged_chart(
     let mut svg = String::new();
     svg_open(&mut svg, "chart-flagged", t("chart_flagged"), height);
     for frac in [0.0, 0.5, 1.0] {
-        let _ = write!(
+        let _ = writeln!(
             svg,
-            "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"4\" y2=\"{1:.1}\" stroke=\"#d0d7de\"/><text x=\"{0:.1}\" y=\"{2:.1}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#57606a\">{frac}</text>\n",
+            "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"4\" y2=\"{1:.1}\" stroke=\"#d0d7de\"/><text x=\"{0:.1}\" y=\"{2:.1}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#57606a\">{frac}</text>",
             x(frac),
             height - PAD + 4.0,
             height - PAD + 16.0
@@ -356,9 +356,9 @@ fn flagged_chart(
     let labels = [t("col_reference"), t("col_history"), t("col_now")];
     for (j, label) in labels.iter().enumerate() {
         let lx = left + 140.0 * j as f64;
-        let _ = write!(
+        let _ = writeln!(
             svg,
-            "<circle cx=\"{lx:.1}\" cy=\"{ly:.1}\" r=\"4\" fill=\"{c}\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#1f2328\">{}</text>\n",
+            "<circle cx=\"{lx:.1}\" cy=\"{ly:.1}\" r=\"4\" fill=\"{c}\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#1f2328\">{}</text>",
             lx + 8.0,
             height - 8.0,
             escape::html(label),
@@ -386,9 +386,9 @@ fn flagged_chart(
             let (lo, hi) = wilson(*passed, *asked, alpha);
             let point = *passed as f64 / *asked as f64;
             let y = top + 6.0 + 8.0 * j as f64;
-            let _ = write!(
+            let _ = writeln!(
                 svg,
-                "<g><title>{}: {passed}/{asked}</title><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{c}\" stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{c}\"/></g>\n",
+                "<g><title>{}: {passed}/{asked}</title><line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{c}\" stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{c}\"/></g>",
                 escape::html(labels[j]),
                 x(lo),
                 x(hi),
@@ -433,9 +433,9 @@ fn spend_chart(out: &mut String, h: &History, locale: Locale) {
     let mut svg = String::new();
     svg_open(&mut svg, "chart-spend", t("chart_spend"), HEIGHT);
     let bottom = HEIGHT - PAD;
-    let _ = write!(
+    let _ = writeln!(
         svg,
-        "<path d=\"M{PAD} {} V{bottom} H{}\" fill=\"none\" stroke=\"#57606a\"/>\n<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\" fill=\"#57606a\">{most:.2}</text>\n",
+        "<path d=\"M{PAD} {} V{bottom} H{}\" fill=\"none\" stroke=\"#57606a\"/>\n<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"end\" fill=\"#57606a\">{most:.2}</text>",
         PAD / 2.0,
         WIDTH - PAD / 2.0,
         PAD - 4.0,
