@@ -14,30 +14,19 @@ import argparse
 import datetime
 import json
 import os
+import pathlib
 import random
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "noisy"))
+from noisy import SUITE as NOISY_SUITE  # noqa: E402
 
 HASH = "0123456789abcdef"
 T0 = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
 
-SUITE = """[suite]
-tenant = "bench"
-environment = "local"
-name = "hist"
-cases = "cases.json"
-
-[target]
-type = "http"
-url = "http://127.0.0.1:9/answer"
-output_path = "data.answer"
-timeout = 10
-
-[target.body]
-id = "case.id"
-
-[[assertions]]
-type = "contains"
-needle = "yes"
-"""
+# The noisy benchmark's suite, on a port nothing answers (the stored run is
+# gated without a call).
+SUITE = NOISY_SUITE.format(port=9).replace('name = "noisy"', 'name = "hist"')
 
 
 def verdict(status, samples):

@@ -24,16 +24,13 @@ examples/quickstart/stub.rs (STUB).
 import argparse
 import json
 import math
-import os
 import pathlib
 import random
 import shutil
-import subprocess
 import sys
-import tempfile
-import time
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+from noisy import REPO, SUITE as NOISY_SUITE, digline, run_trials
+
 CASES = 20
 STEADY = 0.995
 BORDERLINE = 0.65
@@ -41,25 +38,7 @@ SAMPLES = 5
 GATES = 10
 ANSWERS = 200  # per case and trial: 5 reference samples, then every gate's answers and re-asks
 
-SUITE = """[suite]
-tenant = "bench"
-environment = "local"
-name = "lucky"
-cases = "cases.json"
-
-[target]
-type = "http"
-url = "http://127.0.0.1:{port}/answer"
-output_path = "data.answer"
-timeout = 10
-
-[target.body]
-id = "case.id"
-
-[[assertions]]
-type = "contains"
-needle = "yes"
-"""
+SUITE = NOISY_SUITE.replace('name = "noisy"', 'name = "lucky"')
 
 
 def reference_answers(rng, rate, scenario):
@@ -78,11 +57,6 @@ def table(rng, scenario):
         later = [rng.random() < rate for _ in range(ANSWERS - SAMPLES)]
         out[f"case-{i:02d}"] = {"answers": ["yes" if a else "no" for a in first + later]}
     return out
-
-
-def digline(args, cwd):
-    binary = os.environ.get("DIGLINE", str(REPO / "target/debug/digline"))
-    return subprocess.run([binary, *args], cwd=cwd, capture_output=True, text=True)
 
 
 def named(work):
@@ -129,32 +103,10 @@ def main():
     parser.add_argument("--out", default=str(REPO / "bench/results"))
     args = parser.parse_args()
     rng = random.Random(f"{args.seed}-{args.scenario}")
-    stub = os.environ.get("STUB", str(REPO / "target/debug/examples/quickstart-stub"))
-    with tempfile.TemporaryDirectory(prefix="digline-lucky-") as tmp:
-        work = pathlib.Path(tmp)
-        answers_file = work / "answers.json"
-        answers_file.write_text("{}")
-        server = subprocess.Popen([stub, "--answers", str(answers_file), "--port", "0"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        try:
-            line = server.stdout.readline()
-            port = int(line.rsplit(":", 1)[-1].split()[0].strip().rstrip("/"))
-            (work / "suite.toml").write_text(SUITE.format(port=port))
-            cases = [{"id": f"case-{i:02d}", "vars": {}} for i in range(CASES)]
-            (work / "cases.json").write_text(json.dumps(cases))
-            rows = []
-            started = time.time()
-            out = pathlib.Path(args.out) / f"lucky-{args.scenario}.jsonl"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            with out.open("w") as sink:
-                for _ in range(args.trials):
-                    row = trial(work, answers_file, rng, args.scenario)
-                    rows.append(row)
-                    sink.write(json.dumps(row) + "\n")
-                    sink.flush()
-        finally:
-            server.terminate()
-            server.wait()
+    out = pathlib.Path(args.out) / f"lucky-{args.scenario}.jsonl"
+    ids = [f"case-{i:02d}" for i in range(CASES)]
+    rows, seconds = run_trials("digline-lucky-", SUITE, ids, args.trials, out,
+                               lambda work, answers: trial(work, answers, rng, args.scenario))
     n = len(rows)
     fired = sum(r["fired"] for r in rows)
     lo, hi = wilson(fired, n)
@@ -163,7 +115,7 @@ def main():
         "scenario": args.scenario, "trials": n, "fired": fired / n,
         "fired_interval_95": [round(lo, 3), round(hi, 3)],
         "base_gates_exit_1": round(blocked, 3),
-        "seconds": round(time.time() - started, 1),
+        "seconds": seconds,
     }))
 
 
