@@ -5,13 +5,12 @@
 //! History informs, it never decides: what is read here reaches the
 //! comment and the report, never the exit code. A history tracked by git
 //! is never read (the pull request being judged could write it), like
-//! every other file the pull request could write (`host::git_objects`).
-
-use std::path::Path;
+//! every other file the pull request could write (`host::trust`).
 
 use crate::core::document::RunDocument;
 use crate::core::history::{History, Line, Lucky};
 use crate::host::env::CiEnv;
+use crate::host::trust::Workspace;
 use crate::store::Store;
 
 /// What the gate does with the history (`--history`).
@@ -55,7 +54,8 @@ impl HistoryMode {
 pub struct HistoryRead {
     /// The history, when one was read.
     pub history: Option<History>,
-    /// A history file tracked by git, not read.
+    /// A history the workspace does not vouch for (tracked by git, or
+    /// linked out of its folder), not read: the path named.
     pub tracked: Option<String>,
     /// The references the history shows to be lucky.
     pub lucky: Vec<Lucky>,
@@ -65,6 +65,7 @@ pub struct HistoryRead {
 /// a reference, with `--history off`, or without a file).
 pub fn read(
     mode: HistoryMode,
+    workspace: &Workspace,
     store: &Store,
     (tenant, name): (&str, &str),
     reference: Option<&RunDocument>,
@@ -76,11 +77,9 @@ pub fn read(
     let Ok(path) = store.history_path(tenant, name) else {
         return HistoryRead::default();
     };
-    if path.exists() && crate::host::git_objects::is_tracked(Path::new("."), &path) {
-        tracing::warn!(
-            history = %path.display(),
-            "a history tracked by git is never read: the pull request being judged can write it"
-        );
+    let area = path.parent().unwrap_or(&path);
+    if let Err(why) = workspace.check(area, &path) {
+        tracing::warn!("{}", why.sentence("the history"));
         return HistoryRead {
             tracked: Some(path.display().to_string()),
             ..HistoryRead::default()

@@ -52,7 +52,8 @@ pub fn list(suite: &SuiteRef) -> Result<ListFacts, Refusal> {
         Ok(Some(b)) => {
             let names = (s.tenant.as_str(), s.name.as_str());
             let mode = super::history::HistoryMode::Read;
-            super::history::read(mode, &store, names, Some(b), s.false_alarm_rate).lucky
+            let workspace = suite.workspace();
+            super::history::read(mode, &workspace, &store, names, Some(b), s.false_alarm_rate).lucky
         }
         _ => Vec::new(),
     };
