@@ -221,6 +221,56 @@ fn a_failure_whose_re_asks_cannot_be_judged_is_exit_2_not_a_pass() {
     assert_eq!(value["reasked"][0]["verdict"], "open", "{value}");
 }
 
+/// Re-asks stop at their cap whatever the target answers, and every call
+/// they make is counted: a failing case whose re-asks answer HTTP 503 is
+/// asked again once and spared once (two re-asks, each with its one retry
+/// under `--max-retries 1`: four calls), then left unjudged (exit 2).
+/// stderr, the spend record and `outcome.json` count the four. Before: 9
+/// rounds of re-asks (46 calls in 57 s) while stderr said "0 more call(s)"
+/// and the spend record counted 3 of 12 calls.
+#[test]
+fn re_asks_that_cannot_be_answered_stop_and_every_call_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline(root);
+    let mut broken = vec![json!("no")];
+    broken.extend(std::iter::repeat_n(json!({"status": 503}), 40));
+    let table = json!({
+        "steady": {"answers": ["yes"]},
+        "wobbly": {"answers": ["yes"]},
+        "broken": {"answers": broken},
+    });
+    std::fs::write(root.join("answers.json"), table.to_string()).unwrap();
+    let mut args = GATE.to_vec();
+    args.extend(["--max-retries", "1"]);
+    let ran = run(root, &args);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "re-asked 1 check(s) that failed where the reference passed, before believing them: \
+             4 more call(s) to the target"
+        ),
+        "{}",
+        ran.stderr
+    );
+    let outcome: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("out/outcome.json")).unwrap())
+            .unwrap();
+    // Three cases asked once, four re-asks' calls; three answered.
+    assert_eq!(outcome["spent"]["target"]["sent"], 7, "{outcome}");
+    assert_eq!(outcome["spent"]["target"]["calls"], 3, "{outcome}");
+    let key = outcome["run_key"].as_str().unwrap();
+    let spend: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            root.join(format!(".digline/noisy/spend/runs/support/{key}.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(spend["target"]["sent"], 7, "{spend}");
+}
+
 /// The spending cap holds the run and its re-asks together, and the run's
 /// spend record counts the re-asks: with a cap of 0.004 USD, the run's three
 /// calls (0.001 each, as the service reports) leave room for one re-ask;
