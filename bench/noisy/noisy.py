@@ -114,16 +114,12 @@ def trial(work, answers_file, rng, scenario):
     return {"exit": gate.returncode, "extra_calls": extra, "broken": len(broken)}
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=["unchanged", "drop5", "drop15", "deterministic"])
-    parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=20261204)
-    parser.add_argument("--out", default=str(REPO / "bench/results"))
-    args = parser.parse_args()
-    rng = random.Random(f"{args.seed}-{args.scenario}")
+def run_trials(prefix, suite, ids, count, out, trial):
+    """Start the stub in a fresh folder holding `suite` (its `{port}` filled)
+    and the cases `ids`, then run `trial(work, answers_file)` `count` times,
+    each row written to `out` as it comes. Returns the rows and the seconds."""
     stub = os.environ.get("STUB", str(REPO / "target/debug/examples/quickstart-stub"))
-    with tempfile.TemporaryDirectory(prefix="digline-noisy-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         work = pathlib.Path(tmp)
         answers_file = work / "answers.json"
         answers_file.write_text("{}")
@@ -132,22 +128,35 @@ def main():
         try:
             line = server.stdout.readline()
             port = int(line.rsplit(":", 1)[-1].split()[0].strip().rstrip("/"))
-            (work / "suite.toml").write_text(SUITE.format(port=port))
-            cases = [{"id": f"case-{i:03d}", "vars": {}} for i in range(CASES)]
-            (work / "cases.json").write_text(json.dumps(cases))
+            (work / "suite.toml").write_text(suite.format(port=port))
+            (work / "cases.json").write_text(json.dumps([{"id": i, "vars": {}} for i in ids]))
             rows = []
             started = time.time()
-            out = pathlib.Path(args.out) / f"noisy-{args.scenario}.jsonl"
             out.parent.mkdir(parents=True, exist_ok=True)
             with out.open("w") as sink:
-                for n in range(args.trials):
-                    row = trial(work, answers_file, rng, args.scenario)
+                for _ in range(count):
+                    row = trial(work, answers_file)
                     rows.append(row)
                     sink.write(json.dumps(row) + "\n")
                     sink.flush()
         finally:
             server.terminate()
             server.wait()
+    return rows, round(time.time() - started, 1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("scenario", choices=["unchanged", "drop5", "drop15", "deterministic"])
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=20261204)
+    parser.add_argument("--out", default=str(REPO / "bench/results"))
+    args = parser.parse_args()
+    rng = random.Random(f"{args.seed}-{args.scenario}")
+    out = pathlib.Path(args.out) / f"noisy-{args.scenario}.jsonl"
+    ids = [f"case-{i:03d}" for i in range(CASES)]
+    rows, seconds = run_trials("digline-noisy-", SUITE, ids, args.trials, out,
+                               lambda work, answers: trial(work, answers, rng, args.scenario))
     g = len(rows)
     blocked = sum(r["exit"] != 0 for r in rows)
     caught = sum(r["exit"] == 1 for r in rows)
@@ -157,7 +166,7 @@ def main():
         "scenario": args.scenario, "gates": g, "blocked": blocked / g, "caught": caught / g,
         "exit_other": errors, "extra_calls_mean": extra, "extra_calls_share": extra / CASES,
         "extra_calls_max": max(r["extra_calls"] for r in rows),
-        "seconds": round(time.time() - started, 1),
+        "seconds": seconds,
     }))
 
 

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::util::{digline_env, repo, stub};
 
-const SUITE: &str = r#"[suite]
+pub(crate) const SUITE: &str = r#"[suite]
 tenant = "noisy"
 environment = "local"
 name = "support"
@@ -85,11 +85,23 @@ fn compare_latest(root: &Path) -> crate::util::Ran {
 /// Measure a baseline of 30 samples (what docs/statistics.md recommends)
 /// where every case passes, and promote it.
 pub(crate) fn measured_baseline(root: &Path) -> String {
-    let yes: &[&str] = &["yes"; 30];
+    measured_baseline_of(root, 30)
+}
+
+/// Measure a baseline of `samples` samples where every case passes, and promote it.
+pub(crate) fn measured_baseline_of(root: &Path, samples: usize) -> String {
+    let yes: &[&str] = &vec!["yes"; samples];
     answers(root, &[("steady", yes), ("broken", yes), ("wobbly", yes)]);
     let ran = run(
         root,
-        &["run", "--suite", "suite.toml", "--samples", "30", "-q"],
+        &[
+            "run",
+            "--suite",
+            "suite.toml",
+            "--samples",
+            &samples.to_string(),
+            "-q",
+        ],
     );
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let key = ran.stdout.trim().to_string();
@@ -99,7 +111,7 @@ pub(crate) fn measured_baseline(root: &Path) -> String {
     )
     .unwrap();
     for result in doc["results"].as_array().unwrap() {
-        assert_eq!(result["verdicts"][0]["samples"], json!(vec![1.0; 30]));
+        assert_eq!(result["verdicts"][0]["samples"], json!(vec![1.0; samples]));
     }
     let promoted = run(root, &["promote", "--suite", "suite.toml", "--run", &key]);
     assert_eq!(promoted.code, 0, "{}", promoted.stderr);
@@ -121,7 +133,7 @@ fn gate_after_a_wobble(root: &Path, broken: &'static str) -> crate::util::Ran {
     run(root, &GATE)
 }
 
-const GATE: [&str; 7] = [
+pub(crate) const GATE: [&str; 7] = [
     "gate",
     "--suite",
     "suite.toml",
@@ -132,7 +144,7 @@ const GATE: [&str; 7] = [
 ];
 
 /// The comment with what changes from run to run replaced.
-fn stable(comment: &str) -> String {
+pub(crate) fn stable(comment: &str) -> String {
     let marker = regex::Regex::new(r"<!-- digline-(gate|order) [^>]*-->").unwrap();
     let keys = regex::Regex::new(r"\d{4}-\d\d-\d\dT[0-9a-f-]+").unwrap();
     keys.replace_all(&marker.replace_all(comment, "<!-- digline-$1 … -->"), "KEY")
