@@ -220,6 +220,8 @@ class Bench:
 
 def reference_rates(rng, args):
     """A reference's borderline cases and their rates (index -> rate)."""
+    if args.all_half:
+        return {i: 0.5 for i in range(args.cases)}
     border = rng.sample(range(args.cases), int(round(args.cases * args.border)))
     return {i: rng.uniform(0.3, 0.9) for i in border}
 
@@ -286,6 +288,7 @@ def summarize(args, scenario, rows):
     worse = sum(r["exit"] == 1 for r in rows)
     extra = [r["reasks"] for r in rows]
     out = {"scenario": scenario, "cases": args.cases, "border": args.border,
+           "all_half": args.all_half,
            "steady": args.steady, "samples": args.samples, "gates": g,
            "exit1": rate(worse, g), "exit_other": sum(r["exit"] not in (0, 1) for r in rows),
            "extra_calls_mean": round(sum(extra) / g, 3),
@@ -336,6 +339,8 @@ def main():
                     help="share of borderline cases, rates 0.3-0.9 (default 0.05)")
     ap.add_argument("--steady", type=float, default=1.0,
                     help="the other cases' pass rate (1.0 or 0.995; default 1.0)")
+    ap.add_argument("--all-half", action="store_true",
+                    help="every case at 0.5 instead (the stress case; unchanged, perref)")
     ap.add_argument("--samples", type=int, default=30, help="reference samples (default 30)")
     ap.add_argument("--gates", "--trials", type=int, default=100,
                     help="gates (perref, judge: per reference; reruns: heads)")
@@ -357,7 +362,8 @@ def main():
     rng = random.Random(f"{args.seed}-{','.join(args.scenarios)}-{args.cases}-{args.steady}")
     stub = os.environ.get("STUB", str(REPO / "target/release/examples/quickstart-stub"))
     pathlib.Path(args.out).mkdir(parents=True, exist_ok=True)
-    tail = (f"-border{args.border}" if args.border != 0.05 else "") + \
+    tail = ("-allhalf" if args.all_half else "") + \
+        (f"-border{args.border}" if args.border != 0.05 else "") + \
         (f"-broken{args.broken}" if args.broken else "") + \
         (f"-samples{args.samples}" if args.samples != 30 else "")
     sinks = {s: (pathlib.Path(args.out) / f"noisy-{s}-{args.cases}-{args.steady}{tail}.jsonl")
