@@ -153,6 +153,7 @@ class Bench:
     def __init__(self, args, work, port, judge=None):
         self.args, self.work, self.judge = args, work, judge
         self.answers = work / "answers.json"
+        self.measured_in = None
         self.env = dict(os.environ)
         suite = SUITE.format(port=port) + (RUBRIC if judge else CONTAINS)
         if judge:
@@ -179,8 +180,10 @@ class Bench:
         if fresh:
             shutil.rmtree(self.work / ".digline", ignore_errors=True)
         self.serve(rates, default, rng.getrandbits(63))
+        started = time.time()
         ran = self.digline("run", "--suite", "suite.toml", "-q",
                            *(["--samples", str(samples)] if samples > 1 else []))
+        self.measured_in = round(time.time() - started, 2)
         if ran.returncode != 0:
             raise SystemExit(f"the reference run failed ({ran.returncode}): {ran.stderr}")
         key = ran.stdout.strip().splitlines()[-1]
@@ -208,7 +211,8 @@ class Bench:
             data = json.loads(record.read_text())
             reasked += sum(len(p["failed"]) for p in data["pairs"])
         row = {"exit": gate.returncode, "reasks": reasked,
-               "target_calls": target_calls, "seconds": round(seconds, 2)}
+               "target_calls": target_calls, "seconds": round(seconds, 2),
+               "reference_seconds": self.measured_in}
         if self.judge:
             row["judge_calls"] = self.judge.calls - judged
             row["judge_calls_recorded"] = (spent.get("judges") or {}).get("calls")
