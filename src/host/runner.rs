@@ -473,7 +473,7 @@ impl Prepared {
             &self.judges
         };
         crate::run::reask::reask(&self.loaded.suite, reference, record, target, judge, &ctx)
-        .map_err(|e| RunRefusal::Refused(e.to_string()))
+            .map_err(|e| RunRefusal::Refused(e.to_string()))
     }
 
     /// Ask, grade and store: the run's key, its document and the plan.

@@ -42,11 +42,20 @@ fn row(d: &PairDecision, s: &Strings) -> NoiseRow {
         .decision
         .p
         .map_or_else(|| "—".to_string(), |p| format!("{p:.4}"));
+    // Undecided without a re-ask: the reference was too thin for any
+    // evidence to decide it (its p-value says nothing).
+    let thin = d.decision.verdict == crate::core::compare::reask::PairVerdict::Undecided
+        && e.now_asked == 1
+        && e.reference_samples > 1;
     NoiseRow {
         case: d.key.case_id.to_string(),
         check: d.assertion.to_string(),
         detail: fill(
-            s.detail_reasked,
+            if thin {
+                s.detail_thin
+            } else {
+                s.detail_reasked
+            },
             &[
                 ("k", &e.reference_passed.to_string()),
                 ("n", &e.reference_samples.to_string()),

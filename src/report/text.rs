@@ -142,6 +142,8 @@ strings_table! {
     title_undecided,
     /// `reference {k}/{n} · now {j}/{m} · p = {p}`.
     detail_reasked,
+    /// `reference {k}/{n} · now {j}/{m} · too few reference samples to tell`.
+    detail_thin,
     /// The title of what the gate can see (its power).
     title_power,
     /// `With {samples} samples a case …, catches … {rate} …`.

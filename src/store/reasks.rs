@@ -71,6 +71,8 @@ mod tests {
             reference_config_hash: "0123456789abcdef".into(),
             false_alarm_rate: 0.05,
             exposed: 3,
+            attempt: 1,
+            carried: Vec::new(),
             pairs: vec![Reasked {
                 case_id: "c".into(),
                 assertion_id: "a".into(),

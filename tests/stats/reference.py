@@ -124,7 +124,7 @@ def boschloo(passed, samples, failed, asked):
     return float(boschloo_exact(table(passed, samples, failed, asked), alternative="greater", n=64).pvalue)
 
 
-MAX_CAP, SLACK, REFERENCE_SHARE = 12, 3, 0.3
+MAX_CAP, SLACK, REFERENCE_SHARE = 12, 2, 0.3
 
 
 def lower_bound(passed, samples, delta):

@@ -74,7 +74,12 @@ pub fn one_sample(reference: &RunDocument, alpha: f64) -> Option<Power> {
     (any && power(reference, alpha).is_none()).then(|| Power {
         alpha,
         samples: 1,
-        case_drop: mde_case(1, Plan::new(alpha, 1), 1, POWER),
+        case_drop: mde_case(
+            1,
+            Plan::new(alpha * super::reask::rerun_weight(1), 1),
+            1,
+            POWER,
+        ),
         measures: Vec::new(),
     })
 }
@@ -101,7 +106,8 @@ pub fn power(reference: &RunDocument, alpha: f64) -> Option<Power> {
         return None;
     }
     let wobbling = counts.iter().filter(|(k, n)| *n > 1 && k < n).count();
-    let plan = Plan::new(alpha, wobbling.max(1));
+    // A first gate of a head spends its share of the declared rate.
+    let plan = Plan::new(alpha * super::reask::rerun_weight(1), wobbling.max(1));
     let case_drop = mde_case(samples, plan, wobbling.max(1), POWER);
     let measures = reference
         .aggregate

@@ -694,6 +694,8 @@ mod reasks {
             reference_config_hash: base.config_hash.clone(),
             false_alarm_rate: 0.05,
             exposed: 0,
+            attempt: 1,
+            carried: Vec::new(),
             pairs: pairs
                 .into_iter()
                 .map(|(case, failed)| Reasked {
@@ -772,14 +774,11 @@ mod reasks {
         let mut c = compare(&run, &base).unwrap();
         assert_eq!(triggered(&c).len(), 2);
         assert_eq!(exit_code(&c), ExitStatus::Worse);
-        // x failed three re-asks; y passed four.
+        // x failed three re-asks; y passed two.
         c.apply_reasks(
             &record(
                 &base,
-                vec![
-                    ("x", vec![true, true, true]),
-                    ("y", vec![false, false, false, false]),
-                ],
+                vec![("x", vec![true, true, true]), ("y", vec![false, false])],
             ),
             &base,
         );
@@ -794,21 +793,35 @@ mod reasks {
             (y.evidence.reference_passed, y.evidence.reference_samples),
             (30, 30)
         );
-        assert_eq!((y.evidence.now_passed, y.evidence.now_asked), (4, 5));
+        assert_eq!((y.evidence.now_passed, y.evidence.now_asked), (2, 3));
     }
 
     #[test]
     fn only_wobbles_exit_zero_and_undecided_never_fails_the_gate() {
-        let (run, base) = fixture();
+        let thirty = [1.0; 30];
+        let ids = ["x", "y", "z"];
+        let base = doc(
+            "t",
+            ids.iter()
+                .map(|id| (*id, vec![sampled_pass("a", &thirty)]))
+                .collect(),
+            vec![],
+        );
+        let run = doc(
+            "t",
+            ids.iter().map(|id| (*id, vec![fail("a", 0.0)])).collect(),
+            vec![],
+        );
         let mut c = compare(&run, &base).unwrap();
-        // y reaches its cap (6, in a family of two) without a decision:
+        // z reaches its cap (5, in a family of three) without a decision:
         // its p is below the test level, not below the family's.
         c.apply_reasks(
             &record(
                 &base,
                 vec![
-                    ("x", vec![false, false, false, false]),
-                    ("y", vec![true, true, false, false, false, false]),
+                    ("x", vec![false, false]),
+                    ("y", vec![false, false]),
+                    ("z", vec![false, true, true, true, false]),
                 ],
             ),
             &base,
@@ -816,7 +829,7 @@ mod reasks {
         assert_eq!(exit_code(&c), ExitStatus::Proceed);
         let head = c.headline();
         assert!(!head.worse);
-        assert_eq!((head.wobbled, head.undecided, head.unreasked), (1, 1, 0));
+        assert_eq!((head.wobbled, head.undecided, head.unreasked), (2, 1, 0));
     }
 
     #[test]
@@ -826,10 +839,7 @@ mod reasks {
         // y's re-asks stopped before the rule could decide it (its calls
         // failed): neither worse nor a wobble, so 2 — not a quiet 0.
         c.apply_reasks(
-            &record(
-                &base,
-                vec![("x", vec![false, false, false, false]), ("y", vec![true])],
-            ),
+            &record(&base, vec![("x", vec![false, false]), ("y", vec![true])]),
             &base,
         );
         assert_eq!(exit_code(&c), ExitStatus::Unjudged);
@@ -842,6 +852,76 @@ mod reasks {
             .find(|d| d.key.case_id.as_str() == "y")
             .unwrap();
         assert!(y.unreasked && y.unjudged_now(), "{y:?}");
+    }
+
+    #[test]
+    fn the_attempts_of_one_head_share_the_declared_rate() {
+        use crate::core::compare::reask::rerun_weight;
+        let total: f64 = (1..=100_000).map(rerun_weight).sum();
+        assert!(total <= 1.0 + 1e-12 && total > 0.9999, "{total}");
+        assert_eq!(rerun_weight(1), 0.8);
+        assert!((rerun_weight(2) - 0.1).abs() < 1e-15);
+        // The same evidence that is worse at a first attempt is not at a
+        // fifth, whose share of the rate is 1 %.
+        let (run, base) = fixture();
+        let decide_at = |attempt| {
+            let mut c = compare(&run, &base).unwrap();
+            let mut r = record(
+                &base,
+                vec![("x", vec![true, true, true]), ("y", vec![false, false])],
+            );
+            r.attempt = attempt;
+            c.apply_reasks(&r, &base);
+            c.reasked_as(PairVerdict::Worse).count()
+        };
+        assert_eq!(decide_at(1), 1);
+        assert_eq!(decide_at(5), 0);
+    }
+
+    #[test]
+    fn a_check_found_worse_stays_worse_on_a_rerun_whose_answer_passes() {
+        use crate::core::compare::reask::RerunRecord;
+        let (run, base) = fixture();
+        // Attempt 1: x failed its re-asks (worse), y passed (noise).
+        let first = record(
+            &base,
+            vec![("x", vec![true, true, true]), ("y", vec![false, false])],
+        );
+        let carried = RerunRecord::default().after(&first, &base);
+        assert_eq!(carried.attempts, 1);
+        let verdicts: Vec<(&str, &str)> = carried
+            .decided
+            .iter()
+            .map(|c| (c.case_id.as_str(), c.verdict.as_str()))
+            .collect();
+        assert_eq!(verdicts, [("x", "worse"), ("y", "noise")]);
+        // Attempt 2: both answers pass now; x is still worse, and y's
+        // wobble is carried, not re-asked.
+        let passing = doc(
+            "t",
+            vec![("x", vec![pass("a", 1.0)]), ("y", vec![pass("a", 1.0)])],
+            vec![],
+        );
+        let mut c = compare(&passing, &base).unwrap();
+        assert_eq!(exit_code(&c), ExitStatus::Proceed);
+        let mut second = record(&base, vec![]);
+        second.attempt = 2;
+        second.carried = carried.decided.clone();
+        c.apply_reasks(&second, &base);
+        assert_eq!(exit_code(&c), ExitStatus::Worse);
+        let worse: Vec<&str> = c
+            .reasked_as(PairVerdict::Worse)
+            .map(|d| d.key.case_id.as_str())
+            .collect();
+        assert_eq!(worse, ["x"]);
+        // A rerun whose y fails again is not made worse by it.
+        let mut c = compare(&run, &base).unwrap();
+        c.apply_reasks(&second, &base);
+        assert!(c
+            .deltas
+            .iter()
+            .any(|d| d.key.case_id.as_str() == "y" && d.within_noise));
+        assert_eq!(carried.decided_keys().len(), 2);
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub const MAX_CAP: u64 = 12;
 
 /// Re-asks beyond the fewest that could decide: room for re-asks that
 /// pass by chance.
-pub const SLACK: u64 = 3;
+pub const SLACK: u64 = 2;
 
 /// A pair's re-asks in call order: `asked` of them, bit `i` of `fails` set
 /// when re-ask `i` failed again. At most [`MAX_CAP`] are kept.
@@ -173,9 +173,9 @@ mod tests {
 
     #[test]
     fn the_cap_grows_with_the_family_and_the_ceiling() {
-        assert_eq!(cap_for(0.1, 1, 0.035), 5);
-        assert_eq!(cap_for(0.1, 100, 0.035), 7);
-        assert_eq!(cap_for(0.3, 1, 0.035), 6);
+        assert_eq!(cap_for(0.1, 1, 0.035), 4);
+        assert_eq!(cap_for(0.1, 100, 0.035), 6);
+        assert_eq!(cap_for(0.3, 1, 0.035), 5);
         assert_eq!(cap_for(0.9, 1, 0.035), MAX_CAP);
         assert_eq!(cap_for(0.001, 1, 0.035), 1 + SLACK);
     }
