@@ -305,7 +305,10 @@ mod tests {
             .map(|_| {
                 let (status, b, _) = ask(id, table, &c);
                 assert_eq!(status, 200);
-                assert!(b.contains(r#""answer": "yes""#) || b.contains(r#""answer": "no""#), "{b}");
+                assert!(
+                    b.contains(r#""answer": "yes""#) || b.contains(r#""answer": "no""#),
+                    "{b}"
+                );
                 b.contains(r#""answer": "yes""#)
             })
             .collect()
