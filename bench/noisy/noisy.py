@@ -39,7 +39,6 @@ a smoke of it (tests/cli/noisy.rs).
 import argparse
 import http.server
 import json
-import math
 import os
 import pathlib
 import random
@@ -49,6 +48,8 @@ import sys
 import tempfile
 import threading
 import time
+
+from wilson import wilson
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BROKEN = 0.3
@@ -85,16 +86,6 @@ judge = "openai/bench-judge"
 threshold = 0.5
 tolerance = 0.1
 """
-
-
-def wilson(x, n, z=1.959963984540054):
-    if n == 0:
-        return (0.0, 1.0)
-    p = x / n
-    d = 1 + z * z / n
-    c = p + z * z / (2 * n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (max(0.0, (c - h) / d), min(1.0, (c + h) / d))
 
 
 def rate(x, n):
