@@ -87,8 +87,15 @@ pub fn read(request: &CompareRequest) -> Result<Read, Refusal> {
     let run_file = store
         .runs_dir(&suite.tenant, &suite.name)?
         .join(format!("{}.json", run.key));
-    crate::host::run_trust::refuse_untrusted_latest(&request.run, &run.key, &run.doc, &run_file)
-        .map_err(Refusal::Refused)?;
+    let workspace = request.suite.workspace();
+    crate::host::trust::refuse_untrusted_latest(
+        &workspace,
+        &request.run,
+        &run.key,
+        &run.doc,
+        &run_file,
+    )
+    .map_err(Refusal::Refused)?;
     let ahead = ahead_note(
         [&run.doc, &baseline].map(|d| d.digline_version.as_str()),
         INSTALLED,
@@ -97,8 +104,14 @@ pub fn read(request: &CompareRequest) -> Result<Read, Refusal> {
         .causes
         .then(|| store.read_run_timings(&suite.tenant, &suite.name, &run.key));
     let capped = store.run_capped(&suite.tenant, &suite.name, &run.key);
-    let gated = crate::host::run_trust::gated_reasks(&store, &suite.tenant, &suite.name, &run.key)
-        .map(|record| (record, loaded.suite));
+    let gated = crate::host::trust::believed_reasks(
+        &workspace,
+        &store,
+        &suite.tenant,
+        &suite.name,
+        &run.key,
+    )
+    .map(|record| (record, loaded.suite));
     Ok(Read {
         run_key: run.key,
         run: run.doc,

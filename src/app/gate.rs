@@ -242,7 +242,7 @@ fn load(request: &GateRequest, env: &CiEnv) -> Result<Loaded, Refusal> {
 fn base(request: &GateRequest, env: &CiEnv, loaded: &Loaded) -> Result<Base, Refusal> {
     let suite = &loaded.loaded.suite;
     let baseline_path = loaded.store.baseline_path(&suite.tenant, &suite.name)?;
-    let base = base_ref::choose(request.base_ref.as_deref(), env);
+    let base = base_ref::choose(request.base_ref.as_deref(), env, &request.suite.root);
     // A pull request renaming the suite moves its baseline: the base's is
     // read where the base's own suite file puts it.
     let (tenant, name) = base
@@ -321,10 +321,14 @@ fn run_or_merge(
     notices: &Notifier,
     retried: &Retried,
 ) -> Result<Ran, Refusal> {
+    // A gate believes only the memo entries sealed with its key: an entry
+    // the workspace holds unsealed may be the pull request's own.
+    let mut pool = request.pool;
+    pool.cost.memo_sealed_only = true;
     let run_request = RunRequest {
         suite: request.suite.clone(),
         metadata: serde_json::Map::new(),
-        pool: request.pool,
+        pool,
         max_wait: std::time::Duration::from_secs(request.publishing.max_wait),
         max_calls: request.max_calls,
         resume: None,
@@ -344,20 +348,31 @@ fn run_or_merge(
             .store
             .runs_dir(&suite.tenant, &suite.name)?
             .join(format!("{}.json", stored.key));
-        crate::host::run_trust::refuse_untrusted_latest(which, &stored.key, &stored.doc, &run_file)
-            .map_err(Refusal::Refused)?;
+        let workspace = request.suite.workspace();
+        crate::host::trust::refuse_untrusted_latest(
+            &workspace,
+            which,
+            &stored.key,
+            &stored.doc,
+            &run_file,
+        )
+        .map_err(Refusal::Refused)?;
         if let Some(warning) =
-            crate::host::run_trust::commit_warning(&stored.key, &stored.doc, &request.suite.root)
+            crate::host::trust::commit_warning(&stored.key, &stored.doc, &request.suite.root)
         {
             notices.warn(warning);
         }
-        // A run made elsewhere (`digline run`) carries no re-asks: its
+        // A run made elsewhere (`digline run`) carries no re-asks, and a
+        // record this gate cannot believe (`host::trust`) is none: its
         // measured failures are asked again here.
-        if loaded
-            .store
-            .read_run_reasks(&suite.tenant, &suite.name, &stored.key)
-            .is_none()
-        {
+        let believed = crate::host::trust::believed_reasks(
+            &workspace,
+            &loaded.store,
+            &suite.tenant,
+            &suite.name,
+            &stored.key,
+        );
+        if believed.is_none() {
             reask(
                 &run_request,
                 loaded,
@@ -472,9 +487,13 @@ fn compare(
     // The statistics of the verdict: re-asked checks decided against their
     // measured noise, the power, the whole-run measures paired.
     let suite = &loaded.loaded.suite;
-    if let Some(record) =
-        crate::host::run_trust::gated_reasks(&loaded.store, &suite.tenant, &suite.name, key)
-    {
+    if let Some(record) = crate::host::trust::believed_reasks(
+        &request.suite.workspace(),
+        &loaded.store,
+        &suite.tenant,
+        &suite.name,
+        key,
+    ) {
         c.apply_reasks(&record, b);
     }
     c.state_power(b, suite.false_alarm_rate);
@@ -483,6 +502,8 @@ fn compare(
     // Infrastructure values (`base_url`) are named, never published.
     crate::report::redact::withhold_perimeter_values(&mut c);
     spell_parameter_edits(&mut c, &request.suite.file, base.read());
+    // A base looked for and not read verifies nothing: never "unchanged".
+    c.base_unverified = base.base.is_some() && base.read().is_none();
     // Everything else that defines the evaluation, against the base.
     if let Some(b) = base.read() {
         c.evaluation_changes =
@@ -869,7 +890,7 @@ fn render_html_report(
         !payload,
         facts.spends,
         &facts.failed_calls,
-        facts.exit,
+        (facts.exit, facts.view.headline()),
     ) {
         Ok(page) => Some(page),
         Err(e) => {

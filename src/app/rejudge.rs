@@ -110,6 +110,18 @@ pub fn rejudge(
     let suite = &loaded.suite;
     // The run and the suite must fit before anything else is checked.
     let store = request.suite.store();
+    // Which answers were masked decides what a judge is shown: a record the
+    // workspace does not vouch for (`host::trust`) is refused, not guessed.
+    let masked_path = store.run_masked_path(&suite.tenant, &suite.name, &source.key)?;
+    if let Some(area) = masked_path.parent() {
+        request
+            .suite
+            .workspace()
+            .check(area, &masked_path)
+            .map_err(|why| {
+                Refusal::Refused(why.sentence(&format!("the masked record of run {}", source.key)))
+            })?;
+    }
     let masked = store.read_run_masked(&suite.tenant, &suite.name, &source.key);
     Replay::new(suite, &source.doc, &source.key, &masked)
         .map_err(|e| Refusal::Refused(e.to_string()))?;

@@ -256,14 +256,32 @@ pub fn reask(
         return Ok(());
     }
     let comparison = crate::core::compare::compare(run, reference)?;
-    let triggered = if measured_only {
+    let mut triggered = if measured_only {
         crate::core::compare::reask::triggered_measured(&comparison, reference)
     } else {
         crate::core::compare::reask::triggered(&comparison)
     };
+    // Earlier gates of this head against this reference: what they decided
+    // is carried (never asked or decided again), and this gate is the next
+    // attempt, at its share of the declared rate.
+    let head =
+        crate::host::trust::rerun_id(&request.suite.root, reference, &loaded.suite.config_hash());
+    let earlier = head.as_deref().and_then(|id| {
+        crate::host::trust::believed_rerun(
+            &request.suite.workspace(),
+            &store,
+            (&run.tenant, &run.suite),
+            id,
+        )
+    });
+    let earlier = earlier.unwrap_or_default();
+    let decided = earlier.decided_keys();
+    triggered.retain(|k| !decided.contains(k));
     let exposed = crate::core::compare::reask::exposed(&comparison, reference);
     let nothing = crate::core::compare::reask::ReaskRecord {
         exposed,
+        attempt: earlier.attempts + 1,
+        carried: earlier.decided.clone(),
         ..crate::run::reask::nothing_to_reask(reference, loaded.suite.false_alarm_rate)
     };
     let record = if triggered.is_empty() {
@@ -332,5 +350,18 @@ pub fn reask(
         record
     };
     store.write_run_reasks(&run.tenant, &run.suite, key, &record)?;
+    // Kept for the next gate of this head only where it can be believed
+    // there: sealed with the evidence key.
+    if let (Some(id), true) = (head, crate::host::trust::evidence_key_set()) {
+        let next = crate::core::compare::reask::RerunRecord {
+            head_tree: crate::host::git_objects::head_tree(&request.suite.root).unwrap_or_default(),
+            reference_created_at: reference.created_at.clone(),
+            reference_config_hash: reference.config_hash.clone(),
+            config_hash: loaded.suite.config_hash(),
+            ..earlier
+        }
+        .after(&record, reference);
+        store.write_rerun(&run.tenant, &run.suite, &id, &next)?;
+    }
     Ok(())
 }

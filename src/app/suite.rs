@@ -24,9 +24,15 @@ pub struct SuiteRef {
 }
 
 impl SuiteRef {
-    /// The store of the repository.
+    /// The store of the repository, sealing the evidence it keeps with
+    /// the gate's key (`host::trust::seal`).
     pub fn store(&self) -> Store {
-        Store::new(&self.root)
+        Store::new(&self.root).sealed_by(crate::host::trust::seal())
+    }
+
+    /// The workspace the store is in: what it may believe (`host::trust`).
+    pub fn workspace(&self) -> crate::host::trust::Workspace {
+        crate::host::trust::Workspace::of(&self.root)
     }
 
     /// Load the suite and verify `--tenant`/`--env` against it.

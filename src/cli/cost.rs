@@ -34,6 +34,7 @@ impl CostArgs {
             memo: self.judge_memo,
             max_usd: self.max_usd,
             shards: 1,
+            memo_sealed_only: false,
         }
     }
 }

@@ -109,10 +109,12 @@ pub struct GateArgs {
     /// Let the HTML report carry judge and suspension reasons (widens the boundary).
     #[arg(long)]
     pub report_payload: bool,
-    /// The pull request's base revision, read from git objects to see whether
-    /// the pull request replaces the approved baseline (default: on GitHub
-    /// Actions the merge commit's first parent, on GitLab
-    /// CI_MERGE_REQUEST_DIFF_BASE_SHA).
+    /// The pull request's base revision, read from git objects in the suite's
+    /// repository: whether the pull request replaces the approved baseline,
+    /// and what it changes about the suite, its rules and its cases (default:
+    /// on GitHub Actions the event's pull_request.base.sha, else the merge
+    /// commit's first parent HEAD^1; on GitLab CI_MERGE_REQUEST_DIFF_BASE_SHA;
+    /// elsewhere none, and nothing is verified against a base).
     #[arg(long, value_name = "REV")]
     pub base_ref: Option<String>,
     /// Publishing.

@@ -293,6 +293,20 @@ pub fn judge_config(judges: &[&JudgeClient]) -> Map<String, Value> {
     identities.dedup();
     if identities.len() == 1 {
         out.insert("values".into(), Value::Object(judges[0].config()));
+    } else {
+        // Several judges: each one's gateway, so a judge moved to another
+        // gateway is a configuration change whichever judge it is.
+        let gateways: Map<String, Value> = judges
+            .iter()
+            .filter_map(|j| {
+                let values = j.config();
+                let url = values.get("base_url")?.clone();
+                Some((format!("{}.base_url", j.coordinate()), url))
+            })
+            .collect();
+        if !gateways.is_empty() {
+            out.insert("values".into(), Value::Object(gateways));
+        }
     }
     out.insert(
         "identities".into(),
@@ -334,9 +348,11 @@ mod tests {
             Value::Object(judge_config(&[&a, &a])),
             json!({"identities": ["anthropic/claude-haiku-4-5"], "values": {"provider": "anthropic", "model": "claude-haiku-4-5", "max_tokens": 400}})
         );
+        // (`b` is an OpenAI judge at Anthropic's host: not its own endpoint.)
         assert_eq!(
             Value::Object(judge_config(&[&b, &a])),
-            json!({"identities": ["anthropic/claude-haiku-4-5", "openai/gpt-4o-mini"]})
+            json!({"identities": ["anthropic/claude-haiku-4-5", "openai/gpt-4o-mini"],
+                   "values": {"openai/gpt-4o-mini.base_url": "api.anthropic.com"}})
         );
         assert!(judge_config(&[]).is_empty());
         // A judge reached through a gateway records where (host:port only).
@@ -351,5 +367,12 @@ mod tests {
         );
         assert_eq!(moved.identity().endpoint, "127.0.0.1:4000");
         assert!(JudgeClient::new("nope/m", &endpoint(true)).is_err());
+        // Among several judges, each gateway is recorded: every judge, not
+        // only the first.
+        assert_eq!(
+            Value::Object(judge_config(&[&a, &moved])),
+            json!({"identities": ["anthropic/claude-haiku-4-5", "openai/gpt-4o-mini"],
+                   "values": {"openai/gpt-4o-mini.base_url": "127.0.0.1:4000"}})
+        );
     }
 }

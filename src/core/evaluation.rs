@@ -30,6 +30,9 @@ pub enum Subject {
     /// The store root: the folder holding `.digline/` (`--root`), moved
     /// against the base, its baseline with it.
     StoreRoot,
+    /// The suite file itself: moved (the base's path before), or not at
+    /// the base at all (no path before).
+    SuiteFile,
 }
 
 /// How the subject changed.
@@ -154,6 +157,22 @@ pub fn store_root_moved(from: &str, to: &str) -> EvalChange {
         before: Some(from.to_string()),
         after: Some(to.to_string()),
         ..bare(Subject::StoreRoot, Change::Edited)
+    }
+}
+
+/// The suite file moved from `from` (the base's path) to `to`, or, with no
+/// `from`, a suite file the base does not hold: everything it declares is
+/// the pull request's.
+pub fn suite_file_moved(from: Option<String>, to: String) -> EvalChange {
+    EvalChange {
+        change: if from.is_some() {
+            Change::Edited
+        } else {
+            Change::Added
+        },
+        before: from,
+        after: Some(to),
+        ..bare(Subject::SuiteFile, Change::Edited)
     }
 }
 

@@ -21,6 +21,7 @@ pub mod name;
 pub mod python;
 pub mod ratio;
 pub mod sampling;
+pub mod seal;
 pub mod shard;
 pub mod spend;
 pub mod stats;

@@ -75,6 +75,47 @@ pub struct Suite {
 /// The false-alarm rate of a gate when `[suite]` declares none.
 pub const DEFAULT_FALSE_ALARM_RATE: f64 = 0.05;
 
+/// The smallest `false_alarm_rate` a suite may declare: one false alarm in
+/// 10,000 gates. Already at this rate a failure can be called worse only
+/// against a reference of 19 samples or more that all passed, every re-ask
+/// (`stats::sequential::MAX_CAP` of them) failing again; at 0.00001 it
+/// takes 29, at 0.000001 43. Below it, every failure of an ordinary
+/// reference would be undecided, and undecided never fails the gate: a
+/// pull request could loosen the gate to nothing.
+pub const LEAST_FALSE_ALARM_RATE: f64 = 1e-4;
+
+#[cfg(test)]
+mod least_rate {
+    use super::LEAST_FALSE_ALARM_RATE;
+    use crate::core::compare::reask::rerun_weight;
+    use crate::core::stats::{failure_ceiling, sequential_p, Path, Plan};
+
+    /// The most re-asks a pair gets (`stats::sequential::MAX_CAP`).
+    const MAX_CAP: u64 = 12;
+
+    /// Whether a failure alone, its reference `n` samples that all passed,
+    /// could be called worse at `alpha` by a first gate: every re-ask
+    /// failing again.
+    fn decidable(n: u64, alpha: f64) -> bool {
+        let plan = Plan::new(alpha * rerun_weight(1), 1);
+        let ceiling = failure_ceiling(n, n, plan.reference_level(), 1);
+        let strongest = sequential_p(ceiling, MAX_CAP, Path::of(&[true; MAX_CAP as usize]));
+        strongest <= plan.test_level()
+    }
+
+    #[test]
+    fn the_least_rate_is_reachable_with_an_ordinary_reference_and_no_less() {
+        let least = LEAST_FALSE_ALARM_RATE;
+        assert!(decidable(19, least) && !decidable(18, least));
+        assert!(decidable(29, 1e-5) && !decidable(28, 1e-5));
+        assert!(decidable(30, 0.05) && decidable(5, 0.05));
+        assert!(
+            !decidable(30, 1e-9),
+            "a rate no recommended reference reaches"
+        );
+    }
+}
+
 #[cfg(test)]
 impl Suite {
     /// A suite for the tests: tenant `t`, environment `e`, name `s`, one

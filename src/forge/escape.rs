@@ -12,18 +12,9 @@
 //! noncharacters XML 1.0 cannot carry (U+FFFE, U+FFFF) are shown as
 //! `<U+202E>`, never obeyed.
 
-/// Characters that change how text around them is displayed without being
-/// seen: bidi controls, zero-width characters, the BOM, invisible tags, and
-/// every other Unicode format character; the line and paragraph separators;
-/// and U+FFFE/U+FFFF, which no XML document may hold. Shown as `<U+XXXX>`.
-pub fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{2028}' | '\u{2029}' | '\u{FFFE}' | '\u{FFFF}' | '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
-        | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}' | '\u{1D173}'..='\u{1D17A}'
-        | '\u{E0000}'..='\u{E0FFF}')
-}
+/// Characters shown as `<U+XXXX>`: one set for every surface, the HTML
+/// report's (`report::escape`).
+pub use crate::report::escape::is_invisible;
 
 /// `<U+202E>`: how an invisible character is shown.
 pub fn shown(c: char) -> String {

@@ -18,17 +18,23 @@ pub struct BaseRev {
     pub rev: String,
     /// True when given as `--base-ref` (a failure to read it refuses, 64).
     pub explicit: bool,
+    /// A folder of the repository it is read in: the suite's root
+    /// (`--root`), never the process's working directory.
+    pub dir: PathBuf,
 }
 
 /// `--base-ref` when given; else on GitHub Actions for a pull request the
 /// event's base commit (`pull_request.base.sha`), or the merge commit's
 /// first parent (`HEAD^1`) when the event names none; on GitLab for a merge
-/// request `CI_MERGE_REQUEST_DIFF_BASE_SHA`; else none.
-pub fn choose(flag: Option<&str>, env: &CiEnv) -> Option<BaseRev> {
+/// request `CI_MERGE_REQUEST_DIFF_BASE_SHA`; else none. It is read in the
+/// repository holding `root`.
+pub fn choose(flag: Option<&str>, env: &CiEnv, root: &Path) -> Option<BaseRev> {
+    let dir = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     if let Some(rev) = flag {
         return Some(BaseRev {
             rev: rev.to_string(),
             explicit: true,
+            dir,
         });
     }
     if env.github.actions && env.github.pull_request.is_some() {
@@ -39,12 +45,25 @@ pub fn choose(flag: Option<&str>, env: &CiEnv) -> Option<BaseRev> {
                 .clone()
                 .unwrap_or_else(|| "HEAD^1".into()),
             explicit: false,
+            dir,
         });
     }
     env.gitlab.diff_base_sha.as_ref().map(|sha| BaseRev {
         rev: sha.clone(),
         explicit: false,
+        dir,
     })
+}
+
+/// The bytes of `path` (against the working directory, or absolute) at
+/// the base, in the repository holding the base's folder.
+fn at(base: &BaseRev, path: &Path) -> Result<Option<Vec<u8>>, AtRevError> {
+    git_objects::file_at(&base.dir, &base.rev, &absolute(path))
+}
+
+/// `path` made absolute against the working directory (lexically).
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// What the base says about the baseline file.
@@ -87,13 +106,11 @@ pub fn read_moved(
     at_base: &Path,
     baseline_path: &Path,
 ) -> Result<BaseBaseline, BaseProblem> {
-    let here = Path::new(".");
     let problem = |sentence: String| BaseProblem {
         sentence,
         refuses: base.explicit,
     };
-    let old = git_objects::file_at(here, &base.rev, at_base)
-        .map_err(|e| problem(refusal(&base.rev, &e)))?;
+    let old = at(base, at_base).map_err(|e| problem(refusal(&base.rev, &e)))?;
     let new = std::fs::read(baseline_path).ok();
     match (old, new) {
         (None, None) => Ok(BaseBaseline::Same),
@@ -165,7 +182,7 @@ pub fn renamed_suite(
     suite_path: &Path,
     now: (&str, &str),
 ) -> Option<(String, String)> {
-    let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
+    let old = at(base, suite_path).ok()??;
     let table = suite_json(&old)?;
     let suite = table.get("suite")?;
     let field = |k: &str| suite.get(k)?.as_str().map(str::to_string);
@@ -204,24 +221,22 @@ pub fn moved_store(
     in_root: &Path,
     suite_file: &Path,
 ) -> Option<MovedStore> {
-    let here = Path::new(".");
-    if git_objects::file_at(here, &base.rev, &root.join(in_root))
-        .ok()?
-        .is_some()
-    {
+    let here = base.dir.as_path();
+    let (root, suite_file) = (absolute(root), absolute(suite_file));
+    if at(base, &root.join(in_root)).ok()?.is_some() {
         return None;
     }
     let mut parts = in_root.components();
     let store_dir = parts.next()?.as_os_str().to_str()?.to_string();
     let below = parts.as_path();
     let (workdir, found) = git_objects::folders_holding(here, &base.rev, &store_dir, below).ok()?;
-    let now = git_objects::in_work_tree(here, root)?;
+    let now = git_objects::in_work_tree(here, &root)?;
     let candidates: Vec<PathBuf> = found.into_iter().filter(|f| *f != now).collect();
     let chosen = match candidates.as_slice() {
         [one] => one.clone(),
         [] => return None,
         several => {
-            let suite = git_objects::in_work_tree(here, suite_file)?;
+            let suite = git_objects::in_work_tree(here, &suite_file)?;
             let depth = |p: &PathBuf| suite.starts_with(p).then(|| p.components().count());
             let best = several.iter().filter_map(depth).max()?;
             let mut at_best = several.iter().filter(|p| depth(p) == Some(best));
@@ -250,9 +265,7 @@ pub fn moved_store(
 /// The bytes of `path` at the base (at most 1 MiB); `None` when the base
 /// cannot be read or has no such file.
 pub fn file_at_base(base: &BaseRev, path: &Path) -> Option<Vec<u8>> {
-    git_objects::file_at(Path::new("."), &base.rev, path)
-        .ok()?
-        .filter(|bytes| bytes.len() <= 1 << 20)
+    at(base, path).ok()?.filter(|bytes| bytes.len() <= 1 << 20)
 }
 
 /// The checks `suite_path` declares at `base.rev` (read from git objects)
@@ -262,26 +275,50 @@ pub fn declared_checks(
     base: &BaseRev,
     suite_path: &Path,
 ) -> Option<(Vec<DeclaredCheck>, Vec<DeclaredCheck>)> {
-    let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
+    let old = at(base, suite_path).ok()??;
     let new = std::fs::read(suite_path).ok()?;
     Some((checks_of(&old)?, checks_of(&new)?))
 }
 
 /// What the pull request changes about the evaluation against the base:
 /// `[suite]` and `[target]` of `suite_path`, and the cases of the file each
-/// side's `[suite] cases` names (relative to the suite file). `None` when
-/// the base cannot be read or either suite file does not parse; a cases
-/// file that cannot be read on one side counts as empty there, so its
-/// cases read as added or removed.
+/// side's `[suite] cases` names (relative to each side's suite file). A
+/// suite file the base holds elsewhere (the pull request moved it: the
+/// base's one suite file declaring the same tenant and name) is compared
+/// with that one, and the move itemized; a suite file the base has
+/// nowhere is itemized as added, never read as unchanged. `None` when
+/// the base cannot be read or the suite file does not parse; a cases file
+/// that cannot be read on one side counts as empty there, so its cases
+/// read as added or removed.
 pub fn evaluation_changes(base: &BaseRev, suite_path: &Path) -> Option<Vec<EvalChange>> {
-    let old = git_objects::file_at(Path::new("."), &base.rev, suite_path).ok()??;
-    let new = std::fs::read(suite_path).ok()?;
-    let (old, new) = (suite_json(&old)?, suite_json(&new)?);
-    let mut out = evaluation::suite_changes(&old, &new);
-    let dir = suite_path.parent().unwrap_or(Path::new(""));
-    let cases_path = |suite: &serde_json::Map<String, serde_json::Value>| {
+    let new_bytes = std::fs::read(suite_path).ok()?;
+    let new = suite_json(&new_bytes)?;
+    let here = git_objects::in_work_tree(&base.dir, &absolute(suite_path));
+    let shown = |p: &Path| p.display().to_string();
+    let mut out = Vec::new();
+    let (old, old_path) = match at(base, suite_path).ok()? {
+        Some(bytes) => (suite_json(&bytes)?, absolute(suite_path)),
+        None => match moved_suite(base, &new) {
+            Some((workdir, from, bytes)) => {
+                out.push(evaluation::suite_file_moved(
+                    Some(shown(&from)),
+                    here.as_deref().map_or_else(|| shown(suite_path), shown),
+                ));
+                (suite_json(&bytes)?, workdir.join(from))
+            }
+            None => {
+                out.push(evaluation::suite_file_moved(
+                    None,
+                    here.as_deref().map_or_else(|| shown(suite_path), shown),
+                ));
+                return Some(out);
+            }
+        },
+    };
+    out.extend(evaluation::suite_changes(&old, &new));
+    let cases_path = |suite: &serde_json::Map<String, serde_json::Value>, file: &Path| {
         let name = suite.get("suite")?.get("cases")?.as_str()?;
-        Some(dir.join(name))
+        Some(file.parent().unwrap_or(Path::new("")).join(name))
     };
     let parse = |bytes: Option<Vec<u8>>| -> Vec<serde_json::Value> {
         bytes
@@ -289,14 +326,39 @@ pub fn evaluation_changes(base: &BaseRev, suite_path: &Path) -> Option<Vec<EvalC
             .and_then(|v| v.as_array().cloned())
             .unwrap_or_default()
     };
-    let old_cases =
-        cases_path(&old).and_then(|p| git_objects::file_at(Path::new("."), &base.rev, &p).ok()?);
-    let new_cases = cases_path(&new).and_then(|p| std::fs::read(p).ok());
+    let old_cases = cases_path(&old, &old_path).and_then(|p| at(base, &p).ok()?);
+    let new_cases = cases_path(&new, suite_path).and_then(|p| std::fs::read(p).ok());
     out.extend(evaluation::case_changes(
         &parse(old_cases),
         &parse(new_cases),
     ));
     Some(out)
+}
+
+/// The base's suite file declaring the same `[suite] tenant` and `name` as
+/// `now` (the one the pull request moved): the work tree, its path there
+/// and its bytes; `None` unless exactly one file at the base does.
+fn moved_suite(
+    base: &BaseRev,
+    now: &serde_json::Map<String, serde_json::Value>,
+) -> Option<(PathBuf, PathBuf, Vec<u8>)> {
+    let identity = |suite: &serde_json::Map<String, serde_json::Value>| {
+        let table = suite.get("suite")?;
+        Some((
+            table.get("tenant")?.as_str()?.to_string(),
+            table.get("name")?.as_str()?.to_string(),
+        ))
+    };
+    let wanted = identity(now)?;
+    let (workdir, files) = git_objects::files_ending(&base.dir, &base.rev, ".toml").ok()?;
+    let mut found = files.into_iter().filter_map(|rel| {
+        let bytes = at(base, &workdir.join(&rel)).ok()??;
+        (bytes.len() <= 1 << 20
+            && suite_json(&bytes).and_then(|s| identity(&s)) == Some(wanted.clone()))
+        .then_some((rel, bytes))
+    });
+    let (rel, bytes) = found.next()?;
+    found.next().is_none().then_some((workdir, rel, bytes))
 }
 
 /// A suite file's bytes as JSON (CR LF folded, as the loader reads it).
@@ -353,14 +415,14 @@ mod tests {
         let mut env = CiEnv::default();
         env.github.actions = true;
         env.github.pull_request = Some(7);
-        assert_eq!(choose(None, &env).unwrap().rev, "HEAD^1");
+        assert_eq!(choose(None, &env, Path::new(".")).unwrap().rev, "HEAD^1");
         let sha = "0123456789abcdef0123456789abcdef01234567";
         env.github.base_sha = Some(sha.into());
-        let base = choose(None, &env).unwrap();
+        let base = choose(None, &env, Path::new(".")).unwrap();
         assert_eq!((base.rev.as_str(), base.explicit), (sha, false));
-        let named = choose(Some("main"), &env).unwrap();
+        let named = choose(Some("main"), &env, Path::new(".")).unwrap();
         assert_eq!((named.rev.as_str(), named.explicit), ("main", true));
-        assert_eq!(choose(None, &CiEnv::default()), None);
+        assert_eq!(choose(None, &CiEnv::default(), Path::new(".")), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! git, read as objects with `gix` (no `git` binary: the image has none):
 //! a file as it was at another revision (the base ref's baseline), the
-//! commit `HEAD` names, and whether a path is tracked by the index.
+//! commit `HEAD` names, and the paths the index tracks (read by
+//! `host::trust`, the one place that decides what a file is worth).
 //!
 //! Every answer is about the repository that holds the given directory. A
 //! revision is anything `git rev-parse` accepts (`HEAD^1`, a sha, a branch).
@@ -92,6 +93,12 @@ fn locate(dir: &Path, path: &Path) -> Result<(gix::Repository, PathBuf), AtRevEr
     let workdir = workdir
         .canonicalize()
         .map_err(|e| AtRevError::NoRepository(e.to_string()))?;
+    // As the tree names it: links below the work tree are not followed
+    // (a linked `cases.json` or `.digline` is read at the base through
+    // the base's own link, by [`file_at`]).
+    if let Some(relative) = lexical_in(&workdir, dir, path) {
+        return Ok((repo, relative));
+    }
     let absolute = absolute(dir, path);
     let relative = absolute
         .strip_prefix(&workdir)
@@ -104,6 +111,38 @@ fn locate(dir: &Path, path: &Path) -> Result<(gix::Repository, PathBuf), AtRevEr
         })?
         .to_path_buf();
     Ok((repo, relative))
+}
+
+/// `path` (against `dir`) relative to `workdir` without resolving a link
+/// below it: the nearest folder above the path that *is* the work tree
+/// (once resolved) is stripped, `..` taken lexically.
+fn lexical_in(workdir: &Path, dir: &Path, path: &Path) -> Option<PathBuf> {
+    let joined = std::path::absolute(dir.join(path)).ok()?;
+    let normal = normalize(&joined)?;
+    normal
+        .ancestors()
+        .find(|a| a.canonicalize().is_ok_and(|real| real == workdir))
+        .and_then(|top| normal.strip_prefix(top).ok())
+        .map(Path::to_path_buf)
+}
+
+/// `path` with `.` dropped and `..` taken lexically; `None` when a `..`
+/// climbs above its start.
+fn normalize(path: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    Some(out)
 }
 
 /// `path` made absolute against `dir` and canonical as far as it exists
@@ -152,20 +191,55 @@ pub fn file_at(dir: &Path, rev: &str, path: &Path) -> Result<Option<Vec<u8>>, At
     let tree = commit
         .tree()
         .map_err(|e| AtRevError::Absent(one_line(&e)))?;
-    let Some(entry) = tree
-        .lookup_entry_by_path(&relative)
-        .map_err(|e| AtRevError::Absent(one_line(&e)))?
-    else {
-        return Ok(None);
-    };
-    let object = entry
-        .object()
-        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
-    if !object.kind.is_blob() {
+    // A symbolic link in the tree is followed inside the tree (a few hops,
+    // never above its top), as a checkout of that revision would.
+    let mut wanted = relative;
+    'hops: for _ in 0..MAX_LINK_HOPS {
+        let parts: Vec<_> = wanted.components().collect();
+        let mut at = PathBuf::new();
+        for (i, part) in parts.iter().enumerate() {
+            at.push(part);
+            let Some(entry) = tree
+                .lookup_entry_by_path(&at)
+                .map_err(|e| AtRevError::Absent(one_line(&e)))?
+            else {
+                return Ok(None);
+            };
+            let mode = entry.mode();
+            if mode.is_link() {
+                let object = entry
+                    .object()
+                    .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+                let target = PathBuf::from(String::from_utf8_lossy(&object.data).into_owned());
+                if target.is_absolute() {
+                    return Ok(None);
+                }
+                let rest: PathBuf = parts[i + 1..].iter().collect();
+                let base = at.parent().unwrap_or(Path::new(""));
+                let Some(next) = normalize(&Path::new("/").join(base).join(target).join(rest))
+                else {
+                    return Ok(None);
+                };
+                wanted = next.strip_prefix("/").unwrap_or(&next).to_path_buf();
+                continue 'hops;
+            }
+            if i + 1 == parts.len() {
+                let object = entry
+                    .object()
+                    .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+                if !object.kind.is_blob() {
+                    return Ok(None);
+                }
+                return Ok(Some(object.data.clone()));
+            }
+        }
         return Ok(None);
     }
-    Ok(Some(object.data.clone()))
+    Ok(None)
 }
+
+/// The most symbolic links [`file_at`] follows for one file.
+const MAX_LINK_HOPS: usize = 8;
 
 /// The most trees [`folders_holding`] reads: a repository of this many
 /// folders is searched no further (the answer is then what was found).
@@ -232,6 +306,60 @@ pub fn folders_holding(
     Ok((workdir, found))
 }
 
+/// The most files [`files_ending`] returns.
+const MAX_FILES: usize = 500;
+
+/// The files at revision `rev` whose names end with `suffix` (`.toml`),
+/// relative to the work tree of the repository holding `dir`, in tree
+/// order (at most [`MAX_FILES`], searching at most `MAX_TREES` folders),
+/// together with the work tree. Used to find a suite file a pull request
+/// moved.
+///
+/// # Errors
+/// [`AtRevError`]: not a repository, or the revision is not in this clone.
+pub fn files_ending(
+    dir: &Path,
+    rev: &str,
+    suffix: &str,
+) -> Result<(PathBuf, Vec<PathBuf>), AtRevError> {
+    let (repo, _) = locate(dir, Path::new("."))?;
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| AtRevError::NoRepository("the repository has no work tree".into()))?
+        .canonicalize()
+        .map_err(|e| AtRevError::NoRepository(e.to_string()))?;
+    let resolved = resolve_in(&repo, rev)?;
+    let id = gix::ObjectId::from_hex(resolved.commit.as_bytes())
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let tree = repo
+        .find_commit(id)
+        .and_then(|c| c.tree())
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let mut found = Vec::new();
+    let mut queue = std::collections::VecDeque::from([(PathBuf::new(), tree)]);
+    let mut read = 0usize;
+    while let Some((here, tree)) = queue.pop_front() {
+        read += 1;
+        if read > MAX_TREES || found.len() >= MAX_FILES {
+            break;
+        }
+        for entry in tree.iter().filter_map(Result::ok) {
+            let Ok(name) = std::str::from_utf8(entry.filename()) else {
+                continue;
+            };
+            if entry.mode().is_tree() {
+                if let Ok(sub) = repo.find_tree(entry.object_id()) {
+                    queue.push_back((here.join(name), sub));
+                }
+            } else if entry.mode().is_blob() && name.ends_with(suffix) {
+                found.push(here.join(name));
+            }
+        }
+    }
+    found.truncate(MAX_FILES);
+    Ok((workdir, found))
+}
+
 /// `path` (relative to `dir`, or absolute) relative to the work tree of the
 /// repository holding `dir`; `None` outside git or outside its work tree.
 pub fn in_work_tree(dir: &Path, path: &Path) -> Option<PathBuf> {
@@ -245,46 +373,27 @@ pub fn head_commit(dir: &Path) -> Option<String> {
     Some(id.to_string())
 }
 
-/// True when `path` (relative to `dir`, or absolute) is tracked by the index
-/// of the repository holding `dir` (it was `git add`ed, forced or not).
-/// False outside git.
-pub fn is_tracked(dir: &Path, path: &Path) -> bool {
-    let Ok((repo, relative)) = locate(dir, path) else {
-        return false;
-    };
-    let Ok(index) = repo.index_or_empty() else {
-        return false;
-    };
-    let Some(text) = relative.to_str() else {
-        return false;
-    };
-    let key = text.replace(std::path::MAIN_SEPARATOR, "/");
-    index.entry_by_path(key.as_str().into()).is_some()
+/// The tree `HEAD`'s commit holds, as hex; `None` outside git or on an
+/// unborn branch. Two commits with the same content share it.
+pub fn head_tree(dir: &Path) -> Option<String> {
+    let repo = gix::discover(dir).ok()?;
+    let commit = repo.head_commit().ok()?;
+    Some(commit.tree_id().ok()?.to_string())
 }
 
-/// The files under `folder` (relative to `dir`, or absolute) that the
-/// index of the repository holding `dir` tracks, as paths relative to
-/// `folder`. Empty outside git.
-pub fn tracked_under(dir: &Path, folder: &Path) -> Vec<PathBuf> {
+/// The work tree of the repository holding `dir` (canonical) and every
+/// path its index tracks, relative to that work tree; `None` outside git.
+pub fn index_paths(dir: &Path) -> Option<(PathBuf, std::collections::HashSet<PathBuf>)> {
     use gix::bstr::ByteSlice;
-    let Ok((repo, relative)) = locate(dir, folder) else {
-        return Vec::new();
-    };
-    let Ok(index) = repo.index_or_empty() else {
-        return Vec::new();
-    };
-    let Some(text) = relative.to_str() else {
-        return Vec::new();
-    };
-    let prefix = format!("{}/", text.replace(std::path::MAIN_SEPARATOR, "/"));
-    index
+    let repo = gix::discover(dir).ok()?;
+    let workdir = repo.workdir()?.canonicalize().ok()?;
+    let index = repo.index_or_empty().ok()?;
+    let paths = index
         .entries()
         .iter()
-        .filter_map(|entry| {
-            let path = entry.path(&index).to_str().ok()?;
-            path.strip_prefix(prefix.as_str()).map(PathBuf::from)
-        })
-        .collect()
+        .filter_map(|entry| entry.path(&index).to_str().ok().map(PathBuf::from))
+        .collect();
+    Some((workdir, paths))
 }
 
 fn one_line(e: &impl std::fmt::Display) -> String {

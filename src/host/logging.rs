@@ -38,17 +38,30 @@ pub fn init(verbose: u8, quiet: bool) {
             filter = filter.add_directive(directive);
         }
     }
+    // Colour only on a terminal: never escape codes in a file or a pipe.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colour(std::io::IsTerminal::is_terminal(&std::io::stderr())))
         .with_writer(std::io::stderr)
         .with_target(false)
         .without_time()
         .try_init();
 }
 
+/// Whether warnings are coloured: only on a terminal, and never when
+/// `NO_COLOR` is set (<https://no-color.org>).
+fn colour(terminal: bool) -> bool {
+    terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colour_only_on_a_terminal() {
+        assert!(!colour(false));
+    }
 
     #[test]
     fn flags_choose_the_level() {

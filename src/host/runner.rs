@@ -106,6 +106,9 @@ pub struct CostOptions {
     pub max_usd: Option<f64>,
     /// Under `--shard K/N`, N: each shard holds an N-th of the cap.
     pub shards: u32,
+    /// Believe only memo entries sealed with the evidence key (a gate:
+    /// `host::trust`); otherwise unsealed entries are a cost saver too.
+    pub memo_sealed_only: bool,
 }
 
 impl Default for CostOptions {
@@ -114,6 +117,7 @@ impl Default for CostOptions {
             memo: MemoMode::On,
             max_usd: None,
             shards: 1,
+            memo_sealed_only: false,
         }
     }
 }
@@ -130,8 +134,10 @@ impl CostOptions {
     }
 
     /// The memo, the cap and the shared quota of one run of `suite` in
-    /// `store`. A memo entry the repository tracks (committed by a pull
-    /// request, say) is never read: the memo is a cache. `quota` (`--rate`)
+    /// `store`. A memo entry the workspace does not vouch for
+    /// (`host::trust`: tracked by git, linked out of the memo) is never
+    /// read: the memo is a cache; with `memo_sealed_only` (a gate) an
+    /// entry without the evidence seal is not read either. `quota` (`--rate`)
     /// is shared with the other processes on this machine calling with the
     /// same keys (`identity`, from [`quota_identity`]) at the same rate,
     /// unless the run is a shard (a shard paces to its own share, wherever
@@ -145,17 +151,9 @@ impl CostOptions {
         identity: &str,
     ) -> CostControls {
         let memo = (self.memo != MemoMode::Off).then(|| {
-            let mut reader = MemoReader::new(store.clone(), &suite.tenant);
-            if let Ok(dir) = store.memo_dir(&suite.tenant) {
-                let tracked = host::git_objects::tracked_under(root, &dir);
-                if !tracked.is_empty() {
-                    tracing::warn!(
-                        count = tracked.len(),
-                        "judge memo entries tracked by git are never read"
-                    );
-                }
-                reader = reader.refusing(tracked.into_iter().map(|p| dir.join(p)));
-            }
+            let reader = MemoReader::new(store.clone(), &suite.tenant)
+                .vouched_by(Arc::new(host::trust::Workspace::of(root)))
+                .requiring_seals(self.memo_sealed_only);
             Arc::new(JudgeMemo::new(self.memo, reader))
         });
         let shared_quota = (!quota.is_unlimited() && self.shards <= 1).then(|| {
@@ -433,7 +431,7 @@ impl Prepared {
         spent: f64,
     ) -> Result<(crate::core::compare::reask::ReaskRecord, Spend), RunRefusal> {
         let mut cost = options.cost.controls(
-            &Store::new(&options.root),
+            &Store::new(&options.root).sealed_by(host::trust::seal()),
             &options.root,
             &self.loaded.suite,
             options.quota,
@@ -492,7 +490,7 @@ impl Prepared {
             judges,
             artifact_paths,
         } = self;
-        let store = Store::new(&options.root);
+        let store = Store::new(&options.root).sealed_by(host::trust::seal());
         let (tenant, suite_name) = (&loaded.suite.tenant, &loaded.suite.name);
         store.check_writable(tenant, suite_name)?;
         let artifacts = host::artifacts::record(&loaded.suite_dir, &artifact_paths)

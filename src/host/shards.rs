@@ -182,23 +182,31 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, Vec<String>> {
             }
         };
         if meta.is_dir() {
-            let before = files.len();
-            if let Err(why) = walk(path, 0, &mut files) {
+            let mut found = Vec::new();
+            if let Err(why) = walk(path, 0, &mut found) {
                 problems.push(why);
-            } else if files.len() == before {
+            } else if found.is_empty() {
                 problems.push(format!(
                     "--shards {}: no run document (*.json) in this directory",
                     path.display()
                 ));
             }
+            files.extend(found.into_iter().map(|f| (path.clone(), f)));
         } else {
-            files.push(path.clone());
+            let area = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+            files.push((area, path.clone()));
         }
     }
     let mut runs = Vec::with_capacity(files.len());
-    for path in files {
-        if let Err(why) = refuse_committed(&path) {
-            problems.push(why);
+    let workspace = super::trust::Workspace::of(Path::new("."));
+    for (area, path) in files {
+        // A shard the workspace does not vouch for (committed, or a link
+        // out of where the artifacts arrived) is the pull request's word.
+        if let Err(why) = workspace.check(&area, &path) {
+            problems.push(format!(
+                "{}; shard runs come from the pipeline's own jobs (artifacts), never from the repository",
+                why.sentence("a shard run")
+            ));
             continue;
         }
         let read = std::fs::read(&path)
@@ -218,19 +226,6 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<ShardRun>, Vec<String>> {
     } else {
         Err(problems)
     }
-}
-
-/// Refuses a shard file that git tracks: a committed shard is written by the
-/// pull request being judged, and what it records would be its word. Shard
-/// runs arrive as the pipeline's own artifacts, never from the tree.
-fn refuse_committed(path: &Path) -> Result<(), String> {
-    if super::git_objects::is_tracked(Path::new("."), path) {
-        return Err(format!(
-            "{} is tracked by git: a committed shard can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository",
-            path.display()
-        ));
-    }
-    Ok(())
 }
 
 fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {

@@ -73,8 +73,18 @@ super::text::strings_table! {
     eval_case_removed,
     /// What a moved store root is called in `{what}: {before} → {after}`.
     eval_store_root,
+    /// The suite file (moved, or not at the base).
+    eval_suite_file,
     /// Against the replaced reference: `{rules}` loosened, `{dropped}` dropped.
     replaced_gives_up,
+    /// `1 rule` (in `{rules}` of `replaced_gives_up`).
+    gives_up_rules_one,
+    /// `{count} rules` (0 too).
+    gives_up_rules_many,
+    /// `1 check` (in `{dropped}`).
+    gives_up_checks_one,
+    /// `{count} checks` (0 too).
+    gives_up_checks_many,
     /// Title of what the replacement loosens or drops.
     title_replaced_given_up,
     /// `rule loosened: {rule}`.
@@ -99,18 +109,28 @@ pub fn given_up(old: &Comparison) -> (Vec<&RuleChange>, Vec<&Delta>) {
     (loosened, dropped)
 }
 
-/// "Against it, this pull request also loosens 1 rules and drops 3
+/// "Against it, this pull request also loosens 1 rule and drops 3
 /// checks." — empty when it gives up nothing beyond regressions.
 pub fn given_up_clause(old: &Comparison, s: &IntegrityStrings) -> String {
     let (loosened, dropped) = given_up(old);
     if loosened.is_empty() && dropped.is_empty() {
         return String::new();
     }
+    let counted = |n: usize, one: &str, many: &str| {
+        let many = fill(many, &[("count", &n.to_string())]);
+        super::text::plural(n, &many, one, &many)
+    };
     fill(
         s.replaced_gives_up,
         &[
-            ("rules", &loosened.len().to_string()),
-            ("dropped", &dropped.len().to_string()),
+            (
+                "rules",
+                &counted(loosened.len(), s.gives_up_rules_one, s.gives_up_rules_many),
+            ),
+            (
+                "dropped",
+                &counted(dropped.len(), s.gives_up_checks_one, s.gives_up_checks_many),
+            ),
         ],
     )
 }
@@ -152,6 +172,7 @@ pub fn evaluation_line(c: &EvalChange, s: &IntegrityStrings) -> String {
         Subject::Target(key) => format!("[target] {key}"),
         Subject::Case(_) => String::new(),
         Subject::StoreRoot => s.eval_store_root.to_string(),
+        Subject::SuiteFile => s.eval_suite_file.to_string(),
     };
     let mut line = match (&c.subject, c.change) {
         (Subject::Case(id), Change::Added) => fill(s.eval_case_added, &[("id", id)]),

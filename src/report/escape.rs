@@ -4,17 +4,27 @@
 //!
 //! Three steps, in one pass: the five HTML metacharacters become entities;
 //! C0 controls (but tab and newline), DEL and C1 controls become numeric
-//! character references (`&#x1b;`); the characters that silently reorder or
-//! hide text — bidi embeddings and overrides (U+202A–U+202E), bidi isolates
-//! (U+2066–U+2069) and the invisible tag characters (U+E0000–U+E007F) — are
-//! shown as text (`<U+202E>`), never obeyed. Bidi *marks* (U+200E, U+200F,
-//! U+061C) are left alone: they are language, not tricks.
+//! character references (`&#x1b;`); the characters that change how text is
+//! displayed without being seen ([`is_invisible`]: bidi controls and marks,
+//! zero-width characters, the BOM, invisible tags, the line and paragraph
+//! separators, and the noncharacters U+FFFE and U+FFFF) are shown as text
+//! (`<U+202E>`), never obeyed — the same set, shown the same way, as the
+//! comment, the job summary, JUnit and the terminal (`forge::escape`).
 
 use std::fmt::Write;
 
-/// True for the characters that are shown as `<U+XXXX>` instead of obeyed.
-pub fn is_never_language(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{E0000}'..='\u{E007F}')
+/// Characters that change how text around them is displayed without being
+/// seen: bidi controls, zero-width characters, the BOM, invisible tags, and
+/// every other Unicode format character; the line and paragraph separators;
+/// and U+FFFE/U+FFFF, which no XML document may hold. Shown as `<U+XXXX>`
+/// on every surface.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{2028}' | '\u{2029}' | '\u{FFFE}' | '\u{FFFF}' | '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
+        | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}' | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0000}'..='\u{E0FFF}')
 }
 
 /// True for the control characters written as numeric references.
@@ -41,7 +51,7 @@ pub fn push_html(out: &mut String, text: &str) {
             c if is_control(c) => {
                 let _ = write!(out, "&#x{:x};", u32::from(c));
             }
-            c if is_never_language(c) => {
+            c if is_invisible(c) => {
                 let _ = write!(out, "&lt;U+{:04X}&gt;", u32::from(c));
             }
             c => out.push(c),
@@ -84,19 +94,24 @@ mod tests {
             "&lt;U+202A&gt;&lt;U+2066&gt;&lt;U+2069&gt;"
         );
         assert_eq!(html("\u{E0041}\u{E007F}"), "&lt;U+E0041&gt;&lt;U+E007F&gt;");
-        // Marks are language: left alone.
-        assert_eq!(html("\u{200E}\u{200F}\u{061C}"), "\u{200E}\u{200F}\u{061C}");
+        // Marks, zero-width characters and noncharacters: shown, as on
+        // every other surface.
+        assert_eq!(
+            html("\u{200E}\u{200B}\u{FFFE}\u{FFFF}"),
+            "&lt;U+200E&gt;&lt;U+200B&gt;&lt;U+FFFE&gt;&lt;U+FFFF&gt;"
+        );
         assert_eq!(html("café — 東京"), "café — 東京");
     }
 
     #[test]
     fn escaped_text_never_holds_a_tag_or_a_hidden_character() {
         let nasty: String = (0u32..0x3000)
+            .chain(0xFE00..=0xFFFF)
             .chain(0xE0000..0xE0080)
             .filter_map(char::from_u32)
             .collect();
         let out = html(&nasty);
         assert!(!out.contains('<') && !out.contains('>') && !out.contains('"'));
-        assert!(!out.chars().any(|c| is_never_language(c) || is_control(c)));
+        assert!(!out.chars().any(|c| is_invisible(c) || is_control(c)));
     }
 }

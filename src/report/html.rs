@@ -131,7 +131,10 @@ pub fn render_with_spend(
 /// them in place instead of copying them first, so a 100,000-case gate
 /// does not hold each document twice. The footer states `exit`, the
 /// gate's exit code: with no baseline the gate refuses (64), so its report
-/// must not say 0.
+/// must not say 0. With a comparison, the answer ("did it get worse?")
+/// follows `exit` too, and its sentence is the gate's `headline`: every
+/// surface of one gate tells the same story (a run the gate could not
+/// judge never reads "Nothing got worse" here).
 ///
 /// # Errors
 /// As [`render`].
@@ -144,7 +147,7 @@ pub fn render_consuming(
     redacted: bool,
     spends: Spends,
     failed: &FailedCalls,
-    exit: ExitStatus,
+    (exit, headline): (ExitStatus, String),
 ) -> Result<String, ReportError> {
     render_from(
         Cow::Owned(run),
@@ -154,7 +157,7 @@ pub fn render_consuming(
         redacted,
         spends,
         failed,
-        Some(exit),
+        Some((exit, headline)),
     )
 }
 
@@ -167,7 +170,7 @@ fn render_from(
     redacted: bool,
     spends: Spends,
     failed: &FailedCalls,
-    exit: Option<ExitStatus>,
+    gate: Option<(ExitStatus, String)>,
 ) -> Result<String, ReportError> {
     let comparison: Option<Cow<'_, Comparison>> = match (&baseline, comparison) {
         (Some(_), Some(c)) => Some(c),
@@ -198,8 +201,12 @@ fn render_from(
     };
     // The command writing the page knows its exit code (the gate refuses a
     // run with no baseline): the footer states that one.
-    if let Some(code) = exit {
+    if let Some((code, headline)) = gate {
         view.footer = footer(code, locale);
+        if comparison.is_some() {
+            (view.answer.state, view.answer.word) = answer_of(code, locale);
+            view.answer.sentence = headline;
+        }
     }
     let compared_with = baseline.as_deref().filter(|_| comparison.is_some());
     cost_meta(&mut view.meta, &run, compared_with, spends, locale);
@@ -580,19 +587,7 @@ fn compared_view(
     let head = c.headline();
     let code = comparison_exit_code(c);
     let counts = head.counts;
-    view.answer.state = match code {
-        ExitStatus::Worse => "worse",
-        ExitStatus::Unjudged => "unknown",
-        _ => "fine",
-    };
-    view.answer.word = tr(
-        locale,
-        match code {
-            ExitStatus::Worse => "answer_yes",
-            ExitStatus::Unjudged => "answer_unknown",
-            _ => "answer_no",
-        },
-    );
+    (view.answer.state, view.answer.word) = answer_of(code, locale);
     view.answer.sentence = headline_sentence(c, &head, s);
     view.answer.tally = Outcome::ALL
         .into_iter()
@@ -1089,6 +1084,17 @@ fn config_table(
             })
             .collect(),
     }
+}
+
+/// The answer to "did it get worse?" for exit code `code`: its state (the
+/// page's colour) and its word.
+fn answer_of(code: ExitStatus, locale: Locale) -> (&'static str, &'static str) {
+    let (state, word) = match code {
+        ExitStatus::Worse => ("worse", "answer_yes"),
+        ExitStatus::Unjudged => ("unknown", "answer_unknown"),
+        _ => ("fine", "answer_no"),
+    };
+    (state, tr(locale, word))
 }
 
 fn footer(code: ExitStatus, locale: Locale) -> Vec<String> {

@@ -150,14 +150,19 @@ pub fn paired_lines(comparison: &Comparison, s: &Strings) -> Vec<String> {
         .collect()
 }
 
-/// `5 %`, `47 %`: a share as a whole percent (one decimal below 1 %).
+/// `5 %`, `47 %`: a share as a whole percent; below 1 %, two significant
+/// digits (`0.5 %`, `0.01 %`, `0.0000001 %`): a small rate is never shown
+/// as `0.0 %`.
 fn percent(share: f64) -> String {
     let value = share * 100.0;
-    if value < 1.0 {
-        format!("{value:.1} %")
-    } else {
-        format!("{value:.0} %")
+    if value >= 1.0 || value <= 0.0 || !value.is_finite() {
+        return format!("{value:.0} %");
     }
+    // Decimals to show the first two significant digits.
+    let decimals = (1.0 - value.log10().floor()).max(1.0) as usize;
+    let text = format!("{value:.decimals$}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} %")
 }
 
 /// The power and the groups as terminal text: a blank line, `Title:`, then
@@ -186,4 +191,21 @@ pub fn terminal_block(comparison: &Comparison, s: &Strings) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tiny_rate_is_never_zero_percent() {
+        assert_eq!(percent(0.05), "5 %");
+        assert_eq!(percent(0.47), "47 %");
+        assert_eq!(percent(0.005), "0.5 %");
+        assert_eq!(percent(0.0001), "0.01 %");
+        assert_eq!(percent(1e-6), "0.0001 %");
+        assert_eq!(percent(1e-9), "0.0000001 %");
+        assert_eq!(percent(0.00123), "0.12 %");
+        assert_eq!(percent(0.0), "0 %");
+    }
 }

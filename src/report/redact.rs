@@ -15,6 +15,17 @@ use crate::core::strict_json::strings;
 /// Configuration fields withheld on every redaction.
 const PERIMETER: [&str; 2] = ["base_url", "fingerprint"];
 
+/// True for a perimeter field: `base_url`, `fingerprint`, or one judge's
+/// among several (`openai/gpt-4o-mini.base_url`).
+fn is_perimeter(field: &str) -> bool {
+    PERIMETER.iter().any(|p| {
+        field == *p
+            || field
+                .strip_suffix(p)
+                .is_some_and(|head| head.ends_with('.'))
+    })
+}
+
 /// Configuration fields also withheld when the side names an endpoint (`base_url`).
 const ENDPOINT_BOUND: [&str; 5] = [
     "resolved_model",
@@ -76,9 +87,7 @@ pub fn withhold_perimeter_values(comparison: &mut crate::core::compare::Comparis
         .iter_mut()
         .chain(comparison.judge_config_deltas.iter_mut())
     {
-        if PERIMETER.contains(&delta.field.as_str())
-            && (!delta.before.is_null() || !delta.after.is_null())
-        {
+        if is_perimeter(&delta.field) && (!delta.before.is_null() || !delta.after.is_null()) {
             delta.before = Value::Null;
             delta.after = Value::Null;
             delta.withheld = true;
@@ -95,10 +104,7 @@ fn withhold_perimeter(config: &mut Map<String, Value>) {
         values.contains_key("base_url") || withheld.iter().any(|k| k == "base_url");
     let moved: Vec<String> = values
         .keys()
-        .filter(|k| {
-            PERIMETER.contains(&k.as_str())
-                || (named_endpoint && ENDPOINT_BOUND.contains(&k.as_str()))
-        })
+        .filter(|k| is_perimeter(k) || (named_endpoint && ENDPOINT_BOUND.contains(&k.as_str())))
         .cloned()
         .collect();
     for key in &moved {

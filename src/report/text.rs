@@ -184,6 +184,8 @@ strings_table! {
     config_changed,
     /// The config hashes are equal.
     config_unchanged,
+    /// The base could not be read: nothing is called unchanged.
+    config_unverified,
     /// Declared files all the same.
     artifacts_unchanged,
     /// One declared file changed.
@@ -446,6 +448,9 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
             integrity.evaluation_differs,
             &[("count", &comparison.evaluation_changes.len().to_string())],
         )
+    } else if comparison.base_unverified {
+        // Never "unchanged" when the base that would say so was not read.
+        s.config_unverified.to_string()
     } else {
         s.config_unchanged.to_string()
     };

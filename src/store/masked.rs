@@ -40,6 +40,19 @@ impl Store {
         self.write_record(&path, record)
     }
 
+    /// Where the masked cases of run `key` are kept.
+    ///
+    /// # Errors
+    /// An unsafe name.
+    pub fn run_masked_path(
+        &self,
+        tenant: &str,
+        suite: &str,
+        key: &str,
+    ) -> Result<std::path::PathBuf, StoreError> {
+        self.run_record_path(KIND, tenant, suite, key)
+    }
+
     /// Which cases of run `key` had answers masked; empty when none is
     /// recorded.
     pub fn read_run_masked(&self, tenant: &str, suite: &str, key: &str) -> MaskedRecord {

@@ -6,22 +6,27 @@
 //! ```
 //!
 //! A memo is a cache, never a committed file: its folder ignores itself,
-//! and an entry the repository tracks (a pull request that commits one) is
-//! never read — the caller (`host`, which reads git) names those paths
-//! ([`MemoReader::refusing`]). An entry is read only when it is a regular
-//! file inside the store, at most 1 MiB, filed under the key its fields
-//! hash to; anything else is a miss, never an error. Writes are atomic
-//! (temp file, fsync, rename), so two processes writing the same key leave
-//! one whole entry.
+//! and an entry the workspace does not vouch for (tracked by git, or
+//! reached through a link out of the memo: `host::trust`, which reads git,
+//! answers through [`MemoReader::vouched_by`]) is never read. An entry is
+//! sealed with the store's key (`store::sealed`); a reader that
+//! [`requires seals`](MemoReader::requiring_seals) (a gate) reads only
+//! sealed entries. An entry is read only when it is a regular file inside
+//! the store, at most 1 MiB, filed under the key its fields hash to;
+//! anything else is a miss, never an error. Writes are atomic (temp file,
+//! fsync, rename), so two processes writing the same key leave one whole
+//! entry.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::core::memo::{MemoEntry, MemoFields, MemoPlace};
 
-use super::atomic::write_atomic;
 use super::repo::{safe as segment, Store};
-use super::StoreError;
+use super::{StoreError, Vouch};
+
+/// The kind a memo entry is sealed as.
+const KIND: &str = "memo";
 
 /// True when `key` is 64 lower-case hex digits (a [`MemoFields::key`]).
 fn is_key(key: &str) -> bool {
@@ -65,19 +70,19 @@ impl Store {
         let dir = self.memo_dir(tenant)?;
         self.ignore_folder(&dir)?;
         let path = self.memo_path(tenant, &entry.fields.key())?;
-        self.place_inside(&path)?;
-        let mut text = serde_json::to_string_pretty(entry).unwrap_or_default();
-        text.push('\n');
-        write_atomic(&path, text.as_bytes(), 0o600)
+        let place = format!("{tenant}/{}", entry.fields.key());
+        self.write_sealed(&path, (KIND, &place), entry, 0o600)
     }
 }
 
-/// Reads a tenant's memo, refusing the entries a repository tracks.
+/// Reads a tenant's memo: only the entries the workspace vouches for, and
+/// only sealed ones when seals are required.
 #[derive(Clone, Debug)]
 pub struct MemoReader {
     store: Store,
     tenant: String,
-    refused: HashSet<PathBuf>,
+    vouch: Option<Arc<dyn Vouch>>,
+    seals_required: bool,
 }
 
 impl MemoReader {
@@ -86,15 +91,24 @@ impl MemoReader {
         MemoReader {
             store,
             tenant: tenant.to_string(),
-            refused: HashSet::new(),
+            vouch: None,
+            seals_required: false,
         }
     }
 
-    /// Never read these files (paths as [`Store::memo_path`] gives them):
-    /// the ones git tracks.
+    /// Read only the entries `vouch` vouches for (the memo folder is the
+    /// area no link may leave).
     #[must_use]
-    pub fn refusing(mut self, refused: impl IntoIterator<Item = PathBuf>) -> MemoReader {
-        self.refused.extend(refused);
+    pub fn vouched_by(mut self, vouch: Arc<dyn Vouch>) -> MemoReader {
+        self.vouch = Some(vouch);
+        self
+    }
+
+    /// Read only entries sealed with the store's key (a gate's reader: an
+    /// unsealed entry may have been written by anything in the workspace).
+    #[must_use]
+    pub fn requiring_seals(mut self, required: bool) -> MemoReader {
+        self.seals_required = required;
         self
     }
 
@@ -109,10 +123,20 @@ impl MemoReader {
     }
 
     fn readable(&self, path: &Path) -> Option<MemoEntry> {
-        if self.refused.contains(path) {
-            return None;
+        if let Some(vouch) = &self.vouch {
+            let area = self.store.memo_dir(&self.tenant).ok()?;
+            if !vouch.vouches(&area, path) {
+                return None;
+            }
         }
-        self.store.read_record(path)
+        let key = path.file_stem()?.to_str()?;
+        let place = format!("{}/{key}", self.tenant);
+        let read = self.store.read_sealed(path, (KIND, &place))?;
+        if self.seals_required {
+            read.sealed()
+        } else {
+            Some(read.either())
+        }
     }
 
     /// The entry filed under `key`, when one fits it.
@@ -251,12 +275,32 @@ mod tests {
         forged.fields.sample = 7;
         std::fs::write(&path, serde_json::to_string(&forged).unwrap()).unwrap();
         assert_eq!(reader.get(&key), None);
-        // A well-formed entry the repository tracks is never read.
+        // A well-formed entry the workspace does not vouch for is never read.
         reader.put(&kept).unwrap();
         assert!(reader.get(&key).is_some());
-        let refusing = reader.clone().refusing([path.clone()]);
+        #[derive(Debug)]
+        struct Refusing(PathBuf);
+        impl Vouch for Refusing {
+            fn vouches(&self, _: &Path, file: &Path) -> bool {
+                file != self.0
+            }
+        }
+        let refusing = reader.clone().vouched_by(Arc::new(Refusing(path.clone())));
         assert_eq!(refusing.get(&key), None);
         assert!(refusing.nearest(&kept.fields, &kept.place).is_none());
+        // A reader requiring seals reads no entry an unkeyed store wrote,
+        // and reads one a keyed store sealed (at its own key only).
+        let sealing = store
+            .clone()
+            .sealed_by(Arc::new(crate::core::seal::Seal::new(b"0123456789abcdef")));
+        let strict = MemoReader::new(sealing.clone(), "t").requiring_seals(true);
+        assert_eq!(strict.get(&key), None);
+        strict.put(&kept).unwrap();
+        assert_eq!(strict.get(&key), Some(kept.clone()));
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text = text.replace("\"score\\\": 1.0", "\"score\\\": 0.0");
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(strict.get(&key), None, "{text}");
         // Keys that are not 64 hex never name a file.
         for bad in ["../x", "AB", &"g".repeat(64)] {
             assert!(store.memo_path("t", bad).is_err(), "{bad}");

@@ -15,8 +15,11 @@ pub mod migrate;
 pub mod promote;
 pub mod reasks;
 pub mod repo;
+pub mod reruns;
+pub mod sealed;
 pub mod spend;
 pub mod timings;
 
 pub use error::StoreError;
 pub use repo::Store;
+pub use sealed::Vouch;

@@ -10,6 +10,10 @@
 //! of the same run recompute the verdicts from it with the same code
 //! (`core::compare::reask`). A missing or unreadable record is "not
 //! re-asked": the comparison keeps 0.10.0's rule.
+//!
+//! The record is sealed (`store::sealed`) with the store's key, bound to
+//! its tenant, suite and run: a gate believes only a sealed record
+//! ([`Store::read_sealed_run_reasks`], through `host::trust`).
 
 use crate::core::compare::reask::ReaskRecord;
 
@@ -34,7 +38,7 @@ impl Store {
         if let Some(runs) = path.parent().and_then(|p| p.parent()) {
             self.ignore_folder(runs)?;
         }
-        self.write_record(&path, record)
+        self.write_sealed(&path, (KIND, &place(tenant, suite, key)), record, 0o644)
     }
 
     /// Where the re-asks of run `key` are kept.
@@ -50,10 +54,30 @@ impl Store {
         self.run_record_path(KIND, tenant, suite, key)
     }
 
-    /// The re-asks of run `key`, `None` when there are none.
+    /// The re-asks of run `key`, sealed or not; `None` when there are none.
     pub fn read_run_reasks(&self, tenant: &str, suite: &str, key: &str) -> Option<ReaskRecord> {
-        self.read_record(&self.run_record_path(KIND, tenant, suite, key).ok()?)
+        let path = self.run_record_path(KIND, tenant, suite, key).ok()?;
+        self.read_sealed(&path, (KIND, &place(tenant, suite, key)))
+            .map(super::sealed::Unsealed::either)
     }
+
+    /// The re-asks of run `key` when this store's key sealed them for this
+    /// run; `None` otherwise.
+    pub fn read_sealed_run_reasks(
+        &self,
+        tenant: &str,
+        suite: &str,
+        key: &str,
+    ) -> Option<ReaskRecord> {
+        let path = self.run_record_path(KIND, tenant, suite, key).ok()?;
+        self.read_sealed(&path, (KIND, &place(tenant, suite, key)))?
+            .sealed()
+    }
+}
+
+/// Where a record is filed, as its seal binds it.
+fn place(tenant: &str, suite: &str, key: &str) -> String {
+    format!("{tenant}/{suite}/{key}")
 }
 
 #[cfg(test)]
@@ -81,6 +105,23 @@ mod tests {
             }],
         };
         store.write_run_reasks("t", "s", "k", &record).unwrap();
+        assert_eq!(store.read_run_reasks("t", "s", "k"), Some(record.clone()));
+        // Unsealed (a store without a key wrote it): never read as sealed.
+        assert!(store.read_sealed_run_reasks("t", "s", "k").is_none());
+        let sealing = store
+            .clone()
+            .sealed_by(std::sync::Arc::new(crate::core::seal::Seal::new(
+                b"0123456789abcdef",
+            )));
+        sealing.write_run_reasks("t", "s", "k", &record).unwrap();
+        assert_eq!(
+            sealing.read_sealed_run_reasks("t", "s", "k"),
+            Some(record.clone())
+        );
+        // The same bytes copied to another run are not that run's.
+        let runs = dir.path().join(".digline/t/reasks/runs/s");
+        std::fs::copy(runs.join("k.json"), runs.join("k2.json")).unwrap();
+        assert!(sealing.read_sealed_run_reasks("t", "s", "k2").is_none());
         assert_eq!(store.read_run_reasks("t", "s", "k"), Some(record));
         assert!(dir.path().join(".digline/t/reasks/runs/s/k.json").is_file());
         assert!(store

@@ -33,6 +33,9 @@ pub const LATEST: &str = "latest";
 #[derive(Clone, Debug)]
 pub struct Store {
     dir: PathBuf,
+    /// The key that seals the evidence this store keeps (`store::sealed`);
+    /// `None`: records are written unsealed (and a sealed read finds none).
+    pub(super) seal: Option<std::sync::Arc<crate::core::seal::Seal>>,
 }
 
 /// True when `name` is one safe path segment.
@@ -120,6 +123,7 @@ impl Store {
     pub fn new(root: &Path) -> Store {
         Store {
             dir: root.join(".digline"),
+            seal: None,
         }
     }
 

@@ -39,7 +39,7 @@ fn wobbly() -> Fake {
 
 /// The same provider with a judge that always scores 0.9: what is judged
 /// never gets worse, so only the cap decides the gate.
-fn steady() -> Fake {
+pub(crate) fn steady() -> Fake {
     fake_llm::start(Box::new(|seen: &Seen, _| {
         if seen.is_judge() {
             ok(seen, "{\"score\": 0.9, \"reason\": \"fine\"}", 300, 30)
@@ -49,7 +49,7 @@ fn steady() -> Fake {
     }))
 }
 
-fn suite(root: &Path, cases: usize, rubrics: &[&str]) {
+pub(crate) fn suite(root: &Path, cases: usize, rubrics: &[&str]) {
     let mut text = format!(
         "[suite]\ntenant = \"t\"\nenvironment = \"local\"\nname = \"s\"\ncases = \"cases.json\"\n\n\
          [target]\ntype = \"provider\"\nprompt_file = \"prompt.txt\"\nprovider = \"{JUDGE}\"\nmax_tokens = 200\n"
@@ -70,24 +70,30 @@ fn suite(root: &Path, cases: usize, rubrics: &[&str]) {
     std::fs::write(root.join("cases.json"), Value::Array(cases).to_string()).unwrap();
 }
 
-fn env(fake: &Fake) -> Vec<(&'static str, String)> {
+pub(crate) fn env(fake: &Fake) -> Vec<(&'static str, String)> {
     vec![
         ("ANTHROPIC_BASE_URL", fake.base()),
         ("ANTHROPIC_API_KEY", "sk-ant-TEST-cost".to_string()),
+        // The key a CI secret gives the gate: a memo kept by one process
+        // serves the next (`trust.rs` shows what happens without it).
+        (
+            "DIGLINE_EVIDENCE_KEY",
+            "cost-tests-evidence-key-0123456789".to_string(),
+        ),
     ]
 }
 
-fn go(root: &Path, fake: &Fake, args: &[&str]) -> Ran {
+pub(crate) fn go(root: &Path, fake: &Fake, args: &[&str]) -> Ran {
     let vars = env(fake);
     let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     digline_env(root, args, &vars)
 }
 
-fn judge_calls(fake: &Fake) -> usize {
+pub(crate) fn judge_calls(fake: &Fake) -> usize {
     fake.requests().iter().filter(|s| s.is_judge()).count()
 }
 
-fn read_json(path: impl AsRef<Path>) -> Value {
+pub(crate) fn read_json(path: impl AsRef<Path>) -> Value {
     let text = std::fs::read_to_string(path.as_ref())
         .unwrap_or_else(|e| panic!("{}: {e}", path.as_ref().display()));
     serde_json::from_str(&text).unwrap()
@@ -108,7 +114,7 @@ fn verdicts(root: &Path, key: &str) -> Vec<(Value, Value)> {
         .collect()
 }
 
-fn run(root: &Path, fake: &Fake, extra: &[&str]) -> (String, Ran) {
+pub(crate) fn run(root: &Path, fake: &Fake, extra: &[&str]) -> (String, Ran) {
     let mut args = vec!["run", "-q", "--suite", "suite.toml"];
     args.extend_from_slice(extra);
     let ran = go(root, fake, &args);
@@ -163,7 +169,7 @@ fn an_unchanged_rerun_pays_no_judge_and_a_rubric_edit_re_asks_only_its_pairs() {
     assert_eq!(spend_of(root, &key).get("memo"), None);
 }
 
-fn gate(root: &Path, fake: &Fake, out: &str, extra: &[&str]) -> Ran {
+pub(crate) fn gate(root: &Path, fake: &Fake, out: &str, extra: &[&str]) -> Ran {
     let mut args = vec![
         "gate",
         "--suite",
@@ -177,7 +183,7 @@ fn gate(root: &Path, fake: &Fake, out: &str, extra: &[&str]) -> Ran {
     go(root, fake, &args)
 }
 
-fn promote(root: &Path, fake: &Fake, key: &str) {
+pub(crate) fn promote(root: &Path, fake: &Fake, key: &str) {
     let promoted = go(
         root,
         fake,
@@ -341,7 +347,7 @@ fn an_exhausted_cap_is_exit_2_naming_the_budget_and_spend_stays_under_it() {
 
 /// The same provider with a judge that always scores 0.1: every judged
 /// check that passed in the reference now fails.
-fn harsh() -> Fake {
+pub(crate) fn harsh() -> Fake {
     fake_llm::start(Box::new(|seen: &Seen, _| {
         if seen.is_judge() {
             ok(seen, "{\"score\": 0.1, \"reason\": \"poor\"}", 300, 30)

@@ -21,14 +21,14 @@ pub(crate) const GATE: [&str; 7] = [
 ];
 
 /// A quickstart copy with its baseline, its stub started and the port set.
-fn project(root: &Path) -> crate::util::Stub {
+pub(crate) fn project(root: &Path) -> crate::util::Stub {
     quickstart(root, true);
     let server = stub(&root.join("answers.json"));
     set_port(&root.join("suite.toml"), server.port);
     server
 }
 
-fn edit(path: &Path, from: &str, to: &str) {
+pub(crate) fn edit(path: &Path, from: &str, to: &str) {
     let text = read(path);
     assert!(text.contains(from), "{from:?} in {}", path.display());
     std::fs::write(path, text.replacen(from, to, 1)).unwrap();
@@ -45,7 +45,7 @@ fn delete_case(root: &Path, id: &str) {
     std::fs::write(root.join("cases.json"), cases.to_string()).unwrap();
 }
 
-fn break_return_answer(root: &Path) {
+pub(crate) fn break_return_answer(root: &Path) {
     edit(
         &root.join("answers.json"),
         "drop it at any post office. — Northwind Support",
@@ -74,7 +74,7 @@ fn red_project(root: &Path) -> (crate::util::Stub, String) {
     (server, marker)
 }
 
-fn outcome(root: &Path) -> serde_json::Value {
+pub(crate) fn outcome(root: &Path) -> serde_json::Value {
     serde_json::from_str(&read(root.join("out/outcome.json"))).unwrap()
 }
 
@@ -561,7 +561,7 @@ fn a_future_dated_or_committed_run_is_not_gated_as_latest() {
     assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stderr
-            .contains(&format!("the newest run {key} is tracked by git (")),
+            .contains(&format!("the newest run {key} (latest) is not read: ./.digline/quickstart/runs/support/{key}.json is tracked by git")),
         "{}",
         ran.stderr
     );
@@ -1059,7 +1059,7 @@ fn line_ends_written_by_gitattributes_do_not_replace_the_baseline() {
 
 /// A quickstart repository whose base commit holds the approved baseline;
 /// `change` then edits the working copy into the pull request's commit.
-fn base_then(root: &Path, change: impl FnOnce(&Path)) -> crate::util::Stub {
+pub(crate) fn base_then(root: &Path, change: impl FnOnce(&Path)) -> crate::util::Stub {
     let server = project(root);
     git(root, &["init", "-q", "-b", "main"]);
     git(root, &["add", "-A"]);
@@ -1070,7 +1070,7 @@ fn base_then(root: &Path, change: impl FnOnce(&Path)) -> crate::util::Stub {
     server
 }
 
-fn gate_against_base(root: &Path) -> crate::util::Ran {
+pub(crate) fn gate_against_base(root: &Path) -> crate::util::Ran {
     let mut args = GATE.to_vec();
     args.extend(["--base-ref", "HEAD^1"]);
     digline_env(root, &args, &[])
@@ -1198,7 +1198,7 @@ fn a_replaced_baseline_lists_the_loosened_rules_and_dropped_cases_too() {
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     assert!(
         ran.stdout.starts_with(
-            "This pull request replaces the approved reference. Against the approved reference it replaces, nothing got worse. Against it, this pull request also loosens 1 rules and drops 6 checks."
+            "This pull request replaces the approved reference. Against the approved reference it replaces, nothing got worse. Against it, this pull request also loosens 1 rule and drops 6 checks."
         ),
         "{}",
         ran.stdout

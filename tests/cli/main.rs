@@ -39,5 +39,6 @@ mod shards;
 mod slice;
 mod spend;
 mod surfaces;
+mod trust;
 mod util;
 mod verdict_files;

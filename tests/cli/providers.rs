@@ -690,6 +690,11 @@ fn plan_and_progress_lines_follow_the_locale() {
     let root = dir.path();
     let mut env = anthropic_env(&fake);
     env.push(("CI", "true".to_string()));
+    // The gate reads the memo the runs kept: sealed with this key.
+    env.push((
+        "DIGLINE_EVIDENCE_KEY",
+        "providers-tests-evidence-key-01".to_string(),
+    ));
     for (command, locale) in [("run", "en"), ("run", "de"), ("gate", "fr")] {
         let mut args = vec![command, "--suite", "suite.toml", "--locale", locale];
         if command == "gate" {

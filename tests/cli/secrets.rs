@@ -1268,6 +1268,11 @@ fn a_secret_in_the_answer_is_graded_as_given_and_never_sent_to_a_judge() {
     let env = [
         ("ANTHROPIC_BASE_URL", fake.base()),
         ("ANTHROPIC_API_KEY", ANTHROPIC.to_string()),
+        // The gate reads the memo `run` kept: sealed with this key.
+        (
+            "DIGLINE_EVIDENCE_KEY",
+            "secrets-tests-evidence-key-0123".to_string(),
+        ),
     ];
     let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let go = |args: &[&str], code: i32| {

@@ -1092,7 +1092,7 @@ fn a_shard_committed_to_the_repository_is_never_merged() {
         .iter()
         .map(|file| {
             format!(
-                "committed/{} is tracked by git: a committed shard can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository",
+                "a shard run is not read: committed/{} is tracked by git, and a committed file can be written by the pull request being judged; shard runs come from the pipeline's own jobs (artifacts), never from the repository",
                 file.file_name().unwrap().to_str().unwrap()
             )
         })

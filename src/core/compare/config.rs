@@ -101,8 +101,9 @@ impl SystemConfig {
 /// baseline) field by field.
 ///
 /// Returns no rows when neither side recorded anything. Otherwise one row per
-/// judge identity (sorted), then — unless a side has more than one identity —
-/// one row per field in the union of `values` and `withheld`, sorted by name.
+/// judge identity (sorted), then one row per field in the union of `values`
+/// and `withheld`, sorted by name — with more than one identity on a side,
+/// only the judges' gateways (`<identity>.base_url`).
 pub fn config_deltas(now: &Map<String, Value>, before: &Map<String, Value>) -> Vec<ConfigDelta> {
     let now = SystemConfig::read(now);
     let before = SystemConfig::read(before);
@@ -138,15 +139,16 @@ pub fn config_deltas(now: &Map<String, Value>, before: &Map<String, Value>) -> V
             }
         })
         .collect();
-    if now.identities.len() > 1 || before.identities.len() > 1 {
-        return rows;
-    }
+    // With several judges on a side, only each judge's gateway is compared
+    // (`<identity>.base_url`): the other values are per judge and not kept.
+    let several = now.identities.len() > 1 || before.identities.len() > 1;
     let fields: BTreeSet<&String> = now
         .values
         .keys()
         .chain(before.values.keys())
         .chain(now.withheld.iter())
         .chain(before.withheld.iter())
+        .filter(|name| !several || name.ends_with(".base_url"))
         .collect();
     for name in fields {
         let withheld = now.withheld.contains(name) || before.withheld.contains(name);
@@ -256,6 +258,28 @@ pub fn artifact_deltas(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn with_several_judges_each_gateway_is_compared() {
+        let side = |url: Option<&str>| -> Map<String, Value> {
+            let mut v = json!({"identities": ["anthropic/h", "openai/m"]});
+            if let Some(url) = url {
+                v["values"] = json!({"openai/m.base_url": url});
+            }
+            v.as_object().unwrap().clone()
+        };
+        let moved = config_deltas(&side(Some("10.0.0.9:4000")), &side(None));
+        let gateway: Vec<_> = moved.iter().filter(|d| d.field != IDENTITY_FIELD).collect();
+        assert_eq!(gateway.len(), 1, "{moved:?}");
+        assert_eq!(gateway[0].field, "openai/m.base_url");
+        assert_eq!(gateway[0].outcome, ConfigOutcome::New);
+        let changed = config_deltas(&side(Some("10.0.0.9:4000")), &side(Some("127.0.0.1:1")));
+        assert!(changed
+            .iter()
+            .any(|d| d.field == "openai/m.base_url" && d.outcome == ConfigOutcome::Changed));
+        let same = config_deltas(&side(Some("127.0.0.1:1")), &side(Some("127.0.0.1:1")));
+        assert!(same.iter().all(|d| !d.outcome.is_change()), "{same:?}");
+    }
     use serde_json::json;
 
     fn obj(v: Value) -> Map<String, Value> {

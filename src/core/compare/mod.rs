@@ -323,6 +323,11 @@ pub struct Comparison {
     /// base (`[suite]`, `[target]`, the cases): set by the gate when the
     /// base could be read, empty otherwise.
     pub evaluation_changes: Vec<super::evaluation::EvalChange>,
+    /// The gate looked for the pull request's base and could not read it
+    /// (a shallow clone): what defines the evaluation is the pull
+    /// request's own, not verified against the base, and no surface may
+    /// call the suite unchanged.
+    pub base_unverified: bool,
     /// The indices of `deltas` in the order a reader sees them listed
     /// (key order until [`Comparison::arrange_by`] sets suite order).
     pub listing: Vec<usize>,
@@ -868,6 +873,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         suspended_in_run,
         rule_changes,
         evaluation_changes: Vec::new(),
+        base_unverified: false,
         listing,
         reasked: Vec::new(),
         power: None,

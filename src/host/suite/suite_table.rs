@@ -143,9 +143,11 @@ pub(super) fn suite_values(
         problems,
         f.bounded(
             "false_alarm_rate",
-            "it has to be a number above 0 and below 0.5 (0.05 calls an unchanged system \
-             worse in at most 1 gate of 20)",
-            |n: &Num| n.above(0.0) && n.x < 0.5,
+            "it has to be a number of at least 0.0001 and below 0.5 (0.05 calls an unchanged \
+             system worse in at most 1 gate of 20; below 0.0001 a failure could be called \
+             worse only against a reference of 19 samples or more that all passed, so a gate would pass \
+             whatever failed)",
+            |n: &Num| n.at_least(crate::core::suite::LEAST_FALSE_ALARM_RATE) && n.x < 0.5,
         ),
     );
     if let (Some(samples), Some((cases, ..))) = (samples, &cases_file) {

@@ -311,7 +311,7 @@ fn hostile_names_and_reasons_render_as_text() {
         assert!(b.contains("&lt;/details&gt;&lt;/td&gt;"));
         assert!(b.contains("evil&lt;U+202E&gt;gnp.exe&lt;U+2066&gt;x&lt;U+2069&gt;&lt;U+E0041&gt;"));
         assert!(b.contains("&#x1b;[31mred&#x0;&#x7f;&#x85;"));
-        assert!(!page.chars().any(escape::is_never_language));
+        assert!(!page.chars().any(escape::is_invisible));
         assert!(
             page.contains("<title>Evaluation report — &lt;title&gt;x&lt;/title&gt;</title>")
                 || page

@@ -1,0 +1,452 @@
+//! Nothing a pull request can write excuses a regression (issue 31): the
+//! gate's own files in the workspace — memo entries, re-ask records,
+//! `latest`, shard runs — are believed only when the workspace vouches for
+//! them (not tracked by git in the repository that holds them, no link
+//! out of their folder) and, for the evidence that makes a verdict more
+//! lenient, only when they carry the gate's seal (`DIGLINE_EVIDENCE_KEY`,
+//! or the same process). Each attack is driven as a hostile pull request
+//! would, against the release behaviour of the previous version.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::cost::{harsh, judge_calls, promote, read_json, run, steady, suite};
+use crate::util::{digline_env, git, Ran};
+
+/// A key that seals evidence across processes (as a CI secret would).
+const KEY: &str = "0123456789abcdef0123456789abcdef";
+
+/// Every memo entry file of tenant `t`.
+fn memo_entries(root: &Path) -> Vec<PathBuf> {
+    let memo = root.join(".digline/t/memo");
+    let mut out = Vec::new();
+    for shard in std::fs::read_dir(&memo).unwrap().flatten() {
+        if shard.path().is_dir() {
+            for file in std::fs::read_dir(shard.path()).unwrap().flatten() {
+                out.push(file.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Rewrite every entry whose judge said "poor" into a perfect score,
+/// keeping (or dropping) the seal it carried.
+fn forge(root: &Path, keep_seal: bool) -> usize {
+    let mut forged = 0;
+    for path in memo_entries(root) {
+        let mut entry = read_json(&path);
+        if !entry["reply"].as_str().unwrap_or("").contains("poor") {
+            continue;
+        }
+        entry["reply"] = json!("{\"score\": 1.0, \"reason\": \"forged\"}");
+        if !keep_seal {
+            entry.as_object_mut().unwrap().remove("seal");
+        }
+        std::fs::write(&path, entry.to_string()).unwrap();
+        forged += 1;
+    }
+    forged
+}
+
+/// `gate` against the fake with `vars` added to its environment.
+fn gate_with(
+    root: &Path,
+    fake: &crate::fake_llm::Fake,
+    out: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> Ran {
+    let mut args = vec![
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        out,
+        "--publish",
+        "none",
+    ];
+    args.extend_from_slice(extra);
+    let base = crate::cost::env(fake);
+    let mut all: Vec<(&str, &str)> = base.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    all.extend_from_slice(vars);
+    digline_env(root, &args, &all)
+}
+
+/// A reference every judge passed, then a gate where the judge fails every
+/// answer (a real regression: exit 1), its replies kept in the memo.
+fn regressed(root: &Path, vars: &[(&str, &str)]) -> crate::fake_llm::Fake {
+    suite(root, 2, &["Polite."]);
+    let fair = steady();
+    let (key, ran) = run(root, &fair, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    promote(root, &fair, &key);
+    let poor = harsh();
+    let gated = gate_with(root, &poor, "first", &[], vars);
+    assert_eq!(gated.code, 1, "{}{}", gated.stdout, gated.stderr);
+    poor
+}
+
+#[test]
+fn an_untracked_forged_memo_entry_never_turns_a_regression_green() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let poor = regressed(root, &[]);
+    assert!(forge(root, false) > 0);
+    let calls = judge_calls(&poor);
+    // Replay only from the memo: a forged reply is not one of the gate's,
+    // so nothing is replayed and the run cannot be judged (2, never 0).
+    let gated = gate_with(root, &poor, "replay", &["--judge-memo", "replay"], &[]);
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert_eq!(judge_calls(&poor), calls, "replay never calls a judge");
+    assert!(
+        gated
+            .stderr
+            .contains("judge memo (replay): 0 reply(ies) reused"),
+        "{}",
+        gated.stderr
+    );
+    // With the memo on, the judge is asked again: worse.
+    let gated = gate_with(root, &poor, "on", &[], &[]);
+    assert_eq!(gated.code, 1, "{}{}", gated.stdout, gated.stderr);
+    assert!(judge_calls(&poor) > calls);
+}
+
+#[test]
+fn with_the_evidence_key_the_memo_serves_later_gates_and_an_edited_entry_is_not_believed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let keyed = [("DIGLINE_EVIDENCE_KEY", KEY)];
+    let poor = regressed(root, &keyed);
+    assert!(read_json(&memo_entries(root)[0])["seal"].is_string());
+    // The gate's own sealed replies serve the next gate: no judge call.
+    let calls = judge_calls(&poor);
+    let gated = gate_with(root, &poor, "again", &["--judge-memo", "replay"], &keyed);
+    assert_eq!(gated.code, 1, "{}{}", gated.stdout, gated.stderr);
+    assert_eq!(judge_calls(&poor), calls);
+    // Another key (or none) does not read them.
+    let other = [("DIGLINE_EVIDENCE_KEY", "fedcba9876543210fedcba9876543210")];
+    let gated = gate_with(root, &poor, "other", &["--judge-memo", "replay"], &other);
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    // An entry edited under its old seal is not believed.
+    assert!(forge(root, true) > 0);
+    let gated = gate_with(root, &poor, "forged", &["--judge-memo", "replay"], &keyed);
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert_eq!(judge_calls(&poor), calls);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_memo_folder_linked_out_of_the_memo_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    suite(root, 1, &["Polite."]);
+    let fair = steady();
+    let (_, ran) = run(root, &fair, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    // The pull request moves the memo's folder to `forged/`, writes a
+    // perfect score there and commits `memo/da -> ../forged/da`.
+    let entry = memo_entries(root).remove(0);
+    let folder = entry.parent().unwrap().to_path_buf();
+    let name = folder.file_name().unwrap().to_str().unwrap().to_string();
+    let forged = root.join(".digline/t/forged").join(&name);
+    std::fs::create_dir_all(forged.parent().unwrap()).unwrap();
+    std::fs::rename(&folder, &forged).unwrap();
+    let moved = forged.join(entry.file_name().unwrap());
+    let mut text = read_json(&moved);
+    text["reply"] = json!("{\"score\": 1.0, \"reason\": \"forged\"}");
+    std::fs::write(&moved, text.to_string()).unwrap();
+    std::os::unix::fs::symlink(format!("../forged/{name}"), &folder).unwrap();
+    git(
+        root,
+        &[
+            "add",
+            "-f",
+            ".digline/t/forged",
+            &format!(".digline/t/memo/{name}"),
+        ],
+    );
+    let calls = judge_calls(&fair);
+    let runs = root.join(".digline/t/runs/s");
+    let listed = || -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&runs)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listed();
+    // Not quiet: the refusal is a warning on stderr.
+    let ran = crate::cost::go(
+        root,
+        &fair,
+        &["run", "--suite", "suite.toml", "--judge-memo", "replay"],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(judge_calls(&fair), calls);
+    let made: Vec<PathBuf> = listed()
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    assert_eq!(made.len(), 1, "{made:?}");
+    let doc = read_json(&made[0]);
+    let verdict = &doc["results"][0]["verdicts"][0];
+    assert_eq!(verdict["status"], "error", "{verdict}");
+    assert_ne!(verdict["reason"], "forged");
+    // Named on stderr, with the reason.
+    let link = format!(".digline/t/memo/{name}");
+    assert!(
+        ran.stderr.contains(&format!(
+            "a judge memo entry is not read: ./{link} is tracked by git"
+        )) || ran
+            .stderr
+            .contains(&format!("{link} is a symbolic link that leads out of")),
+        "{}",
+        ran.stderr
+    );
+}
+
+/// The noisy project with a reference of 5 samples, and a run where the
+/// `broken` case fails every time; its key.
+fn broken_run(root: &Path) -> String {
+    crate::noisy::measured_baseline(root);
+    crate::noisy::answers(
+        root,
+        &[
+            ("steady", &["yes"; 6]),
+            ("broken", &["no"; 6]),
+            ("wobbly", &["yes"; 6]),
+        ],
+    );
+    let ran = crate::noisy::run(root, &["run", "--suite", "suite.toml", "-q"]);
+    ran.stdout.trim().to_string()
+}
+
+/// A re-ask record for run `key` saying `broken` passed every re-ask, at a
+/// false-alarm rate no evidence reaches.
+fn forged_reasks(root: &Path, key: &str) -> PathBuf {
+    let baseline: Value = read_json(root.join(".digline/noisy/baselines/support.json"));
+    let forged = json!({
+        "reference_created_at": baseline["created_at"],
+        "reference_config_hash": baseline["config_hash"],
+        "false_alarm_rate": 1e-9,
+        "pairs": [{"case_id": "broken", "assertion_id": baseline["results"][0]["verdicts"][0]["assertion_id"],
+                   "occurrence": 0, "failed": [false, false, false, false]}],
+    });
+    let folder = root.join(".digline/noisy/reasks/runs/support");
+    std::fs::create_dir_all(&folder).unwrap();
+    let record = folder.join(format!("{key}.json"));
+    std::fs::write(&record, forged.to_string()).unwrap();
+    record
+}
+
+#[test]
+fn an_untracked_forged_re_ask_record_is_not_believed_and_the_failure_is_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = crate::noisy::setup(root);
+    let key = broken_run(root);
+    forged_reasks(root, &key);
+    let ran = crate::noisy::run(root, &["compare", "--suite", "suite.toml", "--run", &key]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let ran = crate::noisy::run(
+        root,
+        &[
+            "gate",
+            "--suite",
+            "suite.toml",
+            "--run",
+            &key,
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ],
+    );
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("the re-ask record carries no valid seal of this gate"),
+        "{}",
+        ran.stderr
+    );
+    // A warning into a pipe carries no colour codes.
+    assert!(!ran.stderr.contains('\u{1b}'), "{:?}", ran.stderr);
+    // The gate asked the failure again (its own record now replaces it).
+    assert!(ran.stderr.contains("asked again"), "{}", ran.stderr);
+}
+
+#[test]
+fn committed_runs_records_and_shards_are_refused_when_the_gate_runs_from_outside_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    let _server = crate::noisy::setup(&root);
+    git(&root, &["init", "-q"]);
+    let key = broken_run(&root);
+    let outside = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    let suite = root.join("suite.toml");
+    let flags = |extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "gate",
+            "--suite",
+            suite.to_str().unwrap(),
+            "--root",
+            root.to_str().unwrap(),
+            "--out",
+            "out",
+            "--publish",
+            "none",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let from_outside = |extra: &[&str]| {
+        let args = flags(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        digline_env(&outside, &args, &[])
+    };
+    // The run the pull request committed, gated as `latest`.
+    let run_file = root.join(format!(".digline/noisy/runs/support/{key}.json"));
+    git(&root, &["add", "-f", run_file.to_str().unwrap()]);
+    let ran = from_outside(&["--run", "latest"]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "the newest run {key} (latest) is not read: {} is tracked by git",
+            run_file.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+    // A committed re-ask record: never read, the failure asked again (1).
+    let record = forged_reasks(&root, &key);
+    git(&root, &["add", "-f", record.to_str().unwrap()]);
+    let ran = from_outside(&["--run", &key]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stderr.contains("is tracked by git"), "{}", ran.stderr);
+    // Committed shard files.
+    let shards = root.join("committed");
+    std::fs::create_dir_all(&shards).unwrap();
+    std::fs::copy(&run_file, shards.join("one.json")).unwrap();
+    git(&root, &["add", "-f", "committed"]);
+    let ran = from_outside(&["--shards", shards.to_str().unwrap()]);
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "a shard run is not read: {} is tracked by git",
+            shards.join("one.json").display()
+        )),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn a_moved_suite_pointing_at_another_server_is_itemized_never_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = crate::integrity::base_then(root, |root| {
+        let text = crate::gate::read(root.join("suite.toml"))
+            .replacen("http://127.0.0.1:", "http://localhost:", 1)
+            .replacen("cases = \"cases.json\"", "cases = \"../cases.json\"", 1);
+        std::fs::create_dir_all(root.join("ci")).unwrap();
+        std::fs::write(root.join("ci/suite.toml"), text).unwrap();
+        std::fs::remove_file(root.join("suite.toml")).unwrap();
+    });
+    let mut args = crate::integrity::GATE.to_vec();
+    args[2] = "ci/suite.toml";
+    args.extend(["--base-ref", "HEAD^1"]);
+    let ran = crate::gate::digline_env(root, &args, &[]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        !ran.stdout
+            .contains("The suite is unchanged from the reference"),
+        "{}",
+        ran.stdout
+    );
+    for line in [
+        "This pull request changes what is evaluated (3 itemized below).",
+        "  suite file: suite.toml → ci/suite.toml\n",
+        "  [suite] cases: cases.json → ../cases.json\n",
+        "  [target] url changed (the value is withheld)\n",
+    ] {
+        assert!(ran.stdout.contains(line), "{line:?} in {}", ran.stdout);
+    }
+    assert_eq!(crate::integrity::outcome(root)["evaluation_changes"], 3);
+}
+
+#[test]
+fn a_lower_false_alarm_rate_is_itemized_as_loosened_against_the_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = crate::integrity::base_then(root, |root| {
+        crate::integrity::edit(
+            &root.join("suite.toml"),
+            "cases = \"cases.json\"",
+            "cases = \"cases.json\"\nfalse_alarm_rate = 0.0001",
+        );
+    });
+    let ran = crate::integrity::gate_against_base(root);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("  [suite] false_alarm_rate: — → 0.0001 · loosened\n"),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn without_a_readable_base_no_surface_says_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin");
+    std::fs::create_dir_all(&origin).unwrap();
+    let server = crate::integrity::base_then(&origin, |root| {
+        crate::integrity::edit(
+            &root.join("suite.toml"),
+            "cases = \"cases.json\"",
+            "cases = \"cases.json\"\nfalse_alarm_rate = 0.0001",
+        );
+    });
+    let clone = dir.path().join("clone");
+    git(
+        dir.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &format!("file://{}", origin.display()),
+            "clone",
+        ],
+    );
+    crate::util::set_port(&clone.join("suite.toml"), server.port);
+    let fake = crate::forges::fake_github(crate::forges::Mode::Normal);
+    let mut vars = crate::gate::actions_env(&clone, &fake);
+    vars.retain(|(k, _)| *k != "GITHUB_TOKEN");
+    let ran = crate::gate::digline_env(&clone, &crate::integrity::GATE, &vars);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let unverified = "The suite was not verified against the base (it could not be read): its rules and knobs are the pull request's own, unverified.";
+    assert!(ran.stdout.contains(unverified), "{}", ran.stdout);
+    for file in ["out/comment.md", "out/summary.md", "out/report.html"] {
+        let text = crate::gate::read(clone.join(file));
+        assert!(
+            !text.contains("unchanged from the reference"),
+            "{file}: {text}"
+        );
+        assert!(
+            text.contains("not verified against the base"),
+            "{file}: {text}"
+        );
+    }
+}
