@@ -18,13 +18,15 @@ plus the gate's re-asks). Scenarios:
   perref         --refs references, each measured once and gated --gates
                  times unchanged: the per-reference false-block rates
   reruns         --gates heads, each gated --reruns times against one
-                 reference (unchanged, or --broken steady cases dropped);
-                 each rerun starts from nothing (no evidence is carried
-                 between gates on this binary): independent reruns
+                 reference (unchanged, or --broken steady cases dropped),
+                 the evidence carried between the gates of one head
   judge          a deterministic target graded by a loopback OpenAI-shaped
                  judge that passes each judging with --judge-rate
                  (`llm_rubric`, threshold 0.5); --refs references with the
                  judge memo on and kept across the --gates gates of each
+
+The work directory is a git repository and DIGLINE_EVIDENCE_KEY is set, as
+in CI: every gate is a new commit (its own head) except a rerun's.
 
 Usage:  bench/noisy/noisy.py SCENARIO [--cases N] [--border F] [--steady F]
         [--samples N] [--gates N] [--refs N] [--reruns N] [--seed S]
@@ -153,6 +155,29 @@ class Bench:
         (work / "suite.toml").write_text(suite)
         cases = [{"id": case_id(i), "vars": {}} for i in range(args.cases)]
         (work / "cases.json").write_text(json.dumps(cases))
+        # A repository, so the gates of one head (its tree) carry their
+        # evidence, sealed under one key as in CI (`DIGLINE_EVIDENCE_KEY`):
+        # the judge memo and the rerun record are believed across processes.
+        (work / ".gitignore").write_text(".digline/\nout/\nanswers.json\n")
+        self.env.update(DIGLINE_EVIDENCE_KEY="noisy-benchmark-evidence-key",
+                        GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@localhost",
+                        GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@localhost")
+        self.heads = 0
+        self.git("init", "-q")
+        self.git("add", "-A")
+        self.git("commit", "-qm", "suite")
+
+    def git(self, *args):
+        subprocess.run(["git", *args], cwd=self.work, env=self.env, check=True,
+                       capture_output=True)
+
+    def new_head(self):
+        """A new commit of the pull request (its own tree): its gates start
+        a record of their own."""
+        self.heads += 1
+        (self.work / "head.txt").write_text(f"{self.heads}\n")
+        self.git("add", "head.txt")
+        self.git("commit", "-qm", f"head {self.heads}")
 
     def serve(self, rates, default, seed):
         """The stub's table: `rates` (index -> rate) listed, every other case
@@ -182,9 +207,11 @@ class Bench:
         if promoted.returncode != 0:
             raise SystemExit(f"promote failed: {promoted.stderr}")
 
-    def gate(self, rates, default, rng):
-        """One gate; its exit, the calls beyond one per case (target and
-        judge) and the gate's output."""
+    def gate(self, rates, default, rng, rerun=False):
+        """One gate (of a new head unless `rerun`); its exit, the calls
+        beyond one per case (target and judge) and the gate's output."""
+        if not rerun:
+            self.new_head()
         self.serve(rates, default, rng.getrandbits(63))
         shutil.rmtree(self.work / "out", ignore_errors=True)
         reasks = self.work / ".digline/bench/reasks"
@@ -201,6 +228,8 @@ class Bench:
         for record in reasks.glob("runs/*/*.json"):
             data = json.loads(record.read_text())
             reasked += sum(len(p["failed"]) for p in data["pairs"])
+        if target_calls is not None:
+            reasked = target_calls - self.args.cases  # every call is counted (issue 30)
         row = {"exit": gate.returncode, "reasks": reasked,
                "target_calls": target_calls, "seconds": round(seconds, 2),
                "reference_seconds": self.measured_in}
@@ -268,7 +297,7 @@ def other_rows(bench, args, rng):
             bench.measure(border, args.steady, args.samples, rng)
             now = {**border, **dropped(rng, args, border, args.broken)}
             for attempt in range(1, args.reruns + 1):
-                row, _ = bench.gate(now, args.steady, rng)
+                row, _ = bench.gate(now, args.steady, rng, rerun=attempt > 1)
                 yield {"head": h, "attempt": attempt, "broken": args.broken, **row}
     elif s == "judge":
         for r in range(args.refs):
