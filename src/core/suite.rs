@@ -85,38 +85,6 @@ pub const DEFAULT_FALSE_ALARM_RATE: f64 = 0.05;
 pub const LEAST_FALSE_ALARM_RATE: f64 = 1e-4;
 
 #[cfg(test)]
-mod least_rate {
-    use super::LEAST_FALSE_ALARM_RATE;
-    use crate::core::compare::reask::rerun_weight;
-    use crate::core::stats::{failure_ceiling, sequential_p, Path, Plan};
-
-    /// The most re-asks a pair gets (`stats::sequential::MAX_CAP`).
-    const MAX_CAP: u64 = 12;
-
-    /// Whether a failure alone, its reference `n` samples that all passed,
-    /// could be called worse at `alpha` by a first gate: every re-ask
-    /// failing again.
-    fn decidable(n: u64, alpha: f64) -> bool {
-        let plan = Plan::new(alpha * rerun_weight(1), 1);
-        let ceiling = failure_ceiling(n, n, plan.reference_level(), 1);
-        let strongest = sequential_p(ceiling, MAX_CAP, Path::of(&[true; MAX_CAP as usize]));
-        strongest <= plan.test_level()
-    }
-
-    #[test]
-    fn the_least_rate_is_reachable_with_an_ordinary_reference_and_no_less() {
-        let least = LEAST_FALSE_ALARM_RATE;
-        assert!(decidable(19, least) && !decidable(18, least));
-        assert!(decidable(29, 1e-5) && !decidable(28, 1e-5));
-        assert!(decidable(30, 0.05) && decidable(5, 0.05));
-        assert!(
-            !decidable(30, 1e-9),
-            "a rate no recommended reference reaches"
-        );
-    }
-}
-
-#[cfg(test)]
 impl Suite {
     /// A suite for the tests: tenant `t`, environment `e`, name `s`, one
     /// sample, `checks` over cases with these ids, nothing else declared.
@@ -200,5 +168,37 @@ impl Suite {
             .iter()
             .filter_map(|c| Some((c.name.as_str(), c.repetition()?.samples)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod least_rate {
+    use super::LEAST_FALSE_ALARM_RATE;
+    use crate::core::compare::reask::rerun_weight;
+    use crate::core::stats::{failure_ceiling, sequential_p, Path, Plan};
+
+    /// The most re-asks a pair gets (`stats::sequential::MAX_CAP`).
+    const MAX_CAP: u64 = 12;
+
+    /// Whether a failure alone, its reference `n` samples that all passed,
+    /// could be called worse at `alpha` by a first gate: every re-ask
+    /// failing again.
+    fn decidable(n: u64, alpha: f64) -> bool {
+        let plan = Plan::new(alpha * rerun_weight(1), 1);
+        let ceiling = failure_ceiling(n, n, plan.reference_level(), 1);
+        let strongest = sequential_p(ceiling, MAX_CAP, Path::of(&[true; MAX_CAP as usize]));
+        strongest <= plan.test_level()
+    }
+
+    #[test]
+    fn the_least_rate_is_reachable_with_an_ordinary_reference_and_no_less() {
+        let least = LEAST_FALSE_ALARM_RATE;
+        assert!(decidable(19, least) && !decidable(18, least));
+        assert!(decidable(29, 1e-5) && !decidable(28, 1e-5));
+        assert!(decidable(30, 0.05) && decidable(5, 0.05));
+        assert!(
+            !decidable(30, 1e-9),
+            "a rate no recommended reference reaches"
+        );
     }
 }

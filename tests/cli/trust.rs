@@ -121,10 +121,19 @@ fn with_the_evidence_key_the_memo_serves_later_gates_and_an_edited_entry_is_not_
     let keyed = [("DIGLINE_EVIDENCE_KEY", KEY)];
     let poor = regressed(root, &keyed);
     assert!(read_json(&memo_entries(root)[0])["seal"].is_string());
-    // The gate's own sealed replies serve the next gate: no judge call.
+    // The gate's own sealed replies serve the next gate's answers: no judge
+    // call. Its re-asks are fresh judgings, which replay never makes, so
+    // whether the failures are worse is not known (2), never a replayed 1.
     let calls = judge_calls(&poor);
     let gated = gate_with(root, &poor, "again", &["--judge-memo", "replay"], &keyed);
-    assert_eq!(gated.code, 1, "{}{}", gated.stdout, gated.stderr);
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert!(
+        gated
+            .stderr
+            .contains("judge memo (replay): 2 reply(ies) reused"),
+        "{}",
+        gated.stderr
+    );
     assert_eq!(judge_calls(&poor), calls);
     // Another key (or none) does not read them.
     let other = [("DIGLINE_EVIDENCE_KEY", "fedcba9876543210fedcba9876543210")];
