@@ -186,6 +186,14 @@ class Job:
         m = re.fullmatch(r"inputs\.([A-Za-z0-9_-]+)", ref)
         if m:
             return self.inputs[m.group(1)]
+        m = re.fullmatch(r"github\.event((?:\.[A-Za-z0-9_-]+)+)", ref)
+        if m:
+            # A field of the event file, as the runner reads it: "" when absent.
+            with open(self.base_env["GITHUB_EVENT_PATH"]) as f:
+                node = json.load(f)
+            for part in m.group(1)[1:].split("."):
+                node = node.get(part) if isinstance(node, dict) else None
+            return node if isinstance(node, str) else ("" if node is None else json.dumps(node))
         m = re.fullmatch(r"steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)", ref)
         if m:
             return self.steps.get(m.group(1), {}).get("outputs", {}).get(m.group(2), "")

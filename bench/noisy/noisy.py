@@ -57,7 +57,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 BROKEN = 0.3
 DROPS = {"unchanged": 0, "drop5": 5, "drop15": 15, "drop50": 50}
 
-SUITE = """[suite]
+TARGET = """[suite]
 tenant = "bench"
 environment = "local"
 name = "noisy"
@@ -78,6 +78,9 @@ CONTAINS = """
 type = "contains"
 needle = "yes"
 """
+
+# The whole suite of the contains scenarios (bench/noisy/lucky.py uses it too).
+SUITE = TARGET + CONTAINS
 
 RUBRIC = """
 [[assertions]]
@@ -148,7 +151,7 @@ class Bench:
         self.answers = work / "answers.json"
         self.measured_in = None
         self.env = dict(os.environ)
-        suite = SUITE.format(port=port) + (RUBRIC if judge else CONTAINS)
+        suite = TARGET.format(port=port) + (RUBRIC if judge else CONTAINS)
         if judge:
             self.env.update(OPENAI_BASE_URL=f"http://127.0.0.1:{judge.port}/v1",
                             OPENAI_API_KEY="bench-key")
@@ -188,9 +191,7 @@ class Bench:
         self.answers.write_text(json.dumps(table))
 
     def digline(self, *args):
-        binary = os.environ.get("DIGLINE", str(REPO / "target/release/digline"))
-        return subprocess.run([binary, *args], cwd=self.work, capture_output=True, text=True,
-                              env=self.env)
+        return digline(list(args), self.work, self.env)
 
     def measure(self, rates, default, samples, rng, fresh=True):
         if fresh:
@@ -240,6 +241,49 @@ class Bench:
         if gate.returncode not in (0, 1):
             row["stderr"] = gate.stderr[-400:]
         return row, gate
+
+
+def digline(args, cwd, env=None):
+    """Run the binary (DIGLINE, default target/release/digline) in `cwd`."""
+    binary = os.environ.get("DIGLINE", str(REPO / "target/release/digline"))
+    return subprocess.run([binary, *args], cwd=cwd, capture_output=True, text=True, env=env)
+
+
+def start_stub(answers_file):
+    """The stub (STUB, default the release example) serving `answers_file`,
+    and the port it listens on."""
+    stub = os.environ.get("STUB", str(REPO / "target/release/examples/quickstart-stub"))
+    server = subprocess.Popen([stub, "--answers", str(answers_file), "--port", "0"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = server.stdout.readline()
+    return server, int(line.rsplit(":", 1)[-1].split()[0].strip().rstrip("/"))
+
+
+def run_trials(prefix, suite, ids, count, out, trial):
+    """Start the stub in a fresh folder holding `suite` (its `{port}` filled)
+    and the cases `ids`, then run `trial(work, answers_file)` `count` times,
+    each row written to `out` as it comes. Returns the rows and the seconds."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        work = pathlib.Path(tmp)
+        answers_file = work / "answers.json"
+        answers_file.write_text("{}")
+        server, port = start_stub(answers_file)
+        try:
+            (work / "suite.toml").write_text(suite.format(port=port))
+            (work / "cases.json").write_text(json.dumps([{"id": i, "vars": {}} for i in ids]))
+            rows = []
+            started = time.time()
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with out.open("w") as sink:
+                for _ in range(count):
+                    row = trial(work, answers_file)
+                    rows.append(row)
+                    sink.write(json.dumps(row) + "\n")
+                    sink.flush()
+        finally:
+            server.terminate()
+            server.wait()
+    return rows, round(time.time() - started, 1)
 
 
 def reference_rates(rng, args):
@@ -384,7 +428,6 @@ def main():
     if args.scenarios[0] in DROPS:
         args.scenario = args.scenarios[0]
     rng = random.Random(f"{args.seed}-{','.join(args.scenarios)}-{args.cases}-{args.steady}")
-    stub = os.environ.get("STUB", str(REPO / "target/release/examples/quickstart-stub"))
     pathlib.Path(args.out).mkdir(parents=True, exist_ok=True)
     tail = ("-allhalf" if args.all_half else "") + \
         (f"-border{args.border}" if args.border != 0.05 else "") + \
@@ -397,11 +440,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="digline-noisy-") as tmp:
         work = pathlib.Path(tmp)
         (work / "answers.json").write_text("{}")
-        server = subprocess.Popen([stub, "--answers", str(work / "answers.json"), "--port", "0"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        server, port = start_stub(work / "answers.json")
         try:
-            line = server.stdout.readline()
-            port = int(line.rsplit(":", 1)[-1].split()[0].strip().rstrip("/"))
             bench = Bench(args, work, port, judge)
             for scenario, row in scenario_rows(bench, args, rng):
                 row = {"scenario": scenario, "cases": args.cases, "steady": args.steady,

@@ -17,7 +17,8 @@
 //!
 //! An entry is a string (the answer) or an object: `answer` (any JSON
 //! value), `answers` (handed out in turn to successive calls for that id;
-//! the counters restart when the file changes or on `POST /reset`),
+//! the counters restart when the file changes or on `POST /reset`; one of
+//! them may be `{"status": 503}`: that call answers that status),
 //! `status` (default 200), `raw` (sent instead of JSON), `cost_usd`
 //! (default 0.001, USD), `sleep_ms` (wait before answering, ms; also
 //! reported as `elapsed_ms`, else 5) and `model` (default `stub-1`). An id

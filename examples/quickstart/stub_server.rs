@@ -156,8 +156,15 @@ fn answer_for(request: &[u8], table: &[u8], counters: &Mutex<Counters>) -> Answe
         }
     };
     let sleep_ms = spec.get("sleep_ms").and_then(Value::as_u64).unwrap_or(0);
-    let status = spec
-        .get("status")
+    // One answer of the list may be a status alone (`{"status": 503}`).
+    let (answer, status) = match answer {
+        Value::Object(one) if one.contains_key("status") => {
+            (Value::String(String::new()), one.get("status").cloned())
+        }
+        other => (other, spec.get("status").cloned()),
+    };
+    let status = status
+        .as_ref()
         .and_then(Value::as_u64)
         .and_then(|s| u16::try_from(s).ok())
         .filter(|s| (100..=999).contains(s))

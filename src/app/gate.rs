@@ -40,6 +40,7 @@ use crate::run::retry::Retried;
 use crate::run::{Display, Notifier};
 use crate::store::Store;
 
+use super::history::{HistoryMode, HistoryRead};
 use super::publish::Publishing;
 use super::run::{Pool, RunRequest};
 use super::{Refusal, SuiteRef};
@@ -75,6 +76,10 @@ pub struct GateRequest {
     pub display: Display,
     /// Say the plan before asking.
     pub announce: bool,
+    /// What the gate does with the base branch's history (`--history`).
+    pub history: HistoryMode,
+    /// How many gates the history keeps (`--history-keep`).
+    pub history_keep: usize,
 }
 
 /// How a gate ended before publishing.
@@ -149,6 +154,8 @@ pub struct GateFacts {
     pub retried: Option<Retried>,
     /// A base found by default that could not be read.
     pub base_warning: Option<String>,
+    /// The base branch's history, as read against the reference.
+    pub history: HistoryRead,
 }
 
 /// The load and plan phases: the suite, the store, where the files go,
@@ -210,8 +217,57 @@ pub fn verdict(request: &GateRequest, env: &CiEnv, notices: &Notifier) -> Result
     crate::host::memory::return_freed();
     let comparison = compare(request, &loaded, &base, &key, &doc, paired)?;
     let ran = request.run.is_none().then_some(retried);
-    let facts = itemize(request, &loaded, base, key, doc, comparison, ran);
-    render(request, env, &loaded, facts, notices).map(|v| GateEnd::Verdict(Box::new(v)))
+    let mut facts = itemize(request, &loaded, base, key, doc, comparison, ran);
+    // The history phase: read against the reference; this gate's line
+    // made now, appended once its files are written. Never the exit code.
+    let suite = &loaded.loaded.suite;
+    let mode = request.history.resolve(env);
+    let names = (suite.tenant.as_str(), suite.name.as_str());
+    let workspace = request.suite.workspace();
+    facts.history = super::history::read(
+        mode,
+        &workspace,
+        &loaded.store,
+        names,
+        facts.baseline.as_ref(),
+        suite.false_alarm_rate,
+    );
+    let line = super::history::line(
+        mode,
+        (&facts.doc, facts.baseline.as_ref()),
+        crate::host::trust::believed_reasks(
+            &workspace,
+            &loaded.store,
+            names.0,
+            names.1,
+            &facts.key,
+        )
+        .as_ref(),
+        (facts.exit.code(), gate_usd(&facts)),
+        env,
+    )
+    // A history tracked by git is neither read nor written.
+    .filter(|_| facts.history.tracked.is_none());
+    let verdict = render(request, env, &loaded, facts, notices)?;
+    if let Some(line) = line {
+        let kept = loaded
+            .store
+            .append_history(names.0, names.1, &line, request.history_keep);
+        if let Err(e) = kept {
+            notices.warn(format!("the history was not recorded: {e}"));
+        }
+    }
+    Ok(GateEnd::Verdict(Box::new(verdict)))
+}
+
+/// What the gate's run spent, the target's and the judges' USD together.
+fn gate_usd(facts: &GateFacts) -> Option<f64> {
+    let target = cost::target_usd_of(&facts.doc, facts.spends.run.as_ref());
+    let judges = facts.spends.run.as_ref().and_then(|s| s.judges.usd);
+    match (target, judges) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    }
 }
 
 /// The load and plan phases.
@@ -659,6 +715,7 @@ fn itemize(
         baseline_changed,
         retried,
         base_warning: base.warning,
+        history: HistoryRead::default(),
     }
 }
 
@@ -760,7 +817,9 @@ fn render(
         report: report_line,
         cost,
         sections: facts.sections.clone(),
+        history: Default::default(),
     };
+    let (data, charts) = with_history(data, &facts, request, locale);
     let comment_md = comment::render(&data, Some(&order_marker(&marker, &doc.created_at)));
     let summary_md = comment::render(&data, None);
     let junit_xml = junit::render(doc, facts.comparison.as_ref(), locale, &facts.failed_calls);
@@ -782,7 +841,7 @@ fn render(
     let no_baseline = facts.baseline.is_none();
     let baseline_path = facts.baseline_path.display().to_string();
     let base_warning = facts.base_warning.clone();
-    let html = render_html_report(facts, locale, request.report_payload, notices);
+    let html = render_html_report(facts, locale, request.report_payload, notices, charts);
 
     prepare_out(out_dir)?;
     let path = |name: &str| out_dir.join(name).display().to_string();
@@ -881,6 +940,7 @@ fn render_html_report(
     locale: Locale,
     payload: bool,
     notices: &Notifier,
+    charts: String,
 ) -> Option<String> {
     match crate::report::html::render_consuming(
         facts.doc,
@@ -891,6 +951,7 @@ fn render_html_report(
         facts.spends,
         &facts.failed_calls,
         (facts.exit, facts.view.headline()),
+        charts,
     ) {
         Ok(page) => Some(page),
         Err(e) => {
@@ -898,6 +959,70 @@ fn render_html_report(
             None
         }
     }
+}
+
+/// The history in the comment (a cell per flagged row, its own section,
+/// a lucky reference named) and the report's charts (safe HTML, empty
+/// without a history).
+fn with_history(
+    mut data: CommentData,
+    facts: &GateFacts,
+    request: &GateRequest,
+    locale: Locale,
+) -> (CommentData, String) {
+    use crate::report::history as words;
+    let title = locale.text("history.title");
+    if let Some(path) = &facts.history.tracked {
+        data.sections.push(Section::lines(
+            title,
+            vec![words::tracked_line(path, locale)],
+        ));
+    }
+    let Some(history) = &facts.history.history else {
+        return (data, String::new());
+    };
+    let view = &facts.view;
+    let flagged = view
+        .worse
+        .iter()
+        .chain(&view.unjudged)
+        .map(|r| (r.case.as_str(), r.check.as_str()))
+        .chain(
+            facts
+                .sections
+                .iter()
+                .flat_map(|s| &s.rows)
+                .map(|r| (r.case.as_str(), r.check.as_str())),
+        );
+    let samples = facts
+        .history
+        .lucky
+        .iter()
+        .map(|l| l.samples * 4)
+        .max()
+        .unwrap_or(20)
+        .clamp(20, 1000);
+    let command = format!(
+        "digline run --suite {} --root {} --samples {samples}",
+        request.suite.file.display(),
+        request.suite.root.display()
+    );
+    let note = words::note(history, &facts.history.lucky, flagged, &command, locale);
+    let reasked = facts
+        .comparison
+        .as_ref()
+        .map(|c| c.reasked.as_slice())
+        .unwrap_or_default();
+    let charts = words::charts(history, reasked, &facts.history.lucky, &note, 0.05, locale);
+    data.history = note.cells;
+    if !note.lucky.is_empty() {
+        data.sections.insert(
+            0,
+            Section::lines(locale.text("history.lucky_title"), note.lucky),
+        );
+    }
+    data.sections.push(Section::lines(title, note.lines));
+    (data, charts)
 }
 
 /// Make the output directory (never through a symbolic link).

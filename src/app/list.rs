@@ -24,6 +24,9 @@ pub struct ListFacts {
     pub baseline_key: Result<Option<String>, StoreError>,
     /// A newer digline wrote one of the documents: the note to warn with.
     pub ahead: Option<String>,
+    /// The baseline's checks the base branch's history shows to be lucky
+    /// (`core::history`; empty without a baseline or a history).
+    pub lucky: Vec<crate::core::history::Lucky>,
 }
 
 /// List the stored runs of `suite`.
@@ -45,6 +48,15 @@ pub fn list(suite: &SuiteRef) -> Result<ListFacts, Refusal> {
             .map(|d| d.digline_version.as_str()),
         INSTALLED,
     );
+    let lucky = match &baseline {
+        Ok(Some(b)) => {
+            let names = (s.tenant.as_str(), s.name.as_str());
+            let mode = super::history::HistoryMode::Read;
+            let workspace = suite.workspace();
+            super::history::read(mode, &workspace, &store, names, Some(b), s.false_alarm_rate).lucky
+        }
+        _ => Vec::new(),
+    };
     let baseline_key = baseline.map(|b| b.map(|b| run_key(&b.created_at, &b.config_hash)));
     Ok(ListFacts {
         tenant: s.tenant.clone(),
@@ -52,6 +64,7 @@ pub fn list(suite: &SuiteRef) -> Result<ListFacts, Refusal> {
         listing,
         baseline_key,
         ahead,
+        lucky,
     })
 }
 

@@ -12,6 +12,7 @@
 
 pub mod compare;
 pub mod gate;
+pub mod history;
 pub mod list;
 pub mod merge;
 pub mod promote;

@@ -346,7 +346,10 @@ pub fn reask(
             spend.absorb(&reasked);
             store.write_run_spend(&run.tenant, &run.suite, key, spend)?;
         }
-        notices.plan(ProgressStrings::of(notices.locale()).reasked(count, record.calls()));
+        // Every request the re-asks sent to the target: retries and
+        // re-asks that could not be judged included.
+        let sent = usize::try_from(reasked.target.sent).unwrap_or(usize::MAX);
+        notices.plan(ProgressStrings::of(notices.locale()).reasked(count, sent));
         record
     };
     store.write_run_reasks(&run.tenant, &run.suite, key, &record)?;

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use crate::app::gate::{GateEnd, GateRequest, GateVerdict};
+use crate::app::history::HistoryMode;
 use crate::app::publish::Publishing;
 use crate::forge::{actions, escape, Mode};
 use crate::host::{self, env::CiEnv};
@@ -117,6 +118,12 @@ pub struct GateArgs {
     /// elsewhere none, and nothing is verified against a base).
     #[arg(long, value_name = "REV")]
     pub base_ref: Option<String>,
+    /// The base branch's history (.digline/<tenant>/history/<suite>.jsonl): record (read, then append this gate), read, or off (default: record on a push or schedule of the default branch, read elsewhere). It informs; it never changes the exit code.
+    #[arg(long, value_name = "MODE", value_parser = ["record", "read", "off"])]
+    pub history: Option<String>,
+    /// How many gates the history keeps (the oldest go first).
+    #[arg(long, value_name = "N", default_value_t = crate::core::history::DEFAULT_KEEP)]
+    pub history_keep: usize,
     /// Publishing.
     #[command(flatten)]
     pub publishing: PublishArgs,
@@ -155,6 +162,12 @@ impl GateArgs {
             publishing: self.publishing.publishing(),
             display: host::runner::display(quiet),
             announce: !quiet,
+            history: self
+                .history
+                .as_deref()
+                .and_then(HistoryMode::parse)
+                .unwrap_or_default(),
+            history_keep: self.history_keep,
         }
     }
 }

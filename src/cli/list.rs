@@ -78,6 +78,13 @@ pub fn execute(args: ListArgs, quiet: bool) -> Result<ExitStatus, CliError> {
             line(advice.to_string());
         }
     }
+    // The base branch's history names a lucky reference before it blocks.
+    for l in &facts.lucky {
+        line(format!(
+            "lucky reference: {} · {}: the reference passed {} of {}, the base branch failed {} of {} answers (p = {:.4}); measure the reference again with more samples",
+            l.case, l.check, l.passed, l.samples, l.failed, l.asked, l.p
+        ));
+    }
     out(&page)?;
     if !quiet {
         for (_, why) in &listing.unreadable {

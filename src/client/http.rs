@@ -315,7 +315,7 @@ impl HttpTarget {
         let spec = &self.spec;
         let output = paths::as_output(paths::dig(&payload, &spec.output_path)?, &spec.output_path)?;
         let cost_usd = match &spec.cost_path {
-            Some(path) => Some(paths::as_number(paths::dig(&payload, path)?, path)?),
+            Some(path) => Some(paths::as_price(paths::dig(&payload, path)?, path)?),
             None => None,
         };
         let latency_ms = match &spec.latency_from_response {

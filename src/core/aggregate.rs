@@ -64,7 +64,7 @@ impl AggregateKind {
     }
 
     /// (numerator, denominator) of this share over `m`.
-    fn fraction(self, m: &Matrix) -> (usize, usize) {
+    pub fn fraction(self, m: &Matrix) -> (usize, usize) {
         match self {
             AggregateKind::Precision => (m.true_positive, m.true_positive + m.false_positive),
             AggregateKind::Recall => (m.true_positive, m.true_positive + m.false_negative),
@@ -315,14 +315,20 @@ impl Matrix {
                 }
                 (_, Some(label)) => label == "positive",
             };
-            match (positive, status == Status::Pass) {
-                (true, true) => m.true_positive += 1,
-                (true, false) => m.false_negative += 1,
-                (false, true) => m.true_negative += 1,
-                (false, false) => m.false_positive += 1,
-            }
+            m.add(positive, status == Status::Pass);
         }
         m
+    }
+
+    /// Count one judged, labelled case in its cell: positive + pass TP,
+    /// positive + fail FN, negative + pass TN, negative + fail FP.
+    pub fn add(&mut self, positive: bool, passed: bool) {
+        match (positive, passed) {
+            (true, true) => self.true_positive += 1,
+            (true, false) => self.false_negative += 1,
+            (false, true) => self.true_negative += 1,
+            (false, false) => self.false_positive += 1,
+        }
     }
 
     /// Cases in the four cells.

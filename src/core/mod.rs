@@ -13,6 +13,7 @@ pub mod document;
 pub mod evaluation;
 pub mod exit;
 pub mod failed_calls;
+pub mod history;
 pub mod identity;
 pub mod level;
 pub mod masked;

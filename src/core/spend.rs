@@ -17,6 +17,10 @@ use super::memo::MemoTally;
 pub struct PartySpend {
     /// Calls that answered.
     pub calls: u64,
+    /// Requests sent: every attempt, answered or not — retries and calls
+    /// that failed included (what the provider may bill for).
+    #[serde(default)]
+    pub sent: u64,
     /// USD over the calls that reported or could be priced; `None` when none could.
     pub usd: Option<f64>,
     /// Input tokens (cache reads and writes included), when reported.
@@ -46,6 +50,7 @@ impl PartySpend {
     /// Add `other`'s calls, money and tokens to these.
     pub fn absorb(&mut self, other: &PartySpend) {
         self.calls += other.calls;
+        self.sent += other.sent;
         let sum = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
@@ -77,6 +82,36 @@ pub struct Spend {
     /// True when the cap stopped a call: some case was not judged.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub budget_exhausted: bool,
+    /// Calls billed more than the cap reserved for them (a price that
+    /// rose, a provider that counted more tokens than the bytes sent), and
+    /// by how much together, USD: what the cap could not prove beforehand.
+    #[serde(default, skip_serializing_if = "Overbilled::is_empty")]
+    pub overbilled: Overbilled,
+    /// Cases whose calls were made (a cap that stopped the run leaves the
+    /// rest unasked): what a case costs is the spend over these.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cases_asked: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Calls billed over their reservation under a spending cap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overbilled {
+    /// How many.
+    pub calls: u64,
+    /// USD billed beyond what was reserved for them, together.
+    pub usd: f64,
+}
+
+impl Overbilled {
+    /// True when no call was billed over its reservation.
+    pub fn is_empty(&self) -> bool {
+        self.calls == 0
+    }
 }
 
 impl Spend {
@@ -90,6 +125,8 @@ impl Spend {
         self.memo.misses += later.memo.misses;
         self.memo.saved_usd += later.memo.saved_usd;
         self.budget_exhausted |= later.budget_exhausted;
+        self.overbilled.calls += later.overbilled.calls;
+        self.overbilled.usd += later.overbilled.usd;
     }
 
     /// USD spent on the target and the judges together (0 when unknown).
@@ -108,10 +145,14 @@ mod tests {
         run.target.add(Some(0.01), Some((10, 5)));
         let mut later = Spend::default();
         later.target.add(Some(0.02), None);
+        later.target.sent = 5;
         later.judges.add(None, None);
         later.budget_exhausted = true;
+        later.overbilled = Overbilled { calls: 1, usd: 0.5 };
         run.absorb(&later);
         assert_eq!(run.target.calls, 2);
+        assert_eq!(run.target.sent, 5);
+        assert_eq!(run.overbilled.calls, 1);
         assert!((run.target.usd.unwrap() - 0.03).abs() < 1e-12);
         assert_eq!(run.target.input_tokens, Some(10));
         assert_eq!((run.judges.calls, run.judges.usd), (1, None));

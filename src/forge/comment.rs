@@ -9,7 +9,7 @@
 //! how many it left out; the marker and the headline always survive. Every case id and check name is escaped
 //! ([`crate::forge::escape::markdown`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use minijinja::Environment;
 
@@ -57,6 +57,10 @@ pub struct CommentData {
     /// Further sections after the configuration changes: a replaced
     /// reference, rule changes, verdicts not in the run or new in it.
     pub sections: Vec<Section>,
+    /// Per flagged (case, check): its history on the base branch, a strip
+    /// and its words (`report::history::cell`); empty without a history,
+    /// and the tables then have no history column.
+    pub history: HashMap<(String, String), String>,
 }
 
 /// One row of a [`Section`]: case · check · what happened (plain text,
@@ -151,11 +155,24 @@ fn environment() -> Environment<'static> {
     env
 }
 
-fn rows_md(rows: &[GateRow], take: usize, locale: Locale) -> Vec<BTreeMap<&'static str, String>> {
+/// A row's history cell (safe Markdown), `—` when the history has none.
+fn history_md(history: &HashMap<(String, String), String>, case: &str, check: &str) -> String {
+    history
+        .get(&(case.to_string(), check.to_string()))
+        .map_or_else(|| "—".to_string(), |t| escape::markdown(t))
+}
+
+fn rows_md(
+    rows: &[GateRow],
+    take: usize,
+    locale: Locale,
+    history: &HashMap<(String, String), String>,
+) -> Vec<BTreeMap<&'static str, String>> {
     rows.iter()
         .take(take)
         .map(|r| {
             BTreeMap::from([
+                ("history", history_md(history, &r.case, &r.check)),
                 ("case", escape::markdown(&shorten_name(&r.case))),
                 ("check", escape::markdown(&shorten_name(&r.check))),
                 ("before", r.before.clone()),
@@ -251,9 +268,9 @@ fn render_once(
         col_check => escape::markdown(l.text("report.col_check")),
         col_before_after => escape::markdown(l.text("gate.col_before_after")),
         col_cause => escape::markdown(l.text("gate.col_cause")),
-        worse => rows_md(&v.worse, rows, l),
+        worse => rows_md(&v.worse, rows, l, &data.history),
         worse_more => more(v.worse.len()),
-        unjudged => rows_md(&v.unjudged, rows, l),
+        unjudged => rows_md(&v.unjudged, rows, l, &data.history),
         unjudged_more => more(v.unjudged.len()),
         config => config,
         config_more => more(v.config.len()),
@@ -264,6 +281,8 @@ fn render_once(
         report_marker => REPORT_MARKER,
         legend => escape::markdown(l.text("gate.legend")),
         col_happened => escape::markdown(l.text("report.col_happened")),
+        has_history => !data.history.is_empty(),
+        col_history => escape::markdown(l.text("history.col")),
         sections => data.sections.iter().map(|sec| {
             minijinja::context! {
                 title => escape::markdown(&sec.title),
@@ -272,6 +291,7 @@ fn render_once(
                         ("case", escape::markdown(&shorten_name(&r.case))),
                         ("check", escape::markdown(&shorten_name(&r.check))),
                         ("detail", escape::markdown(&r.detail)),
+                        ("history", history_md(&data.history, &r.case, &r.check)),
                     ])
                 }).collect::<Vec<_>>(),
                 rows_more => more(sec.rows.len()),
@@ -423,6 +443,7 @@ mod tests {
             report: report_in_artifacts(Locale::En),
             cost: String::new(),
             sections: vec![],
+            history: HashMap::new(),
         }
     }
 

@@ -18,7 +18,7 @@
 //! | `cases` | object | how the cases fared, in the headline's words (`got_worse`, `could_not_be_judged`, `stayed_the_same`, `set_aside`, …; with no baseline `fell_short`, `met_every_bar`, …) → int |
 //! | `causes` | object | why checks could not be judged: cause category (`http_status`, `timeout`, …) → int |
 //! | `spent_usd` | object | `target`, `reference_target`, `judges`, `reference_judges`: spend in USD as the runs recorded it (`null` when not recorded) |
-//! | `spent` | object or null | this run's spend record: `target` and `judges`, each `calls`, `usd`, `input_tokens`, `output_tokens` (`null` when not reported); `memo` (`hits`, `misses`, `saved_usd`) when the judge memo was asked; `max_usd` and `budget_exhausted` under a spending cap |
+//! | `spent` | object or null | this run's spend record: `target` and `judges`, each `calls` (answered), `sent` (every request: retries and re-asks that could not be judged included), `usd`, `input_tokens`, `output_tokens` (`null` when not reported); `cases_asked`; `memo` (`hits`, `misses`, `saved_usd`) when the judge memo was asked; `max_usd` and `budget_exhausted` under a spending cap, and `overbilled` (`calls`, `usd`) when a call was billed over its reservation |
 //! | `reference_spent` | object or null | the reference's, carried to it on promote |
 //! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |

@@ -89,6 +89,9 @@ pub struct CiEnv {
     pub gitlab: GitlabEnv,
     /// `GITHUB_SHA` or `CI_COMMIT_SHA`: the commit when no `.git` can be read.
     pub commit_sha: Option<String>,
+    /// A job on the default branch started by a push or a schedule (never a
+    /// pull or merge request): its gates record the history by default.
+    pub base_branch_gate: bool,
 }
 
 impl CiEnv {
@@ -141,10 +144,12 @@ impl CiEnv {
             project_url: get("CI_PROJECT_URL"),
             diff_base_sha: get("CI_MERGE_REQUEST_DIFF_BASE_SHA"),
         };
+        let base_branch_gate = base_branch_gate(&get, event.as_deref());
         CiEnv {
             github,
             gitlab,
             commit_sha: get("GITHUB_SHA").or_else(|| get("CI_COMMIT_SHA")),
+            base_branch_gate,
         }
     }
 
@@ -152,6 +157,26 @@ impl CiEnv {
     pub fn var(name: &str) -> Option<String> {
         std::env::var(name).ok()
     }
+}
+
+/// A push or a schedule on the default branch: on GitHub `GITHUB_EVENT_NAME`
+/// `push`/`schedule` with `GITHUB_REF` the event's
+/// `repository.default_branch`; on GitLab `CI_PIPELINE_SOURCE`
+/// `push`/`schedule` with `CI_COMMIT_BRANCH` = `CI_DEFAULT_BRANCH` and no
+/// merge request.
+fn base_branch_gate(get: &dyn Fn(&str) -> Option<String>, event: Option<&[u8]>) -> bool {
+    let pushed = |source: Option<String>| matches!(source.as_deref(), Some("push" | "schedule"));
+    if get("GITHUB_ACTIONS").as_deref() == Some("true") {
+        let default = event
+            .and_then(|e| serde_json::from_slice::<serde_json::Value>(e).ok())
+            .and_then(|v| v["repository"]["default_branch"].as_str().map(String::from));
+        return pushed(get("GITHUB_EVENT_NAME"))
+            && default.is_some_and(|d| get("GITHUB_REF") == Some(format!("refs/heads/{d}")));
+    }
+    get("GITLAB_CI").as_deref() == Some("true")
+        && pushed(get("CI_PIPELINE_SOURCE"))
+        && get("CI_MERGE_REQUEST_IID").is_none()
+        && get("CI_COMMIT_BRANCH").is_some_and(|b| get("CI_DEFAULT_BRANCH") == Some(b))
 }
 
 /// A token nobody can predict before the run (for `::stop-commands::`):
@@ -220,6 +245,44 @@ mod tests {
         assert!(env.gitlab.token.is_none(), "empty counts as unset");
         let shown = format!("{env:?}");
         assert!(!shown.contains("ghs_secret"), "{shown}");
+    }
+
+    #[test]
+    fn a_push_or_schedule_on_the_default_branch_is_a_base_branch_gate() {
+        let dir = tempfile::tempdir().unwrap();
+        let event = dir.path().join("event.json");
+        std::fs::write(&event, br#"{"repository":{"default_branch":"main"}}"#).unwrap();
+        let github = |name: &str, git_ref: &str| {
+            let vars: HashMap<&str, String> = [
+                ("GITHUB_ACTIONS", "true".to_string()),
+                ("GITHUB_EVENT_PATH", event.display().to_string()),
+                ("GITHUB_EVENT_NAME", name.to_string()),
+                ("GITHUB_REF", git_ref.to_string()),
+            ]
+            .into_iter()
+            .collect();
+            CiEnv::from_lookup(|k| vars.get(k).cloned()).base_branch_gate
+        };
+        assert!(github("push", "refs/heads/main"));
+        assert!(github("schedule", "refs/heads/main"));
+        assert!(!github("push", "refs/heads/feature"));
+        assert!(!github("pull_request", "refs/heads/main"));
+        let gitlab = |source: &str, branch: &str, mr: &str| {
+            let vars: HashMap<&str, String> = [
+                ("GITLAB_CI", "true".to_string()),
+                ("CI_PIPELINE_SOURCE", source.to_string()),
+                ("CI_COMMIT_BRANCH", branch.to_string()),
+                ("CI_DEFAULT_BRANCH", "main".to_string()),
+                ("CI_MERGE_REQUEST_IID", mr.to_string()),
+            ]
+            .into_iter()
+            .collect();
+            CiEnv::from_lookup(|k| vars.get(k).cloned()).base_branch_gate
+        };
+        assert!(gitlab("push", "main", ""));
+        assert!(!gitlab("merge_request_event", "main", "7"));
+        assert!(!gitlab("push", "topic", ""));
+        assert!(!CiEnv::from_lookup(|_| None).base_branch_gate);
     }
 
     #[test]

@@ -180,7 +180,10 @@ pub fn quota_identity(parties: impl IntoIterator<Item = (String, Vec<String>)>) 
         .into_iter()
         .map(|(endpoint, secrets)| {
             let hash = crate::core::identity::sha256_hex(secrets.join("\n").as_bytes(), 8);
-            format!("{endpoint}#{hash}")
+            format!(
+                "{}#{hash}",
+                crate::run::shared_quota::endpoint_key(&endpoint)
+            )
         })
         .collect();
     parts.sort();

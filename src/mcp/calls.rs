@@ -185,7 +185,13 @@ fn list_runs(repo: &Repository, suite: &str) -> Result<Value, Refusal> {
         Ok(None) => BaselineMark::None,
     };
     say_ahead(facts.ahead.as_deref());
-    Ok(runs_json(&facts.tenant, &facts.suite, mark, &facts.listing))
+    Ok(runs_json(
+        &facts.tenant,
+        &facts.suite,
+        mark,
+        &facts.listing,
+        &facts.lucky,
+    ))
 }
 
 /// `get_run(suite, run)`.

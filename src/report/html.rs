@@ -123,6 +123,7 @@ pub fn render_with_spend(
         spends,
         failed,
         None,
+        String::new(),
     )
 }
 
@@ -134,7 +135,9 @@ pub fn render_with_spend(
 /// must not say 0. With a comparison, the answer ("did it get worse?")
 /// follows `exit` too, and its sentence is the gate's `headline`: every
 /// surface of one gate tells the same story (a run the gate could not
-/// judge never reads "Nothing got worse" here).
+/// judge never reads "Nothing got worse" here). `charts` is the base
+/// branch's history drawn (`report::history::charts`, safe HTML), empty
+/// without one.
 ///
 /// # Errors
 /// As [`render`].
@@ -148,6 +151,7 @@ pub fn render_consuming(
     spends: Spends,
     failed: &FailedCalls,
     (exit, headline): (ExitStatus, String),
+    charts: String,
 ) -> Result<String, ReportError> {
     render_from(
         Cow::Owned(run),
@@ -158,6 +162,7 @@ pub fn render_consuming(
         spends,
         failed,
         Some((exit, headline)),
+        charts,
     )
 }
 
@@ -171,6 +176,7 @@ fn render_from(
     spends: Spends,
     failed: &FailedCalls,
     gate: Option<(ExitStatus, String)>,
+    charts: String,
 ) -> Result<String, ReportError> {
     let comparison: Option<Cow<'_, Comparison>> = match (&baseline, comparison) {
         (Some(_), Some(c)) => Some(c),
@@ -208,6 +214,7 @@ fn render_from(
             view.answer.sentence = headline;
         }
     }
+    view.charts = JinjaValue::from_safe_string(charts);
     let compared_with = baseline.as_deref().filter(|_| comparison.is_some());
     cost_meta(&mut view.meta, &run, compared_with, spends, locale);
     let env = environment().map_err(|e| ReportError(e.clone()))?;
@@ -321,6 +328,8 @@ struct View {
     configs: Vec<ConfigTable>,
     artifacts: Option<Artifacts>,
     sections: Vec<Section>,
+    /// The base branch's history drawn: safe HTML, empty without one.
+    charts: JinjaValue,
     footer: Vec<String>,
 }
 
@@ -467,6 +476,7 @@ fn base_view(run: &RunDocument, locale: Locale) -> View {
         configs: Vec::new(),
         artifacts: None,
         sections: Vec::new(),
+        charts: JinjaValue::from_safe_string(String::new()),
         footer: Vec::new(),
     }
 }

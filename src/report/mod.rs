@@ -11,6 +11,7 @@ pub mod coverage;
 pub mod diff;
 pub mod escape;
 pub mod gate;
+pub mod history;
 pub mod html;
 pub mod locale;
 pub mod noise;

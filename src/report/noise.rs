@@ -98,7 +98,15 @@ pub fn power_sentences(power: &Power, s: &Strings) -> Vec<String> {
     }];
     for m in &power.measures {
         let drop = format!("{:.3}", m.drop);
-        lines.push(if m.tolerance_undetectable() {
+        lines.push(if m.steady() {
+            fill(
+                s.power_steady,
+                &[
+                    ("name", &m.name),
+                    ("tolerance", &format!("{}", m.tolerance)),
+                ],
+            )
+        } else if m.tolerance_undetectable() {
             fill(
                 s.power_blind,
                 &[

@@ -156,6 +156,8 @@ strings_table! {
     power_measure,
     /// `{name}: its tolerance {tolerance} is below … ({drop}) …`.
     power_blind,
+    /// `{name}: the reference did not vary …, any drop beyond its tolerance ({tolerance}) …`.
+    power_steady,
     /// The title of the whole-run measures compared paired.
     title_paired,
     /// `{name}: {difference} over {cases} paired cases (…), McNemar p = {p}{verdict}`.

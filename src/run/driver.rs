@@ -527,7 +527,8 @@ pub fn execute_spent(
                     ctx.quota,
                     target.meter().into_iter().chain(judge.meters()).collect(),
                 )
-                .with_shared(ctx.cost.shared_quota.clone()),
+                .with_shared(ctx.cost.shared_quota.clone())
+                .with_max_wait(ctx.retry.max_wait),
             ),
         progress: Progress::new(asked, ctx.display, ctx.notices.clone()),
         prior,
@@ -549,6 +550,7 @@ pub fn execute_spent(
     if let Some(budget) = &ctx.cost.budget {
         spent.max_usd = Some(budget.cap());
         spent.budget_exhausted = budget.exhausted();
+        spent.overbilled = budget.overbilled();
     }
     let outcomes = not_asked_for_budget(suite, outcomes, ctx.cost.budget.as_deref());
     let mut failed_calls = services.progress.failed_calls();
@@ -622,6 +624,7 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
     known.truncate(samples);
     let mut done = known;
     let mut failed: Option<String> = None;
+    let mut any_sent = false;
     while done.len() < samples {
         if svc.recorder.stopped() {
             return None;
@@ -630,15 +633,25 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
         // When the last attempt started: a failed call's elapsed time is a
         // measured fact shown beside its cause (`core::failed_calls`).
         let attempt_started = std::cell::Cell::new(std::time::Instant::now());
+        // Whether any attempt was sent (a call the cap kept back was not).
+        let sent = std::cell::Cell::new(false);
         let asked = retrying(&svc.retry, &svc.throttle, &case.id, || {
             attempt_started.set(std::time::Instant::now());
             reserved(
                 svc.cost.budget.as_deref(),
                 svc.target.worst_case_usd(case),
-                || svc.target.ask(case),
+                || {
+                    sent.set(true);
+                    svc.progress.target_sent();
+                    svc.target.ask(case)
+                },
                 |r| r.cost_usd,
             )
         });
+        if sent.get() && !any_sent {
+            any_sent = true;
+            svc.progress.case_sent();
+        }
         match asked {
             Ok(r) => {
                 tracing::debug!(case = %case.id, latency_ms = r.latency_ms, "answered");
@@ -648,9 +661,12 @@ fn run_case(suite: &Suite, case: &Case, svc: &Services) -> Outcome {
             }
             Err(cause) => {
                 tracing::debug!(case = %case.id, "the call failed; its checks will be errors");
-                let elapsed = attempt_started.get().elapsed().as_millis();
-                svc.progress
-                    .call_failed(&case.id, u64::try_from(elapsed).unwrap_or(u64::MAX));
+                // A call never sent took no time: no elapsed time is shown.
+                if sent.get() {
+                    let elapsed = attempt_started.get().elapsed().as_millis();
+                    svc.progress
+                        .call_failed(&case.id, u64::try_from(elapsed).unwrap_or(u64::MAX));
+                }
                 failed = Some(cause);
                 break;
             }
@@ -893,7 +909,10 @@ fn ask_judge(
         reserved(
             svc.cost.budget.as_deref(),
             svc.judge.worst_case_usd(request),
-            || svc.judge.judge(request),
+            || {
+                svc.progress.judge_sent();
+                svc.judge.judge(request)
+            },
             |a| a.cost_usd,
         )
     });

@@ -144,6 +144,21 @@ impl Progress {
         }
     }
 
+    /// A request was sent to the target (an attempt: a retry counts again).
+    pub fn target_sent(&self) {
+        self.money().spend.target.sent += 1;
+    }
+
+    /// A case's first request was sent to the target.
+    pub fn case_sent(&self) {
+        self.money().spend.cases_asked += 1;
+    }
+
+    /// A request was sent to a judge (an attempt: a retry counts again).
+    pub fn judge_sent(&self) {
+        self.money().spend.judges.sent += 1;
+    }
+
     /// The target answered one call (not a replayed one): its cost and
     /// tokens, when reported, for the run's spend record.
     pub fn target_answered(&self, cost_usd: Option<f64>, tokens: Option<(u64, u64)>) {

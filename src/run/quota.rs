@@ -17,7 +17,7 @@
 //! their turns from one bucket in a file ([`super::shared_quota`]), so
 //! together they stay inside it too.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -100,6 +100,11 @@ pub struct Pacer {
     shared: Option<Arc<SharedQuota>>,
     /// Tokens already added to the shared bucket.
     flushed: AtomicU64,
+    /// The longest wait (`--max-wait`): a shared bucket asking for more is
+    /// not believed, and this process paces alone.
+    max_wait: Duration,
+    /// Set once the shared bucket asked for more than `max_wait`.
+    alone: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -121,7 +126,16 @@ impl Pacer {
             }),
             shared: None,
             flushed: AtomicU64::new(0),
+            max_wait: super::retry::DEFAULT_MAX_WAIT,
+            alone: AtomicBool::new(false),
         }
+    }
+
+    /// Never wait on the shared bucket longer than `max_wait` (`--max-wait`).
+    #[must_use]
+    pub fn with_max_wait(mut self, max_wait: Duration) -> Pacer {
+        self.max_wait = max_wait;
+        self
     }
 
     /// Take turns from `shared` (other processes' too) instead of this
@@ -179,7 +193,11 @@ impl Pacer {
             return;
         }
         loop {
-            let wait = match (&self.shared, self.held(Instant::now())) {
+            let shared = self
+                .shared
+                .as_ref()
+                .filter(|_| !self.alone.load(Ordering::SeqCst));
+            let wait = match (shared, self.held(Instant::now())) {
                 (_, Some(held)) => held,
                 (Some(shared), None) => {
                     // Only what the answered calls reported: an estimate
@@ -187,7 +205,19 @@ impl Pacer {
                     let spent: u64 = self.meters.iter().map(|m| m.reported()).sum();
                     let delta = spent.saturating_sub(self.flushed.swap(spent, Ordering::SeqCst));
                     match shared.turn(delta) {
-                        Some(wait) => wait,
+                        Some(wait) if wait <= self.max_wait => wait,
+                        Some(wait) => {
+                            // Longer than the user allows any wait to be:
+                            // the bucket is not believed, this process paces
+                            // alone from here on.
+                            tracing::warn!(
+                                bucket = %shared.path().display(),
+                                wait_s = wait.as_secs(),
+                                "the shared quota asked for a wait longer than --max-wait; pacing alone"
+                            );
+                            self.alone.store(true, Ordering::SeqCst);
+                            self.turn_at(Instant::now())
+                        }
                         None => self.turn_at(Instant::now()),
                     }
                 }
@@ -256,6 +286,27 @@ mod tests {
         }
         assert_eq!(whole.share(2, 4).requests_per_minute, Some(150.0));
         assert_eq!(Quota::default().share(1, 4), Quota::default());
+    }
+
+    /// A shared bucket dated ahead never holds a call past `--max-wait`:
+    /// the turn comes from this process's own grid.
+    #[test]
+    fn a_shared_wait_over_max_wait_is_not_waited() {
+        let dir = tempfile::tempdir().unwrap();
+        let quota = Quota::parse("60").unwrap();
+        let shared = Arc::new(SharedQuota::new(dir.path(), "e", quota));
+        let pacer = Pacer::new(quota, Vec::new())
+            .with_shared(Some(Arc::clone(&shared)))
+            .with_max_wait(Duration::from_millis(300));
+        // Another process took a turn: the next one is a second away.
+        assert_eq!(shared.turn(0), Some(Duration::ZERO));
+        let started = Instant::now();
+        pacer.take_turn();
+        assert!(
+            started.elapsed() < Duration::from_millis(900),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     /// Turns at 600 rpm are 100 ms apart, whoever asks.

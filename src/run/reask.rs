@@ -55,6 +55,11 @@ pub fn ask_again(
     Ok((verdicts, spent))
 }
 
+/// Re-asks of one pair that could not be judged and are asked again
+/// (spared); one more ends the pair's re-asks (it stays open: the gate
+/// answers 2).
+pub const SPARE_UNJUDGED: u32 = 1;
+
 /// The record of a gate that had nothing to re-ask.
 pub fn nothing_to_reask(reference: &RunDocument, false_alarm_rate: f64) -> ReaskRecord {
     ReaskRecord {
@@ -104,12 +109,24 @@ pub fn reask(
 ) -> Result<(ReaskRecord, Spend), RunError> {
     let mut spent = Spend::default();
     let before = index_verdicts(reference);
-    // A re-ask that could not be judged does not count: one spare round.
+    // Re-asks of each pair that could not be judged (the target failed, a
+    // judge failed): the first is spared, the second ends the pair's
+    // re-asks, so whatever the target answers a pair is asked at most its
+    // cap and one spare, and the rounds end.
+    let mut unjudged: HashMap<(String, String, usize), u32> = HashMap::new();
     for _ in 0..=CAP {
         let open: Vec<PairKey> = replay(&record, reference)
             .into_iter()
             .filter(|(_, _, d)| d.verdict == PairVerdict::Open)
             .map(|(key, _, _)| key)
+            .filter(|key| {
+                let id = (
+                    key.case_id.to_string(),
+                    key.assertion_id.to_string(),
+                    key.occurrence,
+                );
+                unjudged.get(&id).copied().unwrap_or(0) < SPARE_UNJUDGED + 1
+            })
             .collect();
         if open.is_empty() {
             break;
@@ -138,9 +155,22 @@ pub fn reask(
                 assertion_id: &assertion_id,
                 occurrence: key.occurrence,
             });
-            if let (Some(again), Some(reference_verdict)) = (again, reference_verdict) {
-                if let Some(failed) = fails_again(key, reference_verdict, again) {
-                    entry.failed.push(failed);
+            let judged = match (again, reference_verdict) {
+                (Some(again), Some(reference_verdict)) => {
+                    fails_again(key, reference_verdict, again)
+                }
+                _ => None,
+            };
+            match judged {
+                Some(failed) => entry.failed.push(failed),
+                None => {
+                    *unjudged
+                        .entry((
+                            key.case_id.to_string(),
+                            key.assertion_id.to_string(),
+                            key.occurrence,
+                        ))
+                        .or_insert(0) += 1;
                 }
             }
         }

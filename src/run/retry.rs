@@ -8,13 +8,10 @@
 //! 2ⁿ). An asked wait shorter than the first backoff step (`Retry-After:
 //! 0` above all) is no hint: the backoff applies. An asked wait longer than
 //! `--max-wait` fails that call at once, with a sentence naming both; no
-//! wait is ever longer than `--max-wait`. A 429 that comes while other
-//! calls of the pool are being answered (since this call was last refused)
-//! uses up no retry, whether or not it names a wait (a gateway's
-//! parallel-request limit names none): the quota is in use, not broken,
-//! the call lost a race for it, and the pool slows down instead — so
-//! behind a per-minute limit every case finishes; with nothing answered,
-//! the retries run out as usual. A
+//! wait is ever longer than `--max-wait`. Every retry counts against
+//! `--max-retries`, a 429 as much as a 5xx, for the target's calls and the
+//! judges' alike: `--max-retries N` means at most N + 1 attempts of any one
+//! call. (Behind a per-minute limit, `--rate` paces the calls inside it.) A
 //! permanent failure is not retried. An exhausted retry is the last cause — recorded as an `error`
 //! verdict, never a fail. Every retry is counted by its reason
 //! ([`Retried`]): counts only, never a cause or a payload.
@@ -355,7 +352,6 @@ pub fn retrying<T>(
 ) -> Result<T, String> {
     let mut retry = 0u32;
     let mut again = 0u32;
-    let mut mark = throttle.answered();
     loop {
         throttle.wait_turn();
         match attempt() {
@@ -369,14 +365,9 @@ pub fn retrying<T>(
                 };
                 // Below the first step (`Retry-After: 0`) is no hint.
                 let asked = transient.retry_after.filter(|d| *d >= policy.base);
-                // Throttled while other calls were answered since this one
-                // was last refused: the quota is in use, not broken, so this
-                // refusal uses up no retry (the pool slows down instead).
-                // Every free retry needs another call answered, so this ends.
-                let answered = throttle.answered();
-                let free = transient.throttled && answered > mark;
-                mark = answered;
-                if !free && retry >= policy.max_retries {
+                // Every retry counts, a throttled one included: the bound
+                // is the user's word.
+                if retry >= policy.max_retries {
                     if retry > 0 {
                         tracing::info!(
                             call = what,
@@ -420,9 +411,7 @@ pub fn retrying<T>(
                     throttle.enter();
                 }
                 again += 1;
-                if !free {
-                    retry += 1;
-                }
+                retry += 1;
             }
         }
     }
@@ -615,40 +604,28 @@ mod tests {
         assert_eq!(seconds_text(Duration::from_secs(60)), "60 s");
     }
 
-    /// A named wait refused while the pool gets answers uses up no retry;
-    /// refused with nothing answered, the retries run out as before.
+    /// `--max-retries` bounds every call: a 429 refused while the pool
+    /// gets answers uses up a retry like any other (before, such refusals
+    /// were free: 6 attempts of one call against `--max-retries 1`).
     #[test]
-    fn refusals_while_others_are_answered_use_up_no_retry() {
-        let throttle = Throttle::new(4, 1);
-        let n = Cell::new(0);
-        let got = retrying(&quick(1), &throttle, "c", || {
-            n.set(n.get() + 1);
-            if n.get() <= 6 {
+    fn refusals_while_others_are_answered_use_up_retries_too() {
+        for max_retries in [0u32, 1, 4] {
+            let throttle = Throttle::new(4, 1);
+            let n = Cell::new(0);
+            let got = retrying(&quick(max_retries), &throttle, "c", || {
+                n.set(n.get() + 1);
                 // another call of the pool was answered meanwhile
                 throttle.succeeded();
-                Err(Failure::from_status(
+                Err::<(), _>(Failure::from_status(
                     429,
                     "429".into(),
                     Some(Duration::from_millis(2)),
                 ))
-            } else {
-                Ok(())
-            }
-        });
-        assert!(got.is_ok());
-        assert_eq!(n.get(), 7);
-        let throttle = Throttle::new(4, 1);
-        let n = Cell::new(0);
-        let got = retrying(&quick(1), &throttle, "c", || {
-            n.set(n.get() + 1);
-            Err::<(), _>(Failure::from_status(
-                429,
-                "429".into(),
-                Some(Duration::from_millis(2)),
-            ))
-        });
-        assert_eq!(got.unwrap_err(), "429");
-        assert_eq!(n.get(), 2);
+            });
+            assert_eq!(got.unwrap_err(), "429");
+            assert_eq!(n.get(), max_retries + 1);
+            assert_eq!(throttle.retried().total(), u64::from(max_retries));
+        }
     }
 
     #[test]

@@ -56,7 +56,18 @@ impl State {
 /// The turn rule, given the state and the clock: the wait before the next
 /// call may start (zero: it takes its turn now, and the state moves on).
 /// `tokens` spent since the last turn are added first.
+///
+/// A file dated ahead of what any process taking turns could have written
+/// (a next turn more than one turn away, token counting begun in the
+/// future: a clock set wrong, or a file written by hand) is not believed:
+/// the bucket starts again from now, so it can never hold a run for a day.
 fn turn(state: &mut State, quota: Quota, now_ns: u128, tokens: u64) -> Duration {
+    let every_ns = quota
+        .requests_per_minute
+        .map_or(0, |rpm| (60e9 / rpm) as u128);
+    if state.start_ns > now_ns || state.next_ns > now_ns.saturating_add(every_ns) {
+        *state = State::default();
+    }
     if state.start_ns == 0 {
         state.start_ns = now_ns;
     }
@@ -84,6 +95,46 @@ fn turn(state: &mut State, quota: Quota, now_ns: u128, tokens: u64) -> Duration 
     Duration::ZERO
 }
 
+/// One endpoint however it is spelled, for the bucket's identity: the
+/// provider's name if any (`openai@`), then `host:port` — the host in lower
+/// case, every loopback spelling (`localhost`, `127.0.0.1`, `[::1]`) as
+/// `loopback`, the scheme's port when none is written. The scheme and the
+/// path are left out: a quota belongs to the server, whatever route or
+/// trailing slash a suite names.
+pub fn endpoint_key(spelled: &str) -> String {
+    let spelled = spelled.trim();
+    let (kind, rest) = match spelled.split_once('@') {
+        Some((kind, rest))
+            if !kind.contains("://") && !kind.contains(':') && !kind.contains('/') =>
+        {
+            (format!("{kind}@"), rest)
+        }
+        _ => (String::new(), spelled),
+    };
+    let with_scheme = if rest.contains("://") {
+        rest.to_string()
+    } else {
+        format!("http://{rest}")
+    };
+    let Ok(url) = url::Url::parse(&with_scheme) else {
+        return format!("{kind}{}", rest.to_lowercase());
+    };
+    let host = match url.host() {
+        Some(url::Host::Domain(d)) if d.trim_end_matches('.') == "localhost" => {
+            "loopback".to_string()
+        }
+        Some(url::Host::Ipv4(ip)) if ip.is_loopback() => "loopback".to_string(),
+        Some(url::Host::Ipv6(ip)) if ip.is_loopback() => "loopback".to_string(),
+        Some(url::Host::Ipv6(ip)) => format!("[{ip}]"),
+        Some(host) => host.to_string().trim_end_matches('.').to_string(),
+        None => return format!("{kind}{}", rest.to_lowercase()),
+    };
+    match url.port_or_known_default() {
+        Some(port) => format!("{kind}{host}:{port}"),
+        None => format!("{kind}{host}"),
+    }
+}
+
 /// A quota's bucket shared through a file.
 #[derive(Debug)]
 pub struct SharedQuota {
@@ -92,8 +143,9 @@ pub struct SharedQuota {
 }
 
 impl SharedQuota {
-    /// The bucket in `dir` of the calls made with `identity` (endpoints and
-    /// key hashes, never a key) at `quota`.
+    /// The bucket in `dir` of the calls made with `identity` (endpoints as
+    /// [`endpoint_key`] spells them, and key hashes, never a key) at
+    /// `quota` (a rate however it was written: `600` is `600rpm`).
     pub fn new(dir: &Path, identity: &str, quota: Quota) -> SharedQuota {
         let id = sha256_hex(
             format!(
@@ -177,6 +229,74 @@ mod tests {
         assert_eq!(state.next_ns, t0 + 101 * S);
         assert_eq!(State::parse(&state.text()), state);
         assert_eq!(State::parse("garbage"), State::default());
+    }
+
+    /// A bucket dated a day ahead (a wrong clock, a file written by hand)
+    /// never holds a run for a day: it starts again from now.
+    #[test]
+    fn a_bucket_dated_ahead_is_not_believed() {
+        let t0 = 1_000 * S;
+        let mut state = State {
+            next_ns: t0 + 86_400 * S,
+            start_ns: 0,
+            tokens: 0,
+        };
+        assert_eq!(turn(&mut state, rpm(60.0), t0, 0), Duration::ZERO);
+        assert_eq!(state.next_ns, t0 + S);
+        // Honest: one turn ahead is waited for.
+        assert_eq!(turn(&mut state, rpm(60.0), t0, 0), Duration::from_secs(1));
+        let tpm = Quota {
+            requests_per_minute: None,
+            tokens_per_minute: Some(6000.0),
+        };
+        let mut state = State {
+            next_ns: 0,
+            start_ns: t0 + 86_400 * S,
+            tokens: 1_000_000,
+        };
+        assert_eq!(turn(&mut state, tpm, t0, 0), Duration::ZERO);
+        assert_eq!((state.start_ns, state.tokens), (t0, 0));
+    }
+
+    /// One endpoint, one bucket, however it is spelled.
+    #[test]
+    fn one_endpoint_however_spelled_is_one_bucket() {
+        let same = [
+            "http://127.0.0.1:4000",
+            "http://localhost:4000/v1",
+            "http://LOCALHOST:4000/v1/",
+            "127.0.0.1:4000",
+            "http://[::1]:4000/chat/completions",
+        ];
+        for spelled in same {
+            assert_eq!(endpoint_key(spelled), "loopback:4000", "{spelled}");
+        }
+        assert_eq!(
+            endpoint_key("openai@https://API.openai.com/v1"),
+            endpoint_key("openai@https://api.openai.com:443")
+        );
+        assert_eq!(
+            endpoint_key("openai@https://api.openai.com"),
+            "openai@api.openai.com:443"
+        );
+        assert_ne!(
+            endpoint_key("http://127.0.0.1:4000"),
+            endpoint_key("http://127.0.0.1:4001")
+        );
+        assert_ne!(
+            endpoint_key("openai@http://127.0.0.1:4000"),
+            endpoint_key("anthropic@http://127.0.0.1:4000")
+        );
+        // A rate however written: 600 is 600rpm.
+        let dir = std::path::Path::new("/q");
+        let bucket = |rate: &str| SharedQuota::new(dir, "e", Quota::parse(rate).unwrap());
+        assert_eq!(bucket("600").path(), bucket("600rpm").path());
+        assert_eq!(bucket("600.0").path(), bucket(" 600rpm").path());
+        assert_eq!(
+            bucket("600rpm,90000tpm").path(),
+            bucket("90000tpm,600").path()
+        );
+        assert_ne!(bucket("600").path(), bucket("601").path());
     }
 
     #[test]

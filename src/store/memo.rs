@@ -17,8 +17,9 @@
 //! fsync, rename), so two processes writing the same key leave one whole
 //! entry.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::core::memo::{MemoEntry, MemoFields, MemoPlace};
 
@@ -83,7 +84,14 @@ pub struct MemoReader {
     tenant: String,
     vouch: Option<Arc<dyn Vouch>>,
     seals_required: bool,
+    /// The readable entries by (suite, case), read once on the first
+    /// [`MemoReader::nearest`]: a replay with many misses reads the memo
+    /// once, not once a miss. Dropped when an entry is written.
+    by_place: Arc<Mutex<Option<Arc<ByPlace>>>>,
 }
+
+/// Entries by (suite, case).
+type ByPlace = HashMap<(String, String), Vec<MemoEntry>>;
 
 impl MemoReader {
     /// A reader of `tenant`'s memo in `store`.
@@ -93,6 +101,7 @@ impl MemoReader {
             tenant: tenant.to_string(),
             vouch: None,
             seals_required: false,
+            by_place: Arc::default(),
         }
     }
 
@@ -101,6 +110,7 @@ impl MemoReader {
     #[must_use]
     pub fn vouched_by(mut self, vouch: Arc<dyn Vouch>) -> MemoReader {
         self.vouch = Some(vouch);
+        self.by_place = Arc::default();
         self
     }
 
@@ -109,6 +119,7 @@ impl MemoReader {
     #[must_use]
     pub fn requiring_seals(mut self, required: bool) -> MemoReader {
         self.seals_required = required;
+        self.by_place = Arc::default();
         self
     }
 
@@ -150,21 +161,26 @@ impl MemoReader {
     /// # Errors
     /// As [`Store::write_memo`].
     pub fn put(&self, entry: &MemoEntry) -> Result<(), StoreError> {
+        self.by_place
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         self.store.write_memo(&self.tenant, entry)
     }
 
-    /// Of the entries recorded for `place`'s suite and case, the one whose
-    /// fields differ least from `fields` (another check's entry counts
-    /// "check declaration" as one more), with the names of what differs
-    /// (read only on a miss: every entry of the tenant is looked at).
-    pub fn nearest(
-        &self,
-        fields: &MemoFields,
-        place: &MemoPlace,
-    ) -> Option<(MemoEntry, Vec<&'static str>)> {
-        let dir = self.store.memo_dir(&self.tenant).ok()?;
-        let mut best: Option<(MemoEntry, Vec<&'static str>)> = None;
-        for shard in std::fs::read_dir(&dir).ok()?.flatten() {
+    /// Every readable entry of the tenant, by (suite, case): read once.
+    fn by_place(&self) -> Arc<ByPlace> {
+        let mut held = self.by_place.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(index) = held.as_ref() {
+            return Arc::clone(index);
+        }
+        let mut index = ByPlace::new();
+        let shards = self
+            .store
+            .memo_dir(&self.tenant)
+            .ok()
+            .and_then(|dir| std::fs::read_dir(dir).ok());
+        for shard in shards.into_iter().flatten().flatten() {
             let Ok(files) = std::fs::read_dir(shard.path()) else {
                 continue;
             };
@@ -173,23 +189,42 @@ impl MemoReader {
                 let Some(key) = path.file_stem().and_then(|s| s.to_str()) else {
                     continue;
                 };
-                let Some(entry) = self.readable(&path).filter(|e| e.fits(key)) else {
-                    continue;
-                };
-                if entry.place.suite != place.suite || entry.place.case != place.case {
-                    continue;
-                }
-                let mut differs = fields.differences(&entry.fields);
-                if entry.place.check != place.check {
-                    // A check whose declaration changed has another id.
-                    differs.push("check declaration");
-                }
-                if best.as_ref().is_none_or(|(_, d)| differs.len() < d.len()) {
-                    best = Some((entry, differs));
+                if let Some(entry) = self.readable(&path).filter(|e| e.fits(key)) {
+                    index
+                        .entry((entry.place.suite.clone(), entry.place.case.clone()))
+                        .or_default()
+                        .push(entry);
                 }
             }
         }
-        best
+        let index = Arc::new(index);
+        *held = Some(Arc::clone(&index));
+        index
+    }
+
+    /// Of the entries recorded for `place`'s suite and case, the one whose
+    /// fields differ least from `fields` (another check's entry counts
+    /// "check declaration" as one more), with the names of what differs
+    /// (read only on a miss; the memo is read once, on the first).
+    pub fn nearest(
+        &self,
+        fields: &MemoFields,
+        place: &MemoPlace,
+    ) -> Option<(MemoEntry, Vec<&'static str>)> {
+        let index = self.by_place();
+        let entries = index.get(&(place.suite.clone(), place.case.clone()))?;
+        let mut best: Option<(&MemoEntry, Vec<&'static str>)> = None;
+        for entry in entries {
+            let mut differs = fields.differences(&entry.fields);
+            if entry.place.check != place.check {
+                // A check whose declaration changed has another id.
+                differs.push("check declaration");
+            }
+            if best.as_ref().is_none_or(|(_, d)| differs.len() < d.len()) {
+                best = Some((entry, differs));
+            }
+        }
+        best.map(|(entry, differs)| (entry.clone(), differs))
     }
 }
 
@@ -259,6 +294,28 @@ mod tests {
             ..other.place.clone()
         };
         assert!(reader.nearest(&other.fields, &elsewhere).is_none());
+    }
+
+    /// A replay's misses read the memo once, not once a miss (2,000
+    /// misses took 179 s when each read every entry).
+    #[test]
+    fn the_nearest_entry_reads_the_memo_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let reader = MemoReader::new(Store::new(dir.path()), "t");
+        let kept = entry(b"yes", 0);
+        reader.put(&kept).unwrap();
+        let other = entry(b"no", 0);
+        assert!(reader.nearest(&other.fields, &other.place).is_some());
+        // The files are gone: every later miss answers from what was read.
+        std::fs::remove_dir_all(dir.path().join(".digline/t/memo")).unwrap();
+        for _ in 0..3 {
+            let (near, differs) = reader.nearest(&other.fields, &other.place).unwrap();
+            assert_eq!((near, differs), (kept.clone(), vec!["answer"]));
+        }
+        // A write reads it again.
+        reader.put(&entry(b"maybe", 0)).unwrap();
+        let (near, _) = reader.nearest(&other.fields, &other.place).unwrap();
+        assert_eq!(near, entry(b"maybe", 0));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 pub mod atomic;
 pub mod document;
 pub mod error;
+pub mod history;
 pub mod journal;
 pub mod masked;
 pub mod memo;

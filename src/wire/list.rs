@@ -10,10 +10,13 @@
 //! `unreadable` (a count, never paths: a path under `.digline/` is this
 //! machine's fact). **Added here**: `baseline_unreadable`, so that a
 //! `baseline_key` of null never reads as *no baseline yet* about a baseline
-//! that is there and could not be read.
+//! that is there and could not be read; `lucky` (the baseline's checks the
+//! base branch's history shows to be lucky: case, check, the reference's
+//! count, the history's failures of its answers, Fisher's p).
 
 use serde_json::{json, Map, Value};
 
+use crate::core::history::Lucky;
 use crate::store::repo::Listing;
 
 use super::OUTPUT_VERSION;
@@ -30,7 +33,23 @@ pub enum BaselineMark<'a> {
 }
 
 /// The `list_runs` object for `listing` (runs already newest first).
-pub fn runs_json(tenant: &str, suite: &str, baseline: BaselineMark, listing: &Listing) -> Value {
+pub fn runs_json(
+    tenant: &str,
+    suite: &str,
+    baseline: BaselineMark,
+    listing: &Listing,
+    lucky: &[Lucky],
+) -> Value {
+    let lucky: Vec<Value> = lucky
+        .iter()
+        .map(|l| {
+            json!({
+                "case": l.case, "check": l.check,
+                "reference_passed": l.passed, "reference_samples": l.samples,
+                "history_failed": l.failed, "history_asked": l.asked, "p": l.p,
+            })
+        })
+        .collect();
     let runs: Vec<Value> = listing
         .runs
         .iter()
@@ -65,6 +84,7 @@ pub fn runs_json(tenant: &str, suite: &str, baseline: BaselineMark, listing: &Li
         "advice": listing.advice(),
         "skipped": skipped,
         "unreadable": listing.unreadable.len(),
+        "lucky": lucky,
     })
 }
 
@@ -81,7 +101,7 @@ mod tests {
         listing
             .unreadable
             .push((PathBuf::from("/somewhere/x.json"), "broken".into()));
-        let v = runs_json("t", "s", BaselineMark::Unreadable, &listing);
+        let v = runs_json("t", "s", BaselineMark::Unreadable, &listing, &[]);
         assert_eq!(v["skipped"], json!({"9": 2}));
         assert_eq!(v["unreadable"], json!(1));
         assert_eq!(
@@ -96,7 +116,27 @@ mod tests {
 
     #[test]
     fn nothing_left_out_is_an_empty_note() {
-        let v = runs_json("t", "s", BaselineMark::Key("k"), &Listing::default());
+        let lucky = Lucky {
+            case: "c".into(),
+            check: "answer".into(),
+            passed: 5,
+            samples: 5,
+            failed: 9,
+            asked: 12,
+            p: 0.009,
+        };
+        let v = runs_json(
+            "t",
+            "s",
+            BaselineMark::Key("k"),
+            &Listing::default(),
+            &[lucky],
+        );
+        assert_eq!(
+            v["lucky"],
+            json!([{"case": "c", "check": "answer", "reference_passed": 5, "reference_samples": 5,
+                    "history_failed": 9, "history_asked": 12, "p": 0.009}])
+        );
         assert_eq!(v["note"], json!(""));
         assert_eq!(v["skipped"], json!({}));
         assert_eq!(v["unreadable"], json!(0));

@@ -20,6 +20,7 @@ mod forges;
 mod fuzz_replay;
 mod gate;
 mod help;
+mod history;
 mod integrity;
 mod interop;
 mod layering;

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::util::{digline_env, repo, stub};
 
-const SUITE: &str = r#"[suite]
+pub(crate) const SUITE: &str = r#"[suite]
 tenant = "noisy"
 environment = "local"
 name = "support"
@@ -85,11 +85,23 @@ fn compare_latest(root: &Path) -> crate::util::Ran {
 /// Measure a baseline of 30 samples (what docs/statistics.md recommends)
 /// where every case passes, and promote it.
 pub(crate) fn measured_baseline(root: &Path) -> String {
-    let yes: &[&str] = &["yes"; 30];
+    measured_baseline_of(root, 30)
+}
+
+/// Measure a baseline of `samples` samples where every case passes, and promote it.
+pub(crate) fn measured_baseline_of(root: &Path, samples: usize) -> String {
+    let yes: &[&str] = &vec!["yes"; samples];
     answers(root, &[("steady", yes), ("broken", yes), ("wobbly", yes)]);
     let ran = run(
         root,
-        &["run", "--suite", "suite.toml", "--samples", "30", "-q"],
+        &[
+            "run",
+            "--suite",
+            "suite.toml",
+            "--samples",
+            &samples.to_string(),
+            "-q",
+        ],
     );
     assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
     let key = ran.stdout.trim().to_string();
@@ -99,7 +111,7 @@ pub(crate) fn measured_baseline(root: &Path) -> String {
     )
     .unwrap();
     for result in doc["results"].as_array().unwrap() {
-        assert_eq!(result["verdicts"][0]["samples"], json!(vec![1.0; 30]));
+        assert_eq!(result["verdicts"][0]["samples"], json!(vec![1.0; samples]));
     }
     let promoted = run(root, &["promote", "--suite", "suite.toml", "--run", &key]);
     assert_eq!(promoted.code, 0, "{}", promoted.stderr);
@@ -121,7 +133,7 @@ fn gate_after_a_wobble(root: &Path, broken: &'static str) -> crate::util::Ran {
     run(root, &GATE)
 }
 
-const GATE: [&str; 7] = [
+pub(crate) const GATE: [&str; 7] = [
     "gate",
     "--suite",
     "suite.toml",
@@ -132,7 +144,7 @@ const GATE: [&str; 7] = [
 ];
 
 /// The comment with what changes from run to run replaced.
-fn stable(comment: &str) -> String {
+pub(crate) fn stable(comment: &str) -> String {
     let marker = regex::Regex::new(r"<!-- digline-(gate|order) [^>]*-->").unwrap();
     let keys = regex::Regex::new(r"\d{4}-\d\d-\d\dT[0-9a-f-]+").unwrap();
     keys.replace_all(&marker.replace_all(comment, "<!-- digline-$1 … -->"), "KEY")
@@ -207,6 +219,56 @@ fn a_failure_whose_re_asks_cannot_be_judged_is_exit_2_not_a_pass() {
     assert_eq!(compared.code, 2, "{}", compared.stderr);
     let value: Value = serde_json::from_str(&compared.stdout).unwrap();
     assert_eq!(value["reasked"][0]["verdict"], "open", "{value}");
+}
+
+/// Re-asks stop at their cap whatever the target answers, and every call
+/// they make is counted: a failing case whose re-asks answer HTTP 503 is
+/// asked again once and spared once (two re-asks, each with its one retry
+/// under `--max-retries 1`: four calls), then left unjudged (exit 2).
+/// stderr, the spend record and `outcome.json` count the four. Before: 9
+/// rounds of re-asks (46 calls in 57 s) while stderr said "0 more call(s)"
+/// and the spend record counted 3 of 12 calls.
+#[test]
+fn re_asks_that_cannot_be_answered_stop_and_every_call_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline(root);
+    let mut broken = vec![json!("no")];
+    broken.extend(std::iter::repeat_n(json!({"status": 503}), 40));
+    let table = json!({
+        "steady": {"answers": ["yes"]},
+        "wobbly": {"answers": ["yes"]},
+        "broken": {"answers": broken},
+    });
+    std::fs::write(root.join("answers.json"), table.to_string()).unwrap();
+    let mut args = GATE.to_vec();
+    args.extend(["--max-retries", "1"]);
+    let ran = run(root, &args);
+    assert_eq!(ran.code, 2, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "re-asked 1 check(s) that failed where the reference passed, before believing them: \
+             4 more call(s) to the target"
+        ),
+        "{}",
+        ran.stderr
+    );
+    let outcome: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("out/outcome.json")).unwrap())
+            .unwrap();
+    // Three cases asked once, four re-asks' calls; three answered.
+    assert_eq!(outcome["spent"]["target"]["sent"], 7, "{outcome}");
+    assert_eq!(outcome["spent"]["target"]["calls"], 3, "{outcome}");
+    let key = outcome["run_key"].as_str().unwrap();
+    let spend: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            root.join(format!(".digline/noisy/spend/runs/support/{key}.json")),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(spend["target"]["sent"], 7, "{spend}");
 }
 
 /// The spending cap holds the run and its re-asks together, and the run's

@@ -222,19 +222,20 @@ fn every_header_form_of_a_wait_is_honoured() {
 
 /// Behind a gateway with a per-minute limit that says when to come back
 /// (LiteLLM forwards the provider's 429 as `llm_provider-retry-after` and
-/// `llm_provider-retry-after-ms`, with `llm_provider-x-ratelimit-*`), every
-/// case finishes. Before: digline retried on its own 7.5 s of backoff and
-/// gave up; and once it read the wait, all the waiting calls came back at
-/// once after each pause, one got through and the others each used up a
-/// retry, so cases still ran out of retries (4 of 10 against the real
-/// proxy). The limit here: one call per 1.2 s, no burst.
+/// `llm_provider-retry-after-ms`, with `llm_provider-x-ratelimit-*`):
+/// `--max-retries` bounds every call, a 429 as much as any failure (before,
+/// a 429 while others were answered used up no retry: 45 retries for 20
+/// judge calls under `--max-retries 1`), and `--rate` inside the limit
+/// finishes every case. The limit here: one call per 1.2 s, no burst.
 #[test]
 fn a_gateway_limit_is_waited_out() {
     const EVERY: Duration = Duration::from_millis(1200);
     let next_free = Arc::new(Mutex::new(Instant::now()));
     let refused = Arc::new(AtomicUsize::new(0));
-    let r = Arc::clone(&refused);
+    let asked = Arc::new(AtomicUsize::new(0));
+    let (r, a) = (Arc::clone(&refused), Arc::clone(&asked));
     let fake = fake_llm::start(Box::new(move |seen: &Seen, _| {
+        a.fetch_add(1, Ordering::SeqCst);
         let now = Instant::now();
         let mut free = next_free.lock().unwrap();
         if now < *free {
@@ -257,8 +258,23 @@ fn a_gateway_limit_is_waited_out() {
         *free = now + EVERY;
         ok(seen, "Hello", 5, 5)
     }));
+    // Every call at most twice under `--max-retries 1`, whatever the pool.
     let dir = suite(10);
-    let ran = run(dir.path(), &fake, &["--concurrency", "8"]);
+    let ran = run(
+        dir.path(),
+        &fake,
+        &["--concurrency", "8", "--max-retries", "1"],
+    );
+    assert!(
+        asked.load(Ordering::SeqCst) <= 20,
+        "{} requests for 10 calls: {}",
+        asked.load(Ordering::SeqCst),
+        ran.stderr
+    );
+    assert!(refused.load(Ordering::SeqCst) > 0, "the limit was reached");
+    // Paced inside the limit, every case finishes.
+    let dir = suite(10);
+    let ran = run(dir.path(), &fake, &["--concurrency", "8", "--rate", "45"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let v = verdicts(dir.path(), ran.stdout.trim());
     assert!(
@@ -266,7 +282,6 @@ fn a_gateway_limit_is_waited_out() {
         "{v:?}\n{}",
         ran.stderr
     );
-    assert!(refused.load(Ordering::SeqCst) > 0, "the limit was reached");
 }
 
 /// `--rate 300` spreads 8 calls 200 ms apart.

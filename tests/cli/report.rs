@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use crate::util::{digline, stub};
 
 /// Where the screenshots and reports of this test are kept.
-fn artifacts() -> PathBuf {
+pub(crate) fn artifacts() -> PathBuf {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_digline"));
     let target = bin
         .parent()
@@ -354,7 +354,7 @@ fn compare_speaks_the_report_s_language() {
 // The browser.
 
 /// Debian's `chromium`, if installed; in CI its absence fails the test.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .flat_map(|p| ["chromium", "chromium-browser"].map(|n| p.join(n)))
@@ -377,7 +377,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Runs headless chromium on `page` with `args`, killed after 90 s.
-fn headless(browser: &Path, page: &Path, args: &[&str]) -> String {
+pub(crate) fn headless(browser: &Path, page: &Path, args: &[&str]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let mut child = Command::new(browser)
         .args([
@@ -399,6 +399,14 @@ fn headless(browser: &Path, page: &Path, args: &[&str]) -> String {
         .stderr(Stdio::null())
         .spawn()
         .expect("chromium starts");
+    // Read the DOM as it comes: a page larger than the pipe's buffer would
+    // otherwise keep chromium waiting to write it.
+    let mut stdout = child.stdout.take().expect("chromium's stdout");
+    let reader = std::thread::spawn(move || {
+        let mut dom = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut dom);
+        dom
+    });
     let deadline = Instant::now() + Duration::from_secs(90);
     while child.try_wait().ok().flatten().is_none() {
         if Instant::now() > deadline {
@@ -407,12 +415,11 @@ fn headless(browser: &Path, page: &Path, args: &[&str]) -> String {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let out = child.wait_with_output().expect("chromium output");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    String::from_utf8_lossy(&reader.join().expect("the DOM reader")).into_owned()
 }
 
 /// How many elements named `tag` a serialization holds.
-fn elements(html: &str, tag: &str) -> usize {
+pub(crate) fn elements(html: &str, tag: &str) -> usize {
     html.matches(&format!("<{tag}>")).count() + html.matches(&format!("<{tag} ")).count()
 }
 

@@ -88,8 +88,9 @@ fn target_and_judge_spend_is_recorded_promoted_and_shown_next_to_the_reference()
     assert_eq!(
         spend,
         json!({
-            "target": {"calls": 2, "usd": 0.003, "input_tokens": 2000, "output_tokens": 200},
-            "judges": {"calls": 2, "usd": 0.0015, "input_tokens": 1000, "output_tokens": 100}
+            "target": {"calls": 2, "sent": 2, "usd": 0.003, "input_tokens": 2000, "output_tokens": 200},
+            "judges": {"calls": 2, "sent": 2, "usd": 0.0015, "input_tokens": 1000, "output_tokens": 100},
+            "cases_asked": 2
         })
     );
 

@@ -79,6 +79,24 @@ pub fn as_number(value: &Value, path: &str) -> Result<f64, String> {
     }
 }
 
+/// The call's price at `path`: a number of USD, finite and at least 0.
+///
+/// # Errors
+/// Not a number, or a negative or non-finite one: the call is an error,
+/// never a negative spend.
+pub fn as_price(value: &Value, path: &str) -> Result<f64, String> {
+    let usd = as_number(value, path)?;
+    if usd.is_finite() && usd >= 0.0 {
+        Ok(usd)
+    } else {
+        Err(format!(
+            "{} holds {}, which is not a price: a call's cost is a number of USD, at least 0",
+            repr_str(path),
+            repr_value(value)
+        ))
+    }
+}
+
 /// The keys a reported configuration may hold (ADR 0005 §1), sorted.
 pub const CONFIG_KEYS: [&str; 11] = [
     "base_url",
@@ -324,6 +342,20 @@ mod tests {
         for (v, want) in bad {
             assert_eq!(as_number(&v, "c"), Err(want.to_string()));
         }
+    }
+
+    /// A negative price is refused (the call is an error), never recorded
+    /// as negative spend.
+    #[test]
+    fn a_price_is_a_number_of_usd_at_least_0() {
+        assert_eq!(as_price(&json!(0), "usage.cost_usd"), Ok(0.0));
+        assert_eq!(as_price(&json!(0.002), "usage.cost_usd"), Ok(0.002));
+        assert_eq!(
+            as_price(&json!(-20), "usage.cost_usd"),
+            Err("'usage.cost_usd' holds -20, which is not a price: a call's cost is a number of USD, at least 0".to_string())
+        );
+        assert!(as_price(&json!(-0.001), "c").is_err());
+        assert!(as_price(&json!("1"), "c").is_err());
     }
 
     #[test]

@@ -425,17 +425,37 @@ impl Client {
 pub const BUDGET_REFUSED: &str = "its budget at the gateway is spent";
 
 /// True for a gateway's refusal because a budget is spent, whatever its
-/// status (LiteLLM answers 400, 422 or 429 with `type: budget_exceeded`,
-/// `Budget has been exceeded! …` or `ExceededBudget: …`): never retried.
+/// status: LiteLLM's key, team or user form (400, 422 or 429 with `type:
+/// budget_exceeded`, `Budget has been exceeded! …`, `ExceededBudget: …`),
+/// its deployment form (`No deployments available - crossed budget …`,
+/// which it answers as 429), and any body whose error says a budget was
+/// crossed or exceeded. Never retried: another attempt meets the same
+/// refusal.
 fn is_budget_refusal(payload: &Value) -> bool {
-    let Some(error) = payload.get("error") else {
-        return false;
+    let error = payload.get("error");
+    let field = |name: &str| {
+        error
+            .and_then(|e| e.get(name))
+            .and_then(Value::as_str)
+            .unwrap_or("")
     };
-    let field = |name: &str| error.get(name).and_then(Value::as_str).unwrap_or("");
-    let message = error.as_str().unwrap_or_else(|| field("message"));
-    field("type") == "budget_exceeded"
-        || message.starts_with("Budget has been exceeded")
-        || message.starts_with("ExceededBudget")
+    if field("type") == "budget_exceeded" {
+        return true;
+    }
+    let texts = [
+        error.and_then(Value::as_str).unwrap_or(""),
+        field("message"),
+        payload.get("detail").and_then(Value::as_str).unwrap_or(""),
+        payload.get("message").and_then(Value::as_str).unwrap_or(""),
+    ];
+    texts.iter().any(|text| says_budget_spent(text))
+}
+
+/// True when `text` says a budget was crossed or exceeded (`crossed budget`,
+/// `Budget has been exceeded`, `ExceededBudget`, `exceeds its budget`).
+fn says_budget_spent(text: &str) -> bool {
+    let text = text.to_lowercase();
+    text.contains("budget") && (text.contains("exceed") || text.contains("crossed"))
 }
 
 fn error_message(payload: &Value) -> Option<String> {
@@ -559,13 +579,24 @@ mod tests {
             serde_json::json!({"error": {"message": "ExceededBudget: Key over 1d budget. Spend=1.2, Budget=1.0", "type": "auth_error", "param": "None", "code": "429"}}),
             serde_json::json!({"error": {"message": "Authentication Error - Budget has been exceeded! Team=t Current cost: 3, Max budget: 2", "type": "budget_exceeded", "code": "422"}}),
         ];
-        for payload in &refusals {
+        // The deployment form (router's provider, model or tag budgets),
+        // answered as a 429 that is no rate limit; and any body that says
+        // a budget was crossed or exceeded.
+        let more = [
+            serde_json::json!({"error": {"message": "No deployments available - crossed budget for provider: Exceeded budget for provider openai: 0.0021 >= 1e-12", "type": "None", "param": "None", "code": "429"}}),
+            serde_json::json!({"error": {"message": "litellm.RateLimitError: No deployments available - crossed budget for model=judge", "type": null, "code": "429"}}),
+            serde_json::json!({"detail": "Budget has been exceeded"}),
+            serde_json::json!({"message": "monthly budget exceeded for this project"}),
+            serde_json::json!({"error": "Your organisation has crossed its budget"}),
+        ];
+        for payload in refusals.iter().chain(&more) {
             assert!(is_budget_refusal(payload), "{payload}");
         }
         for payload in [
             serde_json::json!({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}),
             serde_json::json!({"error": "over budget?"}),
-            serde_json::json!({"detail": "Budget has been exceeded"}),
+            serde_json::json!({"error": {"message": "No deployments available for selected model, Try again in 60 seconds", "code": "429"}}),
+            serde_json::json!({"detail": "exceeded the rate limit"}),
         ] {
             assert!(!is_budget_refusal(&payload), "{payload}");
         }

@@ -10,7 +10,9 @@
 //! - **accuracy** and **recall** are shares of the same cases (every counted
 //!   case, or every positive one): McNemar's exact one-sided test on the
 //!   cases that went from right to wrong against those that went the other
-//!   way;
+//!   way. A case is counted in the aggregates' own cells (`docs/checks.md`,
+//!   [`Matrix::add`]): negative + pass is a true negative, so a case is
+//!   right exactly when its `over` check passed;
 //! - **precision** and **F1** are ratios whose denominators move with the
 //!   answers: a paired bootstrap over cases (2,000 resamples, seeded), the
 //!   drop real when the upper `1 − α` quantile of the difference is below 0.
@@ -23,7 +25,7 @@
 use std::collections::HashMap;
 
 use super::{Comparison, Outcome, Scope};
-use crate::core::aggregate::{AggregateKind, DeclaredAggregate};
+use crate::core::aggregate::{AggregateKind, DeclaredAggregate, Matrix};
 use crate::core::document::RunDocument;
 use crate::core::stats::{mcnemar_worse, paired_bootstrap, percentile_interval, quantile};
 use crate::core::suite::Suite;
@@ -134,8 +136,9 @@ fn measure(
                 .iter()
                 .filter(|p| kind == AggregateKind::Accuracy || p.0);
             let (mut lost, mut gained) = (0u64, 0u64);
-            for &(positive, was, is) in counted {
-                let (right_before, right_now) = (was == positive, is == positive);
+            // A case is right when its `over` check passed (TP or TN, as
+            // the aggregates count it), wrong when it failed (FN or FP).
+            for &(_, right_before, right_now) in counted {
                 match (right_before, right_now) {
                     (true, false) => lost += 1,
                     (false, true) => gained += 1,
@@ -162,25 +165,16 @@ fn measure(
     })
 }
 
-/// The measure over `(positive, passed)` cases; `None` for an empty
-/// denominator.
+/// The measure over `(positive, passed)` cases, counted in the aggregates'
+/// own cells ([`Matrix::add`]: negative + pass is a true negative);
+/// `None` for an empty denominator.
 fn score(kind: AggregateKind, cases: impl Iterator<Item = (bool, bool)>) -> Option<f64> {
-    let (mut tp, mut fp, mut tn, mut fn_) = (0u32, 0u32, 0u32, 0u32);
+    let mut matrix = Matrix::default();
     for (positive, passed) in cases {
-        match (positive, passed) {
-            (true, true) => tp += 1,
-            (true, false) => fn_ += 1,
-            (false, true) => fp += 1,
-            (false, false) => tn += 1,
-        }
+        matrix.add(positive, passed);
     }
-    let ratio = |n: u32, d: u32| (d > 0).then(|| f64::from(n) / f64::from(d));
-    match kind {
-        AggregateKind::Precision => ratio(tp, tp + fp),
-        AggregateKind::Recall => ratio(tp, tp + fn_),
-        AggregateKind::Accuracy => ratio(tp + tn, tp + tn + fp + fn_),
-        AggregateKind::F1 => ratio(2 * tp, 2 * tp + fp + fn_),
-    }
+    let (n, d) = kind.fraction(&matrix);
+    (d > 0).then(|| n as f64 / d as f64)
 }
 
 impl Comparison {
@@ -288,12 +282,14 @@ mod tests {
             .map(|i| if i % 2 == 0 { "positive" } else { "negative" })
             .collect();
         let s = suite(&labels, AggregateKind::Accuracy);
-        let right: Vec<bool> = (0..30).map(|i| i % 2 == 0).collect();
+        // Every case right: positives pass (TP), negatives pass (TN).
+        let right = vec![true; 30];
         let mut now = right.clone();
         now[0] = false;
-        now[2] = false;
-        now[1] = true;
-        let m = &paired_measures(&s, &doc(&s, &now), &doc(&s, &right), 0.05)[0];
+        now[1] = false;
+        let mut before = right.clone();
+        before[3] = false;
+        let m = &paired_measures(&s, &doc(&s, &now), &doc(&s, &before), 0.05)[0];
         assert!(!m.real_drop, "{m:?}");
         assert!(m.p.unwrap() > 0.05);
         let f1 = suite(&labels, AggregateKind::F1);
@@ -309,5 +305,60 @@ mod tests {
             m,
             &paired_measures(&f1, &doc(&f1, &broken), &doc(&f1, &right), 0.05)[0]
         );
+    }
+
+    /// The aggregates' cells (`docs/checks.md`): a negative case that passes
+    /// is a true negative. Accuracy that rose from 0.50 to 0.65 is no drop.
+    #[test]
+    fn negatives_that_now_pass_raise_accuracy_as_the_aggregates_count_it() {
+        let labels: Vec<&str> = (0..20)
+            .map(|i| if i < 10 { "positive" } else { "negative" })
+            .collect();
+        // Reference: positives pass, negatives fail: 10 TP + 10 FP = 0.50.
+        let before: Vec<bool> = (0..20).map(|i| i < 10).collect();
+        // Now three negatives pass as well: 10 TP + 3 TN = 0.65.
+        let mut now = before.clone();
+        now[10..13].fill(true);
+        for kind in [
+            AggregateKind::Accuracy,
+            AggregateKind::Precision,
+            AggregateKind::F1,
+        ] {
+            let s = suite(&labels, kind);
+            let (now_doc, before_doc) = (doc(&s, &now), doc(&s, &before));
+            let m = &paired_measures(&s, &now_doc, &before_doc, 0.05)[0];
+            assert!(m.difference > 0.0 && !m.real_drop, "{kind:?}: {m:?}");
+            // The same number the aggregate itself reports, run − reference.
+            let value = |d: &RunDocument| {
+                let outcomes: Vec<crate::core::aggregate::CaseOutcome> = s
+                    .cases
+                    .iter()
+                    .zip(&d.results)
+                    .map(|(c, r)| crate::core::aggregate::CaseOutcome {
+                        verdict: r.verdicts.first(),
+                        label: c.label.as_deref(),
+                        canary: false,
+                        group: None,
+                    })
+                    .collect();
+                crate::core::aggregate::evaluate(&s.aggregates[0], &outcomes)
+                    .score
+                    .unwrap()
+            };
+            // (The aggregate's score is stored to six decimals.)
+            let moved = value(&now_doc) - value(&before_doc);
+            assert!(
+                (m.difference - moved).abs() < 1e-6,
+                "{kind:?}: {m:?} {moved}"
+            );
+        }
+        let s = suite(&labels, AggregateKind::Accuracy);
+        let m = &paired_measures(&s, &doc(&s, &now), &doc(&s, &before), 0.05)[0];
+        assert!((m.difference - 0.15).abs() < 1e-12, "{m:?}");
+        assert_eq!(m.p, Some(1.0));
+        // The other way round, three lost: 0.65 → 0.50, p = 1/8.
+        let m = &paired_measures(&s, &doc(&s, &before), &doc(&s, &now), 0.05)[0];
+        assert!((m.difference + 0.15).abs() < 1e-12, "{m:?}");
+        assert!((m.p.unwrap() - 0.125).abs() < 1e-12, "{m:?}");
     }
 }

@@ -10,17 +10,20 @@
 //!   reference's samples (`samples` of the aggregate's verdict) gives the
 //!   standard deviation `σ` of one sample; a pull request's single sample
 //!   against the reference's mean of N differs by noise alone with
-//!   `σ·√(1 + 1/N)`, so the smallest drop a one-sided test catches is
-//!   `(z₁₋α + z₀.₈)·σ·√(1 + 1/N)` (`core::stats::mde_normal`). A measure
-//!   whose tolerance is below it is named: the suite cannot see a drop that
-//!   small.
+//!   `s = σ·√(1 + 1/N)`. A drop is found worse when it passes both the
+//!   measure's tolerance `t` and the noise (`z₁₋α·s`), so the smallest drop
+//!   caught 8 times in 10 is `max(t, z₁₋α·s) + z₀.₈·s`. A measure whose
+//!   tolerance is below the noise's threshold is named: the suite cannot see
+//!   a drop that small. A reference whose samples did not vary (`s = 0`)
+//!   catches every drop beyond the tolerance, and says so (never "a drop of
+//!   0.000").
 //!
 //! Read from schema-10 fields only; `None` when the reference measured no
 //! noise (every verdict of one sample).
 
 use super::reask::measured;
 use crate::core::document::RunDocument;
-use crate::core::stats::{mde_case, mde_normal, Plan};
+use crate::core::stats::{mde_case, normal_quantile, Plan};
 use crate::core::verdict::Status;
 
 /// The power of 80 %, in every sentence digline prints.
@@ -31,16 +34,39 @@ pub const POWER: f64 = 0.8;
 pub struct MeasurePower {
     /// The measure's name (`accuracy`, `f1[group=a]`).
     pub name: String,
-    /// The smallest drop caught with 80 % probability.
+    /// The smallest drop caught with 80 % probability, tolerance included.
     pub drop: f64,
     /// The measure's declared tolerance.
     pub tolerance: f64,
+    /// The drop noise alone reaches at the false-alarm rate (`z₁₋α·s`); 0
+    /// when the reference's samples did not vary.
+    pub noise: f64,
 }
 
 impl MeasurePower {
-    /// True when a drop as small as the tolerance would mostly go unseen.
+    /// The power of a measure with tolerance `tolerance` whose difference
+    /// (one sample against the reference's mean) varies by `sd` under no
+    /// change, at false-alarm rate `alpha`.
+    pub fn of(name: String, tolerance: f64, sd: f64, alpha: f64) -> MeasurePower {
+        let noise = normal_quantile(1.0 - alpha) * sd;
+        MeasurePower {
+            name,
+            drop: tolerance.max(noise) + normal_quantile(POWER) * sd,
+            tolerance,
+            noise,
+        }
+    }
+
+    /// True when a drop as small as the tolerance would mostly go unseen:
+    /// the noise, not the tolerance, decides what is caught.
     pub fn tolerance_undetectable(&self) -> bool {
-        self.tolerance < self.drop
+        self.tolerance < self.noise
+    }
+
+    /// True when the reference's samples did not vary: every drop beyond
+    /// the tolerance is caught.
+    pub fn steady(&self) -> bool {
+        self.noise <= 0.0
     }
 }
 
@@ -118,11 +144,12 @@ pub fn power(reference: &RunDocument, alpha: f64) -> Option<Power> {
             let mean = values.iter().sum::<f64>() / n;
             let variance = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
             let sd = variance.sqrt() * (1.0 + 1.0 / n).sqrt();
-            Some(MeasurePower {
-                name: v.assertion.to_string(),
-                drop: mde_normal(sd, 1, alpha, POWER),
-                tolerance: *v.tolerance,
-            })
+            Some(MeasurePower::of(
+                v.assertion.to_string(),
+                *v.tolerance,
+                sd,
+                alpha,
+            ))
         })
         .collect();
     Some(Power {
@@ -131,4 +158,25 @@ pub fn power(reference: &RunDocument, alpha: f64) -> Option<Power> {
         case_drop,
         measures,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_drop_passes_the_tolerance_and_the_noise() {
+        let (z95, z80) = (normal_quantile(0.95), normal_quantile(0.8));
+        // Noise above the tolerance: the noise decides, the tolerance is blind.
+        let m = MeasurePower::of("accuracy".into(), 0.01, 0.05, 0.05);
+        assert!((m.drop - (z95 + z80) * 0.05).abs() < 1e-12, "{m:?}");
+        assert!(m.tolerance_undetectable() && !m.steady());
+        // A tolerance above the noise's threshold: it is part of the drop.
+        let m = MeasurePower::of("accuracy".into(), 0.2, 0.05, 0.05);
+        assert!((m.drop - (0.2 + z80 * 0.05)).abs() < 1e-12, "{m:?}");
+        assert!(!m.tolerance_undetectable() && !m.steady());
+        // A reference that did not vary: every drop beyond the tolerance.
+        let m = MeasurePower::of("accuracy".into(), 0.0, 0.0, 0.05);
+        assert!(m.steady() && !m.tolerance_undetectable() && m.drop == 0.0);
+    }
 }

@@ -1,0 +1,416 @@
+//! The base branch's history (issue 33): gates on the base branch record
+//! one compact line each; a pull request's gate reads it, shows each
+//! flagged check's strip in the comment and draws it in the report, and
+//! never writes it. The history never changes an exit code; a forged line,
+//! a line of another reference and a history tracked by git are skipped
+//! and said; a reference the history contradicts is named before it
+//! blocks anyone.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::noisy::{answers, measured_baseline_of, setup, stable, GATE};
+use crate::util::digline_env;
+
+const HISTORY: &str = ".digline/noisy/history/support.jsonl";
+
+fn gate(root: &Path, extra: &[&str]) -> crate::util::Ran {
+    let mut args = GATE.to_vec();
+    args.extend(extra);
+    digline_env(root, &args, &[])
+}
+
+fn read(root: &Path, rel: &str) -> String {
+    std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The comment with keys, markers and dates made stable.
+fn comment(root: &Path) -> String {
+    let dates = regex::Regex::new(r"\d{4}\\?-\d\d\\?-\d\d").unwrap();
+    dates
+        .replace_all(&stable(&read(root, "out/comment.md")), "DATE")
+        .into_owned()
+}
+
+/// Four gates on the base branch: `wobbly` fails its first answer in the
+/// second and fourth (its re-asks pass), everything else passes.
+fn base_branch_gates(root: &Path) {
+    for i in 0..4 {
+        let wobbly: &[&str] = if i % 2 == 1 {
+            &["no", "yes", "yes", "yes", "yes", "yes"]
+        } else {
+            &["yes"]
+        };
+        answers(
+            root,
+            &[
+                ("steady", &["yes"]),
+                ("broken", &["yes"]),
+                ("wobbly", wobbly),
+            ],
+        );
+        let ran = gate(root, &["--history", "record"]);
+        assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    }
+}
+
+#[test]
+fn a_history_recorded_on_the_base_branch_is_shown_by_a_pull_request_and_changes_no_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline_of(root, 5);
+    base_branch_gates(root);
+    let history = read(root, HISTORY);
+    assert_eq!(history.lines().count(), 4, "{history}");
+    for line in history.lines() {
+        let value: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(value["v"], 1);
+        assert_eq!(value["checks"][0][1], 3, "{line}");
+    }
+    // Only what did not pass is listed, and no answer, var or reason.
+    assert!(!history.contains("\"yes\"") && !history.contains("reason"));
+    assert_eq!(
+        serde_json::from_str::<Value>(history.lines().nth(1).unwrap()).unwrap()["flagged"],
+        serde_json::json!([["wobbly", "contains", "f", 1, 0]])
+    );
+    // The pull request breaks `broken` and wobbles `wobbly` once more.
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["no"]),
+            ("wobbly", &["no", "yes", "yes", "yes", "yes", "yes"]),
+        ],
+    );
+    let ran = gate(root, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        read(root, HISTORY),
+        history,
+        "a pull request never writes it"
+    );
+    let shown = comment(root);
+    insta::assert_snapshot!("history_pull_request_comment", shown);
+    assert!(
+        shown.contains("| broken | contains | pass 1.000000 → fail 0.000000 | ▇▇▇▇ passed in 4 of the last 4 gates on the base branch |"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(
+            "▇▁▇▁ passed in 2 of the last 4 gates on the base branch\\; first failed DATE"
+        ),
+        "{shown}"
+    );
+    if let Some(html) = crate::surfaces::gfm(&read(root, "out/comment.md")) {
+        assert!(html.contains("<th>Base-branch history</th>"), "{html}");
+        assert!(
+            html.contains("<td>▇▇▇▇ passed in 4 of the last 4 gates on the base branch</td>"),
+            "{html}"
+        );
+    }
+    let report = read(root, "out/report.html");
+    // Pass rates per check and the flagged checks; the stub reports no price, so no spend.
+    assert_eq!(report.matches("<svg ").count(), 2, "{report}");
+    assert!(report.contains("id=\"chart-flagged\"") && !report.contains("id=\"chart-spend\""));
+    assert!(report.contains(
+        "<title id=\"chart-checks\">Pass rate per check, gate by gate on the base branch</title>"
+    ));
+    assert!(!report.contains("<script"));
+    // The same gate without the history: the same exit code, no history column.
+    let off = gate(root, &["--history", "off"]);
+    assert_eq!(off.code, ran.code);
+    let without = comment(root);
+    assert!(!without.contains("Base-branch history"), "{without}");
+    assert!(!read(root, "out/report.html").contains("<svg"));
+    // And a green pull request stays green whatever the history says.
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["yes"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
+    assert_eq!(gate(root, &["--history", "read"]).code, 0);
+    assert_eq!(read(root, HISTORY), history);
+}
+
+#[test]
+fn forged_lines_are_skipped_and_counted_and_a_tracked_history_is_never_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline_of(root, 5);
+    base_branch_gates(root);
+    let history = read(root, HISTORY);
+    let last: Value = serde_json::from_str(history.lines().last().unwrap()).unwrap();
+    let mut other = last.clone();
+    other["reference"] = "2020-01-01T00:00:00+00:00".into();
+    let mut future = last.clone();
+    future["at"] = "2999-01-01T00:00:00Z".into();
+    // A forged line claiming `broken` passed, against this reference.
+    let forged = format!("{history}{other}\n{future}\nnot a line\n");
+    std::fs::write(root.join(HISTORY), &forged).unwrap();
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["no"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
+    let ran = gate(root, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let shown = comment(root);
+    assert!(
+        shown.contains("3 history lines were skipped for failing their own checks \\(1 not a history line\\, 1 of another reference\\, 1 dated in the future or before the reference\\)\\."),
+        "{shown}"
+    );
+    assert!(shown.contains("passed in 4 of the last 4 gates"), "{shown}");
+    // Tracked by git, it is not read at all, and the comment says why.
+    crate::util::git(root, &["init", "-q"]);
+    crate::util::git(root, &["add", "-f", HISTORY]);
+    let ran = gate(root, &[]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let shown = comment(root);
+    assert!(
+        shown.contains("history\\/support\\.jsonl is tracked by git\\, so it was not read"),
+        "{shown}"
+    );
+    assert!(!shown.contains("passed in 4 of the last 4"), "{shown}");
+    // A base-branch gate does not append to a tracked history either way it reads.
+    assert_eq!(read(root, HISTORY), forged);
+}
+
+#[test]
+fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    measured_baseline_of(root, 5);
+    // `wobbly` passed 5 of 5 in the reference; on the base branch it fails
+    // three answers in four.
+    for _ in 0..6 {
+        answers(
+            root,
+            &[
+                ("steady", &["yes"]),
+                ("broken", &["yes"]),
+                ("wobbly", &["no", "no", "no", "yes"]),
+            ],
+        );
+        let ran = gate(root, &["--history", "record"]);
+        assert!(ran.code <= 1, "{}{}", ran.stdout, ran.stderr);
+    }
+    answers(
+        root,
+        &[
+            ("steady", &["yes"]),
+            ("broken", &["yes"]),
+            ("wobbly", &["yes"]),
+        ],
+    );
+    let ran = gate(root, &[]);
+    assert_eq!(
+        ran.code, 0,
+        "the notice never decides: {}{}",
+        ran.stdout, ran.stderr
+    );
+    let shown = comment(root);
+    assert!(shown.contains("#### A lucky reference"), "{shown}");
+    assert!(
+        shown.contains("wobbly · contains\\: the reference passed 5 of 5\\, but the base branch\\'s gates failed it in 18 of 24 answers"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("digline run \\-\\-suite suite\\.toml \\-\\-root \\. \\-\\-samples 20"),
+        "{shown}"
+    );
+    let report = read(root, "out/report.html");
+    assert!(report.contains("id=\"chart-flagged\""), "{report}");
+    // `digline list` (and MCP `list_runs`, from the same facts) names it too.
+    let listed = digline_env(root, &["list", "--suite", "suite.toml"], &[]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert!(
+        listed.stdout.contains("lucky reference: wobbly · contains: the reference passed 5 of 5, the base branch failed 18 of 24 answers"),
+        "{}",
+        listed.stdout
+    );
+}
+
+/// A store of `cases` cases with a history of `gates` gates (seeded: one
+/// case in three fails 6 % of its gates, cases 1 to 5 fail 95 % of them
+/// against a 5-of-5 reference, so they are named lucky): a stored run in
+/// which `case-00000` fails where its one-sample reference passed (no
+/// re-ask: the stored run is gated without a call).
+fn long_history(root: &Path, cases: usize, gates: usize) {
+    use serde_json::json;
+    const HASH: &str = "0123456789abcdef";
+    std::fs::write(
+        root.join("suite.toml"),
+        crate::noisy::SUITE.replace("PORT", "9"),
+    )
+    .unwrap();
+    let ids: Vec<String> = (0..cases).map(|i| format!("case-{i:05}")).collect();
+    let list: Vec<Value> = ids.iter().map(|id| json!({"id": id, "vars": {}})).collect();
+    std::fs::write(root.join("cases.json"), Value::Array(list).to_string()).unwrap();
+    let verdict = |status: &str, samples: bool| {
+        let mut v = json!({"assertion": "contains", "assertion_id": "contains-1", "metadata": {},
+            "reason": "", "score": if status == "pass" { 1.0 } else { 0.0 }, "status": status,
+            "threshold": 1.0, "tolerance": 0.0});
+        if samples {
+            v["samples"] = json!([1.0, 1.0, 1.0, 1.0, 1.0]);
+            v["sample_min"] = json!(1.0);
+            v["sample_max"] = json!(1.0);
+        }
+        v
+    };
+    let document = |at: &str, results: Vec<Value>| {
+        json!({"aggregate": [], "artifacts": {}, "config_hash": HASH, "created_at": at,
+            "digline_version": "0.10.0", "environment": "local", "git_commit": null,
+            "judge_config": {}, "metadata": {}, "redacted": false, "results": results,
+            "schema_version": 10, "suite": "support", "target_config": {}, "tenant": "noisy"})
+    };
+    let store = root.join(".digline/noisy");
+    for folder in ["baselines", "runs/support", "history"] {
+        std::fs::create_dir_all(store.join(folder)).unwrap();
+    }
+    let made = "2025-01-01T00:00:00+00:00";
+    let reference: Vec<Value> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| json!({"case_id": id, "suspended": false, "verdicts": [verdict("pass", i > 0)]}))
+        .collect();
+    std::fs::write(
+        store.join("baselines/support.json"),
+        document(made, reference).to_string(),
+    )
+    .unwrap();
+    let run: Vec<Value> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            json!({"case_id": id, "suspended": false,
+            "verdicts": [verdict(if i == 0 { "fail" } else { "pass" }, false)]})
+        })
+        .collect();
+    std::fs::write(
+        store.join(format!(
+            "runs/support/2025-03-01T00-00-00-00-00-{HASH}.json"
+        )),
+        document("2025-03-01T00:00:00+00:00", run).to_string(),
+    )
+    .unwrap();
+    let mut seed: u64 = 33;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 10_000) as f64 / 10_000.0
+    };
+    let mut text = String::new();
+    for g in 0..gates {
+        let at = format!(
+            "2025-01-{:02}T{:02}:{:02}:00Z",
+            1 + g / 1440,
+            (g / 60) % 24,
+            g % 60
+        );
+        let flagged: Vec<Value> = ids
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| match i {
+                0 => g % 3 == 0,
+                1..=5 => next() < 0.95,
+                _ => i % 3 == 0 && next() < 0.06,
+            })
+            // Cases 1 to 5 fail their re-ask too; the others pass it.
+            .map(|(i, id)| json!([id, "contains", "f", 1, u8::from((1..=5).contains(&i))]))
+            .collect();
+        let line = json!({"v": 1, "at": at, "commit": null, "reference": made,
+            "reference_config": HASH, "config": HASH, "exit": 0, "usd": 0.4 + next() / 5.0,
+            "checks": [["contains", cases, cases - flagged.len()]], "flagged": flagged});
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    std::fs::write(store.join("history/support.jsonl"), text).unwrap();
+}
+
+/// The report's charts at 1,000 gates × 2,000 cases, in English and German,
+/// opened by headless Chromium: every chart is an `<svg>` with a `<title>`,
+/// a table beside it, nothing runs; the screenshots are kept with the
+/// report test's (the user guide's pictures are docs/pictures/).
+#[test]
+fn in_chromium_the_history_charts_draw_at_a_thousand_gates_of_two_thousand_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    long_history(root, 2_000, 1_000);
+    for locale in ["en", "de"] {
+        let out = format!("out-{locale}");
+        let ran = digline_env(
+            root,
+            &[
+                "gate",
+                "--suite",
+                "suite.toml",
+                "--run",
+                "latest",
+                "--publish",
+                "none",
+                "--out",
+                &out,
+                "--locale",
+                locale,
+            ],
+            &[],
+        );
+        assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+        let page = root.join(&out).join("report.html");
+        let source = read(root, &format!("{out}/report.html"));
+        let comment = read(root, &format!("{out}/comment.md"));
+        assert_eq!(
+            source.matches("<svg ").count(),
+            3,
+            "checks, flagged, spend: {comment}"
+        );
+        for id in ["chart-checks", "chart-flagged", "chart-spend"] {
+            assert!(
+                source.contains(&format!("<title id=\"{id}\">")),
+                "{locale}: {id}"
+            );
+        }
+        assert_eq!(
+            source.matches("<table class=\"grid chart-table\">").count(),
+            3
+        );
+        assert!(
+            source.contains("1000 gates") || source.contains("1000 Gates"),
+            "{locale}"
+        );
+        let Some(browser) = crate::report::chromium() else {
+            continue;
+        };
+        let dom = crate::report::headless(&browser, &page, &["--dump-dom"]);
+        for tag in ["svg", "polyline", "table", "caption"] {
+            assert_eq!(
+                crate::report::elements(&dom, tag),
+                crate::report::elements(&source, tag),
+                "{locale}: <{tag}> in the DOM and in digline's HTML"
+            );
+        }
+        assert_eq!(crate::report::elements(&dom, "script"), 0);
+        let shot = crate::report::artifacts().join(format!("history-{locale}.png"));
+        let _ = std::fs::remove_file(&shot);
+        crate::report::headless(
+            &browser,
+            &page,
+            &[
+                "--window-size=1280,2400",
+                &format!("--screenshot={}", shot.display()),
+            ],
+        );
+        assert!(shot.is_file(), "{locale}: the screenshot was written");
+    }
+}
