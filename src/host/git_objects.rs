@@ -258,19 +258,8 @@ pub fn folders_holding(
     name: &str,
     inside: &Path,
 ) -> Result<(PathBuf, Vec<PathBuf>), AtRevError> {
-    let (repo, _) = locate(dir, Path::new("."))?;
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| AtRevError::NoRepository("the repository has no work tree".into()))?
-        .canonicalize()
-        .map_err(|e| AtRevError::NoRepository(e.to_string()))?;
-    let resolved = resolve_in(&repo, rev)?;
-    let id = gix::ObjectId::from_hex(resolved.commit.as_bytes())
-        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
-    let tree = repo
-        .find_commit(id)
-        .and_then(|c| c.tree())
-        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let (repo, workdir) = repository_with_work_tree(dir)?;
+    let tree = tree_at(&repo, rev)?;
     let mut found = Vec::new();
     let mut queue = std::collections::VecDeque::from([(PathBuf::new(), tree)]);
     let mut read = 0usize;
@@ -306,6 +295,27 @@ pub fn folders_holding(
     Ok((workdir, found))
 }
 
+/// The repository holding `dir` and its work tree, canonical.
+fn repository_with_work_tree(dir: &Path) -> Result<(gix::Repository, PathBuf), AtRevError> {
+    let (repo, _) = locate(dir, Path::new("."))?;
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| AtRevError::NoRepository("the repository has no work tree".into()))?
+        .canonicalize()
+        .map_err(|e| AtRevError::NoRepository(e.to_string()))?;
+    Ok((repo, workdir))
+}
+
+/// The tree of the commit `rev` names in `repo`.
+fn tree_at<'r>(repo: &'r gix::Repository, rev: &str) -> Result<gix::Tree<'r>, AtRevError> {
+    let resolved = resolve_in(repo, rev)?;
+    let id = gix::ObjectId::from_hex(resolved.commit.as_bytes())
+        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    repo.find_commit(id)
+        .and_then(|c| c.tree())
+        .map_err(|e| AtRevError::Absent(one_line(&e)))
+}
+
 /// The most files [`files_ending`] returns.
 const MAX_FILES: usize = 500;
 
@@ -322,19 +332,8 @@ pub fn files_ending(
     rev: &str,
     suffix: &str,
 ) -> Result<(PathBuf, Vec<PathBuf>), AtRevError> {
-    let (repo, _) = locate(dir, Path::new("."))?;
-    let workdir = repo
-        .workdir()
-        .ok_or_else(|| AtRevError::NoRepository("the repository has no work tree".into()))?
-        .canonicalize()
-        .map_err(|e| AtRevError::NoRepository(e.to_string()))?;
-    let resolved = resolve_in(&repo, rev)?;
-    let id = gix::ObjectId::from_hex(resolved.commit.as_bytes())
-        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
-    let tree = repo
-        .find_commit(id)
-        .and_then(|c| c.tree())
-        .map_err(|e| AtRevError::Absent(one_line(&e)))?;
+    let (repo, workdir) = repository_with_work_tree(dir)?;
+    let tree = tree_at(&repo, rev)?;
     let mut found = Vec::new();
     let mut queue = std::collections::VecDeque::from([(PathBuf::new(), tree)]);
     let mut read = 0usize;

@@ -121,29 +121,36 @@ fn with_the_evidence_key_the_memo_serves_later_gates_and_an_edited_entry_is_not_
     let keyed = [("DIGLINE_EVIDENCE_KEY", KEY)];
     let poor = regressed(root, &keyed);
     assert!(read_json(&memo_entries(root)[0])["seal"].is_string());
-    // The gate's own sealed replies serve the next gate's answers: no judge
-    // call. Its re-asks are fresh judgings, which replay never makes, so
-    // whether the failures are worse is not known (2), never a replayed 1.
+    // The gate's own sealed replies serve the next gate: no judge call
+    // (the re-asks, fresh judgings, are never the memo's: not judged, 2).
     let calls = judge_calls(&poor);
+    let reused = |gated: &Ran, n: usize| {
+        assert!(
+            gated
+                .stderr
+                .contains(&format!("judge memo (replay): {n} reply(ies) reused")),
+            "{}",
+            gated.stderr
+        );
+    };
     let gated = gate_with(root, &poor, "again", &["--judge-memo", "replay"], &keyed);
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
-    assert!(
-        gated
-            .stderr
-            .contains("judge memo (replay): 2 reply(ies) reused"),
-        "{}",
-        gated.stderr
-    );
+    reused(&gated, 2);
     assert_eq!(judge_calls(&poor), calls);
-    // Another key (or none) does not read them.
+    // Another key does not read them.
     let other = [("DIGLINE_EVIDENCE_KEY", "fedcba9876543210fedcba9876543210")];
     let gated = gate_with(root, &poor, "other", &["--judge-memo", "replay"], &other);
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
-    // An entry edited under its old seal is not believed.
+    reused(&gated, 0);
+    // An entry edited under its old seal is not believed: never green.
     assert!(forge(root, true) > 0);
     let gated = gate_with(root, &poor, "forged", &["--judge-memo", "replay"], &keyed);
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    reused(&gated, 0);
     assert_eq!(judge_calls(&poor), calls);
+    // With the memo on, the judge is asked again: worse.
+    let gated = gate_with(root, &poor, "on", &[], &keyed);
+    assert_eq!(gated.code, 1, "{}{}", gated.stdout, gated.stderr);
 }
 
 #[cfg(unix)]
@@ -458,4 +465,87 @@ fn without_a_readable_base_no_surface_says_unchanged() {
             "{file}: {text}"
         );
     }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_cases_file_turned_into_a_link_itemizes_only_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = crate::integrity::base_then(root, |root| {
+        // The pull request moves the cases behind a link and rewords one.
+        std::fs::create_dir_all(root.join("data")).unwrap();
+        let cases = crate::gate::read(root.join("cases.json")).replacen(
+            "When are you open on Saturdays?",
+            "When are you open on Sundays?",
+            1,
+        );
+        std::fs::write(root.join("data/cases.json"), cases).unwrap();
+        std::fs::remove_file(root.join("cases.json")).unwrap();
+        std::os::unix::fs::symlink("data/cases.json", root.join("cases.json")).unwrap();
+    });
+    let ran = crate::integrity::gate_against_base(root);
+    assert!(
+        ran.stdout
+            .contains("This pull request changes what is evaluated (1 itemized below)."),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    assert!(
+        ran.stdout.contains("  case opening-hours: vars changed"),
+        "{}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains("added"), "{}", ran.stdout);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_store_turned_into_a_link_keeps_the_comparison_with_the_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = crate::integrity::base_then(root, |root| {
+        std::fs::rename(root.join(".digline"), root.join("store")).unwrap();
+        std::os::unix::fs::symlink("store", root.join(".digline")).unwrap();
+    });
+    let ran = crate::integrity::gate_against_base(root);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    // The base's baseline is read through the base's path: the same file,
+    // not replaced, and nothing reads as unchanged for want of a base.
+    assert_eq!(
+        crate::integrity::outcome(root)["baseline_changed"],
+        Value::Bool(false)
+    );
+    assert!(!ran.stdout.contains("replaces"), "{}", ran.stdout);
+    assert!(!ran.stdout.contains("not verified"), "{}", ran.stdout);
+}
+
+#[test]
+fn removing_samples_is_itemized_as_loosened() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let server = crate::integrity::project(root);
+    crate::integrity::edit(
+        &root.join("suite.toml"),
+        "cases = \"cases.json\"",
+        "cases = \"cases.json\"\nsamples = 3",
+    );
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    crate::integrity::edit(
+        &root.join("suite.toml"),
+        "cases = \"cases.json\"\nsamples = 3",
+        "cases = \"cases.json\"",
+    );
+    git(root, &["commit", "-q", "-am", "the pull request"]);
+    let ran = crate::integrity::gate_against_base(root);
+    assert!(
+        ran.stdout.contains("  [suite] samples: 3 → — · loosened\n"),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    let _ = server.port;
 }

@@ -252,7 +252,7 @@ fn hostile() -> (RunDocument, RunDocument) {
         "<img src=x onerror=\"document.title='PWNED'\">",
         "</details></td></tr></table><h1>injected</h1>",
         "<a href=\"javascript:alert(1)\">click</a>",
-        "evil\u{202E}gnp.exe\u{2066}x\u{2069}\u{E0041}",
+        "evil\u{202E}gnp.exe\u{2066}x\u{2069}\u{E0041}\u{FFFE}\u{200B}\u{FFFF}",
         "\u{1b}[31mred\u{0}\u{7f}\u{85}",
         "\"' onmouseover=alert(1) x='",
     ];
@@ -309,7 +309,7 @@ fn hostile_names_and_reasons_render_as_text() {
         assert_eq!(count(&page, "<table"), count(&page, "</table>"));
         assert!(b.contains("&lt;script&gt;document.title=&#x27;PWNED&#x27;&lt;/script&gt;"));
         assert!(b.contains("&lt;/details&gt;&lt;/td&gt;"));
-        assert!(b.contains("evil&lt;U+202E&gt;gnp.exe&lt;U+2066&gt;x&lt;U+2069&gt;&lt;U+E0041&gt;"));
+        assert!(b.contains("evil&lt;U+202E&gt;gnp.exe&lt;U+2066&gt;x&lt;U+2069&gt;&lt;U+E0041&gt;&lt;U+FFFE&gt;&lt;U+200B&gt;&lt;U+FFFF&gt;"));
         assert!(b.contains("&#x1b;[31mred&#x0;&#x7f;&#x85;"));
         assert!(!page.chars().any(escape::is_invisible));
         assert!(
