@@ -18,7 +18,7 @@ the history of all 10). The notice fires when any of these comments names
 Usage:  bench/noisy/lucky.py SCENARIO [--trials N] [--seed S]
 Writes one JSON line per trial to bench/results/lucky-SCENARIO.jsonl and a
 summary (with a 95 % Wilson interval) to stdout. digline is
-target/debug/digline unless DIGLINE is set; the service is
+target/release/digline unless DIGLINE is set (noisy.py's default); the service is
 examples/quickstart/stub.rs (STUB).
 """
 import argparse

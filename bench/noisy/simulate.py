@@ -24,10 +24,11 @@ Prints one JSON line with each rate and its 95 % Wilson interval.
 import argparse
 import functools
 import json
-import math
 
 import numpy as np
 from scipy.stats import beta, binom
+
+from wilson import wilson
 
 import os
 ALPHA, REFERENCE_SHARE, MAX_CAP, BROKEN = 0.05, 0.3, 12, 0.3
@@ -152,16 +153,6 @@ def one_gate(rng, now, k, n, alpha=ALPHA * 0.8, skip=(), threshold=1.0):
     passed = k >= threshold * n - 1e-9
     triggered = [int(i) for i in np.nonzero(failed & measured & passed)[0] if int(i) not in skip]
     return decide(rng, now, k, n, first_failed, triggered, alpha)
-
-
-def wilson(x, n, z=1.959963984540054):
-    if n == 0:
-        return (0.0, 1.0)
-    p = x / n
-    d = 1 + z * z / n
-    c = p + z * z / (2 * n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (max(0.0, (c - h) / d), min(1.0, (c + h) / d))
 
 
 def rate(x, n):

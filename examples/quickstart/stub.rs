@@ -27,8 +27,18 @@
 //! "config": {"provider": "stub", "model": M, "temperature": 0.0}}`, the
 //! same bytes as the golden stub for text answers.
 //!
-//! The table is read again on every request, so it can be edited while the
-//! stub runs. `HEAD` and `GET` answer 200 with no body (the preflight).
+//! A seeded entry, `{"rate": 0.35, "seed": 17}`, answers `"yes"` or `"no"`
+//! instead (the benchmarks' compact form: `bench/noisy/noisy.py`): the n-th
+//! call for that id (counted as for `answers`) answers `"yes"` when a hash
+//! of (seed, id, n) falls below the rate, else `"no"`, so each call is an
+//! independent draw at that rate and the same table repeats the same draws.
+//! The hash is FNV-1a (64-bit) over the seed's eight little-endian bytes,
+//! the id's UTF-8 bytes and n's eight little-endian bytes, mixed by
+//! SplitMix64's finalizer, its top 53 bits read as a fraction of 2^53. The
+//! other keys (`status`, `cost_usd`, `sleep_ms`, `model`) apply as usual.
+//!
+//! The file is read again on every request, so it can be edited while the
+//! stub runs; it is parsed again only when its bytes change. `HEAD` and `GET` answer 200 with no body (the preflight).
 //! Each request runs on its own thread. The stub prints `stub listening on
 //! 127.0.0.1:PORT` once it accepts connections (`--port 0` picks a free
 //! port) and stops on SIGINT/SIGTERM.

@@ -14,10 +14,13 @@ use digline::core::python::dumps::{dumps, Escape, Style};
 /// What the stub answers when the table has neither the id nor `"*"`.
 const FALLBACK: &str = "Order 4821 ships Thursday. — Northwind Support";
 
-/// Per-id call counters, and the table text they were counted against.
+/// Per-id call counters, the table text they were counted against, and
+/// that text parsed once (kept while the file's bytes are unchanged).
 #[derive(Default)]
 struct Counters {
     table: Vec<u8>,
+    entries: Arc<Map<String, Value>>,
+    parses: usize,
     calls: HashMap<Option<String>, usize>,
 }
 
@@ -113,7 +116,19 @@ fn answer_for(request: &[u8], table: &[u8], counters: &Mutex<Counters>) -> Answe
     let id = serde_json::from_slice::<Value>(request)
         .ok()
         .and_then(|v| v.get("id").and_then(Value::as_str).map(str::to_string));
-    let entries: Map<String, Value> = serde_json::from_slice(table).unwrap_or_default();
+    let (entries, nth) = {
+        let mut counters = lock(counters);
+        if counters.table != table || counters.parses == 0 {
+            counters.table = table.to_vec();
+            counters.entries = Arc::new(serde_json::from_slice(table).unwrap_or_default());
+            counters.parses += 1;
+            counters.calls.clear();
+        }
+        let n = counters.calls.entry(id.clone()).or_insert(0);
+        *n += 1;
+        let n = *n;
+        (Arc::clone(&counters.entries), n)
+    };
     let entry = id
         .as_deref()
         .and_then(|id| entries.get(id))
@@ -124,22 +139,21 @@ fn answer_for(request: &[u8], table: &[u8], counters: &Mutex<Counters>) -> Answe
         Value::Object(spec) => spec,
         other => Map::from_iter([("answer".to_string(), other)]),
     };
-    let nth = {
-        let mut counters = lock(counters);
-        if counters.table != table {
-            counters.table = table.to_vec();
-            counters.calls.clear();
+    let seeded = spec
+        .get("rate")
+        .and_then(Value::as_f64)
+        .zip(spec.get("seed").and_then(Value::as_u64));
+    let answer = if let Some((rate, seed)) = seeded {
+        let yes = draw(seed, id.as_deref().unwrap_or(""), nth) < rate;
+        Value::String(if yes { "yes" } else { "no" }.to_string())
+    } else {
+        match spec.get("answers") {
+            Some(Value::Array(list)) if !list.is_empty() => list[(nth - 1) % list.len()].clone(),
+            _ => spec
+                .get("answer")
+                .cloned()
+                .unwrap_or_else(|| Value::String(String::new())),
         }
-        let n = counters.calls.entry(id).or_insert(0);
-        *n += 1;
-        *n
-    };
-    let answer = match spec.get("answers") {
-        Some(Value::Array(list)) if !list.is_empty() => list[(nth - 1) % list.len()].clone(),
-        _ => spec
-            .get("answer")
-            .cloned()
-            .unwrap_or_else(|| Value::String(String::new())),
     };
     let sleep_ms = spec.get("sleep_ms").and_then(Value::as_u64).unwrap_or(0);
     // One answer of the list may be a status alone (`{"status": 503}`).
@@ -182,6 +196,28 @@ fn answer_for(request: &[u8], table: &[u8], counters: &Mutex<Counters>) -> Answe
         body,
         sleep_ms,
     }
+}
+
+/// The seeded draw of a `{"rate": R, "seed": S}` entry for the `nth` call
+/// (from 1) of `id`: a number in [0, 1) from FNV-1a (64-bit) over the
+/// seed's and `nth`'s eight little-endian bytes around the id's UTF-8
+/// bytes, mixed by SplitMix64's finalizer; its top 53 bits over 2^53.
+fn draw(seed: u64, id: &str, nth: usize) -> f64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let bytes = seed
+        .to_le_bytes()
+        .into_iter()
+        .chain(id.bytes())
+        .chain((nth as u64).to_le_bytes());
+    for byte in bytes {
+        h = (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^= h >> 31;
+    #[allow(clippy::cast_precision_loss)]
+    let top = (h >> 11) as f64;
+    top / 9_007_199_254_740_992.0
 }
 
 /// Python's `json.dumps(v, ensure_ascii=False)` text for one value.
@@ -253,6 +289,67 @@ mod tests {
             b.starts_with(r#"{"data": {"answer": "a"}"#),
             "an edit restarts the counters: {b}"
         );
+    }
+
+    #[test]
+    fn the_table_is_parsed_once_while_its_bytes_are_unchanged() {
+        let c = Mutex::new(Counters::default());
+        let table = r#"{"a": {"answers": ["1", "2", "3"]}}"#;
+        for expected in ["1", "2", "3", "1"] {
+            let (_, b, _) = ask("a", table, &c);
+            assert!(b.contains(&format!("\"answer\": \"{expected}\"")), "{b}");
+        }
+        assert_eq!(lock(&c).parses, 1);
+        let edited = r#"{"a": {"answers": ["x", "y"]}}"#;
+        let (_, b, _) = ask("a", edited, &c);
+        assert!(b.contains(r#""answer": "x""#), "a new table is read: {b}");
+        assert_eq!(lock(&c).parses, 2);
+    }
+
+    fn seeded_answers(table: &str, id: &str, calls: usize) -> Vec<bool> {
+        let c = Mutex::new(Counters::default());
+        (0..calls)
+            .map(|_| {
+                let (status, b, _) = ask(id, table, &c);
+                assert_eq!(status, 200);
+                assert!(
+                    b.contains(r#""answer": "yes""#) || b.contains(r#""answer": "no""#),
+                    "{b}"
+                );
+                b.contains(r#""answer": "yes""#)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_seeded_entry_answers_yes_at_its_rate_and_repeats_its_draws() {
+        let table = r#"{"c1": {"rate": 0.35, "seed": 17}, "c2": {"rate": 0.35, "seed": 17},
+            "c3": {"rate": 0.35, "seed": 18}, "never": {"rate": 0.0, "seed": 1},
+            "always": {"rate": 1.0, "seed": 1, "answer": "ignored"}}"#;
+        let first = seeded_answers(table, "c1", 10_000);
+        let yes = first.iter().filter(|y| **y).count();
+        assert!((3_300..=3_700).contains(&yes), "{yes} of 10000 at 0.35");
+        assert_eq!(first, seeded_answers(table, "c1", 10_000), "the same draws");
+        assert_ne!(first, seeded_answers(table, "c2", 10_000), "another id");
+        assert_ne!(first, seeded_answers(table, "c3", 10_000), "another seed");
+        assert!(seeded_answers(table, "never", 200).iter().all(|y| !y));
+        assert!(seeded_answers(table, "always", 200).iter().all(|y| *y));
+        assert!(
+            seeded_answers(table, "c1", 50)
+                .windows(2)
+                .any(|w| w[0] != w[1]),
+            "the n-th call draws afresh"
+        );
+    }
+
+    #[test]
+    fn the_seeded_draw_is_fixed_by_seed_id_and_call() {
+        let d = draw(17, "case-00001", 1);
+        assert!((0.0..1.0).contains(&d));
+        assert_eq!(d.to_bits(), draw(17, "case-00001", 1).to_bits());
+        assert_ne!(d.to_bits(), draw(17, "case-00001", 2).to_bits());
+        assert_ne!(d.to_bits(), draw(18, "case-00001", 1).to_bits());
+        assert_ne!(d.to_bits(), draw(17, "case-00002", 1).to_bits());
     }
 
     #[test]

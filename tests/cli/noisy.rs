@@ -492,10 +492,11 @@ fn the_noisy_benchmark_runs_one_gate_of_each_kind() {
         return;
     }
     let out = tempfile::tempdir().unwrap();
-    for scenario in ["deterministic", "drop15"] {
+    for scenario in ["deterministic", "drop15", "judge"] {
         let ran = std::process::Command::new("python3")
             .arg(repo().join("bench/noisy/noisy.py"))
-            .args([scenario, "--trials", "1", "--out"])
+            .args([scenario, "--cases", "40", "--samples", "5", "--refs", "1"])
+            .args(["--trials", "1", "--out"])
             .arg(out.path())
             .env("DIGLINE", env!("CARGO_BIN_EXE_digline"))
             .env("STUB", &stub)
@@ -509,6 +510,12 @@ fn the_noisy_benchmark_runs_one_gate_of_each_kind() {
         let summary: Value = serde_json::from_slice(&ran.stdout).unwrap();
         assert_eq!(summary["gates"], 1);
         assert_eq!(summary["exit_other"], 0, "{summary}");
+        if scenario == "judge" {
+            assert_eq!(summary["judge_calls_beyond_reasks"], 0, "{summary}");
+        }
+        if scenario == "deterministic" {
+            assert_eq!(summary["exit1"]["count"], 1, "{summary}");
+        }
     }
 }
 
