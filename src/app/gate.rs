@@ -465,6 +465,14 @@ fn run_or_merge(
             doc: Box::new(merged.doc),
         });
     }
+    // Judge anchors are loaded and checked, not yet graded: said, never
+    // silently relied on (issue 32).
+    if !loaded.loaded.judge_anchors.is_empty() {
+        notices.warn(format!(
+            "{} judge anchor(s) were read and checked, but this release does not grade them yet: a judge that moved is not detected by this gate",
+            loaded.loaded.judge_anchors.len()
+        ));
+    }
     // What the reference lets the gate see, said with the plan.
     let alpha = loaded.loaded.suite.false_alarm_rate;
     if let Some(power) = base
