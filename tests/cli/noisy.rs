@@ -450,6 +450,19 @@ fn a_deterministic_system_names_its_broken_case_within_three_extra_calls() {
         ],
     );
     let ran = run(root, &GATE);
+    // A one-sample reference says what it can see, and that no rate holds
+    // (today's main printed nothing and its docs called it 0.10.0's rule).
+    assert!(
+        ran.stderr.contains(
+            "digline: With one sample a case in the reference, no noise was measured and no \
+             false-alarm rate can be stated: a check is worse when its answer and two re-asks all \
+             fail, so a case that now fails 93 % of the time or more is caught 8 times in 10, and \
+             a case that wobbles at 50 % is named worse 1 time in 8. To gate a noisy system at a \
+             stated rate, measure the reference with `digline run --samples 30`, then promote it.\n"
+        ),
+        "{}",
+        ran.stderr
+    );
     assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
     assert!(ran.stdout.contains("broken · contains"), "{}", ran.stdout);
     let record: Value = serde_json::from_str(
