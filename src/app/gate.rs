@@ -1008,8 +1008,8 @@ fn with_history(
         .iter()
         .map(|l| l.samples * 4)
         .max()
-        .unwrap_or(20)
-        .clamp(20, 1000);
+        .unwrap_or(30)
+        .clamp(30, 1000);
     let command = format!(
         "digline run --suite {} --root {} --samples {samples}",
         request.suite.file.display(),

@@ -225,7 +225,7 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
         "{shown}"
     );
     assert!(
-        shown.contains("digline run \\-\\-suite suite\\.toml \\-\\-root \\. \\-\\-samples 20"),
+        shown.contains("digline run \\-\\-suite suite\\.toml \\-\\-root \\. \\-\\-samples 30"),
         "{shown}"
     );
     let report = read(root, "out/report.html");
