@@ -266,7 +266,7 @@ pub fn reask(
     // attempt, at its share of the declared rate.
     let head =
         crate::host::trust::rerun_id(&request.suite.root, reference, &loaded.suite.config_hash());
-    let earlier = head.as_deref().and_then(|id| {
+    let earlier = head.as_ref().and_then(|(_, id)| {
         crate::host::trust::believed_rerun(
             &request.suite.workspace(),
             &store,
@@ -355,9 +355,9 @@ pub fn reask(
     store.write_run_reasks(&run.tenant, &run.suite, key, &record)?;
     // Kept for the next gate of this head only where it can be believed
     // there: sealed with the evidence key.
-    if let (Some(id), true) = (head, crate::host::trust::evidence_key_set()) {
+    if let (Some((tree, id)), true) = (head, crate::host::trust::evidence_key_set()) {
         let next = crate::core::compare::reask::RerunRecord {
-            head_tree: crate::host::git_objects::head_tree(&request.suite.root).unwrap_or_default(),
+            head_tree: tree,
             reference_created_at: reference.created_at.clone(),
             reference_config_hash: reference.config_hash.clone(),
             config_hash: loaded.suite.config_hash(),

@@ -348,17 +348,22 @@ pub fn believed_reasks(
     record
 }
 
-/// The name of the record the gates of one head keep
-/// (`store::reruns`): the head's tree, the reference and the suite's
+/// The head's tree and the name of the record the gates of that head keep
+/// (`store::reruns`): the tree, the reference and the suite's
 /// configuration, hashed together. `None` outside git (no head to carry
 /// evidence for).
-pub fn rerun_id(root: &Path, reference: &RunDocument, config_hash: &str) -> Option<String> {
+pub fn rerun_id(
+    root: &Path,
+    reference: &RunDocument,
+    config_hash: &str,
+) -> Option<(String, String)> {
     let tree = git_objects::head_tree(root)?;
     let text = format!(
         "{tree}\n{}\n{}\n{config_hash}",
         reference.created_at, reference.config_hash
     );
-    Some(crate::core::identity::sha256_hex(text.as_bytes(), 16))
+    let id = crate::core::identity::sha256_hex(text.as_bytes(), 16);
+    Some((tree, id))
 }
 
 /// What earlier gates of this head decided (`store::reruns`), believed

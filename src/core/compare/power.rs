@@ -88,8 +88,8 @@ pub struct Power {
 /// What a gate against a reference of one sample a case can see: no noise
 /// was measured, so no false-alarm rate holds; a check is worse after three
 /// failures in a row, and a case now failing at rate `q` is caught with
-/// probability `q³` (`mde_case` of one sample). `None` when the reference
-/// measured noise ([`power`] answers then) or holds no verdict.
+/// probability `q³` (`mde_case` of one sample). Asked after [`power`]
+/// found no measured reference; `None` when no verdict has one sample.
 pub fn one_sample(reference: &RunDocument, alpha: f64) -> Option<Power> {
     let any = reference
         .results
@@ -97,7 +97,7 @@ pub fn one_sample(reference: &RunDocument, alpha: f64) -> Option<Power> {
         .filter(|c| !c.suspended)
         .flat_map(|c| c.verdicts.iter())
         .any(|v| v.status != Status::Error && measured(v).1 == 1);
-    (any && power(reference, alpha).is_none()).then(|| Power {
+    any.then(|| Power {
         alpha,
         samples: 1,
         case_drop: mde_case(
