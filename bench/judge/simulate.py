@@ -38,6 +38,7 @@ check on the simulation).
 
 Usage:  bench/judge/simulate.py [--trials 2000] [--seed 20261207]
                                 [--alpha 0.05] [--out FILE]
+                                [--changed-alpha A]   (an experiment)
 """
 import argparse
 import functools
@@ -64,8 +65,18 @@ def p_value(lost, gained):
     return float(mcnemar([[0, lost], [gained, 0]], exact=True).pvalue)
 
 
+# --changed-alpha: an experiment, not the rule. With it, a changed identity
+# counts as moved when McNemar's p is under this looser level instead of
+# on any moved anchor (the rule has none: any move of a changed judge).
+CHANGED_ALPHA = None
+
+
 def reading(lost, gained, changed, alpha):
-    if p_value(lost, gained) < alpha or (changed and lost + gained > 0):
+    if CHANGED_ALPHA is None:
+        changed_moved = changed and lost + gained > 0
+    else:
+        changed_moved = changed and p_value(lost, gained) < CHANGED_ALPHA
+    if p_value(lost, gained) < alpha or changed_moved:
         return "moved"
     return "renamed" if changed else "steady"
 
@@ -112,11 +123,9 @@ def exact_moved(n, noise, changed, alpha):
         pm = binom.pmf(m, n, d)
         if pm < 1e-15:
             continue
-        if changed and m > 0:
-            total += pm
-            continue
         total += pm * sum(
-            binom.pmf(lost, m, 0.5) for lost in range(m + 1) if p_value(lost, m - lost) < alpha
+            binom.pmf(lost, m, 0.5) for lost in range(m + 1)
+            if reading(lost, m - lost, changed, alpha) == "moved"
         )
     return total
 
@@ -151,6 +160,7 @@ def run(scenario, n, rate, noise, trials, seed, alpha, shift=0.0, churn=0.0, cha
         "trials": trials,
         "seed": seed,
         "min_true_shift": round(min(shifts), 4),
+        "rule": "anchors.rs" if CHANGED_ALPHA is None else f"changed_alpha={CHANGED_ALPHA}",
     }
     for key, x in counts.items():
         line[key] = x
@@ -183,7 +193,11 @@ def main():
     ap.add_argument("--seed", type=int, default=20261207)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--out", default="bench/results/judge-sim.jsonl")
+    ap.add_argument("--changed-alpha", type=float, default=None,
+                    help="experiment: a changed identity is moved when p < this, not on any move")
     args = ap.parse_args()
+    global CHANGED_ALPHA
+    CHANGED_ALPHA = args.changed_alpha
     with open(args.out, "w") as out:
         for i, (scenario, n, rate, noise, extra) in enumerate(grid()):
             line = run(scenario, n, rate, noise, args.trials, args.seed + i, args.alpha, **extra)

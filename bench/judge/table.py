@@ -1,98 +1,133 @@
 #!/usr/bin/env python3
 """The Markdown tables of docs/statistics.md ("Judge drift, measured") from
-bench/results/judge-sim.jsonl (bench/judge/simulate.py).
+the lines bench/judge/simulate.py wrote.
 
-Usage:  bench/judge/table.py [bench/results/judge-sim.jsonl]
+Usage:  bench/judge/table.py [RULE.jsonl [VARIANT.jsonl]]
+        (default bench/results/judge-sim.jsonl; a variant file, written
+        with --changed-alpha, adds its rename and named-swap columns)
 """
 import json
 import sys
-from collections import defaultdict
 
 
 def pct(share, ci):
     return f"{100 * share:.1f} % ({100 * ci[0]:.1f}–{100 * ci[1]:.1f})"
 
 
+def load(path):
+    return [json.loads(line) for line in open(path)]
+
+
+def one(rows, **want):
+    hits = [r for r in rows if all(r[k] == v for k, v in want.items())]
+    assert len(hits) == 1, (want, len(hits))
+    return hits[0]
+
+
+def worst(rows, key, lowest=True, **want):
+    """Over base rates and churn: the lowest share of `key` (or highest)."""
+    hits = [r for r in rows if all(r[k] == v for k, v in want.items())]
+    if not hits:
+        return None
+    pick = min if lowest else max
+    return pick(hits, key=lambda r: r[f"{key}_share"])
+
+
+def cell(r, key):
+    return "—" if r is None else pct(r[f"{key}_share"], r[f"{key}_ci95"])
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "bench/results/judge-sim.jsonl"
-    rows = [json.loads(line) for line in open(path)]
+    rows = load(path)
+    variant = load(sys.argv[2]) if len(sys.argv) > 2 else None
     first = rows[0]
-    print(f"<!-- {len(rows)} scenarios, {first['trials']} trials each, alpha {first['alpha']}, "
-          f"seeds {min(r['seed'] for r in rows)}–{max(r['seed'] for r in rows)} -->\n")
-
     noises = sorted({r["noise"] for r in rows})
     anchors = sorted({r["anchors"] for r in rows})
+    rates = sorted({r["rate"] for r in rows if r["scenario"] == "swap"})
+    shifts = sorted({r["shift"] for r in rows if r["scenario"] == "swap"})
+    print(f"<!-- bench/judge/table.py {' '.join(sys.argv[1:])}: {len(rows)} scenarios, "
+          f"{first['trials']} trials each, alpha {first['alpha']}, "
+          f"seeds {min(r['seed'] for r in rows)}–{max(r['seed'] for r in rows)} -->\n")
 
-    print("Unchanged judge, read as moved (target ≤ 5 %); exact value under the model in brackets:\n")
-    print("| anchors | " + " | ".join(f"noise {n}" for n in noises) + " |")
-    print("|---" * (len(noises) + 1) + "|")
+    head = "| anchors | " + " | ".join(f"noise {q}" for q in noises) + " |\n" + "|---" * (len(noises) + 1) + "|"
+
+    print("**(c) An unchanged judge read as moved** (target ≤ 5 %; in brackets the exact "
+          "probability under the model):\n")
+    print(head)
     for n in anchors:
         cells = []
         for q in noises:
-            r = next(r for r in rows if r["scenario"] == "steady" and r["anchors"] == n and r["noise"] == q)
-            cells.append(f"{pct(r['moved_share'], r['moved_ci95'])} [{100 * r['moved_exact']:.1f} %]")
+            r = one(rows, scenario="steady", anchors=n, noise=q)
+            cells.append(f"{cell(r, 'moved')} [{100 * r['moved_exact']:.1f} %]")
         print(f"| {n} | " + " | ".join(cells) + " |")
 
-    print("\nRenamed judge, same behaviour: read as a rename, not drift (target ≥ 95 %):\n")
-    print("| anchors | " + " | ".join(f"noise {n}" for n in noises) + " |")
-    print("|---" * (len(noises) + 1) + "|")
+    print("\n**(b) A rename, behaviour the same, read as a rename and not as drift** (target ≥ 95 %)"
+          + (f"; after the slash, the experiment `--changed-alpha {variant[0]['rule'].split('=')[1]}`"
+             if variant else "") + ":\n")
+    print(head)
     for n in anchors:
         cells = []
         for q in noises:
-            r = next(r for r in rows if r["scenario"] == "rename" and r["anchors"] == n and r["noise"] == q)
-            cells.append(pct(r["renamed_share"], r["renamed_ci95"]))
+            c = cell(one(rows, scenario="rename", anchors=n, noise=q), "renamed")
+            if variant:
+                c += " / " + cell(one(variant, scenario="rename", anchors=n, noise=q), "renamed")
+            cells.append(c)
         print(f"| {n} | " + " | ".join(cells) + " |")
 
-    swaps = [r for r in rows if r["scenario"] == "swap"]
-    for identity, title in (("same", "Silent swap (same name and fingerprint)"),
-                            ("changed", "Named swap (the answered model changed)")):
-        for shift in sorted({r["shift"] for r in swaps}):
-            sel = [r for r in swaps if r["identity"] == identity and r["shift"] == shift]
-            if not sel:
-                continue
-            print(f"\n{title}, the anchors' pass rate moved by {round(100 * shift)} points: read as "
-                  "*the judge changed* (target ≥ 95 %); the lowest of the base rates "
-                  f"{', '.join(str(x) for x in sorted({r['rate'] for r in sel}))}, "
-                  "churn 0 / churn 0.1:\n")
-            print("| anchors | " + " | ".join(f"noise {n}" for n in noises) + " |")
-            print("|---" * (len(noises) + 1) + "|")
-            for n in anchors:
-                cells = []
-                for q in noises:
-                    parts = []
-                    for churn in (0.0, 0.1):
-                        cand = [r for r in sel if r["anchors"] == n and r["noise"] == q and r["churn"] == churn]
-                        if not cand:
-                            parts.append("—")
-                            continue
-                        worst = min(cand, key=lambda r: r["moved_share"])
-                        parts.append(pct(worst["moved_share"], worst["moved_ci95"]))
-                    cells.append(" / ".join(parts))
-                print(f"| {n} | " + " | ".join(cells) + " |")
+    print("\n**(a) A swap whose identity changed** (another answered model), the anchors' pass rate "
+          "moved by 10 points, read as *the judge changed* (target ≥ 95 %); the lowest over base "
+          f"rates {', '.join(map(str, rates))} and churn 0 and 0.1"
+          + ("; after the slash, the experiment" if variant else "") + ":\n")
+    print(head)
+    for n in anchors:
+        cells = []
+        for q in noises:
+            c = cell(worst(rows, "moved", scenario="swap", identity="changed", shift=0.1, anchors=n, noise=q), "moved")
+            if variant:
+                c += " / " + cell(worst(variant, "moved", scenario="swap", identity="changed", shift=0.1,
+                                        anchors=n, noise=q), "moved")
+            cells.append(c)
+        print(f"| {n} | " + " | ".join(cells) + " |")
 
-    # Which anchor counts meet the targets, point estimate and interval.
-    print("\nMeets the targets (every base rate and churn; point estimate / whole 95 % interval):\n")
-    print("| anchors | noise | steady ≤ 5 % | rename ≥ 95 % | silent swap 10 pts ≥ 95 % | silent swap 20 pts ≥ 95 % | named swap 10 pts ≥ 95 % |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n**(a) A silent swap** (same model name and fingerprint: only McNemar can see it), "
+          "read as *the judge changed*, by how far the anchors' pass rate moved; the lowest over "
+          f"base rates {', '.join(map(str, rates))}; churn 0 (a judge turned strict or lenient) / "
+          "churn 0.1 (also 10 % of the anchors exchanged both ways):\n")
+    print("| anchors | noise | " + " | ".join(f"{round(100 * s)} points" for s in shifts) + " |")
+    print("|---|---" + "|---" * len(shifts) + "|")
     for n in anchors:
         for q in noises:
-            def verdict(sel, key, good):
-                if not sel:
-                    return "—"
-                point = all(good(r[f"{key}_share"]) for r in sel)
-                whole = all(good(r[f"{key}_ci95"][0]) and good(r[f"{key}_ci95"][1]) for r in sel)
-                return "yes / yes" if whole else ("yes / no" if point else "no")
+            cells = [" / ".join(cell(worst(rows, "moved", scenario="swap", identity="same", shift=s,
+                                           anchors=n, noise=q, churn=c), "moved") for c in (0.0, 0.1))
+                     for s in shifts]
+            print(f"| {n} | {q} | " + " | ".join(cells) + " |")
+
+    print("\n**Which anchor counts meet the targets** (every base rate and churn; ✓ the whole 95 % "
+          "interval on the right side, ~ the estimate only, ✗ neither):\n")
+    print("| anchors | noise | unchanged ≤ 5 % | rename ≥ 95 % | named swap 10 pts ≥ 95 % "
+          "| silent swap 10 / 20 / 30 pts ≥ 95 % |")
+    print("|---|---|---|---|---|---|")
+
+    def mark(sel, key, good):
+        if not sel:
+            return "—"
+        if all(good(r[f"{key}_ci95"][0]) and good(r[f"{key}_ci95"][1]) for r in sel):
+            return "✓"
+        return "~" if all(good(r[f"{key}_share"]) for r in sel) else "✗"
+
+    for n in anchors:
+        for q in noises:
             at = [r for r in rows if r["anchors"] == n and r["noise"] == q]
-            steady = [r for r in at if r["scenario"] == "steady"]
-            rename = [r for r in at if r["scenario"] == "rename"]
-            s10 = [r for r in at if r["scenario"] == "swap" and r["identity"] == "same" and r["shift"] == 0.1]
-            s20 = [r for r in at if r["scenario"] == "swap" and r["identity"] == "same" and r["shift"] == 0.2]
-            n10 = [r for r in at if r["scenario"] == "swap" and r["identity"] == "changed" and r["shift"] == 0.1]
-            print(f"| {n} | {q} | {verdict(steady, 'moved', lambda x: x <= 0.05)} | "
-                  f"{verdict(rename, 'renamed', lambda x: x >= 0.95)} | "
-                  f"{verdict(s10, 'moved', lambda x: x >= 0.95)} | "
-                  f"{verdict(s20, 'moved', lambda x: x >= 0.95)} | "
-                  f"{verdict(n10, 'moved', lambda x: x >= 0.95)} |")
+            swap = [r for r in at if r["scenario"] == "swap"]
+            silent = " / ".join(
+                mark([r for r in swap if r["identity"] == "same" and r["shift"] == s], "moved", lambda x: x >= 0.95)
+                for s in shifts)
+            print(f"| {n} | {q} | "
+                  f"{mark([r for r in at if r['scenario'] == 'steady'], 'moved', lambda x: x <= 0.05)} | "
+                  f"{mark([r for r in at if r['scenario'] == 'rename'], 'renamed', lambda x: x >= 0.95)} | "
+                  f"{mark([r for r in swap if r['identity'] == 'changed' and r['shift'] == 0.1], 'moved', lambda x: x >= 0.95)} | "
+                  f"{silent} |")
 
 
 if __name__ == "__main__":
