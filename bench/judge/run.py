@@ -13,9 +13,9 @@ make the reference with the judge as it was, then the scenario moves it
 and `gate` runs:
 
   swap-named   reports another model and fingerprint, and its threshold
-               moved so that at least ceil(0.1 * anchors) anchors change
-               verdict one way (direction drawn per trial): the anchors'
-               pass rate moves by >= 10 points
+               moved so that ceil(shift * anchors) anchors change verdict
+               one way (direction drawn per trial): the anchors' pass rate
+               moves by --shift (default 0.1: 10 points)
   swap-silent  the same move behind the same model and fingerprint
   rename       another model and fingerprint, behaviour byte-identical
   steady       nothing changed; --noise flips each grading
@@ -27,7 +27,7 @@ and `gate` runs:
 the judge changed, or the judge's model named (see `names`).
 
 Usage:  bench/judge/run.py SCENARIO[,SCENARIO…] [--trials 100]
-        [--anchors 40] [--cases 20] [--noise 0.0] [--seed 20261207]
+        [--anchors 40] [--cases 20] [--noise 0.0] [--shift 0.1] [--seed 20261207]
         [--judge-memo on|off] [--work /tmp/digline-judgebench]
 Environment: DIGLINE (default target/debug/digline).
 Raw gates go to bench/results/judge-SCENARIO.jsonl, one summary line per
@@ -181,7 +181,7 @@ class Bench:
         reference_calls = self.judge.snapshot()["judge_calls"]
 
         after = dict(before)
-        k = math.ceil(0.1 * args.anchors)
+        k = math.ceil(args.shift * args.anchors - 1e-9)
         strict = rng.random() < 0.5
         if scenario in ("swap-named", "swap-silent", "pr-strict"):
             after["leniency"], strict = moved_threshold(anchors, salt, 0.5, k, strict or scenario == "pr-strict")
@@ -235,7 +235,7 @@ def summarize(scenario, rows, args):
     exit2_named = sum(1 for r in rows if r["exit"] == 2 and r["names_judge_comment"] and r["names_judge_outcome"])
     return {
         "scenario": scenario, "trials": n, "anchors": args.anchors, "cases": args.cases,
-        "noise": args.noise, "seed": args.seed, "judge_memo": args.judge_memo,
+        "noise": args.noise, "shift": args.shift, "seed": args.seed, "judge_memo": args.judge_memo,
         "binary": os.environ.get("DIGLINE", "target/debug/digline"),
         "binary_commit": args.binary_commit,
         "exits": exits,
@@ -256,6 +256,8 @@ def main():
     ap.add_argument("--anchors", type=int, default=40)
     ap.add_argument("--cases", type=int, default=20)
     ap.add_argument("--noise", type=float, default=0.0)
+    ap.add_argument("--shift", type=float, default=0.1,
+                    help="swaps and pr-strict: the least share of anchors whose verdict moves one way")
     ap.add_argument("--seed", type=int, default=20261207)
     ap.add_argument("--judge-memo", default="on", choices=("on", "off", "replay"))
     ap.add_argument("--work", default="/tmp/digline-judgebench")
@@ -271,7 +273,7 @@ def main():
     port = http.server_address[1]
     bench = Bench(args, http.judge, port, Path(args.work))
     results = Path(args.results)
-    suffix = f"-{args.anchors}-{args.noise}" + ("" if args.judge_memo == "on" else f"-memo-{args.judge_memo}")
+    suffix = f"-{args.anchors}-{args.noise}" + ("" if args.shift == 0.1 else f"-shift-{args.shift}") + ("" if args.judge_memo == "on" else f"-memo-{args.judge_memo}")
     try:
         for i, scenario in enumerate(scenarios):
             rng = random.Random(args.seed * 100 + SCENARIOS.index(scenario))
