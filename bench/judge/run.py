@@ -22,9 +22,11 @@ and `gate` runs:
   pr-strict    the pull request changes every case's answer while the
                judge silently turned strict as in swap-silent
 
-"Names the judge" is looked for in the gate's comment (`comment.md`) and
-`outcome.json`: the judge's check `says_yes` said to be not judged because
-the judge changed, or the judge's model named (see `names`).
+"Names the judge": the comment (`comment.md`) says "The judge of says_yes
+(openai/bench-judge) changed … the judge changed" (`gate.judge_moved`) and
+`outcome.json`'s `judges` entry for `says_yes` reads `moved`. Each gate's
+reading (`steady`, `renamed`, `moved`, `unproven`) and changed identity
+fields are kept in the raw lines.
 
 Usage:  bench/judge/run.py SCENARIO[,SCENARIO…] [--trials 100]
         [--anchors 40] [--cases 20] [--noise 0.0] [--shift 0.1] [--seed 20261207]
@@ -206,26 +208,42 @@ class Bench:
         comment = (out / "comment.md").read_text() if (out / "comment.md").exists() else ""
         outcome_text = (out / "outcome.json").read_text() if (out / "outcome.json").exists() else ""
         seen = self.judge.snapshot()
+        reading = judge_reading(outcome_text)
         return {
             "scenario": scenario, "trial": index, "exit": gate.returncode,
             "anchors": args.anchors, "cases": args.cases, "noise": args.noise,
             "anchor_shift": round((new - old) / args.anchors, 4), "strict": strict,
             "leniency": round(after["leniency"], 6), "model": after["model"],
-            "names_judge_comment": names(comment, after["model"]),
-            "names_judge_outcome": names(outcome_text, after["model"]),
+            "names_judge_comment": names(comment),
+            "names_judge_outcome": (reading or {}).get("reading") == "moved",
+            "reading": (reading or {}).get("reading"),
+            "changed": (reading or {}).get("changed"),
+            "lost_gained": [(reading or {}).get("lost"), (reading or {}).get("gained")],
             "judge_calls": seen["judge_calls"], "reference_judge_calls": reference_calls,
             "seconds": round(seconds, 2),
             "stderr_tail": gate.stderr.strip().splitlines()[-1:] if gate.returncode not in (0, 1, 2) else [],
         }
 
 
-def names(text, model):
-    """Whether a surface names the judge as having changed: the phrase the
-    wiring writes (any locale's English fallback: "judge changed") with the
-    judge or its check, or the judge's model."""
-    lowered = text.lower()
-    return ("judge changed" in lowered or "judge_changed" in lowered or "judge moved" in lowered) \
-        and (JUDGE in lowered or CHECK in lowered)
+def names(comment):
+    """Whether the comment names the judge as changed: the sentence the
+    gate writes for a moved judge (`gate.judge_moved`, English) naming
+    this judge's check."""
+    return f"the judge of {CHECK} (openai/{JUDGE}) changed" in comment.lower() \
+        and "the judge changed" in comment.lower()
+
+
+def judge_reading(outcome_text):
+    """The judge's entry in `outcome.json` (`judges`, issue 32): its reading
+    and the identity fields that changed; `None` without one."""
+    try:
+        outcome = json.loads(outcome_text)
+    except json.JSONDecodeError:
+        return None
+    for judge in outcome.get("judges") or []:
+        if judge.get("check") == CHECK:
+            return judge
+    return None
 
 
 def summarize(scenario, rows, args):
@@ -243,6 +261,10 @@ def summarize(scenario, rows, args):
         "exit2": rate(sum(1 for r in rows if r["exit"] == 2), n),
         "exit2_naming_judge": rate(exit2_named, n),
         "names_judge": rate(named, n),
+        "readings": {str(k): sum(1 for r in rows if r["reading"] == k)
+                     for k in sorted({r["reading"] for r in rows}, key=str)},
+        "renamed": rate(sum(1 for r in rows if r["reading"] == "renamed"), n),
+        "moved": rate(sum(1 for r in rows if r["reading"] == "moved"), n),
         "min_anchor_shift": min((abs(r["anchor_shift"]) for r in rows), default=None),
         "median_gate_seconds": sorted(r["seconds"] for r in rows)[n // 2] if n else None,
         "judge_calls_per_gate": sorted(r["judge_calls"] for r in rows)[n // 2] if n else None,
