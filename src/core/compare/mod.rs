@@ -344,6 +344,9 @@ pub struct Comparison {
     /// spend record by the use case): not asked whole, so it could not be
     /// judged, whatever it shows.
     pub capped: bool,
+    /// Each judged check's judge read on its anchors against the
+    /// reference's (set by the gate; empty without anchors in both).
+    pub judges: Vec<crate::core::anchors::JudgeReading>,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -401,6 +404,10 @@ pub struct Headline {
     pub reasked: bool,
     /// The run was stopped by its spending cap: exit 2, never 1.
     pub capped: bool,
+    /// Judges whose anchors moved (or whose agreement with people is not
+    /// shown under `min_judge_kappa`): their checks cannot gate, exit 2,
+    /// never 1 — what they graded worse is not counted as worse.
+    pub judges_moved: usize,
 }
 
 impl Comparison {
@@ -460,8 +467,16 @@ impl Comparison {
     pub fn headline(&self) -> Headline {
         let counts = self.counts();
         let changed = |rows: &[ConfigDelta]| rows.iter().any(|d| d.outcome.is_change());
+        let ungated: BTreeSet<&str> = self
+            .judges
+            .iter()
+            .filter(|j| !j.drift.reading.gates())
+            .map(|j| j.assertion_id.as_str())
+            .collect();
         Headline {
-            worse: counts.get(Outcome::Regressed) > 0,
+            worse: self.deltas.iter().any(|d| {
+                d.outcome == Outcome::Regressed && !ungated.contains(d.key.assertion_id.as_str())
+            }),
             unjudged: self.unjudged,
             suspended: self.suspended,
             config_changed: self.config_changed,
@@ -492,6 +507,11 @@ impl Comparison {
                 .iter()
                 .any(|d| d.evidence.reference_samples > 1),
             capped: self.capped,
+            judges_moved: self
+                .judges
+                .iter()
+                .filter(|j| !j.drift.reading.gates())
+                .count(),
         }
     }
 }
@@ -512,7 +532,8 @@ pub fn headline_exit_code(head: &Headline) -> ExitStatus {
         ExitStatus::Unjudged
     } else if head.worse || head.canary_moved {
         ExitStatus::Worse
-    } else if head.unjudged > 0
+    } else if head.judges_moved > 0
+        || head.unjudged > 0
         || head.unreasked > 0
         || !head.uncomputed_measures.is_empty()
         || head.nothing_compared
@@ -879,6 +900,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         power: None,
         paired_measures: Vec::new(),
         capped: false,
+        judges: Vec::new(),
     })
 }
 
