@@ -41,6 +41,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -229,8 +230,8 @@ def names(comment):
     """Whether the comment names the judge as changed: the sentence the
     gate writes for a moved judge (`gate.judge_moved`, English) naming
     this judge's check."""
-    return f"the judge of {CHECK} (openai/{JUDGE}) changed" in comment.lower() \
-        and "the judge changed" in comment.lower()
+    plain = re.sub(r"\\(.)", r"\1", comment).lower()  # the comment escapes Markdown
+    return f"the judge of {CHECK} (openai/{JUDGE}) changed" in plain and "the judge changed" in plain
 
 
 def judge_reading(outcome_text):
