@@ -5,6 +5,9 @@ the lines bench/judge/simulate.py wrote.
 Usage:  bench/judge/table.py [RULE.jsonl [VARIANT.jsonl]]
         (default bench/results/judge-sim.jsonl; a variant file, written
         with --changed-alpha, adds its rename and named-swap columns)
+        bench/judge/table.py --binary SUMMARY.jsonl...
+        (bench/judge/run.py's summaries: one row per scenario, the last
+        summary of each scenario, noise, shift and memo mode)
 """
 import json
 import sys
@@ -37,7 +40,30 @@ def cell(r, key):
     return "—" if r is None else pct(r[f"{key}_share"], r[f"{key}_ci95"])
 
 
+def binary(paths):
+    rows = {}
+    for path in paths:
+        for line in open(path):
+            r = json.loads(line)
+            rows[(r["binary_commit"], r["scenario"], r["noise"], r.get("shift", 0.1), r["judge_memo"])] = r
+    print("| binary | scenario | noise | shift | memo | gates | exit 0 | exit 1 | exit 2 naming the judge "
+          "| read as renamed | judge calls per gate (median) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for (commit, scenario, noise, shift, memo), r in rows.items():
+        n = r["trials"]
+        zero = r["exits"].get("0", 0)
+        shift_cell = f"{round(100 * shift)} pts" if scenario in ("swap-named", "swap-silent", "pr-strict") else "—"
+        renamed = pct(r["renamed"]["share"], r["renamed"]["ci95"]) if "renamed" in r else "—"
+        print(f"| {commit.split(' ')[0]} | {scenario} | {noise} | {shift_cell} | {memo} | {n} | {zero} | "
+              f"{pct(r['exit1']['share'], r['exit1']['ci95'])} | "
+              f"{pct(r['exit2_naming_judge']['share'], r['exit2_naming_judge']['ci95'])} | {renamed} | "
+              f"{r['judge_calls_per_gate']} |")
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--binary":
+        binary(sys.argv[2:])
+        return
     path = sys.argv[1] if len(sys.argv) > 1 else "bench/results/judge-sim.jsonl"
     rows = load(path)
     variant = load(sys.argv[2]) if len(sys.argv) > 2 else None
