@@ -1,13 +1,12 @@
 //! What the gate says of its judges, read on their anchors
 //! (`core::anchors::JudgeReading`): the lead sentences of the judges whose
 //! checks cannot gate, one line per judge for the terminal, the comment
-//! and the summary, and the `judges` objects of `outcome.json`.
+//! and the summary (the `judges` objects of `outcome.json` and `--json`
+//! are `wire::compare::judges_json`).
 //!
 //! Pure: counts, shares, p-values, identity field names and the check's
 //! name and coordinate only — never an anchor's answer, vars or context,
 //! nor a judge's reason.
-
-use serde_json::{json, Value};
 
 use super::locale::Locale;
 use super::text::fill;
@@ -134,42 +133,5 @@ pub fn lines(readings: &[JudgeReading], locale: Locale, rerun: &str) -> Vec<Stri
     readings
         .iter()
         .map(|r| sentence(r, locale, rerun))
-        .collect()
-}
-
-/// The `judges` objects of `outcome.json` and `--json` (stable fields,
-/// described in `docs/checks.md`).
-pub fn json(readings: &[JudgeReading]) -> Vec<Value> {
-    readings
-        .iter()
-        .map(|r| {
-            let d = &r.drift;
-            let kappa = d.agreement.and_then(|a| a.kappa);
-            json!({
-                "check": r.check,
-                "coordinate": r.coordinate,
-                "reference_coordinate": r.reference_coordinate,
-                "reading": match d.reading {
-                    Reading::Steady => "steady",
-                    Reading::Renamed => "renamed",
-                    Reading::Moved => "moved",
-                    Reading::Unproven => "unproven",
-                },
-                "gates": d.reading.gates(),
-                "anchors": d.anchors,
-                "lost": d.lost,
-                "gained": d.gained,
-                "shift": d.shift,
-                "moved_low": d.moved.low,
-                "moved_high": d.moved.high,
-                "p": d.p,
-                "detectable": d.detectable,
-                "changed": d.changed,
-                "kappa": kappa.map(|k| k.kappa),
-                "kappa_low": kappa.map(|k| k.low),
-                "kappa_high": kappa.map(|k| k.high),
-                "labels_needed": d.labels_needed,
-            })
-        })
         .collect()
 }

@@ -213,6 +213,37 @@ fn a_pull_request_that_changed_its_answers_while_the_judge_turned_strict_exits_2
         );
     }
     assert!(!gated.stdout.contains("Gladly") && !gated.stderr.contains("Gladly"));
+    // JUnit: the judge is the error; what it graded worse is no failure.
+    let junit = std::fs::read_to_string(root.join("out/junit.xml")).unwrap();
+    assert!(junit.contains("type=\"judge_changed\""), "{junit}");
+    assert!(
+        junit.contains("polite · anthropic/claude-haiku-4-5"),
+        "{junit}"
+    );
+    assert!(!junit.contains("<failure"), "{junit}");
+    // The report's headline, `compare` and its JSON say the same, exit 2.
+    let html = std::fs::read_to_string(root.join("out/report.html")).unwrap();
+    assert!(html.contains(&lead), "{html}");
+    let key = outcome["run_key"].as_str().unwrap();
+    let compared = go(
+        root,
+        &j.fake,
+        &["compare", "--suite", "suite.toml", "--run", key],
+    );
+    assert_eq!(compared.code, 2, "{}{}", compared.stdout, compared.stderr);
+    assert!(compared.stdout.starts_with(&lead), "{}", compared.stdout);
+    let json = go(
+        root,
+        &j.fake,
+        &["compare", "--suite", "suite.toml", "--run", key, "--json"],
+    );
+    let json: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(json["exit_code"], 2, "{json}");
+    assert_eq!(json["judges"], outcome["judges"], "{json}");
+    assert!(
+        json["sentence"].as_str().unwrap().starts_with(&lead),
+        "{json}"
+    );
 }
 
 #[test]

@@ -347,6 +347,9 @@ pub struct Comparison {
     /// Each judged check's judge read on its anchors against the
     /// reference's (set by the gate; empty without anchors in both).
     pub judges: Vec<crate::core::anchors::JudgeReading>,
+    /// The command that re-measures the reference with the judges as they
+    /// are now (said with a judge that moved; set with `judges`).
+    pub judge_rerun: String,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -463,20 +466,29 @@ impl Comparison {
             .collect()
     }
 
-    /// The headline facts.
-    pub fn headline(&self) -> Headline {
-        let counts = self.counts();
-        let changed = |rows: &[ConfigDelta]| rows.iter().any(|d| d.outcome.is_change());
+    /// The regressions that count as worse: every one, but those of a
+    /// check whose judge moved (it could not be judged).
+    pub fn gated_regressions(&self) -> usize {
         let ungated: BTreeSet<&str> = self
             .judges
             .iter()
             .filter(|j| !j.drift.reading.gates())
             .map(|j| j.assertion_id.as_str())
             .collect();
-        Headline {
-            worse: self.deltas.iter().any(|d| {
+        self.deltas
+            .iter()
+            .filter(|d| {
                 d.outcome == Outcome::Regressed && !ungated.contains(d.key.assertion_id.as_str())
-            }),
+            })
+            .count()
+    }
+
+    /// The headline facts.
+    pub fn headline(&self) -> Headline {
+        let counts = self.counts();
+        let changed = |rows: &[ConfigDelta]| rows.iter().any(|d| d.outcome.is_change());
+        Headline {
+            worse: self.gated_regressions() > 0,
             unjudged: self.unjudged,
             suspended: self.suspended,
             config_changed: self.config_changed,
@@ -901,6 +913,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         paired_measures: Vec::new(),
         capped: false,
         judges: Vec::new(),
+        judge_rerun: String::new(),
     })
 }
 
