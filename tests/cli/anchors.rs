@@ -318,3 +318,53 @@ fn a_judge_renamed_with_the_same_verdicts_is_said_and_gates_on() {
     );
     assert_eq!(outcome["judges"][0]["reading"], "renamed");
 }
+
+#[test]
+fn a_judge_that_moved_is_said_in_every_locale() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    reference(root, &j, 5);
+    j.strict.store(true, Ordering::SeqCst);
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    for locale in ["en", "de", "es", "fr", "it", "pt"] {
+        let out = format!("out-{locale}");
+        let ran = crate::cost::gate(root, &j.fake, &out, &["--locale", locale]);
+        assert_eq!(ran.code, 2, "{locale}: {}{}", ran.stdout, ran.stderr);
+        let outcome = read_json(root.join(&out).join("outcome.json"));
+        let junit = std::fs::read_to_string(root.join(&out).join("junit.xml")).unwrap();
+        assert!(junit.contains("type=\"judge_changed\""), "{locale}");
+        insta::assert_snapshot!(
+            format!("judge-moved-{locale}"),
+            outcome["headline"].as_str().unwrap()
+        );
+    }
+}
+
+#[test]
+fn a_kappa_floor_the_labels_do_not_show_leaves_the_judged_checks_unable_to_gate() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    reference(root, &j, 5);
+    // The same judge, the same anchors: it did not move, but people
+    // failed two answers it passes, and a floor of 0.9 is more than these
+    // 20 labels can show of it (κ = 0.8).
+    let file = root.join("judge-anchors.json");
+    let mut anchors: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    for i in [8, 9] {
+        anchors[i]["label"] = json!("fail");
+    }
+    std::fs::write(&file, anchors.to_string()).unwrap();
+    let text = std::fs::read_to_string(root.join("suite.toml")).unwrap();
+    let text = text.replace(
+        "judge_anchors = \"judge-anchors.json\"\n",
+        "judge_anchors = \"judge-anchors.json\"\nmin_judge_kappa = 0.9\n",
+    );
+    std::fs::write(root.join("suite.toml"), text).unwrap();
+    let (gated, outcome) = gate(root, &j, "out");
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert_eq!(outcome["judges"][0]["reading"], "unproven");
+    insta::assert_snapshot!("kappa-floor-en", outcome["headline"].as_str().unwrap());
+}
