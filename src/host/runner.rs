@@ -623,6 +623,9 @@ impl Prepared {
             if let Some(judging) = plan.judge_sentence_in(locale) {
                 options.notices.plan(judging);
             }
+            if let Some(anchors) = anchors_plan(&loaded, locale) {
+                options.notices.plan(anchors);
+            }
             warn_unpriced(&judges, &options.notices);
             if let Some(cap) = options.cost.cap(loaded.suite.max_usd) {
                 let estimate = last_spend(&store, tenant, suite_name)
@@ -889,4 +892,26 @@ mod tests {
         let (_, third) = free_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
         assert_ne!(third, key);
     }
+}
+
+/// What grading the judge anchors costs, said with the plan
+/// (`run::driver::grade_anchors`): one live canary per judged check with
+/// anchors, every anchor live when something says the judge may have
+/// moved. `None` without anchors.
+fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
+    let anchors = &loaded.judge_anchors;
+    if anchors.is_empty() {
+        return None;
+    }
+    let judges = (loaded.suite.checks.iter())
+        .filter(|c| c.judge_coordinate().is_some() && anchors.iter().any(|a| a.check == c.name))
+        .count();
+    Some(crate::report::text::fill(
+        locale.text("progress.anchors_plan"),
+        &[
+            ("anchors", &anchors.len().to_string()),
+            ("judges", &judges.to_string()),
+            ("canaries", &judges.to_string()),
+        ],
+    ))
 }

@@ -277,8 +277,18 @@ fn an_unchanged_rerun_pays_one_canary_call_and_no_case_judging() {
     let before = judge_calls(&j.fake);
     let (gated, outcome) = gate(root, &j, "out");
     assert_eq!(gated.code, 0, "{}{}", gated.stdout, gated.stderr);
-    // One live call: the canary anchor of the one judged check.
+    // One live call: the canary anchor of the one judged check, as the
+    // plan says before the run.
     assert_eq!(judge_calls(&j.fake) - before, 1);
+    assert!(
+        gated.stderr.contains(
+            "digline: plus the judge anchors: 20 anchor(s) of 1 judged check(s), 1 graded live \
+             every run (the canary); every anchor graded live (20 calls) when the reference \
+             graded none, a judge's identity or canary changed, or a case was judged live\n"
+        ),
+        "{}",
+        gated.stderr
+    );
     let spent = &outcome["spent"];
     assert_eq!(spent["judges"]["calls"], 1, "{spent}");
     assert_eq!(spent["memo"]["hits"], 5 + 19, "{spent}");
