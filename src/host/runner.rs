@@ -859,6 +859,28 @@ fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str, notices: &
     std::process::exit(ExitStatus::Refused.code());
 }
 
+/// What grading the judge anchors costs, said with the plan
+/// (`run::driver::grade_anchors`): one live canary per judged check with
+/// anchors, every anchor live when something says the judge may have
+/// moved. `None` without anchors.
+fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
+    let anchors = &loaded.judge_anchors;
+    if anchors.is_empty() {
+        return None;
+    }
+    let judges = (loaded.suite.checks.iter())
+        .filter(|c| c.judge_coordinate().is_some() && anchors.iter().any(|a| a.check == c.name))
+        .count();
+    Some(crate::report::text::fill(
+        locale.text("progress.anchors_plan"),
+        &[
+            ("anchors", &anchors.len().to_string()),
+            ("judges", &judges.to_string()),
+            ("canaries", &judges.to_string()),
+        ],
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -892,26 +914,4 @@ mod tests {
         let (_, third) = free_key(&store, "t", "s", &suite, fresh(moment)).unwrap();
         assert_ne!(third, key);
     }
-}
-
-/// What grading the judge anchors costs, said with the plan
-/// (`run::driver::grade_anchors`): one live canary per judged check with
-/// anchors, every anchor live when something says the judge may have
-/// moved. `None` without anchors.
-fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
-    let anchors = &loaded.judge_anchors;
-    if anchors.is_empty() {
-        return None;
-    }
-    let judges = (loaded.suite.checks.iter())
-        .filter(|c| c.judge_coordinate().is_some() && anchors.iter().any(|a| a.check == c.name))
-        .count();
-    Some(crate::report::text::fill(
-        locale.text("progress.anchors_plan"),
-        &[
-            ("anchors", &anchors.len().to_string()),
-            ("judges", &judges.to_string()),
-            ("canaries", &judges.to_string()),
-        ],
-    ))
 }
