@@ -345,7 +345,7 @@ fn a_steady_case_failing_now_and_then_is_not_named() {
     let reference = reference_of(0, 200);
     let text = gates_of(&reference, 30, |g| {
         (0..200)
-            .filter(|i| (i * 7 + g as usize * 13) % 200 == 0)
+            .filter(|i| (i * 7 + g as usize * 13).is_multiple_of(200))
             .map(|i| (format!("steady-{i}"), vec![false, false]))
             .collect()
     });
