@@ -251,6 +251,41 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
     );
 }
 
+/// The Action's steps, run by `.ci/runner-harness.py history` with
+/// `docker` running this binary: two pushes of the default branch record
+/// the history and save it in the (stubbed) cache, each from a fresh
+/// checkout; a pull request restores it, reads both gates and saves
+/// nothing. The harness fails with a sentence on any of these.
+#[test]
+fn the_action_carries_the_history_across_jobs_in_its_cache() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let stub = Path::new(env!("CARGO_BIN_EXE_digline"))
+        .parent()
+        .unwrap()
+        .join("examples/quickstart-stub");
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(repo.join(".ci/runner-harness.py"))
+        .arg("--binary")
+        .arg(env!("CARGO_BIN_EXE_digline"))
+        .arg("--stub")
+        .arg(&stub)
+        .arg("--action")
+        .arg(repo.join("action.yml"))
+        .arg("history");
+    for (k, _) in std::env::vars() {
+        if k.starts_with("GITHUB_") || k.starts_with("DIGLINE_") || k == "RUNNER_TEMP" {
+            cmd.env_remove(k);
+        }
+    }
+    let ran = crate::util::Ran::from(cmd.output().expect("python3 runs the runner harness"));
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("runner-harness: ok — the history recorded by two pushes, read by the pull request (2 gates), saved by no pull request"),
+        "{}",
+        ran.stdout
+    );
+}
+
 /// The document of run `key`.
 fn run_doc(root: &Path, key: &str) -> Value {
     serde_json::from_str(&read(
