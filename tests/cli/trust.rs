@@ -549,3 +549,81 @@ fn removing_samples_is_itemized_as_loosened() {
     );
     let _ = server.port;
 }
+
+/// The shared quota's bucket (`--rate`, `DIGLINE_QUOTA_DIR`) is a workspace
+/// file too: one the pull request committed in the suite's repository, or
+/// a link it planted out of the bucket's folder, is neither read nor
+/// written, said with its path, and the run paces alone (before: the
+/// committed bucket was rewritten, and a write went through the link to the
+/// file it named). Driven from outside the repository (`--root`).
+#[cfg(unix)]
+#[test]
+fn a_committed_or_linked_quota_bucket_is_neither_read_nor_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let quota = root.join("quota");
+    std::fs::create_dir_all(&quota).unwrap();
+    suite(&root, 2, &[]);
+    git(&root, &["init", "-q"]);
+    let outside = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    let fake = steady();
+    let suite_file = root.join("suite.toml");
+    let args = [
+        "run",
+        "--suite",
+        suite_file.to_str().unwrap(),
+        "--root",
+        root.to_str().unwrap(),
+        "--rate",
+        "600",
+    ];
+    let base = crate::cost::env(&fake);
+    let mut vars: Vec<(&str, &str)> = base.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    vars.push(("DIGLINE_QUOTA_DIR", quota.to_str().unwrap()));
+    let go = || digline_env(&outside, &args, &vars);
+    // An honest bucket is made and shared.
+    let ran = go();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let buckets: Vec<PathBuf> = std::fs::read_dir(&quota)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(buckets.len(), 1, "{buckets:?}");
+    let bucket = &buckets[0];
+    assert!(!ran.stderr.contains("bucket"), "{}", ran.stderr);
+    // Committed by the pull request: not read, not rewritten, named.
+    let committed = "0 0 0 committed by the pull request\n";
+    std::fs::write(bucket, committed).unwrap();
+    git(&root, &["add", "-f", "quota"]);
+    let ran = go();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "the shared quota's bucket is not read: {} is tracked by git, and a committed file can be written by the pull request being judged; this run paces to --rate alone",
+            bucket.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(crate::gate::read(bucket), committed);
+    git(&root, &["rm", "-q", "--cached", "-r", "quota"]);
+    // A link out of the bucket's folder: the file it names keeps its bytes.
+    std::fs::remove_file(bucket).unwrap();
+    let precious = root.join("precious.txt");
+    std::fs::write(&precious, "the pull request's target\n").unwrap();
+    std::os::unix::fs::symlink("../precious.txt", bucket).unwrap();
+    let ran = go();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "the shared quota's bucket is not read: {} is a symbolic link that leads out of {}",
+            bucket.display(),
+            quota.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(crate::gate::read(&precious), "the pull request's target\n");
+}
