@@ -627,3 +627,59 @@ fn a_committed_or_linked_quota_bucket_is_neither_read_nor_written() {
     );
     assert_eq!(crate::gate::read(&precious), "the pull request's target\n");
 }
+
+/// Two judged checks on two judges, both moved to another gateway
+/// (`DIGLINE_JUDGE_*_BASE_URL`): each judge's gateway is itemized, not
+/// only the first judge's (before: no `base_url` was recorded with more
+/// than one judge, and the move read as no change).
+#[test]
+fn two_judges_moved_to_another_gateway_are_both_itemized() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 2, &["Polite."]);
+    let text = crate::gate::read(root.join("suite.toml"))
+        + "\n[[assertions]]\ntype = \"llm_rubric\"\nrubric = \"Short.\"\njudge = \"openai/gpt-4o-mini\"\nthreshold = 0.5\ntolerance = 1\n";
+    std::fs::write(root.join("suite.toml"), text).unwrap();
+    let fake = steady();
+    let gateway = steady();
+    let with = |judges: &crate::fake_llm::Fake, args: &[&str]| {
+        let mut vars = crate::cost::env(&fake);
+        vars.push(("OPENAI_API_KEY", "sk-TEST-two-judges".to_string()));
+        vars.push(("DIGLINE_JUDGE_ANTHROPIC_BASE_URL", judges.base()));
+        vars.push((
+            "DIGLINE_JUDGE_OPENAI_BASE_URL",
+            format!("{}/v1", judges.base()),
+        ));
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        digline_env(root, args, &vars)
+    };
+    let first = with(&fake, &["run", "-q", "--suite", "suite.toml"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    promote(root, &fake, first.stdout.trim());
+    let moved = with(&gateway, &["run", "-q", "--suite", "suite.toml"]);
+    assert_eq!(moved.code, 0, "{}", moved.stderr);
+    assert!(
+        judge_calls(&gateway) >= 4,
+        "both judges asked at the gateway"
+    );
+    let compared = with(
+        &gateway,
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
+    assert_eq!(compared.code, 0, "{}", compared.stderr);
+    let judging = "The judging changed (anthropic/claude-haiku-4-5.base_url changed (the value is not included), openai/gpt-4o-mini.base_url changed (the value is not included)), so these scores are less comparable with the reference: what moved is the measuring instrument, not only what it measured.";
+    assert!(compared.stdout.contains(judging), "{}", compared.stdout);
+    assert!(
+        compared.stdout.contains("\n  judge · anthropic/claude-haiku-4-5.base_url changed (the value is not included), openai/gpt-4o-mini.base_url changed (the value is not included)\n"),
+        "{}",
+        compared.stdout
+    );
+    // The run keeps every judge's gateway (host:port), the reference too.
+    let at = |fake: &crate::fake_llm::Fake| format!("127.0.0.1:{}", fake.port);
+    let config = |key: &str| {
+        read_json(root.join(format!(".digline/t/runs/s/{key}.json")))["judge_config"].clone()
+    };
+    let gateways = |fake| json!({"anthropic/claude-haiku-4-5.base_url": at(fake), "openai/gpt-4o-mini.base_url": at(fake)});
+    assert_eq!(config(moved.stdout.trim())["values"], gateways(&gateway));
+    assert_eq!(config(first.stdout.trim())["values"], gateways(&fake));
+}
