@@ -466,12 +466,17 @@ fn run_or_merge(
             doc: Box::new(merged.doc),
         });
     }
-    // Judge anchors are loaded and checked, not yet graded: said, never
+    // Judge anchors against a reference that graded none: said, never
     // silently relied on (issue 32).
-    if !loaded.loaded.judge_anchors.is_empty() {
-        notices.warn(format!(
-            "{} judge anchor(s) were read and checked, but this release does not grade them yet: a judge that moved is not detected by this gate",
-            loaded.loaded.judge_anchors.len()
+    if !loaded.loaded.judge_anchors.is_empty()
+        && base
+            .baseline
+            .as_ref()
+            .is_some_and(|b| b.judge_anchors.is_none())
+    {
+        notices.warn(crate::report::text::fill(
+            request.locale.text("gate.anchors_unrecorded"),
+            &[("count", &loaded.loaded.judge_anchors.len().to_string())],
         ));
     }
     // What the reference lets the gate see, said with the plan.
@@ -564,6 +569,15 @@ fn compare(
     c.state_power(b, suite.false_alarm_rate);
     c.apply_paired(paired.unwrap_or_default(), true);
     c.capped = loaded.store.run_capped(&suite.tenant, &suite.name, key);
+    // The judges, each read on its anchors against the reference's.
+    c.judges = crate::core::anchors::read_documents(
+        doc,
+        b,
+        suite,
+        &loaded.loaded.judge_anchors,
+        loaded.loaded.min_judge_kappa,
+    );
+    c.judge_rerun = judge_rerun(&request.suite.file);
     // Infrastructure values (`base_url`) are named, never published.
     crate::report::redact::withhold_perimeter_values(&mut c);
     spell_parameter_edits(&mut c, &request.suite.file, base.read());
@@ -579,6 +593,15 @@ fn compare(
         }
     }
     Ok(Some(c))
+}
+
+/// The command that re-measures the reference with the judges as they are
+/// now: a run that asks every judge live (then a person promotes it).
+pub(crate) fn judge_rerun(suite_file: &Path) -> String {
+    format!(
+        "digline run --suite {} --judge-memo off",
+        suite_file.display()
+    )
 }
 
 /// With a readable base ref, each parameter edit (check id a → b) is shown
@@ -655,6 +678,20 @@ fn itemize(
         };
         view.lead = format!("{} {}", locale.text(key), view.lead);
     }
+    // A judge that moved (or is not shown to agree with people) is said
+    // first: its checks could not be judged (exit 2, never 1).
+    let judge_lines = comparison.as_ref().map_or_else(Vec::new, |c| {
+        let rerun = &c.judge_rerun;
+        let lead = crate::report::judges::lead(&c.judges, locale, rerun);
+        if !lead.is_empty() {
+            view.lead = if view.lead.is_empty() {
+                lead
+            } else {
+                format!("{lead} {}", view.lead)
+            };
+        }
+        crate::report::judges::lines(&c.judges, locale, rerun)
+    });
     // A replaced reference is said first, everywhere the headline goes.
     if let Some(r) = &replaced {
         view.lead = format!("{} {}", r.sentence(integrity), view.lead);
@@ -678,6 +715,14 @@ fn itemize(
             }
             sections.push(Section::rows(integrity.title_replaced_given_up, given_up));
         }
+    }
+    if !judge_lines.is_empty() {
+        let title = locale.text("gate.judge_title");
+        blocks.push_str(&format!("\n{title}:\n"));
+        for line in &judge_lines {
+            blocks.push_str(&format!("{line}\n"));
+        }
+        sections.push(Section::lines(title, judge_lines));
     }
     if let Some(c) = &comparison {
         noise_sections(c, locale, &mut sections, &mut blocks);
@@ -850,6 +895,11 @@ fn render(
     let no_baseline = facts.baseline.is_none();
     let baseline_path = facts.baseline_path.display().to_string();
     let base_warning = facts.base_warning.clone();
+    let judges = facts
+        .comparison
+        .as_ref()
+        .map(|c| crate::wire::compare::judges_json(&c.judges))
+        .unwrap_or_default();
     let html = render_html_report(facts, locale, request.report_payload, notices, charts);
 
     prepare_out(out_dir)?;
@@ -885,6 +935,7 @@ fn render(
             report: html.as_ref().map(|_| path("report.html")),
         },
         retries: retried.map(|r| crate::forge::outcome::retry_counts(&r.counts())),
+        judges,
     };
     let mut files: Vec<(&str, String)> = vec![
         ("comment.md", comment_md.clone()),

@@ -163,6 +163,9 @@ pub fn rejudge(
             request.pool.quota,
             &crate::host::runner::quota_identity(crate::host::runner::judge_parties(&judges)),
         ),
+        // A replay grades recorded answers: it is never a reference, and
+        // its judges are measured by the gate that runs live.
+        anchors: crate::run::driver::AnchorPlan::default(),
     };
     let judge: &dyn Judge = if judges.clients().is_empty() {
         &NoJudges

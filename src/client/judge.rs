@@ -60,6 +60,9 @@ pub struct JudgeAnswer {
     pub cost_usd: Option<f64>,
     /// Wall time of the call, ms.
     pub latency_ms: f64,
+    /// The model the provider says answered (its reply's `model`), when
+    /// it says one: the judge's `answered_model`.
+    pub model: Option<String>,
 }
 
 impl JudgeClient {
@@ -131,6 +134,7 @@ impl JudgeClient {
             text: completion.text,
             cost_usd,
             latency_ms,
+            model: completion.resolved_model,
         })
     }
 

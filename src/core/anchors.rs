@@ -11,6 +11,7 @@
 //! (true-pass and true-fail rates, Cohen's κ, each with an interval).
 //! Spec: issue 32; `docs/checks.md` "Judge anchors".
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::identity::digest;
@@ -51,8 +52,10 @@ impl Anchor {
 }
 
 /// Who a judge is, as far as a gate can tell: what the suite asked for and
-/// what the provider says answered.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// what the provider says answered. Recorded in the run document under
+/// `judge_anchors.judges[].identity` with these field names.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JudgeIdentity {
     /// The provider (`openai`, `anthropic`, …).
     pub provider: String,
@@ -91,6 +94,108 @@ impl JudgeIdentity {
         .into_iter()
         .filter_map(|(name, differs)| differs.then_some(name))
         .collect()
+    }
+}
+
+/// How the judges graded the anchors in one run: the run document's
+/// `judge_anchors` (absent for a suite without anchors, so such documents
+/// keep their bytes). Outside the case results: it takes no part in
+/// `config_hash`, the case counts or any comparison of cases.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnchorsRecord {
+    /// Every anchor, in the anchors file's order.
+    pub anchors: Vec<GradedAnchor>,
+    /// One per judged check that has anchors, in declaration order.
+    pub judges: Vec<JudgeRecord>,
+}
+
+/// One anchor's grading: its [`Anchor::key`], its check and the verdict.
+/// Never its answer, vars or context (payload), nor the judge's reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GradedAnchor {
+    /// [`Anchor::key`].
+    pub key: String,
+    /// The judged check that graded it.
+    pub check: String,
+    /// `pass`, `fail`, or `error` (the judge could not be called or read:
+    /// left out of the drift).
+    pub verdict: AnchorVerdict,
+}
+
+/// What the judge said of one anchor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnchorVerdict {
+    /// The check passed the anchor's answer.
+    Pass,
+    /// It failed it.
+    Fail,
+    /// It could not grade it.
+    Error,
+}
+
+impl AnchorVerdict {
+    /// Pass or fail; `None` for an error.
+    pub fn passed(self) -> Option<bool> {
+        match self {
+            AnchorVerdict::Pass => Some(true),
+            AnchorVerdict::Fail => Some(false),
+            AnchorVerdict::Error => None,
+        }
+    }
+}
+
+/// One judged check's judge in one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeRecord {
+    /// The judged check (its reported name).
+    pub check: String,
+    /// The judge's coordinate as the suite names it (`provider/model`).
+    pub coordinate: String,
+    /// Who the judge was.
+    pub identity: JudgeIdentity,
+    /// How many of its anchors were graded by a live call (the rest came
+    /// from the judge memo).
+    pub live: u64,
+}
+
+impl AnchorsRecord {
+    /// The recorded judge of `check`.
+    pub fn judge(&self, check: &str) -> Option<&JudgeRecord> {
+        self.judges.iter().find(|j| j.check == check)
+    }
+
+    /// `check`'s anchors graded both in `reference` and here (errors on
+    /// either side left out), paired by key, each with its label in
+    /// `anchors` (the suite's file as it is now).
+    pub fn regraded(
+        &self,
+        reference: &AnchorsRecord,
+        check: &str,
+        anchors: &[Anchor],
+    ) -> Vec<Regraded> {
+        let then: std::collections::HashMap<&str, bool> = reference
+            .anchors
+            .iter()
+            .filter(|a| a.check == check)
+            .filter_map(|a| Some((a.key.as_str(), a.verdict.passed()?)))
+            .collect();
+        let labels: std::collections::HashMap<String, Option<Label>> =
+            anchors.iter().map(|a| (a.key(), a.label)).collect();
+        self.anchors
+            .iter()
+            .filter(|a| a.check == check)
+            .filter_map(|a| {
+                Some(Regraded {
+                    reference: *then.get(a.key.as_str())?,
+                    now: a.verdict.passed()?,
+                    label: labels.get(&a.key).copied().flatten(),
+                })
+            })
+            .collect()
     }
 }
 
@@ -184,6 +289,8 @@ pub struct Drift {
     /// With `min_judge_kappa`: how many labelled anchors in all would
     /// decide it (`None`: κ itself is under the floor).
     pub labels_needed: Option<u64>,
+    /// The suite's `min_judge_kappa`, when it has one.
+    pub floor: Option<f64>,
     /// What it all says.
     pub reading: Reading,
 }
@@ -240,9 +347,89 @@ impl Drift {
             changed,
             agreement,
             labels_needed,
+            floor: min_kappa,
             reading,
         }
     }
+}
+
+/// One judged check's judge read against the reference's: what the gate
+/// says of it and whether its checks can gate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JudgeReading {
+    /// The judged check (its reported name).
+    pub check: String,
+    /// The check's `assertion_id` in this run: the verdicts it cannot gate
+    /// when the judge moved.
+    pub assertion_id: String,
+    /// The judge's coordinate now.
+    pub coordinate: String,
+    /// Its coordinate in the reference.
+    pub reference_coordinate: String,
+    /// The anchors now against the reference's.
+    pub drift: Drift,
+}
+
+/// Every judge of `now` that the reference also recorded, read at level
+/// `alpha` (the suite's `false_alarm_rate`) with the suite's
+/// `min_judge_kappa`. `checks`: the suite's judged checks as (name,
+/// assertion id); `anchors`: the anchors file as it is now (its labels).
+/// A judge the reference did not record is not read (nothing to read it
+/// against).
+pub fn read_judges(
+    now: &AnchorsRecord,
+    reference: &AnchorsRecord,
+    checks: &[(String, String)],
+    anchors: &[Anchor],
+    alpha: f64,
+    min_kappa: Option<f64>,
+) -> Vec<JudgeReading> {
+    now.judges
+        .iter()
+        .filter_map(|judge| {
+            let before = reference.judge(&judge.check)?;
+            let graded = now.regraded(reference, &judge.check, anchors);
+            let changed = before.identity.changed(&judge.identity);
+            let assertion_id = checks
+                .iter()
+                .find(|(name, _)| *name == judge.check)
+                .map(|(_, id)| id.clone())
+                .unwrap_or_default();
+            Some(JudgeReading {
+                check: judge.check.clone(),
+                assertion_id,
+                coordinate: judge.coordinate.clone(),
+                reference_coordinate: before.coordinate.clone(),
+                drift: Drift::measure(&graded, changed, alpha, min_kappa),
+            })
+        })
+        .collect()
+}
+
+/// [`read_judges`] for two documents, with `checks` taken from the suite's
+/// declared checks: empty unless both recorded anchors.
+pub fn read_documents(
+    run: &super::document::RunDocument,
+    reference: &super::document::RunDocument,
+    suite: &super::suite::Suite,
+    anchors: &[Anchor],
+    min_kappa: Option<f64>,
+) -> Vec<JudgeReading> {
+    let (Some(now), Some(then)) = (&run.judge_anchors, &reference.judge_anchors) else {
+        return Vec::new();
+    };
+    let checks: Vec<(String, String)> = (suite.checks.iter())
+        .filter(|c| c.judge_coordinate().is_some())
+        .map(|c| (c.name.clone(), c.assertion_id.clone()))
+        .collect();
+    read_judges(
+        now,
+        then,
+        &checks,
+        anchors,
+        suite.false_alarm_rate,
+        min_kappa,
+    )
 }
 
 /// The judge (graded now) against people, over the labelled anchors;

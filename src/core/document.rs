@@ -131,6 +131,16 @@ pub struct RunDocument {
         skip_serializing_if = "Option::is_none"
     )]
     pub promoted_at: Option<String>,
+    /// How the judges graded the suite's judge anchors, and who they were
+    /// (issue 32): absent for a suite without anchors, so such documents
+    /// keep 0.10.0's bytes. Outside `results`: no part of `config_hash`
+    /// or of any case count.
+    #[serde(
+        default,
+        deserialize_with = "crate::core::strict_json::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub judge_anchors: Option<super::anchors::AnchorsRecord>,
 }
 
 impl RunDocument {

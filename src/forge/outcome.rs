@@ -25,6 +25,7 @@
 //! | `evaluation_changes` | int | changes to `[suite]`, `[target]`, the cases and the store root against the base (0 without one) |
 //! | `baseline_changed` | bool or null | the pull request replaces the baseline file (read at the base ref); `null`: no base could be read |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
+//! | `judges` | list, absent without anchors | one object per judged check read on its judge anchors: `check`, `coordinate`, `reference_coordinate`, `reading` (`steady`, `renamed`, `moved`, `unproven`), `gates`, `anchors`, `lost`, `gained`, `shift`, `moved_low`, `moved_high`, `p`, `detectable`, `changed` (identity field names), `kappa`, `kappa_low`, `kappa_high`, `labels_needed` (numbers or null) |
 //! | `retries` | object, absent with `--run` | when the gate ran the suite: `calls` (calls tried more than once), retries by reason (`rate_limited`, `server_error`, `connection`) and `waits_refused` (calls failed at once: the asked wait was over `--max-wait`); counts only |
 
 use std::collections::BTreeMap;
@@ -165,6 +166,10 @@ pub struct Outcome {
     /// Retry counts of the run the gate made (absent when it gated a stored run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retries: Option<BTreeMap<String, u64>>,
+    /// Each judge read on its anchors (`wire::compare::judges_json`); absent
+    /// when neither the run nor the reference graded anchors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<serde_json::Value>,
 }
 
 /// The `retries` object: every key present, zeros included.

@@ -489,6 +489,7 @@ impl Prepared {
             quota: options.quota,
             retried: options.retried.clone(),
             cost,
+            anchors: crate::run::driver::AnchorPlan::default(),
         };
         let target: &dyn Ask = match &self.built {
             Built::Http(t) => t,
@@ -551,6 +552,15 @@ impl Prepared {
                     std::iter::once(target_party(&built)).chain(judge_parties(&judges)),
                 ),
             ),
+            // The anchors, and how the reference graded them: which of
+            // them the memo may serve (`run::driver::grade_anchors`).
+            anchors: crate::run::driver::AnchorPlan {
+                anchors: loaded.judge_anchors.clone(),
+                reference: (!loaded.judge_anchors.is_empty())
+                    .then(|| store.read_baseline(tenant, suite_name).ok().flatten())
+                    .flatten()
+                    .and_then(|b| b.judge_anchors),
+            },
         };
         // One run, one writer: the journal's lock is held to the end.
         let mut held_lock = None;

@@ -78,7 +78,7 @@ pub struct GateView {
 }
 
 impl GateView {
-    /// The headline: the lead, then the rest.
+    /// The headline: the lead, then the rest (either may be empty).
     pub fn headline(&self) -> String {
         if self.rest.is_empty() {
             self.lead.clone()
@@ -333,6 +333,9 @@ pub fn compared(
             clauses[clause::UNREASKED].clone(),
             vec![clause::WORSE, clause::UNREASKED],
         ),
+        // A judge that moved: its sentence, which names the rerun command,
+        // is the gate's to write (`app::gate`), in front of the rest.
+        ExitStatus::Unjudged if head.judges_moved > 0 => (String::new(), vec![clause::WORSE]),
         ExitStatus::Unjudged => (
             locale.text("gate.lead_uncomputed").to_string(),
             vec![clause::WORSE],

@@ -13,6 +13,7 @@ pub mod escape;
 pub mod gate;
 pub mod history;
 pub mod html;
+pub mod judges;
 pub mod locale;
 pub mod noise;
 pub mod order;

@@ -46,6 +46,7 @@ use crate::client::mask::{mask_text, mask_value};
 use crate::client::provider::ProviderTarget;
 use crate::client::rate_limits::Meter;
 use crate::core::aggregate::{self, CaseOutcome};
+use crate::core::anchors::{Anchor, AnchorVerdict, AnchorsRecord, GradedAnchor, JudgeRecord};
 use crate::core::checks::judged::JudgeRequest;
 use crate::core::checks::{output_kind, DeclaredCheck, Inputs};
 use crate::core::document::{CaseResult, RunDocument, SCHEMA_VERSION};
@@ -292,6 +293,19 @@ pub struct RunContext {
     pub retried: Retried,
     /// The judge memo and the spending cap (none by default).
     pub cost: CostControls,
+    /// The suite's judge anchors and the reference's grading of them
+    /// (none by default).
+    pub anchors: AnchorPlan,
+}
+
+/// The judge anchors a run grades after its cases (`grade_anchors`).
+#[derive(Clone, Debug, Default)]
+pub struct AnchorPlan {
+    /// The suite's anchors (`[suite] judge_anchors`), in file order.
+    pub anchors: Vec<crate::core::anchors::Anchor>,
+    /// How the reference graded them, when it did: decides which anchors
+    /// are graded live and which come from the memo.
+    pub reference: Option<AnchorsRecord>,
 }
 
 #[cfg(test)]
@@ -313,6 +327,7 @@ impl RunContext {
             quota: Quota::default(),
             retried: Retried::default(),
             cost: CostControls::default(),
+            anchors: AnchorPlan::default(),
         }
     }
 }
@@ -379,6 +394,8 @@ struct Services<'a> {
     suite: &'a str,
     /// The cases whose kept answers had a secret masked, by case id.
     masked: Mutex<std::collections::HashMap<String, MaskedCase>>,
+    /// Judge calls actually sent (memo hits and refusals not counted).
+    judged_live: AtomicUsize,
 }
 
 impl Services<'_> {
@@ -541,8 +558,10 @@ pub fn execute_spent(
         cost: &ctx.cost,
         suite: &suite.name,
         masked: Mutex::default(),
+        judged_live: AtomicUsize::new(0),
     };
     let outcomes = run_all(suite, &services);
+    let judge_anchors = grade_anchors(suite, &ctx.anchors, &services);
     let mut spent = services.progress.finish().spend;
     if let Some(memo) = &ctx.cost.memo {
         spent.memo = memo.tally();
@@ -601,6 +620,7 @@ pub fn execute_spent(
         tenant: suite.tenant.clone(),
         rejudged_from: None,
         promoted_at: None,
+        judge_anchors,
     };
     let masked = services.masked_record(suite);
     Ok((doc, spent, failed_calls, masked))
@@ -873,6 +893,31 @@ fn ask_judge(
     at: &Draw,
     svc: &Services,
 ) -> Verdict {
+    consult(check, inputs, request, at, svc, false).verdict
+}
+
+/// What one judging gave: the verdict, the model the provider says
+/// answered (a live call's), and whether a call was sent.
+struct Consulted {
+    verdict: Verdict,
+    answered: Option<String>,
+    live: bool,
+}
+
+/// [`ask_judge`], `live`: the memo is not read (a reply is still kept).
+fn consult(
+    check: &DeclaredCheck,
+    inputs: &Inputs,
+    request: &JudgeRequest,
+    at: &Draw,
+    svc: &Services,
+    live: bool,
+) -> Consulted {
+    let from_memo = |verdict: Verdict| Consulted {
+        verdict,
+        answered: None,
+        live: false,
+    };
     let memo = svc.cost.memo.as_deref().map(|memo| {
         let identity = svc.judge.identity(&request.coordinate);
         let answer = match inputs.output {
@@ -899,10 +944,12 @@ fn ask_judge(
         (memo, fields, place)
     });
     if let Some((memo, fields, place)) = &memo {
-        match memo.lookup(fields, place) {
-            Lookup::Hit(entry) => return check.judged_verdict(Ok(&entry.reply)),
-            Lookup::Refused(why) => return check.errored(why),
-            Lookup::Ask => {}
+        if !live || memo.replays() {
+            match memo.lookup(fields, place) {
+                Lookup::Hit(entry) => return from_memo(check.judged_verdict(Ok(&entry.reply))),
+                Lookup::Refused(why) => return from_memo(check.errored(why)),
+                Lookup::Ask => {}
+            }
         }
     }
     let answer = retrying(&svc.retry, &svc.throttle, at.case_id, || {
@@ -911,6 +958,7 @@ fn ask_judge(
             svc.judge.worst_case_usd(request),
             || {
                 svc.progress.judge_sent();
+                svc.judged_live.fetch_add(1, Ordering::SeqCst);
                 svc.judge.judge(request)
             },
             |a| a.cost_usd,
@@ -928,9 +976,179 @@ fn ask_judge(
                     tokens: answer.tokens,
                 });
             }
-            check.judged_verdict(Ok(&answer.text))
+            Consulted {
+                verdict: check.judged_verdict(Ok(&answer.text)),
+                answered: answer.model,
+                live: true,
+            }
         }
-        Err(cause) => check.judged_verdict(Err(&clip(&cause))),
+        Err(cause) => Consulted {
+            verdict: check.judged_verdict(Err(&clip(&cause))),
+            answered: None,
+            live: true,
+        },
+    }
+}
+
+/// Grade the suite's judge anchors, each by the judge of its check, after
+/// the cases and through the same path (memo, cap, retries, spend).
+///
+/// Per judged check the first anchor is the *canary*: always graded live,
+/// so the reply's `model` says who answers. The others come from the memo
+/// unless something says the judge may have moved: no reference grading,
+/// a case judging of this run that was asked live (the memo missed, so a
+/// verdict of this gate rests on the judge as it is now), an identity
+/// other than the reference's, or a canary graded otherwise than in the
+/// reference — then every anchor is graded live. `None` without anchors.
+fn grade_anchors(suite: &Suite, plan: &AnchorPlan, svc: &Services) -> Option<AnchorsRecord> {
+    if plan.anchors.is_empty() {
+        return None;
+    }
+    let cases_live = svc.judged_live.load(Ordering::SeqCst) > 0;
+    let mut graded: Vec<Option<GradedAnchor>> = vec![None; plan.anchors.len()];
+    let mut judges = Vec::new();
+    for check in &suite.checks {
+        let Some(coordinate) = check.judge_coordinate() else {
+            continue;
+        };
+        let mine: Vec<usize> = (0..plan.anchors.len())
+            .filter(|&i| plan.anchors[i].check == check.name)
+            .collect();
+        let Some((&canary, rest)) = mine.split_first() else {
+            continue;
+        };
+        let grader = check.repetition().map_or(check, |r| r.inner);
+        let client = svc.judge.identity(coordinate);
+        let mut identity = crate::core::anchors::JudgeIdentity {
+            provider: client.provider.clone(),
+            requested_model: client.model.clone(),
+            answered_model: None,
+            endpoint: client.endpoint.clone(),
+            base_url_hash: crate::core::identity::digest(&json!(client.base_url)),
+            prompt_hash: String::new(),
+            protocol: String::new(),
+        };
+        let first = grade_anchor(grader, &plan.anchors[canary], svc, true);
+        identity.answered_model = first.answered.clone();
+        identity.prompt_hash = first.prompt_hash.clone();
+        identity.protocol = first.protocol.clone();
+        let reference = plan.reference.as_ref();
+        let before = reference.and_then(|r| r.judge(&check.name));
+        let canary_key = plan.anchors[canary].key();
+        let canary_held = reference.is_some_and(|r| {
+            r.anchors
+                .iter()
+                .any(|a| a.check == check.name && a.key == canary_key && a.verdict == first.verdict)
+        });
+        let all_live = cases_live
+            || !canary_held
+            || before.is_none_or(|b| !b.identity.changed(&identity).is_empty());
+        let mut live = u64::from(first.live);
+        graded[canary] = Some(GradedAnchor {
+            key: canary_key,
+            check: check.name.clone(),
+            verdict: first.verdict,
+        });
+        for &i in rest {
+            let anchor = &plan.anchors[i];
+            let one = grade_anchor(grader, anchor, svc, all_live);
+            live += u64::from(one.live);
+            if identity.answered_model.is_none() {
+                identity.answered_model = one.answered;
+            }
+            if identity.prompt_hash.is_empty() {
+                (identity.prompt_hash, identity.protocol) = (one.prompt_hash, one.protocol);
+            }
+            graded[i] = Some(GradedAnchor {
+                key: anchor.key(),
+                check: check.name.clone(),
+                verdict: one.verdict,
+            });
+        }
+        judges.push(JudgeRecord {
+            check: check.name.clone(),
+            coordinate: coordinate.to_string(),
+            identity,
+            live,
+        });
+    }
+    Some(AnchorsRecord {
+        anchors: graded.into_iter().flatten().collect(),
+        judges,
+    })
+}
+
+/// One anchor graded by `check`'s judge.
+struct AnchorGrading {
+    verdict: AnchorVerdict,
+    answered: Option<String>,
+    live: bool,
+    /// 16 hex of the judge's system prompt and the check's declaration
+    /// (its rubric): empty when no request could be composed.
+    prompt_hash: String,
+    /// How the reply is read: the judging kind and 16 hex of the request's
+    /// parameters.
+    protocol: String,
+}
+
+fn grade_anchor(
+    check: &DeclaredCheck,
+    anchor: &Anchor,
+    svc: &Services,
+    live: bool,
+) -> AnchorGrading {
+    let output = Value::String(anchor.answer.clone());
+    // The judge is shown the vars as the request the answer came from.
+    let input = (!anchor.vars.is_empty())
+        .then(|| crate::core::python::dumps::dumps_canonical(&Value::Object(anchor.vars.clone())));
+    let metadata = Map::new();
+    let inputs = Inputs {
+        output: &output,
+        input: input.as_deref(),
+        expected: None,
+        context: &anchor.context,
+        cost_usd: None,
+        latency_ms: None,
+        response_metadata: &metadata,
+    };
+    let errored = AnchorGrading {
+        verdict: AnchorVerdict::Error,
+        answered: None,
+        live: false,
+        prompt_hash: String::new(),
+        protocol: String::new(),
+    };
+    let Some(Ok(request)) = check.judge_request(&inputs) else {
+        return errored;
+    };
+    let key = format!("anchor {}", anchor.key());
+    let at = Draw {
+        case_id: &key,
+        sample: 0,
+        draw: 0,
+    };
+    let consulted = consult(check, &inputs, &request, &at, svc, live);
+    let params = svc.judge.identity(&request.coordinate).params;
+    AnchorGrading {
+        verdict: match consulted.verdict.status {
+            Status::Pass => AnchorVerdict::Pass,
+            Status::Fail => AnchorVerdict::Fail,
+            Status::Error => AnchorVerdict::Error,
+        },
+        answered: consulted.answered,
+        live: consulted.live,
+        prompt_hash: crate::core::identity::digest(&json!([
+            request.system,
+            check.identity_payload
+        ])),
+        protocol: format!(
+            "{}-v1+{}",
+            match request.kind {
+                crate::core::checks::judged::JudgeKind::Score => "score",
+                crate::core::checks::judged::JudgeKind::Claims => "claims",
+            },
+            crate::core::identity::sha16(&params)
+        ),
     }
 }
 

@@ -118,6 +118,11 @@ impl JudgeMemo {
         *self.tally_mut()
     }
 
+    /// True under `--judge-memo replay`: no judge is ever called.
+    pub fn replays(&self) -> bool {
+        self.mode == MemoMode::Replay
+    }
+
     /// Before a judge call with `fields`, graded at `place`.
     pub fn lookup(&self, fields: &MemoFields, place: &MemoPlace) -> Lookup {
         let Some(reader) = &self.reader else {

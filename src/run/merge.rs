@@ -136,6 +136,11 @@ pub fn merge_planned(
     let mut extra: Option<(String, String)> = None;
     // Each altered shard file is named, with its first altered case.
     let mut altered = Vec::new();
+    // The judge anchors are graded by every shard alike: the first
+    // shard's record (in shard order) speaks for the merged run.
+    let judge_anchors = by_index
+        .values()
+        .find_map(|&i| shards[i].doc.judge_anchors.clone());
     for (s, r) in shards.into_iter().zip(&records) {
         let mut first: Option<String> = None;
         for result in s.doc.results {
@@ -245,6 +250,7 @@ pub fn merge_planned(
             tenant: suite.tenant.clone(),
             rejudged_from: None,
             promoted_at: None,
+            judge_anchors,
         },
         shards: total,
         plan,

@@ -64,6 +64,7 @@ pub fn to_writer(doc: &RunDocument, w: &mut dyn std::io::Write) -> std::io::Resu
         tenant: doc.tenant.clone(),
         rejudged_from: doc.rejudged_from.clone(),
         promoted_at: doc.promoted_at.clone(),
+        judge_anchors: doc.judge_anchors.clone(),
     };
     // Serializing plain structs of strings, numbers and maps cannot fail.
     let value = serde_json::to_value(&shell).unwrap_or(Value::Null);
@@ -181,7 +182,12 @@ pub fn read(path: &Path) -> Result<RunDocument, StoreError> {
 }
 
 /// Top-level keys 0.10.0 writes only when they carry something.
-const OPTIONAL_TOP: [&str; 3] = ["digline_version", "promoted_at", "rejudged_from"];
+const OPTIONAL_TOP: [&str; 4] = [
+    "digline_version",
+    "judge_anchors",
+    "promoted_at",
+    "rejudged_from",
+];
 /// Case keys 0.10.0 writes only when they apply.
 const OPTIONAL_CASE: [&str; 3] = ["suspended_reason", "canary", "responses"];
 /// Verdict keys 0.10.0 writes only on sampled (or judged) verdicts.

@@ -183,6 +183,18 @@ fn serve(
 /// A 200 in the shape of the API the request was sent to: Anthropic for
 /// `/v1/messages`, OpenAI otherwise.
 pub fn ok(seen: &Seen, text: &str, input_tokens: u64, output_tokens: u64) -> Reply {
+    ok_as(seen, text, input_tokens, output_tokens, None)
+}
+
+/// [`ok`], the reply saying `model` answered (`None`: the requested
+/// model, dated for Anthropic): a provider that re-pointed an alias.
+pub fn ok_as(
+    seen: &Seen,
+    text: &str,
+    input_tokens: u64,
+    output_tokens: u64,
+    model: Option<&str>,
+) -> Reply {
     let body = if seen.path.ends_with("/v1/messages") {
         // the judge's prefill `{` is prepended by the client: strip it here
         let text = match seen.body["messages"].as_array().and_then(|m| m.last()) {
@@ -193,7 +205,7 @@ pub fn ok(seen: &Seen, text: &str, input_tokens: u64, output_tokens: u64) -> Rep
         };
         json!({
             "id": "msg_1", "type": "message", "role": "assistant",
-            "model": seen.body["model"].as_str().map(|m| format!("{m}-20251001")),
+            "model": model.map(str::to_string).or_else(|| seen.body["model"].as_str().map(|m| format!("{m}-20251001"))),
             "content": [{"type": "text", "text": text}],
             "stop_reason": "end_turn",
             "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
@@ -202,7 +214,7 @@ pub fn ok(seen: &Seen, text: &str, input_tokens: u64, output_tokens: u64) -> Rep
     } else {
         json!({
             "id": "chatcmpl-1", "object": "chat.completion",
-            "model": seen.body["model"],
+            "model": model.map_or_else(|| seen.body["model"].clone(), |m| Value::String(m.to_string())),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
                       "total_tokens": input_tokens + output_tokens}

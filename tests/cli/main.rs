@@ -4,6 +4,7 @@
 //! binary, the loopback stub).
 
 mod agreement;
+mod anchors;
 mod boundary;
 mod checks;
 mod cost;

@@ -344,6 +344,12 @@ pub struct Comparison {
     /// spend record by the use case): not asked whole, so it could not be
     /// judged, whatever it shows.
     pub capped: bool,
+    /// Each judged check's judge read on its anchors against the
+    /// reference's (set by the gate; empty without anchors in both).
+    pub judges: Vec<crate::core::anchors::JudgeReading>,
+    /// The command that re-measures the reference with the judges as they
+    /// are now (said with a judge that moved; set with `judges`).
+    pub judge_rerun: String,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -401,6 +407,10 @@ pub struct Headline {
     pub reasked: bool,
     /// The run was stopped by its spending cap: exit 2, never 1.
     pub capped: bool,
+    /// Judges whose anchors moved (or whose agreement with people is not
+    /// shown under `min_judge_kappa`): their checks cannot gate, exit 2,
+    /// never 1 — what they graded worse is not counted as worse.
+    pub judges_moved: usize,
 }
 
 impl Comparison {
@@ -456,12 +466,29 @@ impl Comparison {
             .collect()
     }
 
+    /// The regressions that count as worse: every one, but those of a
+    /// check whose judge moved (it could not be judged).
+    pub fn gated_regressions(&self) -> usize {
+        let ungated: BTreeSet<&str> = self
+            .judges
+            .iter()
+            .filter(|j| !j.drift.reading.gates())
+            .map(|j| j.assertion_id.as_str())
+            .collect();
+        self.deltas
+            .iter()
+            .filter(|d| {
+                d.outcome == Outcome::Regressed && !ungated.contains(d.key.assertion_id.as_str())
+            })
+            .count()
+    }
+
     /// The headline facts.
     pub fn headline(&self) -> Headline {
         let counts = self.counts();
         let changed = |rows: &[ConfigDelta]| rows.iter().any(|d| d.outcome.is_change());
         Headline {
-            worse: counts.get(Outcome::Regressed) > 0,
+            worse: self.gated_regressions() > 0,
             unjudged: self.unjudged,
             suspended: self.suspended,
             config_changed: self.config_changed,
@@ -492,6 +519,11 @@ impl Comparison {
                 .iter()
                 .any(|d| d.evidence.reference_samples > 1),
             capped: self.capped,
+            judges_moved: self
+                .judges
+                .iter()
+                .filter(|j| !j.drift.reading.gates())
+                .count(),
         }
     }
 }
@@ -512,7 +544,8 @@ pub fn headline_exit_code(head: &Headline) -> ExitStatus {
         ExitStatus::Unjudged
     } else if head.worse || head.canary_moved {
         ExitStatus::Worse
-    } else if head.unjudged > 0
+    } else if head.judges_moved > 0
+        || head.unjudged > 0
         || head.unreasked > 0
         || !head.uncomputed_measures.is_empty()
         || head.nothing_compared
@@ -879,6 +912,8 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         power: None,
         paired_measures: Vec::new(),
         capped: false,
+        judges: Vec::new(),
+        judge_rerun: String::new(),
     })
 }
 

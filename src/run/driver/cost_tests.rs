@@ -53,6 +53,7 @@ impl Judge for Wobbly {
         let n = self.calls.fetch_add(1, Ordering::SeqCst);
         let score = (n % 9 + 1) as f64 / 10.0;
         Ok(JudgeAnswer {
+            model: None,
             tokens: Some((100, 10)),
             text: format!("{{\"score\": {score}, \"reason\": \"call {n}\"}}"),
             cost_usd: Some(0.0005),

@@ -70,6 +70,7 @@ impl Judge for FakeJudge {
     fn judge(&self, request: &JudgeRequest) -> Result<JudgeAnswer, Failure> {
         assert!(request.prompt.contains("Output to judge:\necho:"));
         Ok(JudgeAnswer {
+            model: None,
             tokens: None,
             text: self.0.to_string(),
             cost_usd: Some(0.0001),
@@ -259,6 +260,7 @@ impl Judge for CountingJudge {
     fn judge(&self, _: &JudgeRequest) -> Result<JudgeAnswer, Failure> {
         self.0.fetch_add(1, Ordering::SeqCst);
         Ok(JudgeAnswer {
+            model: None,
             tokens: None,
             text: r#"{"score": 0.8, "reason": "ok"}"#.into(),
             cost_usd: None,

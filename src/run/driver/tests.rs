@@ -358,6 +358,7 @@ impl Judge for RecordingJudge {
             .map_err(|e| Failure::permanent(e.to_string()))?
             .push(request.prompt.clone());
         Ok(JudgeAnswer {
+            model: None,
             tokens: None,
             text: r#"{"score": 0.9, "reason": "fine"}"#.into(),
             cost_usd: None,

@@ -117,6 +117,7 @@ fn shard(path: &str, spec: &str, balanced: Option<&str>, created_at: &str) -> (S
         tenant: "t".to_string(),
         rejudged_from: None,
         promoted_at: None,
+        judge_anchors: None,
     };
     let record = Record {
         shard: crate::core::shard::Shard {

@@ -62,6 +62,7 @@ fn context(created_at: &str) -> RunContext {
         quota: crate::run::quota::Quota::default(),
         retried: crate::run::retry::Retried::default(),
         cost: crate::run::CostControls::default(),
+        anchors: crate::run::driver::AnchorPlan::default(),
     }
 }
 

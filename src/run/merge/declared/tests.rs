@@ -52,6 +52,7 @@ impl Judge for Judges {
             return Err(Failure::permanent("the judge could not be called"));
         }
         Ok(JudgeAnswer {
+            model: None,
             tokens: None,
             text: r#"{"score": 0.9, "reason": "fine"}"#.into(),
             cost_usd: None,
@@ -119,6 +120,7 @@ fn run(suite: &Suite) -> RunDocument {
         quota: crate::run::quota::Quota::default(),
         retried: crate::run::retry::Retried::default(),
         cost: crate::run::CostControls::default(),
+        anchors: crate::run::driver::AnchorPlan::default(),
     };
     execute(suite, &Target, &Judges, &ctx).unwrap()
 }
