@@ -141,7 +141,8 @@ impl CostOptions {
     /// is shared with the other processes on this machine calling with the
     /// same keys (`identity`, from [`quota_identity`]) at the same rate,
     /// unless the run is a shard (a shard paces to its own share, wherever
-    /// it runs).
+    /// it runs) or the workspace does not vouch for the bucket
+    /// ([`vouched_bucket`]).
     pub fn controls(
         &self,
         store: &Store,
@@ -161,14 +162,39 @@ impl CostOptions {
                 .or_else(|| env("RUNNER_TEMP"))
                 .filter(|d| !d.is_empty())
                 .map_or_else(std::env::temp_dir, std::path::PathBuf::from);
-            Arc::new(SharedQuota::new(&dir, identity, quota))
+            SharedQuota::new(&dir, identity, quota)
         });
+        let shared_quota = shared_quota
+            .filter(|bucket| vouched_bucket(root, bucket))
+            .map(Arc::new);
         CostControls {
             memo,
             budget: self
                 .cap(suite.max_usd)
                 .map(|cap| Arc::new(Budget::estimating(cap, target_call_price(store, suite)))),
             shared_quota,
+        }
+    }
+}
+
+/// True when the shared quota's bucket may be read and written: the
+/// workspace of `root` vouches for it (`host::trust`: not tracked by git in
+/// the repository holding its folder, no link out of the folder). A bucket
+/// the pull request committed, or a link it planted, could hold the run's
+/// calls or point the gate's writes at another file; it is left alone, said
+/// with its path, and the run paces to `--rate` alone.
+fn vouched_bucket(root: &std::path::Path, bucket: &SharedQuota) -> bool {
+    let Some(folder) = bucket.path().parent() else {
+        return false;
+    };
+    match host::trust::Workspace::of(root).check(folder, bucket.path()) {
+        Ok(()) => true,
+        Err(why) => {
+            tracing::warn!(
+                "{}; this run paces to --rate alone",
+                why.sentence("the shared quota's bucket")
+            );
+            false
         }
     }
 }
