@@ -128,6 +128,24 @@ pub fn lead(readings: &[JudgeReading], locale: Locale, rerun: &str) -> String {
         .join(" ")
 }
 
+/// The report's block: the same lines under the same title, escaped
+/// (safe HTML); empty without a judge read.
+pub fn html(readings: &[JudgeReading], locale: Locale, rerun: &str) -> String {
+    if readings.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<section class=\"block judges\">\n<h2>");
+    super::escape::push_html(&mut out, locale.text("gate.judge_title"));
+    out.push_str("</h2>\n<ul>\n");
+    for line in lines(readings, locale, rerun) {
+        out.push_str("<li>");
+        super::escape::push_html(&mut out, &line);
+        out.push_str("</li>\n");
+    }
+    out.push_str("</ul>\n</section>\n");
+    out
+}
+
 /// One line per judge, in check order.
 pub fn lines(readings: &[JudgeReading], locale: Locale, rerun: &str) -> Vec<String> {
     readings

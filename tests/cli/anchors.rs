@@ -224,6 +224,12 @@ fn a_pull_request_that_changed_its_answers_while_the_judge_turned_strict_exits_2
     // The report's headline, `compare` and its JSON say the same, exit 2.
     let html = std::fs::read_to_string(root.join("out/report.html")).unwrap();
     assert!(html.contains(&lead), "{html}");
+    assert!(
+        html.contains(
+            "<section class=\"block judges\">\n<h2>The judges, read on their anchors</h2>"
+        ),
+        "{html}"
+    );
     let key = outcome["run_key"].as_str().unwrap();
     let compared = go(
         root,
