@@ -384,3 +384,110 @@ fn a_kappa_floor_the_labels_do_not_show_leaves_the_judged_checks_unable_to_gate(
     assert_eq!(outcome["judges"][0]["reading"], "unproven");
     insta::assert_snapshot!("kappa-floor-en", outcome["headline"].as_str().unwrap());
 }
+
+#[test]
+fn with_two_judges_only_the_one_that_moved_is_named_and_its_checks_alone_cannot_gate() {
+    // `polite` is judged by Anthropic, `brief` by OpenAI; only the model
+    // named "claude…" turns strict.
+    let strict = Arc::new(AtomicBool::new(false));
+    let s = Arc::clone(&strict);
+    let fake = fake_llm::start(Box::new(move |seen: &Seen, _| {
+        if seen.is_judge() {
+            let user = seen.user();
+            let output = user.rsplit("Output to judge:").next().unwrap_or_default();
+            let claude = seen.body["model"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("claude");
+            let score = if output.contains("bad") {
+                0.1
+            } else if claude && s.load(Ordering::SeqCst) {
+                0.2
+            } else {
+                0.9
+            };
+            let reply = format!("{{\"score\": {score}, \"reason\": \"judged\"}}");
+            ok_as(seen, &reply, 300, 30, None)
+        } else {
+            ok_as(seen, &format!("Hello, {}", seen.user()), 10, 50, None)
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 5, JUDGE, true);
+    let text = std::fs::read_to_string(root.join("suite.toml")).unwrap()
+        + "\n[[assertions]]\ntype = \"llm_rubric\"\nname = \"brief\"\nrubric = \"Brief.\"\n\
+           judge = \"openai/gpt-4o-mini\"\nthreshold = 0.5\ntolerance = 1\n";
+    std::fs::write(root.join("suite.toml"), text).unwrap();
+    let file = root.join("judge-anchors.json");
+    let mut anchors: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let brief: Vec<Value> = anchors
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            a["check"] = json!("brief");
+            a
+        })
+        .collect();
+    anchors.extend(brief);
+    std::fs::write(&file, Value::Array(anchors).to_string()).unwrap();
+    let env = |extra: &[&str]| {
+        let mut vars = crate::cost::env(&fake);
+        vars.push(("OPENAI_BASE_URL", fake.base()));
+        vars.push(("OPENAI_API_KEY", "sk-TEST-anchors".to_string()));
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        crate::util::digline_env(root, extra, &vars)
+    };
+    let ran = env(&["run", "-q", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let key = ran.stdout.trim().to_string();
+    let promoted = env(&["promote", "--suite", "suite.toml", "--run", &key]);
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+    let (doc, _) = document(root, &key);
+    let judges = doc["judge_anchors"]["judges"].as_array().unwrap();
+    assert_eq!(judges.len(), 2);
+    assert_eq!(judges[1]["identity"]["provider"], "openai");
+    assert_eq!(judges[1]["identity"]["answered_model"], "gpt-4o-mini");
+    strict.store(true, Ordering::SeqCst);
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    let gated = env(&[
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "out",
+        "--publish",
+        "none",
+    ]);
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    let outcome = read_json(root.join("out/outcome.json"));
+    let readings: Vec<(Value, Value)> = outcome["judges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["check"].clone(), j["reading"].clone()))
+        .collect();
+    assert_eq!(
+        readings,
+        vec![
+            (json!("polite"), json!("moved")),
+            (json!("brief"), json!("steady"))
+        ]
+    );
+    assert!(
+        gated
+            .stdout
+            .starts_with("The judge of polite (anthropic/claude-haiku-4-5) changed:"),
+        "{}",
+        gated.stdout
+    );
+    assert!(
+        gated.stdout.contains(
+            "The judge of brief (openai/gpt-4o-mini) held on its 20 anchors: a shift of 30 % \
+             of the anchors or more would have been seen."
+        ),
+        "{}",
+        gated.stdout
+    );
+}
