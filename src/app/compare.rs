@@ -60,6 +60,9 @@ pub struct Read {
     gated: Option<(ReaskRecord, Suite)>,
     /// The run's spending cap stopped it (its spend record): exit 2.
     capped: bool,
+    /// Its judges read on their anchors against the reference's, and the
+    /// command that re-measures the reference.
+    judges: (Vec<crate::core::anchors::JudgeReading>, String),
     /// A newer digline wrote one of the documents: the note to warn with
     /// (said before the comparison, which may refuse).
     pub ahead: Option<String>,
@@ -104,6 +107,16 @@ pub fn read(request: &CompareRequest) -> Result<Read, Refusal> {
         .causes
         .then(|| store.read_run_timings(&suite.tenant, &suite.name, &run.key));
     let capped = store.run_capped(&suite.tenant, &suite.name, &run.key);
+    let judges = (
+        crate::core::anchors::read_documents(
+            &run.doc,
+            &baseline,
+            suite,
+            &loaded.judge_anchors,
+            loaded.min_judge_kappa,
+        ),
+        super::gate::judge_rerun(&request.suite.file),
+    );
     let gated = crate::host::trust::believed_reasks(
         &workspace,
         &store,
@@ -119,6 +132,7 @@ pub fn read(request: &CompareRequest) -> Result<Read, Refusal> {
         failed,
         gated,
         capped,
+        judges,
         ahead,
     })
 }
@@ -136,10 +150,12 @@ pub fn compare(read: Read) -> Result<CompareFacts, Refusal> {
         failed,
         gated,
         capped,
+        judges,
         ..
     } = read;
     let mut comparison = crate::report::order::compare_in_suite_order(&run, &baseline)?;
     comparison.capped = capped;
+    (comparison.judges, comparison.judge_rerun) = judges;
     // A run the gate judged is decided as the gate decided it: its re-asks,
     // the power, the whole-run measures paired. Two documents alone compare
     // as 0.10.0 did.

@@ -395,6 +395,7 @@ fn run_or_merge(
         retried: retried.clone(),
         stop_on_signal: true,
         samples: None,
+        cases: Vec::new(),
     };
     let suite = &loaded.loaded.suite;
     if let Some(which) = &request.run {
@@ -569,20 +570,14 @@ fn compare(
     c.apply_paired(paired.unwrap_or_default(), true);
     c.capped = loaded.store.run_capped(&suite.tenant, &suite.name, key);
     // The judges, each read on its anchors against the reference's.
-    if let (Some(now), Some(then)) = (&doc.judge_anchors, &b.judge_anchors) {
-        let checks: Vec<(String, String)> = (suite.checks.iter())
-            .filter(|c| c.judge_coordinate().is_some())
-            .map(|c| (c.name.clone(), c.assertion_id.clone()))
-            .collect();
-        c.judges = crate::core::anchors::read_judges(
-            now,
-            then,
-            &checks,
-            &loaded.loaded.judge_anchors,
-            suite.false_alarm_rate,
-            loaded.loaded.min_judge_kappa,
-        );
-    }
+    c.judges = crate::core::anchors::read_documents(
+        doc,
+        b,
+        suite,
+        &loaded.loaded.judge_anchors,
+        loaded.loaded.min_judge_kappa,
+    );
+    c.judge_rerun = judge_rerun(&request.suite.file);
     // Infrastructure values (`base_url`) are named, never published.
     crate::report::redact::withhold_perimeter_values(&mut c);
     spell_parameter_edits(&mut c, &request.suite.file, base.read());
@@ -598,6 +593,15 @@ fn compare(
         }
     }
     Ok(Some(c))
+}
+
+/// The command that re-measures the reference with the judges as they are
+/// now: a run that asks every judge live (then a person promotes it).
+pub(crate) fn judge_rerun(suite_file: &Path) -> String {
+    format!(
+        "digline run --suite {} --judge-memo off",
+        suite_file.display()
+    )
 }
 
 /// With a readable base ref, each parameter edit (check id a → b) is shown
@@ -677,11 +681,8 @@ fn itemize(
     // A judge that moved (or is not shown to agree with people) is said
     // first: its checks could not be judged (exit 2, never 1).
     let judge_lines = comparison.as_ref().map_or_else(Vec::new, |c| {
-        let rerun = format!(
-            "digline run --suite {} --judge-memo off",
-            request.suite.file.display()
-        );
-        let lead = crate::report::judges::lead(&c.judges, locale, &rerun);
+        let rerun = &c.judge_rerun;
+        let lead = crate::report::judges::lead(&c.judges, locale, rerun);
         if !lead.is_empty() {
             view.lead = if view.lead.is_empty() {
                 lead
@@ -689,7 +690,7 @@ fn itemize(
                 format!("{lead} {}", view.lead)
             };
         }
-        crate::report::judges::lines(&c.judges, locale, &rerun)
+        crate::report::judges::lines(&c.judges, locale, rerun)
     });
     // A replaced reference is said first, everywhere the headline goes.
     if let Some(r) = &replaced {
@@ -873,6 +874,14 @@ fn render(
         history: Default::default(),
     };
     let (data, charts) = with_history(data, &facts, request, locale);
+    // The judges read on their anchors, in the report before the history.
+    let charts = match &facts.comparison {
+        Some(c) => format!(
+            "{}{charts}",
+            crate::report::judges::html(&c.judges, locale, &c.judge_rerun)
+        ),
+        None => charts,
+    };
     let comment_md = comment::render(&data, Some(&order_marker(&marker, &doc.created_at)));
     let summary_md = comment::render(&data, None);
     let junit_xml = junit::render(doc, facts.comparison.as_ref(), locale, &facts.failed_calls);
@@ -897,7 +906,7 @@ fn render(
     let judges = facts
         .comparison
         .as_ref()
-        .map(|c| crate::report::judges::json(&c.judges))
+        .map(|c| crate::wire::compare::judges_json(&c.judges))
         .unwrap_or_default();
     let html = render_html_report(facts, locale, request.report_payload, notices, charts);
 
@@ -1053,19 +1062,7 @@ fn with_history(
                 .flat_map(|s| &s.rows)
                 .map(|r| (r.case.as_str(), r.check.as_str())),
         );
-    let samples = facts
-        .history
-        .lucky
-        .iter()
-        .map(|l| l.samples * 4)
-        .max()
-        .unwrap_or(30)
-        .clamp(30, 1000);
-    let command = format!(
-        "digline run --suite {} --root {} --samples {samples}",
-        request.suite.file.display(),
-        request.suite.root.display()
-    );
+    let command = super::history::remeasure_command(&request.suite, &facts.history.lucky);
     let note = words::note(history, &facts.history.lucky, flagged, &command, locale);
     let reasked = facts
         .comparison

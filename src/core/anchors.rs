@@ -406,6 +406,32 @@ pub fn read_judges(
         .collect()
 }
 
+/// [`read_judges`] for two documents, with `checks` taken from the suite's
+/// declared checks: empty unless both recorded anchors.
+pub fn read_documents(
+    run: &super::document::RunDocument,
+    reference: &super::document::RunDocument,
+    suite: &super::suite::Suite,
+    anchors: &[Anchor],
+    min_kappa: Option<f64>,
+) -> Vec<JudgeReading> {
+    let (Some(now), Some(then)) = (&run.judge_anchors, &reference.judge_anchors) else {
+        return Vec::new();
+    };
+    let checks: Vec<(String, String)> = (suite.checks.iter())
+        .filter(|c| c.judge_coordinate().is_some())
+        .map(|c| (c.name.clone(), c.assertion_id.clone()))
+        .collect();
+    read_judges(
+        now,
+        then,
+        &checks,
+        anchors,
+        suite.false_alarm_rate,
+        min_kappa,
+    )
+}
+
 /// The judge (graded now) against people, over the labelled anchors;
 /// `None` without any label.
 fn agreement(graded: &[Regraded], alpha: f64) -> Option<Agreement> {

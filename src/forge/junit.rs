@@ -76,6 +76,17 @@ pub fn render(
                 .map(|(k, v)| (k, &*v.assertion)),
         ),
     };
+    // A check whose judge moved could not be judged: its regressions are
+    // no failures (the judge's own testcase is the error).
+    let ungated: std::collections::BTreeSet<&str> = comparison
+        .map(|c| {
+            c.judges
+                .iter()
+                .filter(|j| !j.drift.reading.gates())
+                .map(|j| j.assertion_id.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
     let mut passes = 0usize;
     let mut collapsed = 0usize;
     let mut add = |suite: &mut TestSuite, case: &str, key: KeyRef<'_>, v: &Verdict| {
@@ -84,7 +95,8 @@ pub fn render(
             .ok()
             .map(|i| &deltas[i]);
         let fails = match comparison {
-            Some(_) => delta.is_some_and(got_worse),
+            Some(_) => delta
+                .is_some_and(|d| got_worse(d) && !ungated.contains(d.key.assertion_id.as_str())),
             None => v.status == Status::Fail,
         };
         if v.status != Status::Error && !fails {
@@ -166,6 +178,27 @@ pub fn render(
             st.set_type(Outcome::Missing.as_str());
             st.set_description(escape::terminal(&check_line(d, &coincides, s)));
             let mut tc = TestCase::new(clean(&name), st);
+            tc.set_classname(clean(&run.suite));
+            suite.add_test_case(tc);
+        }
+    }
+    // Each judge read on its anchors: an error when its checks could not
+    // be judged, a success that says what it could see otherwise.
+    if let Some(c) = comparison {
+        for reading in &c.judges {
+            let sentence = crate::report::judges::sentence(reading, locale, &c.judge_rerun);
+            let name = format!("{} · {}", reading.check, reading.coordinate);
+            let mut tc = if reading.drift.reading.gates() {
+                let mut tc = TestCase::new(clean(&name), TestCaseStatus::success());
+                tc.set_system_out(escape::terminal(&sentence));
+                tc
+            } else {
+                let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
+                st.set_message(clean(&sentence));
+                st.set_type("judge_changed");
+                st.set_description(escape::terminal(&sentence));
+                TestCase::new(clean(&name), st)
+            };
             tc.set_classname(clean(&run.suite));
             suite.add_test_case(tc);
         }

@@ -166,7 +166,7 @@ pub struct Outcome {
     /// Retry counts of the run the gate made (absent when it gated a stored run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retries: Option<BTreeMap<String, u64>>,
-    /// Each judge read on its anchors (`report::judges::json`); absent
+    /// Each judge read on its anchors (`wire::compare::judges_json`); absent
     /// when neither the run nor the reference graded anchors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<serde_json::Value>,

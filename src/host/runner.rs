@@ -141,7 +141,8 @@ impl CostOptions {
     /// is shared with the other processes on this machine calling with the
     /// same keys (`identity`, from [`quota_identity`]) at the same rate,
     /// unless the run is a shard (a shard paces to its own share, wherever
-    /// it runs).
+    /// it runs) or the workspace does not vouch for the bucket
+    /// ([`vouched_bucket`]).
     pub fn controls(
         &self,
         store: &Store,
@@ -161,14 +162,39 @@ impl CostOptions {
                 .or_else(|| env("RUNNER_TEMP"))
                 .filter(|d| !d.is_empty())
                 .map_or_else(std::env::temp_dir, std::path::PathBuf::from);
-            Arc::new(SharedQuota::new(&dir, identity, quota))
+            SharedQuota::new(&dir, identity, quota)
         });
+        let shared_quota = shared_quota
+            .filter(|bucket| vouched_bucket(root, bucket))
+            .map(Arc::new);
         CostControls {
             memo,
             budget: self
                 .cap(suite.max_usd)
                 .map(|cap| Arc::new(Budget::estimating(cap, target_call_price(store, suite)))),
             shared_quota,
+        }
+    }
+}
+
+/// True when the shared quota's bucket may be read and written: the
+/// workspace of `root` vouches for it (`host::trust`: not tracked by git in
+/// the repository holding its folder, no link out of the folder). A bucket
+/// the pull request committed, or a link it planted, could hold the run's
+/// calls or point the gate's writes at another file; it is left alone, said
+/// with its path, and the run paces to `--rate` alone.
+fn vouched_bucket(root: &std::path::Path, bucket: &SharedQuota) -> bool {
+    let Some(folder) = bucket.path().parent() else {
+        return false;
+    };
+    match host::trust::Workspace::of(root).check(folder, bucket.path()) {
+        Ok(()) => true,
+        Err(why) => {
+            tracing::warn!(
+                "{}; this run paces to --rate alone",
+                why.sentence("the shared quota's bucket")
+            );
+            false
         }
     }
 }
@@ -623,6 +649,9 @@ impl Prepared {
             if let Some(judging) = plan.judge_sentence_in(locale) {
                 options.notices.plan(judging);
             }
+            if let Some(anchors) = anchors_plan(&loaded, locale) {
+                options.notices.plan(anchors);
+            }
             warn_unpriced(&judges, &options.notices);
             if let Some(cap) = options.cost.cap(loaded.suite.max_usd) {
                 let estimate = last_spend(&store, tenant, suite_name)
@@ -854,6 +883,28 @@ fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str, notices: &
     // The signal path: the front end that asked for it (the command line,
     // through `resume_hint_on_signal`) wants the process to end here.
     std::process::exit(ExitStatus::Refused.code());
+}
+
+/// What grading the judge anchors costs, said with the plan
+/// (`run::driver::grade_anchors`): one live canary per judged check with
+/// anchors, every anchor live when something says the judge may have
+/// moved. `None` without anchors.
+fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
+    let anchors = &loaded.judge_anchors;
+    if anchors.is_empty() {
+        return None;
+    }
+    let judges = (loaded.suite.checks.iter())
+        .filter(|c| c.judge_coordinate().is_some() && anchors.iter().any(|a| a.check == c.name))
+        .count();
+    Some(crate::report::text::fill(
+        locale.text("progress.anchors_plan"),
+        &[
+            ("anchors", &anchors.len().to_string()),
+            ("judges", &judges.to_string()),
+            ("canaries", &judges.to_string()),
+        ],
+    ))
 }
 
 #[cfg(test)]

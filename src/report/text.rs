@@ -360,6 +360,9 @@ pub fn headline_sentence(comparison: &Comparison, head: &Headline, s: &Strings) 
     let uncovered = clauses.remove(clause::UNCOVERED);
     let at = usize::from(head.worse || head.canary_moved || head.nothing_compared);
     clauses.insert(at, uncovered);
+    // A judge that moved decides the exit code (2): said first.
+    let judges = super::judges::lead(&comparison.judges, locale_of(s), &comparison.judge_rerun);
+    clauses.insert(0, judges);
     clauses
         .into_iter()
         .filter(|part| !part.is_empty())
@@ -389,8 +392,15 @@ pub mod clause {
 /// The headline's clauses in their fixed order (see [`headline_sentence`]);
 /// a clause with nothing to say is empty. Positions: [`clause`].
 pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -> [String; 13] {
-    let regressed = head.counts.get(Outcome::Regressed);
-    let worse = if head.nothing_compared {
+    let regressed = if head.judges_moved > 0 {
+        comparison.gated_regressions()
+    } else {
+        head.counts.get(Outcome::Regressed)
+    };
+    let worse = if head.judges_moved > 0 && regressed == 0 && !head.nothing_compared {
+        // The judge's sentence says what was not counted.
+        String::new()
+    } else if head.nothing_compared {
         s.nothing_compared.to_string()
     } else if head.reasked {
         plural(

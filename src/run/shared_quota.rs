@@ -15,7 +15,12 @@
 //! another process).
 //!
 //! A bucket that cannot be opened or locked (a read-only folder) is not
-//! the run's failure: the process paces alone, as without sharing.
+//! the run's failure: the process paces alone, as without sharing. The
+//! bucket is a workspace file like any other (`host::trust`): the caller
+//! checks it before sharing, and every turn opens only a regular file in
+//! the bucket's folder — a symbolic link that leads out of it (or
+//! nowhere), or a file swapped for a link after it was resolved, is
+//! neither read nor written, and the process paces alone.
 
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -170,13 +175,7 @@ impl SharedQuota {
     /// the wait before trying again (zero: the turn is taken). `None` when
     /// the file cannot be used (the caller paces alone).
     pub fn turn(&self, tokens: u64) -> Option<Duration> {
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&self.path)
-            .ok()?;
+        let mut file = self.open()?;
         fs4::FileExt::lock(&file).ok()?;
         let mut text = String::new();
         let read = file.read_to_string(&mut text).is_ok();
@@ -197,6 +196,42 @@ impl SharedQuota {
         let _ = fs4::FileExt::unlock(&file);
         written.ok()?;
         Some(wait)
+    }
+
+    /// The bucket, opened for reading and writing (made when absent), or
+    /// `None` when it is a link that leads out of its folder or nowhere, or
+    /// when what was opened is not the regular file the path resolved to
+    /// (a link swapped in between): writing through a link could overwrite
+    /// any file the process may write.
+    fn open(&self) -> Option<std::fs::File> {
+        let folder = self.path.parent()?.canonicalize().ok()?;
+        let real = match std::fs::symlink_metadata(&self.path) {
+            Ok(_) => self.path.canonicalize().ok()?,
+            Err(_) => folder.join(self.path.file_name()?),
+        };
+        if real.parent() != Some(folder.as_path()) {
+            return None;
+        }
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&real)
+            .ok()?;
+        let there = std::fs::symlink_metadata(&real).ok()?;
+        if !there.is_file() {
+            return None;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let opened = file.metadata().ok()?;
+            if (opened.dev(), opened.ino()) != (there.dev(), there.ino()) {
+                return None;
+            }
+        }
+        Some(file)
     }
 }
 
@@ -318,6 +353,35 @@ mod tests {
             Duration::from_millis(2500)
         );
         assert_eq!(turn(&mut state, quota, t0 + 5 * S / 2, 0), Duration::ZERO);
+    }
+
+    /// A bucket that is a link out of its folder is neither read nor
+    /// written (the file it points at keeps its bytes); a link to a file
+    /// in the folder is the bucket.
+    #[cfg(unix)]
+    #[test]
+    fn a_bucket_linked_out_of_its_folder_is_neither_read_nor_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("quota");
+        std::fs::create_dir_all(&folder).unwrap();
+        let bucket = SharedQuota::new(&folder, "e", rpm(60.0));
+        let precious = dir.path().join("precious.txt");
+        std::fs::write(&precious, "keep me\n").unwrap();
+        std::os::unix::fs::symlink("../precious.txt", bucket.path()).unwrap();
+        assert_eq!(bucket.turn(0), None);
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me\n");
+        // A link to nowhere: nothing is made where it points.
+        std::fs::remove_file(bucket.path()).unwrap();
+        std::os::unix::fs::symlink("../made.txt", bucket.path()).unwrap();
+        assert_eq!(bucket.turn(0), None);
+        assert!(!dir.path().join("made.txt").exists());
+        // Inside the folder: the file it points at is the bucket.
+        std::fs::remove_file(bucket.path()).unwrap();
+        std::os::unix::fs::symlink("kept", bucket.path()).unwrap();
+        std::fs::write(folder.join("kept"), "").unwrap();
+        assert_eq!(bucket.turn(0), Some(Duration::ZERO));
+        let state = State::parse(&std::fs::read_to_string(folder.join("kept")).unwrap());
+        assert!(state.next_ns > 0, "{state:?}");
     }
 
     #[test]

@@ -158,6 +158,12 @@ fn add_integrity(map: &mut Map<String, Value>, comparison: &Comparison) {
             .collect();
         map.insert("reasked".into(), Value::Array(reasked));
     }
+    if !comparison.judges.is_empty() {
+        map.insert(
+            "judges".into(),
+            Value::Array(judges_json(&comparison.judges)),
+        );
+    }
 }
 
 /// One itemized rule change.
@@ -282,3 +288,40 @@ pub fn print(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// The `judges` objects of `outcome.json` and `--json` (stable fields,
+/// described in `docs/checks.md`).
+pub fn judges_json(readings: &[crate::core::anchors::JudgeReading]) -> Vec<Value> {
+    readings
+        .iter()
+        .map(|r| {
+            let d = &r.drift;
+            let kappa = d.agreement.and_then(|a| a.kappa);
+            json!({
+                "check": r.check,
+                "coordinate": r.coordinate,
+                "reference_coordinate": r.reference_coordinate,
+                "reading": match d.reading {
+                    crate::core::anchors::Reading::Steady => "steady",
+                    crate::core::anchors::Reading::Renamed => "renamed",
+                    crate::core::anchors::Reading::Moved => "moved",
+                    crate::core::anchors::Reading::Unproven => "unproven",
+                },
+                "gates": d.reading.gates(),
+                "anchors": d.anchors,
+                "lost": d.lost,
+                "gained": d.gained,
+                "shift": d.shift,
+                "moved_low": d.moved.low,
+                "moved_high": d.moved.high,
+                "p": d.p,
+                "detectable": d.detectable,
+                "changed": d.changed,
+                "kappa": kappa.map(|k| k.kappa),
+                "kappa_low": kappa.map(|k| k.low),
+                "kappa_high": kappa.map(|k| k.high),
+                "labels_needed": d.labels_needed,
+            })
+        })
+        .collect()
+}

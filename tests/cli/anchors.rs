@@ -213,6 +213,43 @@ fn a_pull_request_that_changed_its_answers_while_the_judge_turned_strict_exits_2
         );
     }
     assert!(!gated.stdout.contains("Gladly") && !gated.stderr.contains("Gladly"));
+    // JUnit: the judge is the error; what it graded worse is no failure.
+    let junit = std::fs::read_to_string(root.join("out/junit.xml")).unwrap();
+    assert!(junit.contains("type=\"judge_changed\""), "{junit}");
+    assert!(
+        junit.contains("polite · anthropic/claude-haiku-4-5"),
+        "{junit}"
+    );
+    assert!(!junit.contains("<failure"), "{junit}");
+    // The report's headline, `compare` and its JSON say the same, exit 2.
+    let html = std::fs::read_to_string(root.join("out/report.html")).unwrap();
+    assert!(html.contains(&lead), "{html}");
+    assert!(
+        html.contains(
+            "<section class=\"block judges\">\n<h2>The judges, read on their anchors</h2>"
+        ),
+        "{html}"
+    );
+    let key = outcome["run_key"].as_str().unwrap();
+    let compared = go(
+        root,
+        &j.fake,
+        &["compare", "--suite", "suite.toml", "--run", key],
+    );
+    assert_eq!(compared.code, 2, "{}{}", compared.stdout, compared.stderr);
+    assert!(compared.stdout.starts_with(&lead), "{}", compared.stdout);
+    let json = go(
+        root,
+        &j.fake,
+        &["compare", "--suite", "suite.toml", "--run", key, "--json"],
+    );
+    let json: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(json["exit_code"], 2, "{json}");
+    assert_eq!(json["judges"], outcome["judges"], "{json}");
+    assert!(
+        json["sentence"].as_str().unwrap().starts_with(&lead),
+        "{json}"
+    );
 }
 
 #[test]
@@ -246,8 +283,18 @@ fn an_unchanged_rerun_pays_one_canary_call_and_no_case_judging() {
     let before = judge_calls(&j.fake);
     let (gated, outcome) = gate(root, &j, "out");
     assert_eq!(gated.code, 0, "{}{}", gated.stdout, gated.stderr);
-    // One live call: the canary anchor of the one judged check.
+    // One live call: the canary anchor of the one judged check, as the
+    // plan says before the run.
     assert_eq!(judge_calls(&j.fake) - before, 1);
+    assert!(
+        gated.stderr.contains(
+            "digline: plus the judge anchors: 20 anchor(s) of 1 judged check(s), 1 graded live \
+             every run (the canary); every anchor graded live (20 calls) when the reference \
+             graded none, a judge's identity or canary changed, or a case was judged live\n"
+        ),
+        "{}",
+        gated.stderr
+    );
     let spent = &outcome["spent"];
     assert_eq!(spent["judges"]["calls"], 1, "{spent}");
     assert_eq!(spent["memo"]["hits"], 5 + 19, "{spent}");
@@ -286,4 +333,161 @@ fn a_judge_renamed_with_the_same_verdicts_is_said_and_gates_on() {
         gated.stdout
     );
     assert_eq!(outcome["judges"][0]["reading"], "renamed");
+}
+
+#[test]
+fn a_judge_that_moved_is_said_in_every_locale() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    reference(root, &j, 5);
+    j.strict.store(true, Ordering::SeqCst);
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    for locale in ["en", "de", "es", "fr", "it", "pt"] {
+        let out = format!("out-{locale}");
+        let ran = crate::cost::gate(root, &j.fake, &out, &["--locale", locale]);
+        assert_eq!(ran.code, 2, "{locale}: {}{}", ran.stdout, ran.stderr);
+        let outcome = read_json(root.join(&out).join("outcome.json"));
+        let junit = std::fs::read_to_string(root.join(&out).join("junit.xml")).unwrap();
+        assert!(junit.contains("type=\"judge_changed\""), "{locale}");
+        insta::assert_snapshot!(
+            format!("judge-moved-{locale}"),
+            outcome["headline"].as_str().unwrap()
+        );
+    }
+}
+
+#[test]
+fn a_kappa_floor_the_labels_do_not_show_leaves_the_judged_checks_unable_to_gate() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    reference(root, &j, 5);
+    // The same judge, the same anchors: it did not move, but people
+    // failed two answers it passes, and a floor of 0.9 is more than these
+    // 20 labels can show of it (κ = 0.8).
+    let file = root.join("judge-anchors.json");
+    let mut anchors: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    for i in [8, 9] {
+        anchors[i]["label"] = json!("fail");
+    }
+    std::fs::write(&file, anchors.to_string()).unwrap();
+    let text = std::fs::read_to_string(root.join("suite.toml")).unwrap();
+    let text = text.replace(
+        "judge_anchors = \"judge-anchors.json\"\n",
+        "judge_anchors = \"judge-anchors.json\"\nmin_judge_kappa = 0.9\n",
+    );
+    std::fs::write(root.join("suite.toml"), text).unwrap();
+    let (gated, outcome) = gate(root, &j, "out");
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert_eq!(outcome["judges"][0]["reading"], "unproven");
+    insta::assert_snapshot!("kappa-floor-en", outcome["headline"].as_str().unwrap());
+}
+
+#[test]
+fn with_two_judges_only_the_one_that_moved_is_named_and_its_checks_alone_cannot_gate() {
+    // `polite` is judged by Anthropic, `brief` by OpenAI; only the model
+    // named "claude…" turns strict.
+    let strict = Arc::new(AtomicBool::new(false));
+    let s = Arc::clone(&strict);
+    let fake = fake_llm::start(Box::new(move |seen: &Seen, _| {
+        if seen.is_judge() {
+            let user = seen.user();
+            let output = user.rsplit("Output to judge:").next().unwrap_or_default();
+            let claude = seen.body["model"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("claude");
+            let score = if output.contains("bad") {
+                0.1
+            } else if claude && s.load(Ordering::SeqCst) {
+                0.2
+            } else {
+                0.9
+            };
+            let reply = format!("{{\"score\": {score}, \"reason\": \"judged\"}}");
+            ok_as(seen, &reply, 300, 30, None)
+        } else {
+            ok_as(seen, &format!("Hello, {}", seen.user()), 10, 50, None)
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 5, JUDGE, true);
+    let text = std::fs::read_to_string(root.join("suite.toml")).unwrap()
+        + "\n[[assertions]]\ntype = \"llm_rubric\"\nname = \"brief\"\nrubric = \"Brief.\"\n\
+           judge = \"openai/gpt-4o-mini\"\nthreshold = 0.5\ntolerance = 1\n";
+    std::fs::write(root.join("suite.toml"), text).unwrap();
+    let file = root.join("judge-anchors.json");
+    let mut anchors: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let brief: Vec<Value> = anchors
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            a["check"] = json!("brief");
+            a
+        })
+        .collect();
+    anchors.extend(brief);
+    std::fs::write(&file, Value::Array(anchors).to_string()).unwrap();
+    let env = |extra: &[&str]| {
+        let mut vars = crate::cost::env(&fake);
+        vars.push(("OPENAI_BASE_URL", fake.base()));
+        vars.push(("OPENAI_API_KEY", "sk-TEST-anchors".to_string()));
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        crate::util::digline_env(root, extra, &vars)
+    };
+    let ran = env(&["run", "-q", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let key = ran.stdout.trim().to_string();
+    let promoted = env(&["promote", "--suite", "suite.toml", "--run", &key]);
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+    let (doc, _) = document(root, &key);
+    let judges = doc["judge_anchors"]["judges"].as_array().unwrap();
+    assert_eq!(judges.len(), 2);
+    assert_eq!(judges[1]["identity"]["provider"], "openai");
+    assert_eq!(judges[1]["identity"]["answered_model"], "gpt-4o-mini");
+    strict.store(true, Ordering::SeqCst);
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    let gated = env(&[
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "out",
+        "--publish",
+        "none",
+    ]);
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    let outcome = read_json(root.join("out/outcome.json"));
+    let readings: Vec<(Value, Value)> = outcome["judges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["check"].clone(), j["reading"].clone()))
+        .collect();
+    assert_eq!(
+        readings,
+        vec![
+            (json!("polite"), json!("moved")),
+            (json!("brief"), json!("steady"))
+        ]
+    );
+    assert!(
+        gated
+            .stdout
+            .starts_with("The judge of polite (anthropic/claude-haiku-4-5) changed:"),
+        "{}",
+        gated.stdout
+    );
+    assert!(
+        gated.stdout.contains(
+            "The judge of brief (openai/gpt-4o-mini) held on its 20 anchors: a shift of 30 % \
+             of the anchors or more would have been seen."
+        ),
+        "{}",
+        gated.stdout
+    );
 }

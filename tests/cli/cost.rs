@@ -832,6 +832,74 @@ fn a_price_that_rises_is_met_by_one_call_and_a_negative_price_is_refused() {
     assert_eq!(spend["target"]["sent"], 10, "{spend}");
 }
 
+/// A provider that bills far more tokens than the request's bytes suggest
+/// (5,000 input tokens for a prompt of a few dozen bytes: an 0.00505 USD
+/// call whose worst case by bytes is about a quarter of that), under
+/// `--max-usd`: the first call goes alone and is billed over its
+/// reservation; the spend record says `overbilled` (1 call), the cap is
+/// passed by at most that call, and no call is sent that could pass it
+/// at the price now known: exit 2 (before: 0.015 spent under 0.005).
+#[test]
+fn a_provider_that_bills_more_tokens_than_the_bytes_is_met_by_one_call_under_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 10, &[]);
+    let honest = steady();
+    let (key, ran) = run(root, &honest, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    promote(root, &honest, &key);
+    let greedy = fake_llm::start(Box::new(|seen: &Seen, _| {
+        ok(seen, &format!("Hello, {}", seen.user()), 5_000, 10)
+    }));
+    // One call's bill: 5,000 input tokens at 1 USD/M, 10 output at 5 USD/M.
+    let bill = 5_000.0 * 1e-6 + 10.0 * 5e-6;
+    let capped = |out: &str, cap: &str| {
+        let before = greedy.requests().len();
+        let gated = gate(
+            root,
+            &greedy,
+            out,
+            &["--max-usd", cap, "--concurrency", "8"],
+        );
+        assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+        assert!(
+            gated
+                .stderr
+                .contains(&format!("the spending cap of {cap} USD was reached")),
+            "{}",
+            gated.stderr
+        );
+        let spend = read_json(root.join(out).join("outcome.json"))["spent"].clone();
+        assert_eq!(spend["budget_exhausted"], true, "{spend}");
+        assert_eq!(spend["overbilled"]["calls"], 1, "{spend}");
+        // Every request the provider saw is one the record counts.
+        let sent = (greedy.requests().len() - before) as u64;
+        assert_eq!(spend["target"]["sent"], sent, "{spend}");
+        assert_eq!(spend["target"]["calls"], sent, "{spend}");
+        assert_eq!(spend["cases_asked"], sent, "{spend}");
+        spend
+    };
+    // A cap below one call's bill: the first call (reserved within the
+    // cap) passes it, by less than it was billed over its reservation, and
+    // it is the only call sent.
+    let spend = capped("under-one-call", "0.003000");
+    assert_eq!(spend["target"]["sent"], 1, "{spend}");
+    let spent = total_usd(&spend);
+    assert!((spent - bill).abs() < 1e-12, "{spend}");
+    let over = spend["overbilled"]["usd"].as_f64().unwrap();
+    assert!(spent - 0.003 <= over + 1e-12, "{spend}");
+    assert!(
+        over > 0.003,
+        "reserved about a quarter of the bill: {spend}"
+    );
+    // A cap of a few calls: after the first bill every reservation is
+    // scaled to it, so the cap is never passed and no later call is over.
+    let spend = capped("a-few-calls", "0.012000");
+    assert_eq!(spend["target"]["sent"], 2, "{spend}");
+    assert!(total_usd(&spend) <= 0.012, "{spend}");
+    assert!((total_usd(&spend) - 2.0 * bill).abs() < 1e-12, "{spend}");
+}
+
 /// `--max-retries` bounds every call, judges included: a judge that always
 /// answers 429 gets at most one retry a call under `--max-retries 1` (45
 /// retries for 20 calls before), and the count is printed.

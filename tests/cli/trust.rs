@@ -549,3 +549,137 @@ fn removing_samples_is_itemized_as_loosened() {
     );
     let _ = server.port;
 }
+
+/// The shared quota's bucket (`--rate`, `DIGLINE_QUOTA_DIR`) is a workspace
+/// file too: one the pull request committed in the suite's repository, or
+/// a link it planted out of the bucket's folder, is neither read nor
+/// written, said with its path, and the run paces alone (before: the
+/// committed bucket was rewritten, and a write went through the link to the
+/// file it named). Driven from outside the repository (`--root`).
+#[cfg(unix)]
+#[test]
+fn a_committed_or_linked_quota_bucket_is_neither_read_nor_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let quota = root.join("quota");
+    std::fs::create_dir_all(&quota).unwrap();
+    suite(&root, 2, &[]);
+    git(&root, &["init", "-q"]);
+    let outside = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    let fake = steady();
+    let suite_file = root.join("suite.toml");
+    let args = [
+        "run",
+        "--suite",
+        suite_file.to_str().unwrap(),
+        "--root",
+        root.to_str().unwrap(),
+        "--rate",
+        "600",
+    ];
+    let base = crate::cost::env(&fake);
+    let mut vars: Vec<(&str, &str)> = base.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    vars.push(("DIGLINE_QUOTA_DIR", quota.to_str().unwrap()));
+    let go = || digline_env(&outside, &args, &vars);
+    // An honest bucket is made and shared.
+    let ran = go();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let buckets: Vec<PathBuf> = std::fs::read_dir(&quota)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(buckets.len(), 1, "{buckets:?}");
+    let bucket = &buckets[0];
+    assert!(!ran.stderr.contains("bucket"), "{}", ran.stderr);
+    // Committed by the pull request: not read, not rewritten, named.
+    let committed = "0 0 0 committed by the pull request\n";
+    std::fs::write(bucket, committed).unwrap();
+    git(&root, &["add", "-f", "quota"]);
+    let ran = go();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "the shared quota's bucket is not read: {} is tracked by git, and a committed file can be written by the pull request being judged; this run paces to --rate alone",
+            bucket.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(crate::gate::read(bucket), committed);
+    git(&root, &["rm", "-q", "--cached", "-r", "quota"]);
+    // A link out of the bucket's folder: the file it names keeps its bytes.
+    std::fs::remove_file(bucket).unwrap();
+    let precious = root.join("precious.txt");
+    std::fs::write(&precious, "the pull request's target\n").unwrap();
+    std::os::unix::fs::symlink("../precious.txt", bucket).unwrap();
+    let ran = go();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "the shared quota's bucket is not read: {} is a symbolic link that leads out of {}",
+            bucket.display(),
+            quota.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(crate::gate::read(&precious), "the pull request's target\n");
+}
+
+/// Two judged checks on two judges, both moved to another gateway
+/// (`DIGLINE_JUDGE_*_BASE_URL`): each judge's gateway is itemized, not
+/// only the first judge's (before: no `base_url` was recorded with more
+/// than one judge, and the move read as no change).
+#[test]
+fn two_judges_moved_to_another_gateway_are_both_itemized() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 2, &["Polite."]);
+    let text = crate::gate::read(root.join("suite.toml"))
+        + "\n[[assertions]]\ntype = \"llm_rubric\"\nrubric = \"Short.\"\njudge = \"openai/gpt-4o-mini\"\nthreshold = 0.5\ntolerance = 1\n";
+    std::fs::write(root.join("suite.toml"), text).unwrap();
+    let fake = steady();
+    let gateway = steady();
+    let with = |judges: &crate::fake_llm::Fake, args: &[&str]| {
+        let mut vars = crate::cost::env(&fake);
+        vars.push(("OPENAI_API_KEY", "sk-TEST-two-judges".to_string()));
+        vars.push(("DIGLINE_JUDGE_ANTHROPIC_BASE_URL", judges.base()));
+        vars.push((
+            "DIGLINE_JUDGE_OPENAI_BASE_URL",
+            format!("{}/v1", judges.base()),
+        ));
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        digline_env(root, args, &vars)
+    };
+    let first = with(&fake, &["run", "-q", "--suite", "suite.toml"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    promote(root, &fake, first.stdout.trim());
+    let moved = with(&gateway, &["run", "-q", "--suite", "suite.toml"]);
+    assert_eq!(moved.code, 0, "{}", moved.stderr);
+    assert!(
+        judge_calls(&gateway) >= 4,
+        "both judges asked at the gateway"
+    );
+    let compared = with(
+        &gateway,
+        &["compare", "--suite", "suite.toml", "--run", "latest"],
+    );
+    assert_eq!(compared.code, 0, "{}", compared.stderr);
+    let judging = "The judging changed (anthropic/claude-haiku-4-5.base_url changed (the value is not included), openai/gpt-4o-mini.base_url changed (the value is not included)), so these scores are less comparable with the reference: what moved is the measuring instrument, not only what it measured.";
+    assert!(compared.stdout.contains(judging), "{}", compared.stdout);
+    assert!(
+        compared.stdout.contains("\n  judge · anthropic/claude-haiku-4-5.base_url changed (the value is not included), openai/gpt-4o-mini.base_url changed (the value is not included)\n"),
+        "{}",
+        compared.stdout
+    );
+    // The run keeps every judge's gateway (host:port), the reference too.
+    let at = |fake: &crate::fake_llm::Fake| format!("127.0.0.1:{}", fake.port);
+    let config = |key: &str| {
+        read_json(root.join(format!(".digline/t/runs/s/{key}.json")))["judge_config"].clone()
+    };
+    let gateways = |fake| json!({"anthropic/claude-haiku-4-5.base_url": at(fake), "openai/gpt-4o-mini.base_url": at(fake)});
+    assert_eq!(config(moved.stdout.trim())["values"], gateways(&gateway));
+    assert_eq!(config(first.stdout.trim())["values"], gateways(&fake));
+}

@@ -347,6 +347,9 @@ pub struct Comparison {
     /// Each judged check's judge read on its anchors against the
     /// reference's (set by the gate; empty without anchors in both).
     pub judges: Vec<crate::core::anchors::JudgeReading>,
+    /// The command that re-measures the reference with the judges as they
+    /// are now (said with a judge that moved; set with `judges`).
+    pub judge_rerun: String,
 }
 
 /// The facts of a comparison's headline (what `compare --json` prints
@@ -448,10 +451,13 @@ impl Comparison {
     }
 
     /// The canary deltas that regressed or improved, in delta order.
+    /// A canary graded by a judge that moved could not be judged: not one.
     pub fn moved_canaries(&self) -> Vec<&Delta> {
+        let ungated = self.ungated();
         self.deltas
             .iter()
             .filter(|d| d.canary && matches!(d.outcome, Outcome::Regressed | Outcome::Improved))
+            .filter(|d| !ungated.contains(d.key.assertion_id.as_str()))
             .collect()
     }
 
@@ -463,20 +469,34 @@ impl Comparison {
             .collect()
     }
 
+    /// The `assertion_id`s of the checks whose judge moved (or is not
+    /// shown to agree with people): they cannot gate.
+    pub fn ungated(&self) -> BTreeSet<&str> {
+        self.judges
+            .iter()
+            .filter(|j| !j.drift.reading.gates())
+            .map(|j| j.assertion_id.as_str())
+            .collect()
+    }
+
+    /// The regressions that count as worse: every one, but those of a
+    /// check whose judge moved (it could not be judged).
+    pub fn gated_regressions(&self) -> usize {
+        let ungated = self.ungated();
+        self.deltas
+            .iter()
+            .filter(|d| {
+                d.outcome == Outcome::Regressed && !ungated.contains(d.key.assertion_id.as_str())
+            })
+            .count()
+    }
+
     /// The headline facts.
     pub fn headline(&self) -> Headline {
         let counts = self.counts();
         let changed = |rows: &[ConfigDelta]| rows.iter().any(|d| d.outcome.is_change());
-        let ungated: BTreeSet<&str> = self
-            .judges
-            .iter()
-            .filter(|j| !j.drift.reading.gates())
-            .map(|j| j.assertion_id.as_str())
-            .collect();
         Headline {
-            worse: self.deltas.iter().any(|d| {
-                d.outcome == Outcome::Regressed && !ungated.contains(d.key.assertion_id.as_str())
-            }),
+            worse: self.gated_regressions() > 0,
             unjudged: self.unjudged,
             suspended: self.suspended,
             config_changed: self.config_changed,
@@ -901,6 +921,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         paired_measures: Vec::new(),
         capped: false,
         judges: Vec::new(),
+        judge_rerun: String::new(),
     })
 }
 
