@@ -296,6 +296,7 @@ def main():
     port = http.server_address[1]
     bench = Bench(args, http.judge, port, Path(args.work))
     results = Path(args.results)
+    results.mkdir(parents=True, exist_ok=True)
     suffix = f"-{args.anchors}-{args.noise}" + ("" if args.shift == 0.1 else f"-shift-{args.shift}") + ("" if args.judge_memo == "on" else f"-memo-{args.judge_memo}")
     try:
         for i, scenario in enumerate(scenarios):

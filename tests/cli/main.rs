@@ -24,6 +24,7 @@ mod help;
 mod history;
 mod integrity;
 mod interop;
+mod judgebench;
 mod layering;
 mod lifecycle;
 mod mcp;
