@@ -520,6 +520,34 @@ fn without_a_readable_base_no_surface_says_unchanged() {
         let line = format!("{knob} = {value} · not verified against the base");
         assert!(report.contains(&line), "report.html: {line}");
     }
+    // Published on GitHub: the annotation is the headline, knobs named,
+    // and the job summary lists them.
+    let published = crate::gate::digline_env(
+        &clone,
+        &["gate", "--suite", "suite.toml", "--out", "published"],
+        &crate::gate::actions_env(&clone, &fake),
+    );
+    assert_eq!(
+        published.code, 0,
+        "{}{}",
+        published.stdout, published.stderr
+    );
+    let annotation = published
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("::notice"))
+        .unwrap_or_else(|| panic!("{}", published.stdout));
+    assert!(
+        annotation.contains("unverified ([suite] false_alarm_rate = 0.0001, [[assertions]] cost_budget tolerance = 0.05, [[assertions]] latency_budget tolerance = 0.05)."),
+        "{annotation}"
+    );
+    let job_summary = crate::gate::read(clone.join("gh-summary"));
+    assert!(
+        job_summary.contains(
+            "- \\[suite\\] false\\_alarm\\_rate \\= 0\\.0001 · not verified against the base\n"
+        ),
+        "{job_summary}"
+    );
     // Another locale says the same, in its words.
     gate("de");
     insta::assert_snapshot!(
