@@ -107,6 +107,9 @@ if $have_engine; then
 
   step "the Action's runner harness (two-suite matrix)"
   python3 .ci/runner-harness.py --image "$image" --stub "$stub"
+
+  step "the Action's runner harness (the history across jobs: two pushes, one pull request)"
+  python3 .ci/runner-harness.py --image "$image" --stub "$stub" history
 fi
 
 step "arm64: the static binary under qemu on the quickstart gate"

@@ -238,8 +238,12 @@ python3 "$repo/.ci/lib/fake-gitlab.py" --token glpat-image-check --notes "$gl/no
 pids+=($!)
 wait_for "$gl/fake.log"
 gl_port="$(sed -n 's/^listening //p' "$gl/fake.log")"
-gitlab_job() { # EXPECTED
-  local expected="$1" code=0 envs=()
+gitlab_job() { # EXPECTED [--env K=V ...]
+  local expected="$1" code=0 envs=() event=()
+  shift
+  # A merge-request pipeline unless the caller says which event it is.
+  event=("$@")
+  [ "${#event[@]}" -gt 0 ] || event=(--env=CI_PIPELINE_SOURCE=merge_request_event --env=CI_MERGE_REQUEST_IID=5)
   mapfile -t envs < <(python3 -c 'import json,sys; [print(f"--env={k}={v}") for k,v in json.load(open(sys.argv[1]))["variables"].items()]' "$gl/job.json")
   local script
   script="$(python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["script"]))' "$gl/job.json")"
@@ -248,12 +252,12 @@ gitlab_job() { # EXPECTED
   "$docker" run --rm --network host --entrypoint "" \
     --volume "$proj:/builds/group/project" --workdir /builds/group/project \
     --env CI=true --env GITLAB_CI=true --env CI_PROJECT_DIR=/builds/group/project \
-    --env CI_PIPELINE_SOURCE=merge_request_event --env CI_COMMIT_SHA="$(git rev-parse HEAD)" \
+    --env CI_COMMIT_SHA="$(git rev-parse HEAD)" \
     --env GITLAB_CI=true --env CI_API_V4_URL="http://127.0.0.1:$gl_port/api/v4" \
-    --env CI_PROJECT_ID=group/project --env CI_MERGE_REQUEST_IID=5 \
+    --env CI_PROJECT_ID=group/project \
     --env CI_JOB_URL=https://gitlab.example/group/project/-/jobs/9 \
     --env DIGLINE_GITLAB_TOKEN=glpat-image-check \
-    "${envs[@]}" "$gitlab_image" sh -c "set -e
+    "${envs[@]}" "${event[@]}" "$gitlab_image" sh -c "set -e
 $script" >"$gl/job.log" 2>&1 || code=$?
   if [ "$code" != "$expected" ]; then cat "$gl/job.log" >&2; fail "the GitLab job exited $code, expected $expected"; fi
 }
@@ -279,4 +283,37 @@ gitlab_job 1
 [ "$(note_count)" = 1 ] || fail "the second GitLab job did not edit its note in place"
 cp "$top/answers.good.json" "$ws/answers.json"
 echo "ok: the job passes at 0 and fails with 1; one merge-request note, edited in place; digline-gate/ holds the artifacts and the JUnit report"
+
+echo "== the GitLab job: the history carried across pipelines by the template's cache"
+# GitLab's cache as the runner keeps it, for the template's one key: pulled
+# into the project before the script, pushed after it (when: always) by a
+# job whose policy is pull-push. Each pipeline starts from a fresh clone:
+# only the cache carries the history. Two pushes of the default branch
+# (the job run with DIGLINE_HISTORY_POLICY=pull-push, as docs/gate.md
+# says), then a merge request (the template's pull).
+cache_dir="$gl/cache"
+mkdir -p "$cache_dir"
+cache_key="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cache"][0]["key"])' "$gl/job.json")"
+cached_job() { # POLICY ENV...
+  local policy="$1"
+  shift
+  rm -rf "$proj/.digline/quickstart/history" "$proj/.digline/quickstart/runs" "$proj/digline-gate"
+  if [ -f "$cache_dir/$cache_key.tar" ]; then tar -xf "$cache_dir/$cache_key.tar" -C "$proj"; fi
+  chmod -R a+rwX "$proj"
+  gitlab_job 0 "$@" --env=DIGLINE_HISTORY_POLICY="$policy"
+  if [ "$policy" = pull-push ]; then
+    (cd "$proj" && tar -cf "$cache_dir/$cache_key.tar" .digline/*/history/)
+  fi
+}
+pushed=(--env=CI_PIPELINE_SOURCE=push --env=CI_COMMIT_BRANCH=main --env=CI_DEFAULT_BRANCH=main)
+cached_job pull-push "${pushed[@]}"
+cached_job pull-push "${pushed[@]}"
+lines="$(tar -xOf "$cache_dir/$cache_key.tar" | grep -c '"v":1')"
+[ "$lines" = 2 ] || fail "two pushes of the default branch left $lines history line(s) in the cache, expected 2"
+before="$(sha256sum "$cache_dir/$cache_key.tar")"
+cached_job pull --env=CI_PIPELINE_SOURCE=merge_request_event --env=CI_MERGE_REQUEST_IID=5 --env=CI_DEFAULT_BRANCH=main
+[ "$(sha256sum "$cache_dir/$cache_key.tar")" = "$before" ] || fail "the merge request's job changed the history cache"
+grep -qF "2 gates on the base branch against this reference are in the history" "$proj/digline-gate/comment.md" \
+  || { cat "$proj/digline-gate/comment.md" >&2; fail "the merge request's comment does not read the two gates of the cache"; }
+echo "ok: two pushes recorded the history into the cache; the merge request pulled it, read 2 gates, and pushed nothing"
 echo "image-checks: ok"

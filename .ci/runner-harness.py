@@ -27,6 +27,13 @@ files, two comments, the Action's outputs, and that the job ends with
 digline's exit code (0 and 1). Then job a again (a new push): its comment
 is edited in place. Exits non-zero with a sentence on any failure.
 
+`history` (--stub, and --image or --binary): the base branch's history
+carried across jobs by the Action's cache, as three workflow runs do it:
+two pushes of the default branch (each a fresh checkout: the history
+arrives only from the cache, is recorded and saved), then a pull request
+(restores the newest, reads both lines, says so in its comment, saves
+nothing).
+
 `base` (the CLI tests run it, tests/cli/integrity.rs): one job of the
 Action in a git clone the caller made (its suite.toml at the top, its stub
 answering), the event naming --base-sha as the pull request's base; checks
@@ -179,7 +186,9 @@ class Job:
             return self.temp
         if ref == "runner.os":
             return "Linux"
-        if ref in ("github.run_id", "github.run_attempt"):
+        if ref == "github.run_id":
+            return self.base_env.get("GITHUB_RUN_ID", "1")
+        if ref == "github.run_attempt":
             return "1"
         if ref == "github.token":
             return TOKEN
@@ -283,7 +292,7 @@ class Job:
         shared by every job of the workflow run (saved in key order)."""
         import glob
         import tarfile
-        store = os.path.join(os.path.dirname(self.artifacts), "_caches")
+        store = getattr(Job, "cache_store", None) or os.path.join(os.path.dirname(self.artifacts), "_caches")
         os.makedirs(store, exist_ok=True)
         key = w["key"]
         if "," in key or len(key) > 512:
@@ -477,6 +486,107 @@ def base_scenario(args, action):
         shutil.rmtree(top, ignore_errors=True)
 
 
+def history_scenario(args, action, repo):
+    """Two pushes record the history and save it in the cache; a pull
+    request restores it, reads both gates and saves nothing."""
+    top = tempfile.mkdtemp(prefix="digline-harness-")
+    proc = None
+    try:
+        workspace = os.path.join(top, "workspace")
+        artifacts = os.path.join(top, "artifacts")
+        os.makedirs(artifacts)
+        quick = os.path.join(repo, "examples", "quickstart")
+        port = free_port()
+        fake = FakeGitHub()
+        image, bin_dir, extra = args.image, os.path.join(repo, ".ci", "lib"), {}
+        if args.binary:
+            bin_dir, extra = docker_shim(args.binary, top)
+            image = "digline-under-test"
+        caches = os.path.join(top, "_caches")
+
+        def job(run_id, event_name, event):
+            # A fresh checkout each time: only the cache carries the history.
+            shutil.rmtree(workspace, ignore_errors=True)
+            dest = os.path.join(workspace, "a")
+            shutil.copytree(quick, dest, ignore=shutil.ignore_patterns("runs", "*.rs", "gate.sh", "history"))
+            suite = os.path.join(dest, "suite.toml")
+            with open(suite) as f:
+                text = f.read()
+            with open(suite, "w") as f:
+                f.write(text.replace("http://127.0.0.1:8731/", f"http://127.0.0.1:{port}/"))
+            runner_temp = os.path.join(top, f"_temp-{run_id}")
+            os.makedirs(runner_temp)
+            event_path = os.path.join(runner_temp, "_github_workflow", "event.json")
+            os.makedirs(os.path.dirname(event_path))
+            with open(event_path, "w") as f:
+                json.dump(event, f)
+            env = runner_env(workspace, runner_temp, event_path, fake, bin_dir)
+            env.update(extra)
+            env["GITHUB_EVENT_NAME"] = event_name
+            env["GITHUB_RUN_ID"] = str(run_id)
+            if event_name == "push":
+                env["GITHUB_REF"] = "refs/heads/main"
+            j = Job(action, workspace, runner_temp, os.path.join(artifacts, str(run_id)), env, {
+                "suite": "a/suite.toml", "root": "a", "image": image,
+                "comment-on-success": "true", "forward-env": "",
+            })
+            os.makedirs(j.artifacts)
+            code = j.run()
+            out = j.outputs()
+            # The mode the gate step chose (a step output, not the Action's).
+            out["history"] = j.steps.get("gate", {}).get("outputs", {}).get("history")
+            print(f"run {run_id} ({event_name}): exit {code}, history={out.get('history')}")
+            if code != 0:
+                fail(f"run {run_id} ended with {code}, expected 0")
+            lines = sorted(glob_lines(os.path.join(workspace, "a", ".digline")))
+            return j, out, lines
+
+        # The Job's caches live beside its artifacts folder: one store for all runs.
+        Job.cache_store = caches
+        proc = start_stub(args.stub, os.path.join(quick, "answers.json"), port)
+        push = {"ref": "refs/heads/main", "repository": {"default_branch": "main"}}
+        saved = []
+        for n, run_id in enumerate((101, 102), start=1):
+            j, out, lines = job(run_id, "push", push)
+            if out.get("history") != "record":
+                fail(f"push {run_id}: the Action chose history={out.get('history')!r}, expected record")
+            if len(lines) != n:
+                fail(f"push {run_id}: the history holds {len(lines)} line(s), expected {n}")
+            saved = sorted(os.listdir(caches))
+            history_keys = [bytes.fromhex(k[:-4]).decode() for k in saved]
+            if not any(k.startswith("digline-history-") and k.endswith(f"-{run_id}-1") for k in history_keys):
+                fail(f"push {run_id}: no history cache saved ({history_keys})")
+        pr = {"number": PR, "pull_request": {"number": PR, "head": {"sha": "0" * 40}},
+              "repository": {"default_branch": "main"}}
+        j, out, lines = job(103, "pull_request", pr)
+        if out.get("history") != "read":
+            fail(f"the pull request chose history={out.get('history')!r}, expected read")
+        if len(lines) != 2:
+            fail(f"the pull request's workspace holds {len(lines)} history line(s), expected 2 (restored, not written)")
+        if sorted(os.listdir(caches)) != saved:
+            fail("the pull request's job saved a cache")
+        with open(os.path.join(out["out"], "comment.md")) as f:
+            comment = f.read()
+        if "2 gates on the base branch against this reference are in the history" not in comment:
+            fail(f"the pull request's comment does not read the two gates:\n{comment}")
+        print("runner-harness: ok — the history recorded by two pushes, read by the pull request (2 gates), saved by no pull request")
+    finally:
+        if proc:
+            proc.terminate()
+            proc.wait()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def glob_lines(digline_dir):
+    """Every line of every history file under `digline_dir`."""
+    import glob
+    out = []
+    for path in glob.glob(os.path.join(digline_dir, "*", "history", "*.jsonl")):
+        with open(path) as f:
+            out += [line for line in f if line.strip()]
+    return out
+
+
 # --- the scenario ------------------------------------------------------------
 
 def free_port():
@@ -511,6 +621,7 @@ def main():
     base.add_argument("--base-ref")
     base.add_argument("--expect-changed", required=True, choices=["true", "false", "unknown"])
     base.add_argument("--expect-code", type=int, default=0)
+    sub.add_parser("history")
     args = ap.parse_args()
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(args.action) as f:
@@ -519,6 +630,10 @@ def main():
         if not args.binary:
             fail("base needs --binary")
         return base_scenario(args, action)
+    if args.scenario == "history":
+        if not args.stub or not (args.image or args.binary):
+            fail("history needs --stub and --image or --binary")
+        return history_scenario(args, action, repo)
     if not args.image or not args.stub:
         fail("the matrix scenario needs --image and --stub")
 

@@ -395,6 +395,7 @@ fn run_or_merge(
         retried: retried.clone(),
         stop_on_signal: true,
         samples: None,
+        cases: Vec::new(),
     };
     let suite = &loaded.loaded.suite;
     if let Some(which) = &request.run {
@@ -1020,19 +1021,7 @@ fn with_history(
                 .flat_map(|s| &s.rows)
                 .map(|r| (r.case.as_str(), r.check.as_str())),
         );
-    let samples = facts
-        .history
-        .lucky
-        .iter()
-        .map(|l| l.samples * 4)
-        .max()
-        .unwrap_or(30)
-        .clamp(30, 1000);
-    let command = format!(
-        "digline run --suite {} --root {} --samples {samples}",
-        request.suite.file.display(),
-        request.suite.root.display()
-    );
+    let command = super::history::remeasure_command(&request.suite, &facts.history.lucky);
     let note = words::note(history, &facts.history.lucky, flagged, &command, locale);
     let reasked = facts
         .comparison

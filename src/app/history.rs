@@ -97,6 +97,43 @@ pub fn read(
     }
 }
 
+/// The command that measures the lucky references again: only their cases
+/// (`run --case`, the other cases kept as the reference has them), with
+/// four times the reference's samples (30 to 1,000), quoted for a shell.
+pub fn remeasure_command(suite: &super::SuiteRef, lucky: &[Lucky]) -> String {
+    let samples = lucky
+        .iter()
+        .map(|l| l.samples * 4)
+        .max()
+        .unwrap_or(30)
+        .clamp(30, 1000)
+        .to_string();
+    let file = suite.file.display().to_string();
+    let root = suite.root.display().to_string();
+    let mut words = vec![
+        "digline",
+        "run",
+        "--suite",
+        &file,
+        "--root",
+        &root,
+        "--samples",
+        &samples,
+    ];
+    let mut cases: Vec<&str> = Vec::new();
+    for l in lucky {
+        if !cases.contains(&l.case.as_str()) {
+            cases.push(&l.case);
+        }
+    }
+    for case in cases {
+        words.extend(["--case", case]);
+    }
+    // A word with a NUL cannot be quoted for a shell: such an id is shown
+    // as its words joined, which a person sees is not to be pasted.
+    shlex::try_join(words.iter().copied()).unwrap_or_else(|_| words.join(" "))
+}
+
 /// This gate's line, when the mode records and there is a reference.
 pub fn line(
     mode: HistoryMode,

@@ -27,6 +27,8 @@ pub struct ListFacts {
     /// The baseline's checks the base branch's history shows to be lucky
     /// (`core::history`; empty without a baseline or a history).
     pub lucky: Vec<crate::core::history::Lucky>,
+    /// The command that measures just those cases again (empty without).
+    pub remeasure: String,
 }
 
 /// List the stored runs of `suite`.
@@ -57,6 +59,11 @@ pub fn list(suite: &SuiteRef) -> Result<ListFacts, Refusal> {
         }
         _ => Vec::new(),
     };
+    let remeasure = if lucky.is_empty() {
+        String::new()
+    } else {
+        super::history::remeasure_command(suite, &lucky)
+    };
     let baseline_key = baseline.map(|b| b.map(|b| run_key(&b.created_at, &b.config_hash)));
     Ok(ListFacts {
         tenant: s.tenant.clone(),
@@ -65,6 +72,7 @@ pub fn list(suite: &SuiteRef) -> Result<ListFacts, Refusal> {
         baseline_key,
         ahead,
         lucky,
+        remeasure,
     })
 }
 

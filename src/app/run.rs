@@ -65,6 +65,10 @@ pub struct RunRequest {
     /// `--samples N`: ask every case N times to measure its noise (spec
     /// `45-statistics.md`); `None` keeps the suite's `samples`.
     pub samples: Option<u32>,
+    /// `--case ID`: ask only these cases and take every other case's
+    /// result from the approved reference (what the lucky-reference notice
+    /// asks for); empty asks every case.
+    pub cases: Vec<String>,
 }
 
 /// The stored run.
@@ -155,13 +159,130 @@ pub fn run_loaded(
             Value::String(record.to_value()),
         );
     }
+    let from_reference = if request.cases.is_empty() {
+        None
+    } else {
+        Some(FromReference::only(
+            &mut loaded,
+            &request.cases,
+            &request.suite,
+        )?)
+    };
     let prepared = Prepared::prepare(loaded, request.max_calls)?;
     let options = options(request, metadata, quota, cost, notices);
-    let (key, doc, plan) = prepared.execute(&options)?;
+    let (key, mut doc, plan) = prepared.execute(&options)?;
+    if let Some(from_reference) = from_reference {
+        from_reference.fill(&mut doc);
+        request
+            .suite
+            .store()
+            .write_run(&doc)
+            .map_err(|e| Refusal::Refused(e.to_string()))?;
+    }
     if let Some(line) = request.retried.counts().sentence_in(notices.locale()) {
         notices.plan(line);
     }
     Ok(RunFacts { key, doc, plan })
+}
+
+/// `--case`: the approved reference's results of the cases not asked,
+/// and the suite's order to put them back in.
+struct FromReference {
+    /// Every case id of the suite, in its order.
+    order: Vec<String>,
+    /// The reference's results by case id.
+    results: std::collections::HashMap<String, crate::core::document::CaseResult>,
+    /// The reference's whole-run measures.
+    aggregate: Vec<crate::core::verdict::Verdict>,
+}
+
+impl FromReference {
+    /// Cut `loaded` down to `ids` and keep the reference's results of the
+    /// rest.
+    ///
+    /// # Errors
+    /// A usage refusal with `--shard` or `--resume`, for an unknown case
+    /// (the near miss named) or one the reference lacks; a refusal without
+    /// a reference, or when the suite's rules are not the reference's.
+    fn only(loaded: &mut LoadedSuite, ids: &[String], suite: &SuiteRef) -> Result<Self, Refusal> {
+        let suite_ = &mut loaded.suite;
+        let known: Vec<&str> = suite_.cases.iter().map(|c| c.id.as_str()).collect();
+        for id in ids {
+            if !known.contains(&id.as_str()) {
+                let hint = crate::host::near_miss::did_you_mean(id, &known)
+                    .map(|near| format!("did you mean --case {near}?"));
+                return Err(Refusal::usage(
+                    format!(
+                        "--case {id}: no case of {} has this id",
+                        suite.file.display()
+                    ),
+                    hint,
+                ));
+            }
+        }
+        let Some(reference) = suite
+            .store()
+            .read_baseline(&suite_.tenant, &suite_.name)
+            .map_err(|e| Refusal::Refused(e.to_string()))?
+        else {
+            return Err(Refusal::usage(
+                format!(
+                    "--case asks some cases again and keeps the approved reference's results of the others, and suite {} has no reference",
+                    suite_.name
+                ),
+                Some("run every case and promote that run: drop --case".into()),
+            ));
+        };
+        if reference.config_hash != suite_.config_hash() {
+            return Err(Refusal::usage(
+                format!(
+                    "--case keeps the reference's results of the other cases, and the suite's rules changed since the reference was made (config hash {}, the reference's {})",
+                    suite_.config_hash(),
+                    reference.config_hash
+                ),
+                Some("run every case and promote that run: drop --case".into()),
+            ));
+        }
+        let mut results: std::collections::HashMap<_, _> = reference
+            .results
+            .into_iter()
+            .map(|r| (r.case_id.clone(), r))
+            .collect();
+        let order: Vec<String> = known.iter().map(|s| s.to_string()).collect();
+        for id in &order {
+            if !ids.contains(id) && !results.contains_key(id) {
+                return Err(Refusal::usage(
+                    format!(
+                        "--case keeps the reference's results of the other cases, and case {id} is not in the reference (added since)"
+                    ),
+                    Some(format!("ask it too: --case {id}, or run every case")),
+                ));
+            }
+        }
+        results.retain(|id, _| !ids.contains(id));
+        suite_.cases.retain(|c| ids.contains(&c.id));
+        Ok(FromReference {
+            order,
+            results,
+            aggregate: reference.aggregate,
+        })
+    }
+
+    /// Put the reference's results of the cases not asked into `doc`, in
+    /// the suite's order; the whole-run measures stay the reference's (a
+    /// case measured again does not measure the run again).
+    fn fill(mut self, doc: &mut RunDocument) {
+        let mut asked: std::collections::HashMap<String, _> = std::mem::take(&mut doc.results)
+            .into_iter()
+            .map(|r| (r.case_id.clone(), r))
+            .collect();
+        doc.results = self
+            .order
+            .iter()
+            .filter_map(|id| asked.remove(id).or_else(|| self.results.remove(id)))
+            .collect();
+        doc.aggregate = self.aggregate;
+    }
 }
 
 /// How the calls of `request` are made.

@@ -81,8 +81,14 @@ pub fn execute(args: ListArgs, quiet: bool) -> Result<ExitStatus, CliError> {
     // The base branch's history names a lucky reference before it blocks.
     for l in &facts.lucky {
         line(format!(
-            "lucky reference: {} · {}: the reference passed {} of {}, the base branch failed {} of {} answers (p = {:.4}); measure the reference again with more samples",
+            "lucky reference: {} · {}: the reference passed {} of {}, the base branch failed {} of {} answers (p = {:.4})",
             l.case, l.check, l.passed, l.samples, l.failed, l.asked, l.p
+        ));
+    }
+    if !facts.lucky.is_empty() {
+        line(format!(
+            "re-measure just these cases, then promote the run: {}",
+            facts.remeasure
         ));
     }
     out(&page)?;

@@ -81,6 +81,11 @@ pub struct RunArgs {
     /// Promote such a run: the gate then knows each case's own pass rate.
     #[arg(long, value_name = "N")]
     pub samples: Option<u32>,
+    /// Ask only this case (repeatable) and keep the approved reference's
+    /// results of every other case: a reference measured again where its
+    /// history shows it was lucky. Promote the run to approve it.
+    #[arg(long = "case", value_name = "ID", conflicts_with_all = ["shard", "resume"])]
+    pub cases: Vec<String>,
     /// The language of the plan, progress and other lines on stderr.
     #[arg(long, default_value = "en", value_parser = super::locale::parser())]
     pub locale: Locale,
@@ -148,6 +153,7 @@ impl RunArgs {
             retried: Retried::default(),
             stop_on_signal: true,
             samples: self.samples,
+            cases: self.cases.clone(),
         })
     }
 }

@@ -39,6 +39,17 @@ pub const SKEW_SECONDS: i64 = 300;
 /// How many gates a strip shows (and its count covers).
 pub const STRIP: usize = 20;
 
+/// How many gates must have judged a check before its reference is tested
+/// against the history: a test read after every gate looks many times, and
+/// a handful of gates names a sound reference by chance (measured in
+/// `docs/statistics.md`, "Not before ten gates").
+pub const LUCKY_AFTER: usize = 10;
+
+/// Up to this many answers in the history a pair is tested with Boschloo's
+/// exact test; beyond, with Fisher's (Boschloo's cost grows with the
+/// product of the two counts, and with that many answers the two agree).
+pub const BOSCHLOO_UP_TO: u64 = 200;
+
 /// One gate, as the history keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -224,8 +235,41 @@ pub struct Lucky {
     pub failed: u64,
     /// Answers asked on the base branch.
     pub asked: u64,
-    /// Fisher's one-sided p, before the Bonferroni factor.
+    /// The one-sided exact p ([`Lucky::worse_p`]), before it is compared
+    /// with the declared rate divided among the family.
     pub p: f64,
+}
+
+impl Lucky {
+    /// The one-sided exact p that the history's `failed` of `asked` answers
+    /// fail more often than the reference's `passed` of `samples` allow:
+    /// Boschloo's test up to [`BOSCHLOO_UP_TO`] answers, Fisher's beyond.
+    pub fn worse_p(passed: u64, samples: u64, failed: u64, asked: u64) -> f64 {
+        if asked <= BOSCHLOO_UP_TO {
+            crate::core::stats::boschloo_worse(passed, samples, failed, asked)
+        } else {
+            crate::core::stats::fisher_worse(passed, samples, failed, asked)
+        }
+    }
+
+    /// The least p any history of `asked` answers could reach for this
+    /// pair with the failures it has in all (the reference's and the
+    /// history's): the p of the table holding as many of them as it can in
+    /// the history. A pair whose least p is above the level cannot be named
+    /// whatever its answers were, so it does not widen the family
+    /// (Tarone's count).
+    pub fn least_p(passed: u64, samples: u64, failed: u64, asked: u64, alpha: f64) -> f64 {
+        let failures = (samples - passed) + failed;
+        let most = failures.min(asked);
+        let reference_failed = failures - most;
+        let fisher =
+            crate::core::stats::fisher_worse(samples - reference_failed, samples, most, asked);
+        if fisher > 10.0 * alpha {
+            // Boschloo's p is never below a tenth of Fisher's on these tables.
+            return fisher;
+        }
+        Lucky::worse_p(samples - reference_failed, samples, most, asked)
+    }
 }
 
 /// One gate's non-pass entry of a pair: the line's index, its mark, the
@@ -336,12 +380,14 @@ impl History {
     }
 
     /// The references the history contradicts: every measured pair of
-    /// `reference` (more than one sample) whose failures on the base branch
-    /// are more than its count allows — Fisher's exact one-sided test of
-    /// the history's failures against the reference's, at `alpha` divided
-    /// among the measured pairs (Bonferroni). In case order.
+    /// `reference` (more than one sample) whose check at least
+    /// [`LUCKY_AFTER`] gates judged, and whose failures on the base branch
+    /// are more than its count allows — a one-sided exact test of the
+    /// history's failures against the reference's ([`Lucky::worse_p`]) at
+    /// `alpha` divided among the pairs that could reach `alpha` at all
+    /// ([`Lucky::least_p`]; at least one). In case order.
     pub fn lucky(&self, reference: &RunDocument, alpha: f64) -> Vec<Lucky> {
-        let measured_pairs: Vec<(&str, String, (u64, u64))> = reference
+        let candidates: Vec<Lucky> = reference
             .results
             .iter()
             .filter(|c| !c.suspended)
@@ -351,40 +397,57 @@ impl History {
                     .map(move |v| (c.case_id.as_str(), v.assertion.to_string(), measured(v)))
             })
             .filter(|(_, _, (_, samples))| *samples > 1)
-            .collect();
-        let family = measured_pairs.len().max(1) as f64;
-        measured_pairs
-            .into_iter()
+            .filter(|(_, check, _)| {
+                self.judged
+                    .get(check)
+                    .is_some_and(|gates| gates.len() >= LUCKY_AFTER)
+            })
             .filter_map(|(case, check, (passed, samples))| {
                 let (failed, asked) = self.answers(case, &check)?;
-                if failed == 0 {
-                    return None;
-                }
-                let p = crate::core::stats::fisher_worse(passed, samples, failed, asked);
-                (p <= alpha / family).then(|| Lucky {
+                Some(Lucky {
                     case: case.to_string(),
                     check,
                     passed,
                     samples,
                     failed,
                     asked,
-                    p,
+                    p: 1.0,
                 })
+            })
+            .collect();
+        let family = candidates
+            .iter()
+            .filter(|l| {
+                l.asked > 0
+                    && Lucky::least_p(l.passed, l.samples, l.failed, l.asked, alpha) <= alpha
+            })
+            .count()
+            .max(1) as f64;
+        candidates
+            .into_iter()
+            .filter(|l| l.failed > 0)
+            .filter_map(|mut l| {
+                l.p = Lucky::worse_p(l.passed, l.samples, l.failed, l.asked);
+                (l.p <= alpha / family).then_some(l)
             })
             .collect()
     }
 
-    /// The answers that failed, of those asked, across the history for a
-    /// pair that did not pass at least once: one first answer per gate that
+    /// The answers that failed, of those asked, across the history of a
+    /// pair whose check was judged: one first answer per gate that
     /// judged the check (none when it could not be judged), and the re-asks.
     /// As [`History::pair`] counts them, without walking every gate.
     fn answers(&self, case: &str, check: &str) -> Option<(u64, u64)> {
-        let flagged = self.index.get(&(case.to_string(), check.to_string()))?;
         let judged = self.judged.get(check)?.len() as u64;
-        let (mut failed, mut asked) = (0, judged);
+        let flagged = self
+            .index
+            .get(&(case.to_string(), check.to_string()))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let (mut failed, mut asked) = (0_u64, judged);
         for (_, mark, again, again_failed) in flagged {
             match mark {
-                Mark::Error => asked -= 1,
+                Mark::Error => asked = asked.saturating_sub(1),
                 _ => failed += 1,
             }
             asked += again;

@@ -300,6 +300,7 @@ fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Valu
         // The server handles its own lifetime: signals are left alone.
         stop_on_signal: false,
         samples: None,
+        cases: Vec::new(),
     };
     // Warnings go to the server's log (stderr); never to the protocol.
     let notices = Notifier::new(std::sync::Arc::new(Logged));

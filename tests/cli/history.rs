@@ -191,8 +191,8 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
     let _server = setup(root);
     measured_baseline_of(root, 5);
     // `wobbly` passed 5 of 5 in the reference; on the base branch it fails
-    // three answers in four.
-    for _ in 0..6 {
+    // three answers in four. The notice waits for ten gates.
+    for i in 0..10 {
         answers(
             root,
             &[
@@ -203,6 +203,12 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
         );
         let ran = gate(root, &["--history", "record"]);
         assert!(ran.code <= 1, "{}{}", ran.stdout, ran.stderr);
+        // Gate i reads the i gates before it: fewer than ten.
+        assert!(
+            !comment(root).contains("A lucky reference"),
+            "gate {i}: {}",
+            comment(root)
+        );
     }
     answers(
         root,
@@ -221,11 +227,11 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
     let shown = comment(root);
     assert!(shown.contains("#### A lucky reference"), "{shown}");
     assert!(
-        shown.contains("wobbly · contains\\: the reference passed 5 of 5\\, but the base branch\\'s gates failed it in 18 of 24 answers"),
+        shown.contains("wobbly · contains\\: the reference passed 5 of 5\\, but the base branch\\'s gates failed it in 30 of 40 answers"),
         "{shown}"
     );
     assert!(
-        shown.contains("digline run \\-\\-suite suite\\.toml \\-\\-root \\. \\-\\-samples 30"),
+        shown.contains("digline run \\-\\-suite suite\\.toml \\-\\-root \\. \\-\\-samples 30 \\-\\-case wobbly"),
         "{shown}"
     );
     let report = read(root, "out/report.html");
@@ -234,10 +240,196 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
     let listed = digline_env(root, &["list", "--suite", "suite.toml"], &[]);
     assert_eq!(listed.code, 0, "{}", listed.stderr);
     assert!(
-        listed.stdout.contains("lucky reference: wobbly · contains: the reference passed 5 of 5, the base branch failed 18 of 24 answers"),
+        listed.stdout.contains("lucky reference: wobbly · contains: the reference passed 5 of 5, the base branch failed 30 of 40 answers"),
         "{}",
         listed.stdout
     );
+    assert!(
+        listed.stdout.contains("re-measure just these cases, then promote the run: digline run --suite suite.toml --root . --samples 30 --case wobbly\n"),
+        "{}",
+        listed.stdout
+    );
+}
+
+/// The Action's steps, run by `.ci/runner-harness.py history` with
+/// `docker` running this binary: two pushes of the default branch record
+/// the history and save it in the (stubbed) cache, each from a fresh
+/// checkout; a pull request restores it, reads both gates and saves
+/// nothing. The harness fails with a sentence on any of these.
+#[test]
+fn the_action_carries_the_history_across_jobs_in_its_cache() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let stub = Path::new(env!("CARGO_BIN_EXE_digline"))
+        .parent()
+        .unwrap()
+        .join("examples/quickstart-stub");
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(repo.join(".ci/runner-harness.py"))
+        .arg("--binary")
+        .arg(env!("CARGO_BIN_EXE_digline"))
+        .arg("--stub")
+        .arg(&stub)
+        .arg("--action")
+        .arg(repo.join("action.yml"))
+        .arg("history");
+    for (k, _) in std::env::vars() {
+        if k.starts_with("GITHUB_") || k.starts_with("DIGLINE_") || k == "RUNNER_TEMP" {
+            cmd.env_remove(k);
+        }
+    }
+    let ran = crate::util::Ran::from(cmd.output().expect("python3 runs the runner harness"));
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("runner-harness: ok — the history recorded by two pushes, read by the pull request (2 gates), saved by no pull request"),
+        "{}",
+        ran.stdout
+    );
+}
+
+/// The document of run `key`.
+fn run_doc(root: &Path, key: &str) -> Value {
+    serde_json::from_str(&read(
+        root,
+        &format!(".digline/noisy/runs/support/{key}.json"),
+    ))
+    .unwrap()
+}
+
+#[test]
+fn remeasure_just_the_lucky_case_and_keep_the_others_from_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    let reference_key = measured_baseline_of(root, 5);
+    let reference = run_doc(root, &reference_key);
+    // Every case would now fail: only `wobbly` is asked, 30 times.
+    answers(
+        root,
+        &[
+            ("steady", &["no"]),
+            ("broken", &["no"]),
+            ("wobbly", &["no", "yes", "yes"]),
+        ],
+    );
+    let ran = digline_env(
+        root,
+        &[
+            "run",
+            "--suite",
+            "suite.toml",
+            "--samples",
+            "30",
+            "--case",
+            "wobbly",
+            "-q",
+        ],
+        &[],
+    );
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let doc = run_doc(root, ran.stdout.trim());
+    let ids: Vec<&str> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["case_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["steady", "broken", "wobbly"]);
+    assert_eq!(doc["results"][0], reference["results"][0]);
+    assert_eq!(doc["results"][1], reference["results"][1]);
+    let samples = doc["results"][2]["verdicts"][0]["samples"]
+        .as_array()
+        .unwrap();
+    assert_eq!(samples.len(), 30);
+    assert_eq!(
+        samples.iter().filter(|s| s.as_f64() == Some(1.0)).count(),
+        20
+    );
+    assert_eq!(doc["config_hash"], reference["config_hash"]);
+    let promoted = digline_env(
+        root,
+        &[
+            "promote",
+            "--suite",
+            "suite.toml",
+            "--run",
+            ran.stdout.trim(),
+        ],
+        &[],
+    );
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+}
+
+#[test]
+fn a_case_to_re_measure_is_refused_when_the_run_could_not_be_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    let run = |args: &[&str]| {
+        let mut all = vec!["run", "--suite", "suite.toml"];
+        all.extend(args);
+        digline_env(root, &all, &[])
+    };
+    // No reference to keep the other cases from.
+    let ran = run(&["--case", "wobbly"]);
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "digline: --case asks some cases again and keeps the approved reference's results of the others, and suite support has no reference\n(hint: run every case and promote that run: drop --case)\n"
+    );
+    measured_baseline_of(root, 5);
+    let listing = |root: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(root.join(".digline/noisy/runs/support"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let stored = listing(root);
+    // An id that is not a case of the suite: the near miss.
+    let ran = run(&["--case", "wobly"]);
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "digline: --case wobly: no case of suite.toml has this id\n(hint: did you mean --case wobbly?)\n"
+    );
+    // With --shard or --resume: clap refuses the pair.
+    let ran = run(&["--case", "wobbly", "--shard", "1/2"]);
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("'--case <ID>' cannot be used with '--shard <K/N|auto>'"),
+        "{}",
+        ran.stderr
+    );
+    // A case added since the reference.
+    let cases: Vec<Value> = ["steady", "broken", "wobbly", "new"]
+        .iter()
+        .map(|id| serde_json::json!({"id": id, "vars": {}}))
+        .collect();
+    std::fs::write(root.join("cases.json"), Value::Array(cases).to_string()).unwrap();
+    let ran = run(&["--case", "wobbly"]);
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "digline: --case keeps the reference's results of the other cases, and case new is not in the reference (added since)\n(hint: ask it too: --case new, or run every case)\n"
+    );
+    // Rules changed since the reference.
+    let suite = read(root, "suite.toml");
+    std::fs::write(
+        root.join("suite.toml"),
+        suite.replace("needle = \"yes\"", "needle = \"yes\"\nthreshold = 0.5"),
+    )
+    .unwrap();
+    let ran = run(&["--case", "wobbly", "--case", "new"]);
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert!(
+        ran.stderr.starts_with("digline: --case keeps the reference's results of the other cases, and the suite's rules changed since the reference was made (config hash "),
+        "{}",
+        ran.stderr
+    );
+    // Nothing was stored by a refused run.
+    assert_eq!(listing(root), stored);
 }
 
 /// A store of `cases` cases with a history of `gates` gates (seeded: one

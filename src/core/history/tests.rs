@@ -188,12 +188,74 @@ fn appending_keeps_the_last_n_lines() {
     );
 }
 
+/// The lines of `gates` gates (from 2 December) of a reference of
+/// `cases`: per gate, the cases that failed with their re-asks (`true`:
+/// failed again).
+fn gates_of(
+    reference: &RunDocument,
+    gates: u32,
+    failing: impl Fn(u32) -> Vec<(String, Vec<bool>)>,
+) -> String {
+    (0..gates)
+        .map(|g| {
+            let failed = failing(g);
+            let cases: Vec<(String, &str)> = reference
+                .results
+                .iter()
+                .map(|c| {
+                    let fails = failed.iter().any(|(id, _)| *id == c.case_id);
+                    (c.case_id.clone(), if fails { "fail" } else { "pass" })
+                })
+                .collect();
+            let cases: Vec<(&str, &str, &[f64])> = cases
+                .iter()
+                .map(|(id, st)| (id.as_str(), *st, &[][..]))
+                .collect();
+            let run = doc("2026-12-02T00:00:00+00:00", "abcd", &cases);
+            let record = ReaskRecord {
+                reference_created_at: REF_AT.into(),
+                reference_config_hash: "abcd".into(),
+                false_alarm_rate: 0.05,
+                exposed: failed.len(),
+                attempt: 1,
+                carried: Vec::new(),
+                pairs: failed
+                    .iter()
+                    .map(|(id, again)| Reasked {
+                        case_id: id.to_string(),
+                        assertion_id: "a1".into(),
+                        occurrence: 0,
+                        failed: again.clone(),
+                    })
+                    .collect(),
+            };
+            let at = format!("2026-12-{:02}T{:02}:00:00Z", 2 + g / 24, g % 24);
+            Line::of(&run, reference, Some(&record), (0, None, None, at)).to_json() + "\n"
+        })
+        .collect()
+}
+
+/// A reference of `lucky` cases named `lucky-N` and `steady` cases, every
+/// one passed 5 of 5.
+fn reference_of(lucky: usize, steady: usize) -> RunDocument {
+    let ids: Vec<String> = (0..lucky)
+        .map(|i| format!("lucky-{i}"))
+        .chain((0..steady).map(|i| format!("steady-{i}")))
+        .collect();
+    let cases: Vec<(&str, &str, &[f64])> = ids
+        .iter()
+        .map(|id| (id.as_str(), "pass", &[1.0; 5][..]))
+        .collect();
+    doc(REF_AT, "abcd", &cases)
+}
+
 #[test]
 fn a_reference_that_passed_five_of_five_is_named_lucky_when_main_fails_it_often() {
-    // Eight gates: the case failed in five, and its re-asks failed again.
-    let text: String = (2..=9)
+    // Ten gates: the case failed in every other one, and two of its three
+    // re-asks failed again: 15 failed of 25 answers.
+    let text: String = (2..=11)
         .map(|d| {
-            let fails = d % 2 == 0 || d == 9;
+            let fails = d % 2 == 0;
             gate_line(
                 d,
                 if fails { "fail" } else { "pass" },
@@ -208,13 +270,93 @@ fn a_reference_that_passed_five_of_five_is_named_lucky_when_main_fails_it_often(
     assert_eq!(lucky.len(), 1);
     let l = &lucky[0];
     assert_eq!((l.case.as_str(), l.passed, l.samples), ("lucky", 5, 5));
-    assert_eq!((l.failed, l.asked), (15, 23));
-    assert!(l.p <= 0.025, "{}", l.p);
+    assert_eq!((l.failed, l.asked), (15, 25));
+    // scipy.stats.boschloo_exact([[5, 10], [0, 15]], alternative="greater")
+    assert!((l.p - 0.008_270_392_284_039_125).abs() < 1e-9, "{}", l.p);
+}
+
+#[test]
+fn nine_gates_are_not_enough_and_the_tenth_names_it() {
+    let reference = reference_of(1, 1);
+    let always = |_| vec![("lucky-0".to_string(), vec![true, true, true])];
+    let nine = History::read(&gates_of(&reference, 9, always), &reference, now());
+    assert_eq!(nine.lines.len(), 9);
+    assert!(nine.lucky(&reference, 0.05).is_empty());
+    let ten = History::read(&gates_of(&reference, 10, always), &reference, now());
+    let named = ten.lucky(&reference, 0.05);
+    assert_eq!(named.len(), 1);
+    assert_eq!((named[0].failed, named[0].asked), (40, 40));
+}
+
+#[test]
+fn hundreds_of_steady_cases_do_not_divide_the_rate() {
+    // A case the base branch failed in 9 of 19 answers (3 of 10 gates, each
+    // with two of three re-asks failed) against a reference of 5 of 5,
+    // beside 300 cases that never failed: those could not be named whatever
+    // happened, so the rate is not divided among them.
+    let reference = reference_of(1, 300);
+    let text = gates_of(&reference, 10, |g| {
+        if g % 3 == 0 && g < 9 {
+            vec![("lucky-0".to_string(), vec![true, true, false])]
+        } else {
+            Vec::new()
+        }
+    });
+    let h = History::read(&text, &reference, now());
+    let named = h.lucky(&reference, 0.05);
+    assert_eq!(named.len(), 1, "{named:?}");
+    assert_eq!((named[0].failed, named[0].asked), (9, 19));
+    // scipy.stats.boschloo_exact([[5, 10], [0, 9]], alternative="greater")
+    assert!(
+        (named[0].p - 0.027_799_594_969_920_62).abs() < 1e-9,
+        "{}",
+        named[0].p
+    );
+    // Fisher's p of the same table is 0.0707: the exact unconditional test
+    // is what names it.
+    let fisher = crate::core::stats::fisher_worse(5, 5, 9, 19);
+    assert!((fisher - 0.070_652_173_913_043_49).abs() < 1e-9, "{fisher}");
+}
+
+#[test]
+fn three_checks_that_could_be_named_divide_the_rate() {
+    // The same 9 of 19 in three cases: each could be named, so each is
+    // tested at a third of the rate, and 0.0278 is not under 0.0167.
+    let reference = reference_of(3, 50);
+    let text = gates_of(&reference, 10, |g| {
+        if g % 3 == 0 && g < 9 {
+            (0..3)
+                .map(|i| (format!("lucky-{i}"), vec![true, true, false]))
+                .collect()
+        } else {
+            Vec::new()
+        }
+    });
+    let h = History::read(&text, &reference, now());
+    assert!(h.lucky(&reference, 0.05).is_empty());
+    // At a declared rate of 0.09 each is tested at 0.03, and named.
+    assert_eq!(h.lucky(&reference, 0.09).len(), 3);
+}
+
+#[test]
+fn a_steady_case_failing_now_and_then_is_not_named() {
+    // Hundreds of steady cases over 30 gates, each failing once in a while
+    // (one answer in 200, its re-asks passing): none is named.
+    let reference = reference_of(0, 200);
+    let text = gates_of(&reference, 30, |g| {
+        (0..200)
+            .filter(|i| (i * 7 + g as usize * 13).is_multiple_of(200))
+            .map(|i| (format!("steady-{i}"), vec![false, false]))
+            .collect()
+    });
+    let h = History::read(&text, &reference, now());
+    assert_eq!(h.lines.len(), 30);
+    assert!(h.lucky(&reference, 0.05).is_empty());
 }
 
 #[test]
 fn a_case_failing_once_is_not_named_lucky() {
-    let text: String = (2..=9)
+    let text: String = (2..=13)
         .map(|d| {
             gate_line(d, if d == 5 { "fail" } else { "pass" }, &[false, false]).to_json() + "\n"
         })
@@ -230,11 +372,11 @@ fn a_reference_measured_once_is_never_named_lucky() {
         "abcd",
         &[("lucky", "pass", &[]), ("steady", "pass", &[])],
     );
-    let text: String = (2..=9)
+    let text: String = (2..=13)
         .map(|d| gate_line(d, "fail", &[true, true, true]).to_json() + "\n")
         .collect();
     let h = History::read(&text, &once, now());
-    assert_eq!(h.lines.len(), 8);
+    assert_eq!(h.lines.len(), 12);
     assert!(h.lucky(&once, 0.05).is_empty());
 }
 

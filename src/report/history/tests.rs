@@ -69,7 +69,7 @@ fn a_cell_says_the_strip_in_words_in_every_locale() {
 
 #[test]
 fn the_note_counts_what_was_skipped_and_names_a_lucky_reference() {
-    let h = history(&[true; 8]);
+    let h = history(&[true; 10]);
     let lucky = h.lucky(&reference(), 0.05);
     assert_eq!(lucky.len(), 1);
     let note = note(
@@ -82,18 +82,18 @@ fn the_note_counts_what_was_skipped_and_names_a_lucky_reference() {
     assert_eq!(
         note.lines,
         [
-            "8 gates on the base branch against this reference are in the history (▇ passed, ▁ failed, · not judged; oldest first). History informs: it never changes the exit code.",
+            "10 gates on the base branch against this reference are in the history (▇ passed, ▁ failed, · not judged; oldest first). History informs: it never changes the exit code.",
             "1 history lines were skipped for failing their own checks (1 not a history line).",
         ]
     );
-    assert!(note.lucky[0].starts_with("c<1> · answer: the reference passed 5 of 5, but the base branch's gates failed it in 24 of 24 answers"), "{}", note.lucky[0]);
+    assert!(note.lucky[0].starts_with("c<1> · answer: the reference passed 5 of 5, but the base branch's gates failed it in 30 of 30 answers"), "{}", note.lucky[0]);
     assert!(note.lucky[0].ends_with("digline run --samples 20"));
     assert_eq!(note.cells.len(), 1);
 }
 
 #[test]
 fn the_charts_are_inline_svg_with_titles_and_tables_and_escape_names() {
-    let h = history(&[false, true, false, true, true, true, true, true]);
+    let h = history(&[false, true, false, true, true, true, true, true, true, true]);
     let lucky = h.lucky(&reference(), 0.05);
     let n = note(&h, &lucky, std::iter::empty(), "cmd", Locale::De);
     let html = charts(&h, &[], &lucky, &n, 0.05, Locale::De);
