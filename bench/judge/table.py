@@ -47,16 +47,17 @@ def binary(paths):
             r = json.loads(line)
             rows[(r["binary_commit"], r["scenario"], r["noise"], r.get("shift", 0.1), r["judge_memo"])] = r
     print("| binary | scenario | noise | shift | memo | gates | exit 0 | exit 1 | exit 2 naming the judge "
-          "| read as renamed | judge calls per gate (median) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| read as moved | read as renamed | judge calls per gate (median) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (commit, scenario, noise, shift, memo), r in rows.items():
         n = r["trials"]
         zero = r["exits"].get("0", 0)
         shift_cell = f"{round(100 * shift)} pts" if scenario in ("swap-named", "swap-silent", "pr-strict") else "—"
         renamed = pct(r["renamed"]["share"], r["renamed"]["ci95"]) if "renamed" in r else "—"
-        print(f"| {commit.split(' ')[0]} | {scenario} | {noise} | {shift_cell} | {memo} | {n} | {zero} | "
+        moved = pct(r["moved"]["share"], r["moved"]["ci95"]) if "moved" in r else "—"
+        print(f"| {' '.join(commit.split(' ')[:2])} | {scenario} | {noise} | {shift_cell} | {memo} | {n} | {zero} | "
               f"{pct(r['exit1']['share'], r['exit1']['ci95'])} | "
-              f"{pct(r['exit2_naming_judge']['share'], r['exit2_naming_judge']['ci95'])} | {renamed} | "
+              f"{pct(r['exit2_naming_judge']['share'], r['exit2_naming_judge']['ci95'])} | {moved} | {renamed} | "
               f"{r['judge_calls_per_gate']} |")
 
 
