@@ -20,7 +20,8 @@ of the order concurrent calls arrive in. The reply's content is
 
 Switches: the state `{"model", "fingerprint", "base", "leniency", "noise",
 "salt", "seed"}`, set by `POST /control` (a JSON object merged into it;
-`"reset": true` also zeroes the counters) and read by `GET /control` (with
+`"reset": true` also zeroes the call counters; the count of gradings per
+text, which draws the noise, is never reset) and read by `GET /control` (with
 `calls`, `judge_calls`, `target_calls` and the gradings per text). Or per
 request path: `key=value` segments before `…/chat/completions` override the
 state for that call (`/model=judge-b/leniency=-0.1/v1/chat/completions`);
@@ -76,11 +77,13 @@ class Judge:
     def __init__(self, seed):
         self.lock = threading.Lock()
         self.state = dict(DEFAULTS, seed=seed)
+        # How many times each text was graded, for the life of the server:
+        # never reset, so a regrading draws fresh noise.
+        self.gradings = {}
         self.reset()
 
     def reset(self):
         self.calls = self.judge_calls = self.target_calls = 0
-        self.gradings = {}
 
     def control(self, update):
         with self.lock:
