@@ -182,7 +182,7 @@ fn a_pull_request_that_changed_its_answers_while_the_judge_turned_strict_exits_2
         "The judge of polite ({JUDGE}) changed: of its 20 anchors, 10 that passed in the \
          reference fail now and 0 that failed pass (shift -50 %; 27 % to 73 % of the anchors \
          moved; McNemar p = 0.0020). Its checks could not be judged — the judge changed — so \
-         what they show as worse is not counted, and the gate exits 2. Re-measure the reference \
+         what they show as worse is not counted. Re-measure the reference \
          with the judge as it is now: digline run --suite suite.toml --judge-memo off, then a \
          person promotes that run."
     );
