@@ -491,3 +491,38 @@ fn with_two_judges_only_the_one_that_moved_is_named_and_its_checks_alone_cannot_
         gated.stdout
     );
 }
+
+#[test]
+fn under_shards_the_first_shard_alone_grades_the_anchors_and_the_merge_keeps_them() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 6, JUDGE, true);
+    let mut paths = Vec::new();
+    for spec in ["1/2", "2/2"] {
+        let ran = go(
+            root,
+            &j.fake,
+            &["run", "--suite", "suite.toml", "--shard", spec, "-q"],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let key = ran.stdout.trim().to_string();
+        paths.push(root.join(format!(".digline/t/runs/s/{key}.json")));
+    }
+    // 6 cases judged once and 20 anchors: none graded twice.
+    assert_eq!(judge_calls(&j.fake), 6 + 20);
+    let first = read_json(&paths[0]);
+    assert_eq!(
+        first["judge_anchors"]["anchors"].as_array().unwrap().len(),
+        20
+    );
+    assert_eq!(read_json(&paths[1]).get("judge_anchors"), None);
+    let mut args = vec!["merge", "--suite", "suite.toml", "--shards"];
+    let texts: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    args.extend(texts.iter().map(String::as_str));
+    let merged = go(root, &j.fake, &args);
+    assert_eq!(merged.code, 0, "{}{}", merged.stdout, merged.stderr);
+    let key = merged.stdout.trim().lines().last().unwrap().to_string();
+    let (doc, _) = document(root, &key);
+    assert_eq!(doc["judge_anchors"], first["judge_anchors"]);
+}
