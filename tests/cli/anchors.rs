@@ -176,8 +176,12 @@ fn a_pull_request_that_changed_its_answers_while_the_judge_turned_strict_exits_2
     // request changes every answer: its 5 judged cases now fail.
     j.strict.store(true, Ordering::SeqCst);
     std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    let before = j.fake.requests().len();
     let (gated, outcome) = gate(root, &j, "out");
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    // 5 answers, their 5 judgings (the memo missed) and the 20 anchors,
+    // all live; the moved judge's failures are not asked again.
+    assert_eq!(j.fake.requests().len() - before, 5 + 5 + 20);
     let lead = format!(
         "The judge of polite ({JUDGE}) changed: of its 20 anchors, 10 that passed in the \
          reference fail now and 0 that failed pass (shift -50 %; 27 % to 73 % of the anchors \
