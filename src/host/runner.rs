@@ -906,7 +906,7 @@ fn first_shard(metadata: &Map<String, Value>) -> bool {
 /// (`run::driver::grade_anchors`): one live canary per judged check with
 /// anchors, every anchor live when something says the judge may have
 /// moved. `None` without anchors.
-fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
+pub fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
     let anchors = &loaded.judge_anchors;
     if anchors.is_empty() {
         return None;
