@@ -583,6 +583,10 @@ fn compare(
     spell_parameter_edits(&mut c, &request.suite.file, base.read());
     // A base looked for and not read verifies nothing: never "unchanged".
     c.base_unverified = base.base.is_some() && base.read().is_none();
+    if c.base_unverified {
+        // Nothing says the pull request did not loosen them: each is shown.
+        c.unverified_knobs = base_ref::declared_knobs(&request.suite.file);
+    }
     // Everything else that defines the evaluation, against the base.
     if let Some(b) = base.read() {
         c.evaluation_changes =
@@ -900,6 +904,19 @@ fn render(
         .comparison
         .as_ref()
         .map_or(0, |c| c.evaluation_changes.len());
+    let unverified_knobs = facts
+        .comparison
+        .as_ref()
+        .map(|c| {
+            c.unverified_knobs
+                .iter()
+                .map(|k| crate::forge::outcome::UnverifiedKnob {
+                    knob: k.what.clone(),
+                    value: k.value.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let no_baseline = facts.baseline.is_none();
     let baseline_path = facts.baseline_path.display().to_string();
     let base_warning = facts.base_warning.clone();
@@ -935,6 +952,7 @@ fn render(
         marker,
         baseline_changed,
         evaluation_changes,
+        unverified_knobs,
         paths: Paths {
             outcome: path("outcome.json"),
             comment: path("comment.md"),
@@ -1207,6 +1225,14 @@ fn coverage_sections(c: &Comparison, s: &IntegrityStrings, locale: Locale) -> Ve
         .collect();
     if !changes.is_empty() {
         out.push(Section::lines(s.title_evaluation, changes));
+    }
+    let knobs: Vec<String> = c
+        .unverified_knobs
+        .iter()
+        .map(|k| integrity_text::knob_line(k, s))
+        .collect();
+    if !knobs.is_empty() {
+        out.push(Section::lines(s.title_unverified, knobs));
     }
     let rules: Vec<String> = c
         .rule_changes

@@ -343,8 +343,100 @@ fn case_direction(old: &Map<String, Value>, new: &Map<String, Value>) -> Option<
     }
 }
 
+/// One knob of the pull request's suite that bounds how strict the gate
+/// is, as the suite declares it: shown as *not verified against the base*
+/// when the base could not be read (a shallow clone), since nothing then
+/// says the pull request did not loosen it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Knob {
+    /// `[suite] false_alarm_rate`, `[[assertions]] helpful threshold`.
+    pub what: String,
+    /// The value as the suite wrote it.
+    pub value: String,
+}
+
+/// The `[suite]` keys that set how strict the gate is.
+pub const SUITE_KNOBS: [&str; 3] = ["false_alarm_rate", "samples", "min_agreement"];
+
+/// The keys of a check that set how strict it is.
+pub const CHECK_KNOBS: [&str; 4] = ["threshold", "tolerance", "samples", "min_agreement"];
+
+/// Every knob a parsed `suite.toml` (as JSON) declares, in file order:
+/// `[suite]`'s ([`SUITE_KNOBS`]), then each `[[assertions]]` entry's
+/// ([`CHECK_KNOBS`], the check named by `name`, else `type`, else its
+/// position). A knob left to its default is not listed: the default is
+/// digline's, not the pull request's.
+pub fn declared_knobs(suite: &Map<String, Value>) -> Vec<Knob> {
+    let mut out = Vec::new();
+    if let Some(table) = suite.get("suite").and_then(Value::as_object) {
+        for key in SUITE_KNOBS {
+            if let Some(value) = table.get(key) {
+                out.push(Knob {
+                    what: format!("[suite] {key}"),
+                    value: shown(value),
+                });
+            }
+        }
+    }
+    let checks = suite
+        .get("assertions")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    for (at, check) in checks.iter().enumerate() {
+        let Some(check) = check.as_object() else {
+            continue;
+        };
+        let name = check
+            .get("name")
+            .or_else(|| check.get("type"))
+            .and_then(Value::as_str)
+            .map_or_else(|| format!("#{}", at + 1), str::to_string);
+        for key in CHECK_KNOBS {
+            if let Some(value) = check.get(key) {
+                out.push(Knob {
+                    what: format!("[[assertions]] {name} {key}"),
+                    value: shown(value),
+                });
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn declared_knobs_are_listed_in_file_order_and_defaults_are_not() {
+        let suite: Map<String, Value> = serde_json::from_value(serde_json::json!({
+            "suite": {"name": "s", "samples": 3, "min_agreement": "2/3", "false_alarm_rate": 1e-9},
+            "target": {"url": "http://x"},
+            "assertions": [
+                {"type": "llm_rubric", "name": "helpful", "threshold": 0.7, "tolerance": 0.1},
+                {"type": "contains", "needle": "a"},
+                {"type": "accuracy", "threshold": "9/10"},
+                {"threshold": 0.5}
+            ]
+        }))
+        .unwrap();
+        let knobs: Vec<String> = declared_knobs(&suite)
+            .into_iter()
+            .map(|k| format!("{} = {}", k.what, k.value))
+            .collect();
+        assert_eq!(
+            knobs,
+            [
+                "[suite] false_alarm_rate = 1e-9",
+                "[suite] samples = 3",
+                "[suite] min_agreement = 2/3",
+                "[[assertions]] helpful threshold = 0.7",
+                "[[assertions]] helpful tolerance = 0.1",
+                "[[assertions]] accuracy threshold = 9/10",
+                "[[assertions]] #4 threshold = 0.5",
+            ]
+        );
+        assert!(declared_knobs(&Map::new()).is_empty());
+    }
+
     use super::*;
     use serde_json::json;
 

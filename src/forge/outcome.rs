@@ -23,6 +23,7 @@
 //! | `locale` | string | the language the comment, summary and report were written in |
 //! | `marker` | string | the hidden marker that finds the comment again |
 //! | `evaluation_changes` | int | changes to `[suite]`, `[target]`, the cases and the store root against the base (0 without one) |
+//! | `unverified_knobs` | array, absent with a readable base | when the base could not be read (a shallow clone): each knob the pull request's suite declares (`false_alarm_rate`, `samples`, `min_agreement`, thresholds, tolerances) as `knob` (`[suite] false_alarm_rate`, `[[assertions]] helpful threshold`) and `value`, none verified against the base |
 //! | `baseline_changed` | bool or null | the pull request replaces the baseline file (read at the base ref); `null`: no base could be read |
 //! | `paths` | object | `outcome`, `comment`, `summary`, `junit`, `report` (null until the HTML report exists) |
 //! | `judges` | list, absent without anchors | one object per judged check read on its judge anchors: `check`, `coordinate`, `reference_coordinate`, `reading` (`steady`, `renamed`, `moved`, `unproven`), `gates`, `anchors`, `lost`, `gained`, `shift`, `moved_low`, `moved_high`, `p`, `detectable`, `changed` (identity field names), `kappa`, `kappa_low`, `kappa_high`, `labels_needed` (numbers or null) |
@@ -161,6 +162,12 @@ pub struct Outcome {
     /// cases) the pull request makes against its base; 0 without a base.
     #[serde(default)]
     pub evaluation_changes: usize,
+    /// With a base that could not be read: the knobs the pull request's
+    /// suite declares (`false_alarm_rate`, `samples`, `min_agreement`,
+    /// thresholds, tolerances), none verified against the base. Absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unverified_knobs: Vec<UnverifiedKnob>,
     /// The files written.
     pub paths: Paths,
     /// Retry counts of the run the gate made (absent when it gated a stored run).
@@ -170,6 +177,15 @@ pub struct Outcome {
     /// when neither the run nor the reference graded anchors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<serde_json::Value>,
+}
+
+/// One knob of `unverified_knobs`: where it is declared and its value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnverifiedKnob {
+    /// `[suite] false_alarm_rate`, `[[assertions]] helpful threshold`.
+    pub knob: String,
+    /// The value as the suite wrote it.
+    pub value: String,
 }
 
 /// The `retries` object: every key present, zeros included.

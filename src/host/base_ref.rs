@@ -335,6 +335,17 @@ pub fn evaluation_changes(base: &BaseRev, suite_path: &Path) -> Option<Vec<EvalC
     Some(out)
 }
 
+/// The knobs `suite_path` declares in the working copy
+/// (`core::evaluation::declared_knobs`), for a base that could not be read:
+/// empty when the file cannot be read or parsed.
+pub fn declared_knobs(suite_path: &Path) -> Vec<evaluation::Knob> {
+    std::fs::read(suite_path)
+        .ok()
+        .and_then(|bytes| suite_json(&bytes))
+        .map(|suite| evaluation::declared_knobs(&suite))
+        .unwrap_or_default()
+}
+
 /// The base's suite file declaring the same `[suite] tenant` and `name` as
 /// `now` (the one the pull request moved): the work tree, its path there
 /// and its bytes; `None` unless exactly one file at the base does.

@@ -5,7 +5,7 @@
 //! Pure: built from a [`Comparison`]'s names, ids and numbers only.
 
 use crate::core::compare::{Comparison, Delta, Direction, Outcome, RuleChange, RuleField, Scope};
-use crate::core::evaluation::{Change, EvalChange, Subject};
+use crate::core::evaluation::{Change, EvalChange, Knob, Subject};
 
 use super::locale::Locale;
 use super::text::{fill, SUMMARY_LIMIT, SUMMARY_SEPARATOR};
@@ -75,6 +75,11 @@ super::text::strings_table! {
     eval_store_root,
     /// The suite file (moved, or not at the base).
     eval_suite_file,
+    /// Title of the knobs a pull request declares when its base could not
+    /// be read.
+    title_unverified,
+    /// `{what} = {value}`, not verified against the base.
+    knob_unverified,
     /// Against the replaced reference: `{rules}` loosened, `{dropped}` dropped.
     replaced_gives_up,
     /// `1 rule` (in `{rules}` of `replaced_gives_up`).
@@ -201,6 +206,12 @@ pub fn evaluation_line(c: &EvalChange, s: &IntegrityStrings) -> String {
         });
     }
     line
+}
+
+/// One knob of the pull request's suite, not verified against the base:
+/// `[suite] false_alarm_rate = 1e-9 · not verified against the base`.
+pub fn knob_line(k: &Knob, s: &IntegrityStrings) -> String {
+    fill(s.knob_unverified, &[("what", &k.what), ("value", &k.value)])
 }
 
 /// The headline's first clause when passing reference verdicts are absent
@@ -345,6 +356,15 @@ pub fn terminal_blocks(
         "  ",
     );
     block(
+        s.title_unverified,
+        comparison
+            .unverified_knobs
+            .iter()
+            .map(|k| knob_line(k, s))
+            .collect(),
+        "  ",
+    );
+    block(
         s.title_rules,
         comparison
             .rule_changes
@@ -397,6 +417,8 @@ mod tests {
                 s.detail_not_in_run,
                 s.loosened,
                 s.hint_uncovered,
+                s.title_unverified,
+                s.knob_unverified,
             ] {
                 assert!(!text.is_empty(), "{locale}");
             }
@@ -404,6 +426,11 @@ mod tests {
                 assert_ne!(
                     s.title_rules,
                     IntegrityStrings::of(Locale::En).title_rules,
+                    "{locale} is translated"
+                );
+                assert_ne!(
+                    s.knob_unverified,
+                    IntegrityStrings::of(Locale::En).knob_unverified,
                     "{locale} is translated"
                 );
             }

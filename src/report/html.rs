@@ -795,6 +795,34 @@ fn compared_view(
             },
         );
     }
+    if !c.unverified_knobs.is_empty() {
+        // The pull request's knobs, the base unread: after the rest.
+        let strings = crate::report::coverage::IntegrityStrings::of(locale);
+        let rows: Vec<Row> = c
+            .unverified_knobs
+            .iter()
+            .map(|k| Row {
+                case: "—".to_string(),
+                check: String::new(),
+                happened: crate::report::coverage::knob_line(k, strings),
+                why: String::new(),
+            })
+            .collect();
+        let at = view.sections.len().min(3);
+        view.sections.insert(
+            at,
+            Section {
+                kind: "rules",
+                title: strings.title_unverified,
+                open: true,
+                short: false,
+                headers: full.clone(),
+                count: rows.len(),
+                more: String::new(),
+                rows,
+            },
+        );
+    }
     view.footer = footer(code, locale);
     view
 }

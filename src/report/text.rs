@@ -188,6 +188,9 @@ strings_table! {
     config_unchanged,
     /// The base could not be read: nothing is called unchanged.
     config_unverified,
+    /// The base could not be read, and the pull request's suite declares
+    /// `{knobs}` (`[suite] false_alarm_rate = 1e-9, …`), none verified.
+    config_unverified_knobs,
     /// Declared files all the same.
     artifacts_unchanged,
     /// One declared file changed.
@@ -461,8 +464,9 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
             &[("count", &comparison.evaluation_changes.len().to_string())],
         )
     } else if comparison.base_unverified {
-        // Never "unchanged" when the base that would say so was not read.
-        s.config_unverified.to_string()
+        // Never "unchanged" when the base that would say so was not read;
+        // the knobs the pull request declares are named, unverified.
+        unverified_clause(&comparison.unverified_knobs, s)
     } else {
         s.config_unchanged.to_string()
     };
@@ -485,6 +489,27 @@ pub fn headline_clauses(comparison: &Comparison, head: &Headline, s: &Strings) -
         worse, noise, unreasked, unjudged, uncomputed, suspended, config, artifacts, rejudged,
         target, canary, judge, uncovered,
     ]
+}
+
+/// The most knobs the headline names (the blocks list every one).
+const HEADLINE_KNOBS: usize = 6;
+
+/// The clause of a base that could not be read, naming the pull request's
+/// knobs (`[suite] false_alarm_rate = 1e-9, …`) when it declares any: at
+/// most [`HEADLINE_KNOBS`], then how many more (`… (+3)`).
+fn unverified_clause(knobs: &[crate::core::evaluation::Knob], s: &Strings) -> String {
+    if knobs.is_empty() {
+        return s.config_unverified.to_string();
+    }
+    let mut named: Vec<String> = knobs
+        .iter()
+        .take(HEADLINE_KNOBS)
+        .map(|k| format!("{} = {}", k.what, k.value))
+        .collect();
+    if knobs.len() > HEADLINE_KNOBS {
+        named.push(format!("… (+{})", knobs.len() - HEADLINE_KNOBS));
+    }
+    fill(s.config_unverified_knobs, &[("knobs", &named.join(", "))])
 }
 
 /// One line per side whose configuration moved: `system · model a → b`,

@@ -420,8 +420,18 @@ fn a_lower_false_alarm_rate_is_itemized_as_loosened_against_the_base() {
         "{}",
         ran.stdout
     );
+    // The base was read: the knob is a change, not an unverified one.
+    assert!(!ran.stdout.contains("not verified"), "{}", ran.stdout);
+    let outcome = crate::integrity::outcome(root);
+    assert!(outcome.get("unverified_knobs").is_none(), "{outcome}");
 }
 
+/// The same lowered `false_alarm_rate` in a shallow clone (the base
+/// cannot be read): no surface says "unchanged", and every knob the pull
+/// request's suite declares is listed as not verified against the base —
+/// the headline (stdout, annotation, `outcome.json`), its own block on the
+/// terminal, the comment, the job summary and the HTML report, and
+/// `outcome.json`'s `unverified_knobs` — in the gate's locale.
 #[test]
 fn without_a_readable_base_no_surface_says_unchanged() {
     let dir = tempfile::tempdir().unwrap();
@@ -450,10 +460,50 @@ fn without_a_readable_base_no_surface_says_unchanged() {
     let fake = crate::forges::fake_github(crate::forges::Mode::Normal);
     let mut vars = crate::gate::actions_env(&clone, &fake);
     vars.retain(|(k, _)| *k != "GITHUB_TOKEN");
-    let ran = crate::gate::digline_env(&clone, &crate::integrity::GATE, &vars);
-    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
-    let unverified = "The suite was not verified against the base (it could not be read): its rules and knobs are the pull request's own, unverified.";
-    assert!(ran.stdout.contains(unverified), "{}", ran.stdout);
+    let gate = |locale: &str| {
+        let mut args = crate::integrity::GATE.to_vec();
+        args.extend(["--locale", locale]);
+        let ran = crate::gate::digline_env(&clone, &args, &vars);
+        assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+        ran
+    };
+    let ran = gate("en");
+    let stop = regex::Regex::new(r"stop-commands::[0-9a-f]+|::[0-9a-f]{32}::").unwrap();
+    insta::assert_snapshot!(
+        "unverified_knobs_stdout",
+        stop.replace_all(&crate::noisy::stable(&ran.stdout), "TOKEN")
+    );
+    let knobs = [
+        ("[suite] false_alarm_rate", "0.0001"),
+        ("[[assertions]] cost_budget tolerance", "0.05"),
+        ("[[assertions]] latency_budget tolerance", "0.05"),
+    ];
+    let outcome = crate::cost::read_json(clone.join("out/outcome.json"));
+    let listed: Vec<(String, String)> = outcome["unverified_knobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["knob"].as_str().unwrap().to_string(),
+                k["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = knobs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert_eq!(listed, expected);
+    let headline = outcome["headline"].as_str().unwrap();
+    assert!(
+        headline.contains("unverified ([suite] false_alarm_rate = 0.0001, [[assertions]] cost_budget tolerance = 0.05, [[assertions]] latency_budget tolerance = 0.05)."),
+        "{headline}"
+    );
+    insta::assert_snapshot!(
+        "unverified_knobs_comment_en",
+        crate::noisy::stable(&crate::gate::read(clone.join("out/comment.md")))
+    );
     for file in ["out/comment.md", "out/summary.md", "out/report.html"] {
         let text = crate::gate::read(clone.join(file));
         assert!(
@@ -465,6 +515,45 @@ fn without_a_readable_base_no_surface_says_unchanged() {
             "{file}: {text}"
         );
     }
+    let report = crate::gate::read(clone.join("out/report.html"));
+    for (knob, value) in knobs {
+        let line = format!("{knob} = {value} · not verified against the base");
+        assert!(report.contains(&line), "report.html: {line}");
+    }
+    // Published on GitHub: the annotation is the headline, knobs named,
+    // and the job summary lists them.
+    let published = crate::gate::digline_env(
+        &clone,
+        &["gate", "--suite", "suite.toml", "--out", "published"],
+        &crate::gate::actions_env(&clone, &fake),
+    );
+    assert_eq!(
+        published.code, 0,
+        "{}{}",
+        published.stdout, published.stderr
+    );
+    let annotation = published
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("::notice"))
+        .unwrap_or_else(|| panic!("{}", published.stdout));
+    assert!(
+        annotation.contains("unverified ([suite] false_alarm_rate = 0.0001, [[assertions]] cost_budget tolerance = 0.05, [[assertions]] latency_budget tolerance = 0.05)."),
+        "{annotation}"
+    );
+    let job_summary = crate::gate::read(clone.join("gh-summary"));
+    assert!(
+        job_summary.contains(
+            "- \\[suite\\] false\\_alarm\\_rate \\= 0\\.0001 · not verified against the base\n"
+        ),
+        "{job_summary}"
+    );
+    // Another locale says the same, in its words.
+    gate("de");
+    insta::assert_snapshot!(
+        "unverified_knobs_comment_de",
+        crate::noisy::stable(&crate::gate::read(clone.join("out/comment.md")))
+    );
 }
 
 #[cfg(unix)]

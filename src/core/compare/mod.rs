@@ -328,6 +328,11 @@ pub struct Comparison {
     /// request's own, not verified against the base, and no surface may
     /// call the suite unchanged.
     pub base_unverified: bool,
+    /// With [`Comparison::base_unverified`]: the knobs the pull request's
+    /// suite declares (`false_alarm_rate`, `samples`, `min_agreement`,
+    /// thresholds, tolerances), each listed as not verified against the
+    /// base. Empty otherwise.
+    pub unverified_knobs: Vec<super::evaluation::Knob>,
     /// The indices of `deltas` in the order a reader sees them listed
     /// (key order until [`Comparison::arrange_by`] sets suite order).
     pub listing: Vec<usize>,
@@ -915,6 +920,7 @@ pub fn compare(run: &RunDocument, baseline: &RunDocument) -> Result<Comparison, 
         rule_changes,
         evaluation_changes: Vec::new(),
         base_unverified: false,
+        unverified_knobs: Vec::new(),
         listing,
         reasked: Vec::new(),
         power: None,

@@ -434,3 +434,26 @@ fn long_names_are_shortened_keeping_both_ends() {
     let exact = "y".repeat(NAME_SHOWN);
     assert_eq!(shorten_name(&exact), exact);
 }
+
+/// A base that could not be read: the headline names the pull request's
+/// knobs, at most six, then how many more; none, the plain clause.
+#[test]
+fn the_unverified_clause_names_the_knobs_at_most_six() {
+    use crate::core::evaluation::Knob;
+    let knob = |n: usize| Knob {
+        what: format!("[[assertions]] c{n} threshold"),
+        value: "0.5".to_string(),
+    };
+    assert_eq!(
+        unverified_clause(&[], &EN),
+        "The suite was not verified against the base (it could not be read): its rules and knobs are the pull request's own, unverified."
+    );
+    assert_eq!(
+        unverified_clause(&[knob(1)], &EN),
+        "The suite was not verified against the base (it could not be read): its rules and knobs are the pull request's own, unverified ([[assertions]] c1 threshold = 0.5)."
+    );
+    let eight: Vec<Knob> = (1..=8).map(knob).collect();
+    let clause = unverified_clause(&eight, &EN);
+    assert!(clause.ends_with("c6 threshold = 0.5, … (+2))."), "{clause}");
+    assert!(!clause.contains("c7"), "{clause}");
+}
