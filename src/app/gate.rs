@@ -878,6 +878,14 @@ fn render(
         history: Default::default(),
     };
     let (data, charts) = with_history(data, &facts, request, locale);
+    // The judges read on their anchors, in the report before the history.
+    let charts = match &facts.comparison {
+        Some(c) => format!(
+            "{}{charts}",
+            crate::report::judges::html(&c.judges, locale, &c.judge_rerun)
+        ),
+        None => charts,
+    };
     let comment_md = comment::render(&data, Some(&order_marker(&marker, &doc.created_at)));
     let summary_md = comment::render(&data, None);
     let junit_xml = junit::render(doc, facts.comparison.as_ref(), locale, &facts.failed_calls);

@@ -516,6 +516,19 @@ pub fn reask(
     let earlier = earlier.unwrap_or_default();
     let decided = earlier.decided_keys();
     triggered.retain(|k| !decided.contains(k));
+    // A check whose judge moved on its anchors could not be judged: asking
+    // its failures again would pay the moved judge to say so again.
+    let mut judged = comparison;
+    judged.judges = crate::core::anchors::read_documents(
+        run,
+        reference,
+        &loaded.suite,
+        &loaded.judge_anchors,
+        loaded.min_judge_kappa,
+    );
+    let ungated = judged.ungated();
+    triggered.retain(|k| !ungated.contains(k.assertion_id.as_str()));
+    let comparison = judged;
     let exposed = crate::core::compare::reask::exposed(&comparison, reference);
     let nothing = crate::core::compare::reask::ReaskRecord {
         exposed,

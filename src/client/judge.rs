@@ -134,7 +134,7 @@ impl JudgeClient {
             text: completion.text,
             cost_usd,
             latency_ms,
-            model: completion.resolved_model,
+            model: answered_model(completion.resolved_model, completion.fingerprint),
         })
     }
 
@@ -200,6 +200,17 @@ impl JudgeClient {
             values.insert("json_mode".into(), Value::Bool(true));
         }
         values
+    }
+}
+
+/// The judge's `answered_model`: the model the reply names, with OpenAI's
+/// `system_fingerprint` when it gives one (`gpt-4o-2024-08-06 fp_abc`),
+/// so a backend that changed under the same name is a changed identity.
+fn answered_model(model: Option<String>, fingerprint: Option<String>) -> Option<String> {
+    match (model, fingerprint) {
+        (Some(model), Some(fp)) => Some(format!("{model} {fp}")),
+        (model, None) => model,
+        (None, fp) => fp,
     }
 }
 
@@ -327,6 +338,21 @@ pub fn judge_config(judges: &[&JudgeClient]) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_answered_model_carries_the_fingerprint_when_there_is_one() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(
+            answered_model(some("gpt-4o-2024-08-06"), some("fp_1")),
+            some("gpt-4o-2024-08-06 fp_1")
+        );
+        assert_eq!(
+            answered_model(some("claude-haiku-4-5-20251001"), None),
+            some("claude-haiku-4-5-20251001")
+        );
+        assert_eq!(answered_model(None, some("fp_1")), some("fp_1"));
+        assert_eq!(answered_model(None, None), None);
+    }
 
     fn endpoint(key: bool) -> Endpoint {
         Endpoint {

@@ -554,8 +554,14 @@ impl Prepared {
             ),
             // The anchors, and how the reference graded them: which of
             // them the memo may serve (`run::driver::grade_anchors`).
+            // Under `--shard K/N` the first shard alone grades them (the
+            // merged run keeps its record).
             anchors: crate::run::driver::AnchorPlan {
-                anchors: loaded.judge_anchors.clone(),
+                anchors: if first_shard(&options.metadata) {
+                    loaded.judge_anchors.clone()
+                } else {
+                    Vec::new()
+                },
                 reference: (!loaded.judge_anchors.is_empty())
                     .then(|| store.read_baseline(tenant, suite_name).ok().flatten())
                     .flatten()
@@ -648,6 +654,12 @@ impl Prepared {
             options.notices.plan(plan.sentence_in(locale));
             if let Some(judging) = plan.judge_sentence_in(locale) {
                 options.notices.plan(judging);
+            }
+            let anchors = first_shard(&options.metadata)
+                .then(|| anchors_plan(&loaded, locale))
+                .flatten();
+            if let Some(anchors) = anchors {
+                options.notices.plan(anchors);
             }
             warn_unpriced(&judges, &options.notices);
             if let Some(cap) = options.cost.cap(loaded.suite.max_usd) {
@@ -880,6 +892,36 @@ fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str, notices: &
     // The signal path: the front end that asked for it (the command line,
     // through `resume_hint_on_signal`) wants the process to end here.
     std::process::exit(ExitStatus::Refused.code());
+}
+
+/// True unless `metadata` marks a shard other than the first.
+fn first_shard(metadata: &Map<String, Value>) -> bool {
+    !matches!(
+        crate::core::shard::Record::of(metadata),
+        Some(Ok(record)) if record.shard.index != 1
+    )
+}
+
+/// What grading the judge anchors costs, said with the plan
+/// (`run::driver::grade_anchors`): one live canary per judged check with
+/// anchors, every anchor live when something says the judge may have
+/// moved. `None` without anchors.
+pub fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
+    let anchors = &loaded.judge_anchors;
+    if anchors.is_empty() {
+        return None;
+    }
+    let judges = (loaded.suite.checks.iter())
+        .filter(|c| c.judge_coordinate().is_some() && anchors.iter().any(|a| a.check == c.name))
+        .count();
+    Some(crate::report::text::fill(
+        locale.text("progress.anchors_plan"),
+        &[
+            ("anchors", &anchors.len().to_string()),
+            ("judges", &judges.to_string()),
+            ("canaries", &judges.to_string()),
+        ],
+    ))
 }
 
 #[cfg(test)]

@@ -128,10 +128,116 @@ pub fn lead(readings: &[JudgeReading], locale: Locale, rerun: &str) -> String {
         .join(" ")
 }
 
+/// The report's block: the same lines under the same title, escaped
+/// (safe HTML); empty without a judge read.
+pub fn html(readings: &[JudgeReading], locale: Locale, rerun: &str) -> String {
+    if readings.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<section class=\"block judges\">\n<h2>");
+    super::escape::push_html(&mut out, locale.text("gate.judge_title"));
+    out.push_str("</h2>\n<ul>\n");
+    for line in lines(readings, locale, rerun) {
+        out.push_str("<li>");
+        super::escape::push_html(&mut out, &line);
+        out.push_str("</li>\n");
+    }
+    out.push_str("</ul>\n</section>\n");
+    out
+}
+
 /// One line per judge, in check order.
 pub fn lines(readings: &[JudgeReading], locale: Locale, rerun: &str) -> Vec<String> {
     readings
         .iter()
         .map(|r| sentence(r, locale, rerun))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::anchors::{Label, Regraded};
+
+    fn reading(
+        graded: &[Regraded],
+        changed: Vec<&'static str>,
+        floor: Option<f64>,
+    ) -> JudgeReading {
+        JudgeReading {
+            check: "polite".into(),
+            assertion_id: "0123456789abcdef".into(),
+            coordinate: "openai/gpt-4o".into(),
+            reference_coordinate: "openai/gpt-4o".into(),
+            drift: Drift::measure(graded, changed, 0.05, floor),
+        }
+    }
+
+    fn same(n: usize, passed: bool, label: Option<Label>) -> Vec<Regraded> {
+        vec![
+            Regraded {
+                reference: passed,
+                now: passed,
+                label,
+            };
+            n
+        ]
+    }
+
+    const RERUN: &str = "digline run --suite suite.toml --judge-memo off";
+
+    #[test]
+    fn each_reading_is_said_in_full() {
+        let mut moved = same(4, true, None);
+        moved.push(Regraded {
+            reference: true,
+            now: false,
+            label: None,
+        });
+        let moved = reading(&moved, vec!["answered_model"], None);
+        assert_eq!(
+            sentence(&moved, Locale::En, RERUN),
+            "The judge of polite (openai/gpt-4o) changed: of its 5 anchors, 1 that passed in the \
+             reference fail now and 0 that failed pass (shift -20 %; 1 % to 72 % of the anchors \
+             moved; McNemar p = 1.0000); its identity changed: answered_model. Its checks could \
+             not be judged — the judge changed — so what they show as worse is not counted. \
+             Re-measure the reference with the judge as it is now: digline run --suite \
+             suite.toml --judge-memo off, then a person promotes that run."
+        );
+        assert_eq!(
+            lead(std::slice::from_ref(&moved), Locale::En, RERUN),
+            sentence(&moved, Locale::En, RERUN)
+        );
+        let steady = reading(&same(5, true, None), Vec::new(), None);
+        assert_eq!(
+            sentence(&steady, Locale::En, RERUN),
+            "The judge of polite (openai/gpt-4o) held on its 5 anchors: too few anchors to see \
+             any shift."
+        );
+        assert_eq!(lead(&[steady], Locale::En, RERUN), "");
+        // 40 labelled anchors, people and judge agreeing on all but 4:
+        // κ = 0.8, its lower bound under a 0.7 floor; more labels decide.
+        let mut labelled = same(18, true, Some(Label::Pass));
+        labelled.extend(same(18, false, Some(Label::Fail)));
+        labelled.extend(same(2, true, Some(Label::Fail)));
+        labelled.extend(same(2, false, Some(Label::Pass)));
+        let unproven = reading(&labelled, Vec::new(), Some(0.7));
+        assert_eq!(
+            sentence(&unproven, Locale::En, RERUN),
+            "The judge of polite (openai/gpt-4o) is not shown to agree with people as \
+             min_judge_kappa = 0.7 asks (κ = 0.800, lower bound 0.614; about 139 labelled \
+             anchors in all would decide). Its checks cannot gate."
+        );
+        let renamed = reading(
+            &same(5, true, None),
+            vec!["requested_model", "endpoint"],
+            None,
+        );
+        assert_eq!(
+            sentence(&renamed, Locale::En, RERUN),
+            "The judge of polite (openai/gpt-4o) changed its identity (requested_model, \
+             endpoint), and its 5 anchors all graded as before: a rename, not drift; its checks \
+             gate on."
+        );
+    }
 }

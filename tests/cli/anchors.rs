@@ -176,13 +176,17 @@ fn a_pull_request_that_changed_its_answers_while_the_judge_turned_strict_exits_2
     // request changes every answer: its 5 judged cases now fail.
     j.strict.store(true, Ordering::SeqCst);
     std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    let before = j.fake.requests().len();
     let (gated, outcome) = gate(root, &j, "out");
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    // 5 answers, their 5 judgings (the memo missed) and the 20 anchors,
+    // all live; the moved judge's failures are not asked again.
+    assert_eq!(j.fake.requests().len() - before, 5 + 5 + 20);
     let lead = format!(
         "The judge of polite ({JUDGE}) changed: of its 20 anchors, 10 that passed in the \
          reference fail now and 0 that failed pass (shift -50 %; 27 % to 73 % of the anchors \
          moved; McNemar p = 0.0020). Its checks could not be judged — the judge changed — so \
-         what they show as worse is not counted, and the gate exits 2. Re-measure the reference \
+         what they show as worse is not counted. Re-measure the reference \
          with the judge as it is now: digline run --suite suite.toml --judge-memo off, then a \
          person promotes that run."
     );
@@ -224,6 +228,12 @@ fn a_pull_request_that_changed_its_answers_while_the_judge_turned_strict_exits_2
     // The report's headline, `compare` and its JSON say the same, exit 2.
     let html = std::fs::read_to_string(root.join("out/report.html")).unwrap();
     assert!(html.contains(&lead), "{html}");
+    assert!(
+        html.contains(
+            "<section class=\"block judges\">\n<h2>The judges, read on their anchors</h2>"
+        ),
+        "{html}"
+    );
     let key = outcome["run_key"].as_str().unwrap();
     let compared = go(
         root,
@@ -277,8 +287,18 @@ fn an_unchanged_rerun_pays_one_canary_call_and_no_case_judging() {
     let before = judge_calls(&j.fake);
     let (gated, outcome) = gate(root, &j, "out");
     assert_eq!(gated.code, 0, "{}{}", gated.stdout, gated.stderr);
-    // One live call: the canary anchor of the one judged check.
+    // One live call: the canary anchor of the one judged check, as the
+    // plan says before the run.
     assert_eq!(judge_calls(&j.fake) - before, 1);
+    assert!(
+        gated.stderr.contains(
+            "digline: plus the judge anchors: 20 anchor(s) of 1 judged check(s), 1 graded live \
+             every run (the canary); every anchor graded live (20 calls) when the reference \
+             graded none, a judge's identity or canary changed, or a case was judged live\n"
+        ),
+        "{}",
+        gated.stderr
+    );
     let spent = &outcome["spent"];
     assert_eq!(spent["judges"]["calls"], 1, "{spent}");
     assert_eq!(spent["memo"]["hits"], 5 + 19, "{spent}");
@@ -367,4 +387,146 @@ fn a_kappa_floor_the_labels_do_not_show_leaves_the_judged_checks_unable_to_gate(
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
     assert_eq!(outcome["judges"][0]["reading"], "unproven");
     insta::assert_snapshot!("kappa-floor-en", outcome["headline"].as_str().unwrap());
+}
+
+#[test]
+fn with_two_judges_only_the_one_that_moved_is_named_and_its_checks_alone_cannot_gate() {
+    // `polite` is judged by Anthropic, `brief` by OpenAI; only the model
+    // named "claude…" turns strict.
+    let strict = Arc::new(AtomicBool::new(false));
+    let s = Arc::clone(&strict);
+    let fake = fake_llm::start(Box::new(move |seen: &Seen, _| {
+        if seen.is_judge() {
+            let user = seen.user();
+            let output = user.rsplit("Output to judge:").next().unwrap_or_default();
+            let claude = seen.body["model"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("claude");
+            let score = if output.contains("bad") {
+                0.1
+            } else if claude && s.load(Ordering::SeqCst) {
+                0.2
+            } else {
+                0.9
+            };
+            let reply = format!("{{\"score\": {score}, \"reason\": \"judged\"}}");
+            ok_as(seen, &reply, 300, 30, None)
+        } else {
+            ok_as(seen, &format!("Hello, {}", seen.user()), 10, 50, None)
+        }
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 5, JUDGE, true);
+    let text = std::fs::read_to_string(root.join("suite.toml")).unwrap()
+        + "\n[[assertions]]\ntype = \"llm_rubric\"\nname = \"brief\"\nrubric = \"Brief.\"\n\
+           judge = \"openai/gpt-4o-mini\"\nthreshold = 0.5\ntolerance = 1\n";
+    std::fs::write(root.join("suite.toml"), text).unwrap();
+    let file = root.join("judge-anchors.json");
+    let mut anchors: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let brief: Vec<Value> = anchors
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            a["check"] = json!("brief");
+            a
+        })
+        .collect();
+    anchors.extend(brief);
+    std::fs::write(&file, Value::Array(anchors).to_string()).unwrap();
+    let env = |extra: &[&str]| {
+        let mut vars = crate::cost::env(&fake);
+        vars.push(("OPENAI_BASE_URL", fake.base()));
+        vars.push(("OPENAI_API_KEY", "sk-TEST-anchors".to_string()));
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        crate::util::digline_env(root, extra, &vars)
+    };
+    let ran = env(&["run", "-q", "--suite", "suite.toml"]);
+    assert_eq!(ran.code, 0, "{}{}", ran.stdout, ran.stderr);
+    let key = ran.stdout.trim().to_string();
+    let promoted = env(&["promote", "--suite", "suite.toml", "--run", &key]);
+    assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+    let (doc, _) = document(root, &key);
+    let judges = doc["judge_anchors"]["judges"].as_array().unwrap();
+    assert_eq!(judges.len(), 2);
+    assert_eq!(judges[1]["identity"]["provider"], "openai");
+    assert_eq!(judges[1]["identity"]["answered_model"], "gpt-4o-mini");
+    strict.store(true, Ordering::SeqCst);
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    let gated = env(&[
+        "gate",
+        "--suite",
+        "suite.toml",
+        "--out",
+        "out",
+        "--publish",
+        "none",
+    ]);
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    let outcome = read_json(root.join("out/outcome.json"));
+    let readings: Vec<(Value, Value)> = outcome["judges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["check"].clone(), j["reading"].clone()))
+        .collect();
+    assert_eq!(
+        readings,
+        vec![
+            (json!("polite"), json!("moved")),
+            (json!("brief"), json!("steady"))
+        ]
+    );
+    assert!(
+        gated
+            .stdout
+            .starts_with("The judge of polite (anthropic/claude-haiku-4-5) changed:"),
+        "{}",
+        gated.stdout
+    );
+    assert!(
+        gated.stdout.contains(
+            "The judge of brief (openai/gpt-4o-mini) held on its 20 anchors: a shift of 30 % \
+             of the anchors or more would have been seen."
+        ),
+        "{}",
+        gated.stdout
+    );
+}
+
+#[test]
+fn under_shards_the_first_shard_alone_grades_the_anchors_and_the_merge_keeps_them() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 6, JUDGE, true);
+    let mut paths = Vec::new();
+    for spec in ["1/2", "2/2"] {
+        let ran = go(
+            root,
+            &j.fake,
+            &["run", "--suite", "suite.toml", "--shard", spec, "-q"],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let key = ran.stdout.trim().to_string();
+        paths.push(root.join(format!(".digline/t/runs/s/{key}.json")));
+    }
+    // 6 cases judged once and 20 anchors: none graded twice.
+    assert_eq!(judge_calls(&j.fake), 6 + 20);
+    let first = read_json(&paths[0]);
+    assert_eq!(
+        first["judge_anchors"]["anchors"].as_array().unwrap().len(),
+        20
+    );
+    assert_eq!(read_json(&paths[1]).get("judge_anchors"), None);
+    let mut args = vec!["merge", "--suite", "suite.toml", "--shards"];
+    let texts: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    args.extend(texts.iter().map(String::as_str));
+    let merged = go(root, &j.fake, &args);
+    assert_eq!(merged.code, 0, "{}{}", merged.stdout, merged.stderr);
+    let key = merged.stdout.trim().lines().last().unwrap().to_string();
+    let (doc, _) = document(root, &key);
+    assert_eq!(doc["judge_anchors"], first["judge_anchors"]);
 }

@@ -93,6 +93,7 @@ pub fn read(payload: &Value, prefill: Option<&str>) -> Result<Completion, String
         text,
         usage,
         resolved_model: text_at(payload, "model"),
+        fingerprint: None,
         stop_reason,
     })
 }

@@ -183,6 +183,9 @@ pub struct Completion {
     pub usage: Usage,
     /// The model the provider says answered, if it said.
     pub resolved_model: Option<String>,
+    /// OpenAI's `system_fingerprint` (the backend configuration that
+    /// answered), if it said one.
+    pub fingerprint: Option<String>,
     /// Why generation stopped, as the provider says it (`end_turn`, `stop`, `length`).
     pub stop_reason: Option<String>,
 }

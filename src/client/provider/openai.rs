@@ -99,6 +99,7 @@ pub fn read(payload: &Value) -> Result<Completion, String> {
             cache_write_1h_tokens: 0,
         },
         resolved_model: text_at(payload, "model"),
+        fingerprint: text_at(payload, "system_fingerprint"),
         stop_reason,
     })
 }

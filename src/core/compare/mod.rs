@@ -456,10 +456,13 @@ impl Comparison {
     }
 
     /// The canary deltas that regressed or improved, in delta order.
+    /// A canary graded by a judge that moved could not be judged: not one.
     pub fn moved_canaries(&self) -> Vec<&Delta> {
+        let ungated = self.ungated();
         self.deltas
             .iter()
             .filter(|d| d.canary && matches!(d.outcome, Outcome::Regressed | Outcome::Improved))
+            .filter(|d| !ungated.contains(d.key.assertion_id.as_str()))
             .collect()
     }
 
@@ -471,15 +474,20 @@ impl Comparison {
             .collect()
     }
 
-    /// The regressions that count as worse: every one, but those of a
-    /// check whose judge moved (it could not be judged).
-    pub fn gated_regressions(&self) -> usize {
-        let ungated: BTreeSet<&str> = self
-            .judges
+    /// The `assertion_id`s of the checks whose judge moved (or is not
+    /// shown to agree with people): they cannot gate.
+    pub fn ungated(&self) -> BTreeSet<&str> {
+        self.judges
             .iter()
             .filter(|j| !j.drift.reading.gates())
             .map(|j| j.assertion_id.as_str())
-            .collect();
+            .collect()
+    }
+
+    /// The regressions that count as worse: every one, but those of a
+    /// check whose judge moved (it could not be judged).
+    pub fn gated_regressions(&self) -> usize {
+        let ungated = self.ungated();
         self.deltas
             .iter()
             .filter(|d| {

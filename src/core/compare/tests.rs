@@ -964,3 +964,52 @@ mod reasks {
         assert_eq!(fails_again(&key, &before, &v(errored("a"))), None);
     }
 }
+
+#[test]
+fn a_moved_judge_makes_its_checks_unable_to_gate_and_leaves_the_others_worse() {
+    use crate::core::anchors::{Drift, JudgeReading, Regraded};
+    // Case c: the judged check j regressed; case d: the plain check k did.
+    let run = doc(
+        "t",
+        vec![("c", vec![fail("j", 0.1)]), ("d", vec![pass("k", 1.0)])],
+        vec![],
+    );
+    let base = doc(
+        "t",
+        vec![("c", vec![pass("j", 0.9)]), ("d", vec![pass("k", 1.0)])],
+        vec![],
+    );
+    let mut c = compare(&run, &base).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(exit_code(&c), ExitStatus::Worse);
+    let lost = vec![
+        Regraded {
+            reference: true,
+            now: false,
+            label: None,
+        };
+        10
+    ];
+    c.judges = vec![JudgeReading {
+        check: "j".into(),
+        assertion_id: "j".into(),
+        coordinate: "openai/m".into(),
+        reference_coordinate: "openai/m".into(),
+        drift: Drift::measure(&lost, Vec::new(), 0.05, None),
+    }];
+    // The judge moved: its regression is not counted, and nothing else is
+    // worse: exit 2, never 1.
+    let head = c.headline();
+    assert!(!head.worse);
+    assert_eq!(head.judges_moved, 1);
+    assert_eq!(exit_code(&c), ExitStatus::Unjudged);
+    // A plain check that regressed is still worse (1).
+    let run = doc(
+        "t",
+        vec![("c", vec![fail("j", 0.1)]), ("d", vec![fail("k", 0.0)])],
+        vec![],
+    );
+    let mut worse = compare(&run, &base).unwrap_or_else(|e| panic!("{e}"));
+    worse.judges = c.judges.clone();
+    assert_eq!(worse.gated_regressions(), 1);
+    assert_eq!(exit_code(&worse), ExitStatus::Worse);
+}
