@@ -1080,7 +1080,9 @@ fn with_history(
                 .flat_map(|s| &s.rows)
                 .map(|r| (r.case.as_str(), r.check.as_str())),
         );
-    let command = super::history::remeasure_command(&request.suite, &facts.history.lucky);
+    let command = |l: &crate::core::history::Lucky| {
+        super::history::remeasure_command(&request.suite, std::slice::from_ref(l))
+    };
     let note = words::note(history, &facts.history.lucky, flagged, &command, locale);
     let reasked = facts
         .comparison

@@ -126,8 +126,14 @@ pub fn remeasure_command(suite: &super::SuiteRef, lucky: &[Lucky]) -> String {
             cases.push(&l.case);
         }
     }
-    for case in cases {
-        words.extend(["--case", case]);
+    // An id that begins with `-` would read as a flag after `--case `.
+    let joined: Vec<String> = cases.iter().map(|case| format!("--case={case}")).collect();
+    for (case, word) in cases.iter().zip(&joined) {
+        if case.starts_with('-') {
+            words.push(word);
+        } else {
+            words.extend(["--case", case]);
+        }
     }
     // A word with a NUL cannot be quoted for a shell: such an id is shown
     // as its words joined, which a person sees is not to be pasted.
@@ -146,4 +152,52 @@ pub fn line(
     let commit = run.git_commit.clone().or_else(|| env.commit_sha.clone());
     let at = crate::host::clock::now_iso();
     Some(Line::of(run, reference, reasks, (exit, usd, commit, at)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lucky(case: &str) -> Lucky {
+        Lucky {
+            case: case.into(),
+            check: "answer".into(),
+            passed: 5,
+            samples: 5,
+            failed: 9,
+            asked: 19,
+            p: 0.03,
+        }
+    }
+
+    #[test]
+    fn the_re_measure_command_is_quoted_for_a_shell_and_names_each_case_once() {
+        let suite = super::super::SuiteRef {
+            file: "my suite/suite.toml".into(),
+            root: ".".into(),
+            named: "suite.toml".into(),
+            tenant: None,
+            environment: None,
+        };
+        let all = [
+            lucky("plain"),
+            lucky("plain"),
+            lucky("-rf"),
+            lucky("$(touch x); `y`"),
+        ];
+        assert_eq!(
+            remeasure_command(&suite, &all),
+            "digline run --suite 'my suite/suite.toml' --root . --samples 30 --case plain '--case=-rf' --case '$(touch x); `y`'"
+        );
+        // Four times the reference's samples, at most 1,000.
+        let mut thick = lucky("c");
+        thick.samples = 400;
+        assert!(remeasure_command(&suite, &[thick]).contains("--samples 1000 "));
+        // Pasted back, the words are what was meant.
+        let words = shlex::split(&remeasure_command(&suite, &all)).unwrap();
+        assert_eq!(
+            words[8..],
+            ["--case", "plain", "--case=-rf", "--case", "$(touch x); `y`"]
+        );
+    }
 }

@@ -172,10 +172,16 @@ pub fn run_loaded(
     let options = options(request, metadata, quota, cost, notices);
     let (key, mut doc, plan) = prepared.execute(&options)?;
     if let Some(from_reference) = from_reference {
-        from_reference.fill(&mut doc);
-        request
-            .suite
-            .store()
+        let store = request.suite.store();
+        if let Err(why) = from_reference.fill(&mut doc) {
+            // Half a run must not be kept, nor promoted.
+            let _ = store.remove_run(&doc.tenant, &doc.suite, &key);
+            return Err(Refusal::usage(
+                why,
+                Some("run every case (drop --case) and promote that run".into()),
+            ));
+        }
+        store
             .write_run(&doc)
             .map_err(|e| Refusal::Refused(e.to_string()))?;
     }
@@ -194,6 +200,12 @@ struct FromReference {
     results: std::collections::HashMap<String, crate::core::document::CaseResult>,
     /// The reference's whole-run measures.
     aggregate: Vec<crate::core::verdict::Verdict>,
+    /// What the reference's target and judges said about themselves, and
+    /// how its judges graded the anchors: the cases kept were measured
+    /// under them, so the cases asked now must be too.
+    target_config: Map<String, Value>,
+    judge_config: Map<String, Value>,
+    judge_anchors: Option<crate::core::anchors::AnchorsRecord>,
 }
 
 impl FromReference {
@@ -265,13 +277,38 @@ impl FromReference {
             order,
             results,
             aggregate: reference.aggregate,
+            target_config: reference.target_config,
+            judge_config: reference.judge_config,
+            judge_anchors: reference.judge_anchors,
         })
     }
 
     /// Put the reference's results of the cases not asked into `doc`, in
     /// the suite's order; the whole-run measures stay the reference's (a
     /// case measured again does not measure the run again).
-    fn fill(mut self, doc: &mut RunDocument) {
+    ///
+    /// # Errors
+    /// The sentence saying what the cases asked now were measured under
+    /// that the kept ones were not: another configuration of the target
+    /// or of a judge, or a judge that graded the anchors otherwise.
+    fn fill(mut self, doc: &mut RunDocument) -> Result<(), String> {
+        let kept = "so the other cases' results, measured under the reference's, cannot be kept beside them";
+        if doc.target_config != self.target_config {
+            return Err(format!(
+                "--case: the system under test answered under another configuration than the reference ({}), {kept}",
+                changed_keys(&self.target_config, &doc.target_config)
+            ));
+        }
+        if doc.judge_config != self.judge_config {
+            return Err(format!(
+                "--case: the judges answered under another configuration than the reference ({}), {kept}",
+                changed_keys(&self.judge_config, &doc.judge_config)
+            ));
+        }
+        if let Some(moved) = anchors_moved(self.judge_anchors.as_ref(), doc.judge_anchors.as_ref())
+        {
+            return Err(format!("--case: {moved}, {kept}"));
+        }
         let mut asked: std::collections::HashMap<String, _> = std::mem::take(&mut doc.results)
             .into_iter()
             .map(|r| (r.case_id.clone(), r))
@@ -282,6 +319,87 @@ impl FromReference {
             .filter_map(|id| asked.remove(id).or_else(|| self.results.remove(id)))
             .collect();
         doc.aggregate = self.aggregate;
+        Ok(())
+    }
+}
+
+/// The top-level keys (and `values` keys) that differ between two
+/// self-descriptions, named for a sentence (never their values).
+fn changed_keys(before: &Map<String, Value>, now: &Map<String, Value>) -> String {
+    let flat = |m: &Map<String, Value>| -> std::collections::BTreeMap<String, Value> {
+        let mut out = std::collections::BTreeMap::new();
+        for (k, v) in m {
+            match v.as_object() {
+                Some(inner) => {
+                    for (ik, iv) in inner {
+                        out.insert(format!("{k}.{ik}"), iv.clone());
+                    }
+                }
+                None => {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        out
+    };
+    let (a, b) = (flat(before), flat(now));
+    let mut keys: Vec<&str> = a
+        .keys()
+        .chain(b.keys())
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let shown: Vec<String> = keys
+        .iter()
+        .map(|k| crate::forge::escape::visible_line(k))
+        .collect();
+    format!("changed: {}", shown.join(", "))
+}
+
+/// Why the anchors graded now do not match the reference's, if they do not:
+/// one record without the other, or an anchor graded otherwise.
+fn anchors_moved(
+    before: Option<&crate::core::anchors::AnchorsRecord>,
+    now: Option<&crate::core::anchors::AnchorsRecord>,
+) -> Option<String> {
+    use crate::core::anchors::AnchorVerdict;
+    match (before, now) {
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            Some("the reference and this run do not both grade the judge anchors".to_string())
+        }
+        (Some(before), Some(now)) => {
+            let who = |r: &crate::core::anchors::AnchorsRecord| -> Vec<_> {
+                r.judges
+                    .iter()
+                    .map(|j| (j.check.clone(), j.coordinate.clone(), j.identity.clone()))
+                    .collect()
+            };
+            if who(before) != who(now) {
+                return Some("a judge's identity changed since the reference".to_string());
+            }
+            let graded: std::collections::HashMap<&str, AnchorVerdict> = before
+                .anchors
+                .iter()
+                .map(|a| (a.key.as_str(), a.verdict))
+                .collect();
+            let moved = now
+                .anchors
+                .iter()
+                .filter(|a| {
+                    graded.get(a.key.as_str()).is_none_or(|v| {
+                        *v != a.verdict
+                            && *v != AnchorVerdict::Error
+                            && a.verdict != AnchorVerdict::Error
+                    })
+                })
+                .count();
+            (moved > 0).then(|| {
+                format!("the judges graded {moved} judge anchor(s) otherwise than in the reference, or graded anchors it does not have")
+            })
+        }
     }
 }
 
@@ -398,6 +516,19 @@ pub fn reask(
     let earlier = earlier.unwrap_or_default();
     let decided = earlier.decided_keys();
     triggered.retain(|k| !decided.contains(k));
+    // A check whose judge moved on its anchors could not be judged: asking
+    // its failures again would pay the moved judge to say so again.
+    let mut judged = comparison;
+    judged.judges = crate::core::anchors::read_documents(
+        run,
+        reference,
+        &loaded.suite,
+        &loaded.judge_anchors,
+        loaded.min_judge_kappa,
+    );
+    let ungated = judged.ungated();
+    triggered.retain(|k| !ungated.contains(k.assertion_id.as_str()));
+    let comparison = judged;
     let exposed = crate::core::compare::reask::exposed(&comparison, reference);
     let nothing = crate::core::compare::reask::ReaskRecord {
         exposed,

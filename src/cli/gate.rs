@@ -121,9 +121,10 @@ pub struct GateArgs {
     /// The base branch's history (.digline/<tenant>/history/<suite>.jsonl): record (read, then append this gate), read, or off (default: record on a push or schedule of the default branch, read elsewhere). It informs; it never changes the exit code.
     #[arg(long, value_name = "MODE", value_parser = ["record", "read", "off"])]
     pub history: Option<String>,
-    /// How many gates the history keeps (the oldest go first).
-    #[arg(long, value_name = "N", default_value_t = crate::core::history::DEFAULT_KEEP)]
-    pub history_keep: usize,
+    /// How many gates the history keeps, 1 to 100000 (the oldest go first).
+    #[arg(long, value_name = "N", default_value_t = crate::core::history::DEFAULT_KEEP as u32,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub history_keep: u32,
     /// Publishing.
     #[command(flatten)]
     pub publishing: PublishArgs,
@@ -167,7 +168,7 @@ impl GateArgs {
                 .as_deref()
                 .and_then(HistoryMode::parse)
                 .unwrap_or_default(),
-            history_keep: self.history_keep,
+            history_keep: self.history_keep as usize,
         }
     }
 }

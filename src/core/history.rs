@@ -36,6 +36,10 @@ pub const DEFAULT_KEEP: usize = 200;
 /// How far in the future a line may be dated (clock skew between runners).
 pub const SKEW_SECONDS: i64 = 300;
 
+/// The most re-asks a gate makes of one check (the rule's cap is 12; a
+/// line claiming more was not written by a gate).
+pub const MOST_REASKS: u64 = 64;
+
 /// How many gates a strip shows (and its count covers).
 pub const STRIP: usize = 20;
 
@@ -160,6 +164,13 @@ pub enum Skip {
     WrongConfig,
     /// Dated after now, or before its reference was made.
     Date,
+    /// Its counts cannot come from a gate of this reference: more pairs
+    /// than the reference has, a check passed more often than judged,
+    /// more re-asks failed than made, an exit code or a spend no gate
+    /// writes.
+    Inconsistent,
+    /// The same gate (time and commit) as a line read before it.
+    Duplicate,
 }
 
 impl Skip {
@@ -170,6 +181,8 @@ impl Skip {
             Skip::OtherReference => "other_reference",
             Skip::WrongConfig => "wrong_config",
             Skip::Date => "date",
+            Skip::Inconsistent => "inconsistent",
+            Skip::Duplicate => "duplicate",
         }
     }
 }
@@ -293,9 +306,19 @@ impl History {
     /// Read `text` (one line per gate) against `reference` at `now`.
     pub fn read(text: &str, reference: &RunDocument, now: OffsetDateTime) -> History {
         let made = OffsetDateTime::parse(&reference.created_at, &Rfc3339).ok();
+        let shape = Shape::of(reference);
+        let mut seen: std::collections::HashSet<(String, Option<String>)> = Default::default();
         let mut history = History::default();
         for raw in text.lines().filter(|l| !l.trim().is_empty()) {
-            match check_line(raw, reference, made, now) {
+            let checked = check_line(raw, reference, made, now).and_then(|line| {
+                shape.admits(&line)?;
+                if seen.insert((line.at.clone(), line.commit.clone())) {
+                    Ok(line)
+                } else {
+                    Err(Skip::Duplicate)
+                }
+            });
+            match checked {
                 Ok(line) => history.push(line),
                 Err(skip) => *history.skipped.entry(skip).or_insert(0) += 1,
             }
@@ -454,6 +477,73 @@ impl History {
             failed += again_failed;
         }
         Some((failed, asked))
+    }
+}
+
+/// What a gate of one reference can write: per check, how many verdicts
+/// it has across the cases, and per (case, check) how many.
+struct Shape {
+    checks: HashMap<String, u64>,
+    pairs: HashMap<(String, String), u64>,
+}
+
+impl Shape {
+    fn of(reference: &RunDocument) -> Shape {
+        let mut checks: HashMap<String, u64> = HashMap::new();
+        let mut pairs: HashMap<(String, String), u64> = HashMap::new();
+        for case in &reference.results {
+            for v in &case.verdicts {
+                *checks.entry(v.assertion.to_string()).or_default() += 1;
+                *pairs
+                    .entry((case.case_id.clone(), v.assertion.to_string()))
+                    .or_default() += 1;
+            }
+        }
+        Shape { checks, pairs }
+    }
+
+    /// `Ok` when `line`'s counts could come from a gate of this reference:
+    /// its checks and pairs are the reference's, none judged more often
+    /// than the reference has it, passed at most as often as judged, the
+    /// pairs that did not pass exactly the judged ones that did not pass,
+    /// re-asks failed at most as made and at most [`MOST_REASKS`], an exit
+    /// code a gate records (0, 1, 2) and a spend that is a finite amount.
+    fn admits(&self, line: &Line) -> Result<(), Skip> {
+        let bad = Err(Skip::Inconsistent);
+        if !(0..=2).contains(&line.exit) || line.usd.is_some_and(|u| !u.is_finite() || u < 0.0) {
+            return bad;
+        }
+        let mut not_passed: HashMap<&str, u64> = HashMap::new();
+        for (check, judged, passed) in &line.checks {
+            let most = self.checks.get(check).copied().unwrap_or(0);
+            if passed > judged || *judged > most || not_passed.contains_key(check.as_str()) {
+                return bad;
+            }
+            not_passed.insert(check, judged - passed);
+        }
+        let mut per_pair: HashMap<(&str, &str), u64> = HashMap::new();
+        for (case, check, _, asked, failed) in &line.flagged {
+            let count = per_pair.entry((case, check)).or_default();
+            *count += 1;
+            let most = self
+                .pairs
+                .get(&(case.clone(), check.clone()))
+                .copied()
+                .unwrap_or(0);
+            let left = not_passed.get_mut(check.as_str());
+            match left {
+                Some(left)
+                    if *left > 0 && *count <= most && failed <= asked && *asked <= MOST_REASKS =>
+                {
+                    *left -= 1;
+                }
+                _ => return bad,
+            }
+        }
+        if not_passed.values().any(|left| *left > 0) {
+            return bad;
+        }
+        Ok(())
     }
 }
 

@@ -554,8 +554,14 @@ impl Prepared {
             ),
             // The anchors, and how the reference graded them: which of
             // them the memo may serve (`run::driver::grade_anchors`).
+            // Under `--shard K/N` the first shard alone grades them (the
+            // merged run keeps its record).
             anchors: crate::run::driver::AnchorPlan {
-                anchors: loaded.judge_anchors.clone(),
+                anchors: if first_shard(&options.metadata) {
+                    loaded.judge_anchors.clone()
+                } else {
+                    Vec::new()
+                },
                 reference: (!loaded.judge_anchors.is_empty())
                     .then(|| store.read_baseline(tenant, suite_name).ok().flatten())
                     .flatten()
@@ -649,7 +655,10 @@ impl Prepared {
             if let Some(judging) = plan.judge_sentence_in(locale) {
                 options.notices.plan(judging);
             }
-            if let Some(anchors) = anchors_plan(&loaded, locale) {
+            let anchors = first_shard(&options.metadata)
+                .then(|| anchors_plan(&loaded, locale))
+                .flatten();
+            if let Some(anchors) = anchors {
                 options.notices.plan(anchors);
             }
             warn_unpriced(&judges, &options.notices);
@@ -885,11 +894,19 @@ fn stopped(leg: &Leg, finishing: &AtomicBool, what: &str, hint: &str, notices: &
     std::process::exit(ExitStatus::Refused.code());
 }
 
+/// True unless `metadata` marks a shard other than the first.
+fn first_shard(metadata: &Map<String, Value>) -> bool {
+    !matches!(
+        crate::core::shard::Record::of(metadata),
+        Some(Ok(record)) if record.shard.index != 1
+    )
+}
+
 /// What grading the judge anchors costs, said with the plan
 /// (`run::driver::grade_anchors`): one live canary per judged check with
 /// anchors, every anchor live when something says the judge may have
 /// moved. `None` without anchors.
-fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
+pub fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
     let anchors = &loaded.judge_anchors;
     if anchors.is_empty() {
         return None;

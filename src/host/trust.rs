@@ -142,6 +142,28 @@ impl Workspace {
         }
         if let Ok(real) = file.canonicalize() {
             self.refuse_tracked(&real)?;
+            // A folder where a file should be: what git tracks under it
+            // (a committed `history/s.jsonl/x` would otherwise pass).
+            if real.is_dir() {
+                self.refuse_tracked_under(&real)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses the canonical folder `dir` when its repository tracks
+    /// anything under it.
+    fn refuse_tracked_under(&self, dir: &Path) -> Result<(), Distrust> {
+        let Some(top) = self.work_tree(dir) else {
+            return Ok(());
+        };
+        let Ok(relative) = dir.strip_prefix(&top) else {
+            return Ok(());
+        };
+        if let Some(inside) = self.index(&top).iter().find(|p| p.starts_with(relative)) {
+            return Err(Distrust::Tracked {
+                path: top.join(inside),
+            });
         }
         Ok(())
     }

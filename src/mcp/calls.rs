@@ -253,7 +253,7 @@ fn diff(repo: &Repository, suite: &str, run1: &str, run2: &str) -> Result<Value,
 
 /// The refusal for a missing or wrong acknowledgement: the count and the
 /// plan sentence, and nothing called.
-fn unacknowledged(given: Option<u64>, plan: &Plan) -> Refusal {
+fn unacknowledged(given: Option<u64>, plan: &Plan, anchors: Option<String>) -> Refusal {
     let planned = plan.calls();
     let sentence = plan.sentence();
     let opening = match given {
@@ -264,6 +264,15 @@ fn unacknowledged(given: Option<u64>, plan: &Plan) -> Refusal {
         .judge_sentence()
         .map(|j| format!(" Beyond the target: {j}."))
         .unwrap_or_default();
+    // The judge anchors' calls are on top of both.
+    let judging = match anchors {
+        Some(anchors) => {
+            let mut chars = anchors.chars();
+            let first = chars.next().map(|c| c.to_uppercase().to_string());
+            format!("{judging} {}{}.", first.unwrap_or_default(), chars.as_str())
+        }
+        None => judging,
+    };
     Refusal::new(format!("{opening}.{judging} Nothing was called.")).hint(format!(
         "call run again with acknowledge_calls={planned}. The number counts calls to the target; the sentence names any judge repeats, and the whole sentence is the cost to report"
     ))
@@ -274,7 +283,8 @@ fn unacknowledged(given: Option<u64>, plan: &Plan) -> Refusal {
 fn run(repo: &Repository, suite: &str, acknowledged: Option<u64>) -> Result<Value, Refusal> {
     let (loaded, plan) = crate::app::run::plan(&repo.suite(suite)?)?;
     if acknowledged != Some(plan.calls() as u64) {
-        return Err(unacknowledged(acknowledged, &plan));
+        let anchors = crate::host::runner::anchors_plan(&loaded, crate::report::locale::Locale::En);
+        return Err(unacknowledged(acknowledged, &plan, anchors));
     }
     // From here on, `digline run` without flags: the same use case
     // (`app::run`), the same preflight (every problem at once, before any
@@ -350,7 +360,7 @@ mod tests {
 
     #[test]
     fn the_refusal_states_the_number_and_the_sentence() {
-        let missing = unacknowledged(None, &plan(3, 2)).text();
+        let missing = unacknowledged(None, &plan(3, 2), None).text();
         assert!(missing.contains("plans 6 call(s)"), "{missing}");
         assert!(missing.contains("3 cases × 2 samples = 6 calls to the target; each answer is judged 3 times by contains"), "{missing}");
         assert!(missing.contains("acknowledge_calls=6"), "{missing}");
@@ -359,7 +369,17 @@ mod tests {
                 .contains("Beyond the target: plus 12 calls to judges (2 per answer × 6 answers)."),
             "{missing}"
         );
-        let wrong = unacknowledged(Some(7), &plan(3, 2)).text();
+        let anchored = unacknowledged(
+            None,
+            &plan(3, 2),
+            Some("plus the judge anchors: 4 anchor(s)".into()),
+        )
+        .text();
+        assert!(
+            anchored.contains(". Plus the judge anchors: 4 anchor(s). Nothing was called."),
+            "{anchored}"
+        );
+        let wrong = unacknowledged(Some(7), &plan(3, 2), None).text();
         assert!(
             wrong.starts_with("acknowledge_calls=7 does not match"),
             "{wrong}"

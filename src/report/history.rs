@@ -52,12 +52,12 @@ pub fn cell(h: &History, case: &str, check: &str, locale: Locale) -> Option<Stri
 
 /// The comment's note: cells for `flagged` (case, check) pairs, the
 /// history's lines, and each lucky reference with the command that
-/// re-measures the reference.
+/// re-measures its case (`command`).
 pub fn note<'a>(
     h: &History,
     lucky: &[Lucky],
     flagged: impl Iterator<Item = (&'a str, &'a str)>,
-    command: &str,
+    command: &dyn Fn(&Lucky) -> String,
     locale: Locale,
 ) -> HistoryNote {
     let mut cells = HashMap::new();
@@ -102,7 +102,7 @@ pub fn note<'a>(
                     ("f", &l.failed.to_string()),
                     ("a", &l.asked.to_string()),
                     ("p", &p_text(l.p)),
-                    ("command", command),
+                    ("command", &command(l)),
                 ],
             )
         })
@@ -114,12 +114,12 @@ pub fn note<'a>(
     }
 }
 
-/// A p-value as the sentences show it: four decimals, `< 0.0001` below.
+/// A p-value as the sentences show it: `p = ` and four decimals, `p < 0.0001` below.
 fn p_text(p: f64) -> String {
     if p < 1e-4 {
-        "< 0.0001".to_string()
+        "p < 0.0001".to_string()
     } else {
-        format!("{p:.4}")
+        format!("p = {p:.4}")
     }
 }
 

@@ -200,9 +200,9 @@ mod tests {
             "The judge of polite (openai/gpt-4o) changed: of its 5 anchors, 1 that passed in the \
              reference fail now and 0 that failed pass (shift -20 %; 1 % to 72 % of the anchors \
              moved; McNemar p = 1.0000); its identity changed: answered_model. Its checks could \
-             not be judged — the judge changed — so what they show as worse is not counted, and \
-             the gate exits 2. Re-measure the reference with the judge as it is now: digline run \
-             --suite suite.toml --judge-memo off, then a person promotes that run."
+             not be judged — the judge changed — so what they show as worse is not counted. \
+             Re-measure the reference with the judge as it is now: digline run --suite \
+             suite.toml --judge-memo off, then a person promotes that run."
         );
         assert_eq!(
             lead(std::slice::from_ref(&moved), Locale::En, RERUN),
@@ -226,7 +226,7 @@ mod tests {
             sentence(&unproven, Locale::En, RERUN),
             "The judge of polite (openai/gpt-4o) is not shown to agree with people as \
              min_judge_kappa = 0.7 asks (κ = 0.800, lower bound 0.614; about 139 labelled \
-             anchors in all would decide). Its checks cannot gate, and the gate exits 2."
+             anchors in all would decide). Its checks cannot gate."
         );
         let renamed = reading(
             &same(5, true, None),

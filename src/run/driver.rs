@@ -20,7 +20,11 @@
 //! later answer to) is the first in case order, as in digline 0.10.0's
 //! sequential run. Aggregates are counted last, over the folded verdicts
 //! (`core::aggregate`). `rejudge` runs this same driver over a stored run's
-//! recorded answers (`run::rejudge::Replay`), so both grade alike.
+//! recorded answers (`run::rejudge::Replay`), so both grade alike. After
+//! the cases, the suite's judge anchors are graded by the judges of their
+//! checks through the same judging path (`grade_anchors`: a live canary
+//! per judge, the memo for the rest while nothing says the judge moved)
+//! and recorded beside the case results.
 //!
 //! [`execute_journaled`] also writes every answer and every graded case to
 //! the run's journal as it arrives, reuses what a journal of the same run
@@ -302,7 +306,7 @@ pub struct RunContext {
 #[derive(Clone, Debug, Default)]
 pub struct AnchorPlan {
     /// The suite's anchors (`[suite] judge_anchors`), in file order.
-    pub anchors: Vec<crate::core::anchors::Anchor>,
+    pub anchors: Vec<Anchor>,
     /// How the reference graded them, when it did: decides which anchors
     /// are graded live and which come from the memo.
     pub reference: Option<AnchorsRecord>,

@@ -136,8 +136,8 @@ pub fn merge_planned(
     let mut extra: Option<(String, String)> = None;
     // Each altered shard file is named, with its first altered case.
     let mut altered = Vec::new();
-    // The judge anchors are graded by every shard alike: the first
-    // shard's record (in shard order) speaks for the merged run.
+    // The judge anchors are graded by the first shard alone: its record
+    // (the first in shard order) speaks for the merged run.
     let judge_anchors = by_index
         .values()
         .find_map(|&i| shards[i].doc.judge_anchors.clone());

@@ -204,6 +204,22 @@ impl Store {
         Ok(key)
     }
 
+    /// Remove the run document `key` (a run that must not be kept: its
+    /// sidecar records, keyed by it, are never read without it).
+    ///
+    /// # Errors
+    /// [`StoreError`] for unsafe names or a failed removal.
+    pub fn remove_run(&self, tenant: &str, suite: &str, key: &str) -> Result<(), StoreError> {
+        let path = self
+            .runs_dir(tenant, suite)?
+            .join(format!("{}.json", safe("run key", key)?));
+        self.place_inside(&path)?;
+        std::fs::remove_file(&path).map_err(|e| StoreError::Io {
+            path: path.clone(),
+            cause: e.to_string(),
+        })
+    }
+
     /// Write the baseline of the document's tenant and suite.
     ///
     /// # Errors

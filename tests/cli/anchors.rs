@@ -176,13 +176,17 @@ fn a_pull_request_that_changed_its_answers_while_the_judge_turned_strict_exits_2
     // request changes every answer: its 5 judged cases now fail.
     j.strict.store(true, Ordering::SeqCst);
     std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    let before = j.fake.requests().len();
     let (gated, outcome) = gate(root, &j, "out");
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    // 5 answers, their 5 judgings (the memo missed) and the 20 anchors,
+    // all live; the moved judge's failures are not asked again.
+    assert_eq!(j.fake.requests().len() - before, 5 + 5 + 20);
     let lead = format!(
         "The judge of polite ({JUDGE}) changed: of its 20 anchors, 10 that passed in the \
          reference fail now and 0 that failed pass (shift -50 %; 27 % to 73 % of the anchors \
          moved; McNemar p = 0.0020). Its checks could not be judged — the judge changed — so \
-         what they show as worse is not counted, and the gate exits 2. Re-measure the reference \
+         what they show as worse is not counted. Re-measure the reference \
          with the judge as it is now: digline run --suite suite.toml --judge-memo off, then a \
          person promotes that run."
     );
@@ -490,4 +494,39 @@ fn with_two_judges_only_the_one_that_moved_is_named_and_its_checks_alone_cannot_
         "{}",
         gated.stdout
     );
+}
+
+#[test]
+fn under_shards_the_first_shard_alone_grades_the_anchors_and_the_merge_keeps_them() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    suite(root, 6, JUDGE, true);
+    let mut paths = Vec::new();
+    for spec in ["1/2", "2/2"] {
+        let ran = go(
+            root,
+            &j.fake,
+            &["run", "--suite", "suite.toml", "--shard", spec, "-q"],
+        );
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        let key = ran.stdout.trim().to_string();
+        paths.push(root.join(format!(".digline/t/runs/s/{key}.json")));
+    }
+    // 6 cases judged once and 20 anchors: none graded twice.
+    assert_eq!(judge_calls(&j.fake), 6 + 20);
+    let first = read_json(&paths[0]);
+    assert_eq!(
+        first["judge_anchors"]["anchors"].as_array().unwrap().len(),
+        20
+    );
+    assert_eq!(read_json(&paths[1]).get("judge_anchors"), None);
+    let mut args = vec!["merge", "--suite", "suite.toml", "--shards"];
+    let texts: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    args.extend(texts.iter().map(String::as_str));
+    let merged = go(root, &j.fake, &args);
+    assert_eq!(merged.code, 0, "{}{}", merged.stdout, merged.stderr);
+    let key = merged.stdout.trim().lines().last().unwrap().to_string();
+    let (doc, _) = document(root, &key);
+    assert_eq!(doc["judge_anchors"], first["judge_anchors"]);
 }

@@ -182,6 +182,22 @@ fn forged_lines_are_skipped_and_counted_and_a_tracked_history_is_never_read() {
     assert!(!shown.contains("passed in 4 of the last 4"), "{shown}");
     // A base-branch gate does not append to a tracked history either way it reads.
     assert_eq!(read(root, HISTORY), forged);
+    // A committed folder where the file should be: what it holds is
+    // tracked, so the history is neither read nor recorded, and said.
+    crate::util::git(root, &["rm", "-q", "--cached", HISTORY]);
+    std::fs::remove_file(root.join(HISTORY)).unwrap();
+    std::fs::create_dir(root.join(HISTORY)).unwrap();
+    std::fs::write(root.join(HISTORY).join("x"), &forged).unwrap();
+    crate::util::git(root, &["add", "-f", &format!("{HISTORY}/x")]);
+    let ran = gate(root, &["--history", "record"]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    let shown = comment(root);
+    assert!(
+        shown.contains("history\\/support\\.jsonl is tracked by git\\, so it was not read"),
+        "{shown}"
+    );
+    assert!(!shown.contains("passed in 4 of the last 4"), "{shown}");
+    assert_eq!(read(root, &format!("{HISTORY}/x")), forged);
 }
 
 #[test]
@@ -357,6 +373,55 @@ fn remeasure_just_the_lucky_case_and_keep_the_others_from_the_reference() {
         &[],
     );
     assert_eq!(promoted.code, 0, "{}", promoted.stderr);
+}
+
+#[test]
+fn a_case_is_not_re_measured_beside_cases_measured_under_another_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let _server = setup(root);
+    let suite = read(root, "suite.toml");
+    std::fs::write(
+        root.join("suite.toml"),
+        suite.replace(
+            "output_path = \"data.answer\"",
+            "output_path = \"data.answer\"\nconfig_path = \"config\"",
+        ),
+    )
+    .unwrap();
+    measured_baseline_of(root, 5);
+    let runs = root.join(".digline/noisy/runs/support");
+    let before = std::fs::read_dir(&runs).unwrap().count();
+    // The service now answers with another model.
+    std::fs::write(
+        root.join("answers.json"),
+        r#"{"*": {"answers": ["yes"], "model": "stub-2"}}"#,
+    )
+    .unwrap();
+    let ran = digline_env(
+        root,
+        &[
+            "run",
+            "--suite",
+            "suite.toml",
+            "--samples",
+            "30",
+            "--case",
+            "wobbly",
+        ],
+        &[],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stderr.lines().filter(|l| l.starts_with("digline: --case") || l.starts_with("(hint")).collect::<Vec<_>>(),
+        [
+            "digline: --case: the system under test answered under another configuration than the reference (changed: values.model), so the other cases' results, measured under the reference's, cannot be kept beside them",
+            "(hint: run every case (drop --case) and promote that run)",
+        ]
+    );
+    // The half run is not kept.
+    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), before);
+    assert!(ran.stdout.is_empty(), "{}", ran.stdout);
 }
 
 #[test]
@@ -605,4 +670,19 @@ fn in_chromium_the_history_charts_draw_at_a_thousand_gates_of_two_thousand_cases
         );
         assert!(shot.is_file(), "{locale}: the screenshot was written");
     }
+}
+
+#[test]
+fn a_history_that_keeps_no_gate_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = digline_env(
+        dir.path(),
+        &["gate", "--suite", "suite.toml", "--history-keep", "0"],
+        &[],
+    );
+    assert_eq!(ran.code, 64, "{}", ran.stderr);
+    assert_eq!(
+        ran.stderr,
+        "error: invalid value '0' for '--history-keep <N>': 0 is not in 1..=100000\n\nFor more information, try '--help'.\n"
+    );
 }

@@ -170,6 +170,55 @@ fn forged_lines_are_skipped_and_counted_by_why() {
 }
 
 #[test]
+fn lines_no_gate_of_this_reference_writes_are_skipped() {
+    // A failing gate of `lucky`, as the gate writes it: read.
+    let good = gate_line(3, "fail", &[true, false]);
+    let forged = |f: &dyn Fn(&mut Line)| {
+        let mut line = good.clone();
+        line.at = "2026-12-04T10:00:00Z".into();
+        f(&mut line);
+        line.to_json()
+    };
+    let text = [
+        good.to_json(),
+        // The same gate again.
+        good.to_json(),
+        // More re-asks failed than made; more made than any gate makes.
+        forged(&|l| l.flagged[0].4 = 3),
+        forged(&|l| {
+            l.flagged[0].3 = 4_294_967_296;
+            l.flagged[0].4 = 4_294_967_296;
+        }),
+        // The pair listed twice: the reference has it once.
+        forged(&|l| {
+            l.flagged.push(l.flagged[0].clone());
+            l.checks[0].2 = 0;
+        }),
+        // Passed more often than judged; judged more often than the reference has it.
+        forged(&|l| l.checks[0].2 = 10),
+        forged(&|l| l.checks[0] = ("answer".into(), 5000, 4999)),
+        // A failing pair the counts do not show, and the reverse.
+        forged(&|l| l.checks[0].2 = 2),
+        forged(&|l| l.flagged.clear()),
+        // A case or a check the reference does not have.
+        forged(&|l| l.flagged[0].0 = "other".into()),
+        forged(&|l| l.checks.push(("other".into(), 1, 1))),
+        // An exit code or a spend no gate records.
+        forged(&|l| l.exit = 70),
+        forged(&|l| l.usd = Some(-1e308)),
+    ]
+    .join("\n");
+    let h = History::read(&text, &reference(), now());
+    assert_eq!(h.lines.len(), 1);
+    assert_eq!(
+        h.skipped,
+        BTreeMap::from([(Skip::Inconsistent, 11), (Skip::Duplicate, 1)])
+    );
+    let p = h.pair("lucky", "answer").unwrap();
+    assert_eq!((p.asked, p.failed), (3, 2));
+}
+
+#[test]
 fn appending_keeps_the_last_n_lines() {
     let mut text = String::new();
     for d in 1..=5 {

@@ -76,7 +76,7 @@ fn the_note_counts_what_was_skipped_and_names_a_lucky_reference() {
         &h,
         &lucky,
         [("c<1>", "answer")].into_iter(),
-        "digline run --samples 20",
+        &|_| "digline run --samples 20".to_string(),
         Locale::En,
     );
     assert_eq!(
@@ -95,7 +95,13 @@ fn the_note_counts_what_was_skipped_and_names_a_lucky_reference() {
 fn the_charts_are_inline_svg_with_titles_and_tables_and_escape_names() {
     let h = history(&[false, true, false, true, true, true, true, true, true, true]);
     let lucky = h.lucky(&reference(), 0.05);
-    let n = note(&h, &lucky, std::iter::empty(), "cmd", Locale::De);
+    let n = note(
+        &h,
+        &lucky,
+        std::iter::empty(),
+        &|_| "cmd".to_string(),
+        Locale::De,
+    );
     let html = charts(&h, &[], &lucky, &n, 0.05, Locale::De);
     assert_eq!(html.matches("<svg ").count(), 3, "{html}");
     assert_eq!(html.matches("<title id=").count(), 3);
@@ -113,7 +119,13 @@ fn the_charts_are_inline_svg_with_titles_and_tables_and_escape_names() {
 #[test]
 fn no_history_draws_no_chart() {
     let h = history(&[]);
-    let n = note(&h, &[], std::iter::empty(), "cmd", Locale::En);
+    let n = note(
+        &h,
+        &[],
+        std::iter::empty(),
+        &|_| "cmd".to_string(),
+        Locale::En,
+    );
     let html = charts(&h, &[], &[], &n, 0.05, Locale::En);
     assert!(!html.contains("<svg"));
     assert!(html.contains("0 gates on the base branch"));

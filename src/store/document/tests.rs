@@ -184,6 +184,18 @@ fn every_kind_of_malformed_document_is_refused() {
             "`promoted_at` is empty",
         ),
         (
+            "null judge_anchors",
+            "documents/01-unicode-text/run.json",
+            |d| d["judge_anchors"] = Value::Null,
+            "`judge_anchors` is null",
+        ),
+        (
+            "judge_anchors: a verdict of another word",
+            "documents/01-unicode-text/run.json",
+            |d| d["judge_anchors"] = json!({"anchors": [{"check": "c", "key": "0123456789abcdef", "verdict": "maybe"}], "judges": []}),
+            "maybe",
+        ),
+        (
             "null rejudged_from",
             "documents/01-unicode-text/run.json",
             |d| d["rejudged_from"] = Value::Null,
@@ -418,4 +430,34 @@ fn what_0_10_0_may_write_is_read_and_absent_stays_absent() {
     assert!(!String::from_utf8(to_bytes(&read))
         .unwrap()
         .contains("digline_version"));
+}
+
+#[test]
+fn a_document_with_judge_anchors_round_trips_and_one_without_keeps_its_bytes() {
+    let name = "documents/01-unicode-text/run.json";
+    let plain = golden_bytes(name);
+    let mut value = golden_value(name);
+    assert!(value.get("judge_anchors").is_none());
+    value["judge_anchors"] = json!({
+        "anchors": [{"check": "polite", "key": "0123456789abcdef", "verdict": "pass"}],
+        "judges": [{
+            "check": "polite",
+            "coordinate": "openai/gpt-4o",
+            "identity": {
+                "provider": "openai", "requested_model": "gpt-4o", "answered_model": null,
+                "endpoint": "127.0.0.1:1", "base_url_hash": "aa", "prompt_hash": "bb",
+                "protocol": "score-v1+cc"
+            },
+            "live": 1
+        }]
+    });
+    let bytes = dumps_document(&value).into_bytes();
+    let path = Path::new(name);
+    let doc = from_bytes(path, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(to_bytes(&doc), bytes);
+    let record = doc.judge_anchors.clone().expect("recorded");
+    assert_eq!(record.judges[0].identity.answered_model, None);
+    let mut without = doc;
+    without.judge_anchors = None;
+    assert_eq!(to_bytes(&without), plain);
 }
