@@ -530,3 +530,111 @@ fn under_shards_the_first_shard_alone_grades_the_anchors_and_the_merge_keeps_the
     let (doc, _) = document(root, &key);
     assert_eq!(doc["judge_anchors"], first["judge_anchors"]);
 }
+
+/// A reference made with the judge strict (every answer but the bad ones
+/// fails), the judge then turned lenient, the answers changed so the cases
+/// are judged live: a moved judge whose checks look better, not worse.
+fn turned_lenient(root: &Path, j: &Judge) {
+    j.strict.store(true, Ordering::SeqCst);
+    reference(root, j, 5);
+    j.strict.store(false, Ordering::SeqCst);
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+}
+
+fn edit_anchors(root: &Path, edit: impl Fn(Vec<Value>) -> Vec<Value>) {
+    let file = root.join("judge-anchors.json");
+    let anchors: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::write(&file, Value::Array(edit(anchors)).to_string()).unwrap();
+}
+
+const UNREAD_RERUN: &str = " Re-measure the reference with the judge as it is now: digline run \
+                            --suite suite.toml --judge-memo off, then a person promotes that run.";
+
+fn unread(expected: u64, graded: u64) -> String {
+    format!(
+        "The judge of polite ({JUDGE}) could not be read on its anchors: the reference graded \
+         {expected} of them and this run graded {graded} of those again (the anchors file or \
+         judge_anchors changed, or the judge could not grade them). Its checks could not be \
+         judged — the judge could not be read — so what they show as worse is not counted.\
+         {UNREAD_RERUN}"
+    )
+}
+
+#[test]
+fn a_pull_request_that_edits_every_anchor_cannot_pass_a_moved_judge_as_held() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    turned_lenient(root, &j);
+    // Every answer edited: no anchor pairs with the reference's.
+    edit_anchors(root, |anchors| {
+        anchors
+            .into_iter()
+            .map(|mut a| {
+                a["answer"] = json!(format!("{}.", a["answer"].as_str().unwrap()));
+                a
+            })
+            .collect()
+    });
+    let (gated, outcome) = gate(root, &j, "out");
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    let lead = unread(20, 0);
+    assert!(gated.stdout.starts_with(&lead), "{}", gated.stdout);
+    assert!(!gated.stdout.contains("held on its 0 anchors"));
+    assert_eq!(outcome["judges"][0]["reading"], "unanchored");
+    assert_eq!(outcome["judges"][0]["gates"], false);
+    assert_eq!(
+        (
+            outcome["judges"][0]["anchors"].clone(),
+            outcome["judges"][0]["expected"].clone()
+        ),
+        (json!(0), json!(20))
+    );
+    let junit = std::fs::read_to_string(root.join("out/junit.xml")).unwrap();
+    assert!(junit.contains("type=\"judge_changed\""), "{junit}");
+}
+
+#[test]
+fn a_pull_request_that_keeps_only_the_anchors_that_did_not_move_cannot_pass_the_judge_as_held() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    turned_lenient(root, &j);
+    // The 10 `fail` anchors ("bad" answers) fail under either judge.
+    edit_anchors(root, |anchors| anchors.into_iter().skip(10).collect());
+    let (gated, outcome) = gate(root, &j, "out");
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert!(
+        gated.stdout.starts_with(&unread(20, 10)),
+        "{}",
+        gated.stdout
+    );
+    assert_eq!(outcome["judges"][0]["reading"], "unanchored");
+}
+
+#[test]
+fn a_pull_request_that_removes_judge_anchors_cannot_pass_a_moved_judge_either_way() {
+    for lenient in [true, false] {
+        let j = judge();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        if lenient {
+            turned_lenient(root, &j);
+        } else {
+            reference(root, &j, 5);
+            j.strict.store(true, Ordering::SeqCst);
+            std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+        }
+        suite(root, 5, JUDGE, false);
+        let (gated, outcome) = gate(root, &j, "out");
+        assert_eq!(
+            gated.code, 2,
+            "lenient {lenient}: {}{}",
+            gated.stdout, gated.stderr
+        );
+        assert!(gated.stdout.starts_with(&unread(20, 0)), "{}", gated.stdout);
+        assert_eq!(outcome["judges"][0]["reading"], "unanchored");
+        assert_eq!(outcome["exit_code"], 2);
+    }
+}
