@@ -75,6 +75,8 @@ super::text::strings_table! {
     eval_store_root,
     /// The suite file (moved, or not at the base).
     eval_suite_file,
+    /// The judge anchors file's content (`[suite] judge_anchors`).
+    eval_anchors_file,
     /// Title of the knobs a pull request declares when its base could not
     /// be read.
     title_unverified,
@@ -178,6 +180,7 @@ pub fn evaluation_line(c: &EvalChange, s: &IntegrityStrings) -> String {
         Subject::Case(_) => String::new(),
         Subject::StoreRoot => s.eval_store_root.to_string(),
         Subject::SuiteFile => s.eval_suite_file.to_string(),
+        Subject::AnchorsFile => s.eval_anchors_file.to_string(),
     };
     let mut line = match (&c.subject, c.change) {
         (Subject::Case(id), Change::Added) => fill(s.eval_case_added, &[("id", id)]),

@@ -638,3 +638,48 @@ fn a_pull_request_that_removes_judge_anchors_cannot_pass_a_moved_judge_either_wa
         assert_eq!(outcome["exit_code"], 2);
     }
 }
+
+#[test]
+fn with_a_base_ref_an_edited_anchors_file_is_itemized_as_a_change_of_the_pull_request() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    turned_lenient(root, &j);
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    let git = |args: &[&str]| crate::util::git(root, args);
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    let base = git(&["rev-parse", "HEAD"]);
+    let digest = |root: &Path| {
+        let bytes = std::fs::read(root.join("judge-anchors.json")).unwrap();
+        use sha2::Digest;
+        sha2::Sha256::digest(&bytes)[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let before = digest(root);
+    edit_anchors(root, |anchors| anchors.into_iter().skip(10).collect());
+    let after = digest(root);
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "the pull request"]);
+    let (gated, _) = {
+        let ran = crate::cost::gate(root, &j.fake, "out", &["--base-ref", &base]);
+        (ran, ())
+    };
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert!(
+        gated
+            .stdout
+            .contains(&format!("judge anchors file (content): {before} → {after}")),
+        "{}",
+        gated.stdout
+    );
+    assert!(
+        !gated.stdout.contains("unchanged from the reference"),
+        "{}",
+        gated.stdout
+    );
+}
