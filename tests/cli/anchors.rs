@@ -683,3 +683,53 @@ fn with_a_base_ref_an_edited_anchors_file_is_itemized_as_a_change_of_the_pull_re
         gated.stdout
     );
 }
+
+#[test]
+fn re_measuring_some_cases_after_the_judge_moved_is_refused_and_stores_no_run() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    reference(root, &j, 5);
+    let runs = root.join(".digline/t/runs/s");
+    let before = std::fs::read_dir(&runs).unwrap().count();
+    j.strict.store(true, Ordering::SeqCst);
+    let ran = go(
+        root,
+        &j.fake,
+        &["run", "--suite", "suite.toml", "--case", "c1"],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stderr
+            .lines()
+            .filter(|l| l.starts_with("digline: --case") || l.starts_with("(hint"))
+            .collect::<Vec<_>>(),
+        [
+            "digline: --case: the judges graded 10 judge anchor(s) otherwise than in the \
+             reference, or graded anchors it does not have, so the other cases' results, \
+             measured under the reference's, cannot be kept beside them",
+            "(hint: run every case (drop --case) and promote that run)",
+        ]
+    );
+    // The half run is not kept.
+    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), before);
+    assert!(ran.stdout.is_empty(), "{}", ran.stdout);
+    // A judge renamed, its verdicts as before, is another judge too.
+    j.strict.store(false, Ordering::SeqCst);
+    *j.model.lock().unwrap() = Some("claude-haiku-4-5-20260101".to_string());
+    let ran = go(
+        root,
+        &j.fake,
+        &["run", "--suite", "suite.toml", "--case", "c1"],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "digline: --case: a judge's identity changed since the reference, so the other \
+             cases' results, measured under the reference's, cannot be kept beside them\n"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), before);
+}
