@@ -58,7 +58,7 @@ pub(super) fn read_anchors(
 /// `label` other than "pass" or "fail", `vars` not an object, `context`
 /// not strings. Every refused entry is noted.
 pub fn parse_anchors(bytes: &[u8], file: &str, judged: &[&str]) -> Result<Vec<Anchor>, LoadError> {
-    let text = decode_utf8(bytes, file).map_err(|e| e.at((1, 1)))?;
+    let text = decode_utf8(bytes, file)?;
     let value = parse_json(text, file)?;
     let refuse = |n: Option<usize>, key: Option<&str>, kind, sentence: &str| {
         let locator = n.map(|n| format!("#{n}"));
@@ -284,6 +284,20 @@ mod tests {
         assert!(
             refused("[{\"check\": \"helpful\", \"answer\": \"a\", \"check\": \"grounded\"}]")
                 .contains("appears twice")
+        );
+    }
+
+    #[test]
+    fn a_byte_that_is_not_utf8_is_placed_at_its_line_and_column() {
+        // The 0xFF is byte 38: line 2, after 35 characters of it (é is one).
+        let bytes = b"[\n  {\"check\": \"helpful\", \"answer\": \"\xc3\xa9\xff\"}]";
+        let message = parse_anchors(bytes, "judge-anchors.json", JUDGED)
+            .expect_err("refused")
+            .to_string();
+        assert_eq!(
+            message,
+            "judge-anchors.json:2:36: this file is not UTF-8: the byte at offset 38 cannot start \
+             or continue a character. Save it as UTF-8"
         );
     }
 
