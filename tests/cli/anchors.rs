@@ -290,6 +290,15 @@ fn an_unchanged_rerun_pays_one_canary_call_and_no_case_judging() {
     // One live call: the canary anchor of the one judged check, as the
     // plan says before the run.
     assert_eq!(judge_calls(&j.fake) - before, 1);
+    // The canary's call is counted in the plan's judge calls.
+    assert!(
+        gated.stderr.contains(
+            "digline: plus 6 calls to judges (1 per answer × 5 answers, and 1 judge anchor \
+             canary)\n"
+        ),
+        "{}",
+        gated.stderr
+    );
     assert!(
         gated.stderr.contains(
             "digline: plus the judge anchors: 20 anchor(s) of 1 judged check(s), 1 graded live \
