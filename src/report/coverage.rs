@@ -24,6 +24,9 @@ super::text::strings_table! {
     replaced,
     /// Against the replaced reference nothing got worse.
     replaced_worse_none,
+    /// `Against the approved reference it replaces: {judges}` — the lead of
+    /// the judges that moved against it.
+    replaced_judges,
     /// Against the replaced reference one check got worse.
     replaced_worse_one,
     /// Against the replaced reference `{count}` checks got worse.

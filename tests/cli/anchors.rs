@@ -742,3 +742,44 @@ fn re_measuring_some_cases_after_the_judge_moved_is_refused_and_stores_no_run() 
     );
     assert_eq!(std::fs::read_dir(&runs).unwrap().count(), before);
 }
+
+#[test]
+fn a_pull_request_that_rewrites_the_references_anchor_verdicts_is_read_against_the_one_it_replaces()
+{
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    turned_lenient(root, &j);
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    let git = |args: &[&str]| crate::util::git(root, args);
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    let base = git(&["rev-parse", "HEAD"]);
+    // The pull request rewrites the reference's anchor verdicts as the
+    // lenient judge grades them: against it, the judge holds.
+    let file = root.join(".digline/t/baselines/s.json");
+    let mut doc = read_json(&file);
+    for anchor in doc["judge_anchors"]["anchors"].as_array_mut().unwrap()[..10].iter_mut() {
+        anchor["verdict"] = json!("pass");
+    }
+    std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "the pull request"]);
+    let ran = crate::cost::gate(root, &j.fake, "out", &["--base-ref", &base]);
+    let lead = format!(
+        "This pull request replaces the approved reference. Against the approved reference it \
+         replaces: The judge of polite ({JUDGE}) changed: of its 20 anchors, 0 that passed in \
+         the reference fail now and 10 that failed pass (shift +50 %; 27 % to 73 % of the \
+         anchors moved; McNemar p = 0.0020). Its checks could not be judged — the judge \
+         changed — so what they show as worse is not counted.{UNREAD_RERUN}"
+    );
+    assert!(
+        ran.stdout.starts_with(&lead),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    assert!(!ran.stdout.contains("nothing got worse"), "{}", ran.stdout);
+}
