@@ -114,12 +114,12 @@ pub fn note<'a>(
     }
 }
 
-/// A p-value as the sentences show it: four decimals, `< 0.0001` below.
+/// A p-value as the sentences show it: `p = ` and four decimals, `p < 0.0001` below.
 fn p_text(p: f64) -> String {
     if p < 1e-4 {
-        "< 0.0001".to_string()
+        "p < 0.0001".to_string()
     } else {
-        format!("{p:.4}")
+        format!("p = {p:.4}")
     }
 }
 

@@ -751,20 +751,7 @@ fn compared_view(
             })
             .collect();
         // Right after what got worse and what could not be judged.
-        let at = view.sections.len().min(2);
-        view.sections.insert(
-            at,
-            Section {
-                kind: "rules",
-                title: rules.title_rules,
-                open: true,
-                short: false,
-                headers: full.clone(),
-                count: rows.len(),
-                more: String::new(),
-                rows,
-            },
-        );
+        insert_rules(&mut view.sections, 2, rules.title_rules, &full, rows);
     }
     if !c.evaluation_changes.is_empty() {
         // What the pull request changes about the evaluation (against the
@@ -780,20 +767,7 @@ fn compared_view(
                 why: String::new(),
             })
             .collect();
-        let at = view.sections.len().min(3);
-        view.sections.insert(
-            at,
-            Section {
-                kind: "rules",
-                title: strings.title_evaluation,
-                open: true,
-                short: false,
-                headers: full.clone(),
-                count: rows.len(),
-                more: String::new(),
-                rows,
-            },
-        );
+        insert_rules(&mut view.sections, 3, strings.title_evaluation, &full, rows);
     }
     if !c.unverified_knobs.is_empty() {
         // The pull request's knobs, the base unread: after the rest.
@@ -808,23 +782,35 @@ fn compared_view(
                 why: String::new(),
             })
             .collect();
-        let at = view.sections.len().min(3);
-        view.sections.insert(
-            at,
-            Section {
-                kind: "rules",
-                title: strings.title_unverified,
-                open: true,
-                short: false,
-                headers: full.clone(),
-                count: rows.len(),
-                more: String::new(),
-                rows,
-            },
-        );
+        insert_rules(&mut view.sections, 3, strings.title_unverified, &full, rows);
     }
     view.footer = footer(code, locale);
     view
+}
+
+/// An open section of lines about the suite's rules and evaluation
+/// (`kind` "rules"), inserted at `at`, or last when there are fewer.
+fn insert_rules(
+    sections: &mut Vec<Section>,
+    at: usize,
+    title: &'static str,
+    headers: &[&'static str],
+    rows: Vec<Row>,
+) {
+    let at = sections.len().min(at);
+    sections.insert(
+        at,
+        Section {
+            kind: "rules",
+            title,
+            open: true,
+            short: false,
+            headers: headers.to_vec(),
+            count: rows.len(),
+            more: String::new(),
+            rows,
+        },
+    );
 }
 
 fn single_view(run: &RunDocument, locale: Locale, redacted: bool, causes: &gate::Causes) -> View {
