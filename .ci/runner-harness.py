@@ -27,7 +27,7 @@ files, two comments, the Action's outputs, and that the job ends with
 digline's exit code (0 and 1). Then job a again (a new push): its comment
 is edited in place. Exits non-zero with a sentence on any failure.
 
-`history` (--stub, and --image or --binary): the base branch's history
+`history` (--stub or `history --stub-port`, and --image or --binary): the base branch's history
 carried across jobs by the Action's cache, as three workflow runs do it:
 two pushes of the default branch (each a fresh checkout: the history
 arrives only from the cache, is recorded and saved), then a pull request
@@ -496,7 +496,7 @@ def history_scenario(args, action, repo):
         artifacts = os.path.join(top, "artifacts")
         os.makedirs(artifacts)
         quick = os.path.join(repo, "examples", "quickstart")
-        port = free_port()
+        port = args.stub_port or free_port()
         fake = FakeGitHub()
         image, bin_dir, extra = args.image, os.path.join(repo, ".ci", "lib"), {}
         if args.binary:
@@ -543,7 +543,8 @@ def history_scenario(args, action, repo):
 
         # The Job's caches live beside its artifacts folder: one store for all runs.
         Job.cache_store = caches
-        proc = start_stub(args.stub, os.path.join(quick, "answers.json"), port)
+        if not args.stub_port:
+            proc = start_stub(args.stub, os.path.join(quick, "answers.json"), port)
         push = {"ref": "refs/heads/main", "repository": {"default_branch": "main"}}
         saved = []
         for n, run_id in enumerate((101, 102), start=1):
@@ -621,7 +622,9 @@ def main():
     base.add_argument("--base-ref")
     base.add_argument("--expect-changed", required=True, choices=["true", "false", "unknown"])
     base.add_argument("--expect-code", type=int, default=0)
-    sub.add_parser("history")
+    history = sub.add_parser("history")
+    history.add_argument("--stub-port", type=int,
+                         help="a stub already serving examples/quickstart/answers.json on this port")
     args = ap.parse_args()
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(args.action) as f:
@@ -631,8 +634,8 @@ def main():
             fail("base needs --binary")
         return base_scenario(args, action)
     if args.scenario == "history":
-        if not args.stub or not (args.image or args.binary):
-            fail("history needs --stub and --image or --binary")
+        if not (args.stub or args.stub_port) or not (args.image or args.binary):
+            fail("history needs --stub (or --stub-port) and --image or --binary")
         return history_scenario(args, action, repo)
     if not args.image or not args.stub:
         fail("the matrix scenario needs --image and --stub")

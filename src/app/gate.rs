@@ -651,7 +651,15 @@ fn itemize(
         .base_baseline
         .as_ref()
         .map(|b| matches!(b, BaseBaseline::Replaced(_)));
-    let replaced = Replaced::judge(&doc, base.base_baseline);
+    let replaced = Replaced::judge(&doc, base.base_baseline, |old| {
+        crate::core::anchors::read_documents(
+            &doc,
+            old,
+            suite,
+            &loaded.loaded.judge_anchors,
+            loaded.loaded.min_judge_kappa,
+        )
+    });
     let integrity = IntegrityStrings::of(locale);
     // How long the run's failed calls took, as recorded beside it (a run of
     // 0.10.0 has no record: the causes are then said without their time).
@@ -698,7 +706,8 @@ fn itemize(
     });
     // A replaced reference is said first, everywhere the headline goes.
     if let Some(r) = &replaced {
-        view.lead = format!("{} {}", r.sentence(integrity), view.lead);
+        let rerun = judge_rerun(&request.suite.file);
+        view.lead = format!("{} {}", r.sentence(integrity, locale, &rerun), view.lead);
     }
     let mut sections = Vec::new();
     let mut blocks = String::new();
@@ -1140,31 +1149,53 @@ struct Replaced {
 }
 
 impl Replaced {
-    fn judge(run: &RunDocument, base: Option<BaseBaseline>) -> Option<Replaced> {
+    /// `judges` reads the run's judges on their anchors against the
+    /// replaced reference: a pull request that rewrites the reference's
+    /// anchor verdicts does not hide a judge that moved against the one
+    /// approved.
+    fn judge(
+        run: &RunDocument,
+        base: Option<BaseBaseline>,
+        judges: impl Fn(&RunDocument) -> Vec<crate::core::anchors::JudgeReading>,
+    ) -> Option<Replaced> {
         match base? {
             BaseBaseline::Same => None,
             BaseBaseline::Replaced(old) => Some(Replaced {
                 // Another tenant's document at the base cannot be compared:
                 // the replacement is still said, without the comparison.
-                against_old: old.and_then(|o| compare_in_suite_order(run, &o).ok()),
+                against_old: old.and_then(|o| {
+                    let mut c = compare_in_suite_order(run, &o).ok()?;
+                    c.judges = judges(&o);
+                    Some(c)
+                }),
             }),
         }
     }
 
-    /// "This pull request replaces the approved reference. Against …, N checks got worse."
-    fn sentence(&self, s: &IntegrityStrings) -> String {
+    /// "This pull request replaces the approved reference. Against …, N
+    /// checks got worse." — or, when a judge moved against it, what its
+    /// anchors say (its checks' regressions not counted as worse).
+    fn sentence(&self, s: &IntegrityStrings, locale: Locale, rerun: &str) -> String {
         let Some(old) = &self.against_old else {
             return s.replaced.to_string();
         };
-        let worse = old
-            .deltas
-            .iter()
-            .filter(|d| d.outcome == Outcome::Regressed)
-            .count();
+        let worse = old.gated_regressions();
+        let judges = crate::report::judges::lead(&old.judges, locale, rerun);
         let then = match worse {
+            0 if !judges.is_empty() => String::new(),
             0 => s.replaced_worse_none.to_string(),
             1 => s.replaced_worse_one.to_string(),
             n => s.replaced_worse_many.replace("{count}", &n.to_string()),
+        };
+        let then = if judges.is_empty() {
+            then
+        } else {
+            let moved = s.replaced_judges.replace("{judges}", &judges);
+            [then, moved]
+                .into_iter()
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
         };
         let also = integrity_text::given_up_clause(old, s);
         if also.is_empty() {
@@ -1196,8 +1227,10 @@ impl Replaced {
         self.against_old
             .as_ref()
             .map(|old| {
+                let ungated = old.ungated();
                 old.listed()
                     .filter(|d| d.outcome == Outcome::Regressed)
+                    .filter(|d| !ungated.contains(d.key.assertion_id.as_str()))
                     .map(|d| SectionRow {
                         case: case_field(d),
                         check: d.assertion.to_string(),

@@ -89,7 +89,8 @@ pub struct RunFacts {
 /// A [`Refusal`] for a suite that does not load.
 pub fn plan(suite: &SuiteRef) -> Result<(LoadedSuite, Plan), Refusal> {
     let loaded = suite.load()?;
-    let plan = Plan::of(&loaded.suite);
+    let (anchors, canaries) = crate::host::runner::anchor_counts(&loaded);
+    let plan = Plan::of(&loaded.suite).with_anchors(anchors, canaries);
     Ok((loaded, plan))
 }
 

@@ -254,6 +254,11 @@ pub enum Reading {
     /// `[suite] min_judge_kappa` is not shown to hold: its checks cannot
     /// gate (exit 2).
     Unproven,
+    /// The reference graded anchors of this judge that this run did not
+    /// grade again (the anchors file or `judge_anchors` changed, or the
+    /// judge could not grade them): nothing says it held, so its checks
+    /// cannot gate (exit 2).
+    Unanchored,
 }
 
 impl Reading {
@@ -269,6 +274,9 @@ impl Reading {
 pub struct Drift {
     /// Anchors graded both times.
     pub anchors: u64,
+    /// Anchors the reference graded (pass or fail) for this judge: every
+    /// one must be graded again for the judge to be read.
+    pub expected: u64,
     /// Passed in the reference, fail now.
     pub lost: u64,
     /// Failed in the reference, pass now.
@@ -338,6 +346,7 @@ impl Drift {
         };
         Drift {
             anchors: n,
+            expected: n,
             lost,
             gained,
             shift,
@@ -350,6 +359,21 @@ impl Drift {
             floor: min_kappa,
             reading,
         }
+    }
+}
+
+impl Drift {
+    /// This reading, held to the `expected` anchors the reference graded:
+    /// fewer graded again here (none included) is [`Reading::Unanchored`]
+    /// — an anchor a pull request edited, dropped or moved to another
+    /// check is one a moved judge is not read on, so a judge is never said
+    /// to hold on fewer anchors than the reference graded, nor on none.
+    pub fn held_to(mut self, expected: u64) -> Drift {
+        self.expected = expected;
+        if self.anchors < expected || self.anchors == 0 {
+            self.reading = Reading::Unanchored;
+        }
+        self
     }
 }
 
@@ -370,44 +394,57 @@ pub struct JudgeReading {
     pub drift: Drift,
 }
 
-/// Every judge of `now` that the reference also recorded, read at level
+/// Every judge of the suite that the reference recorded, read at level
 /// `alpha` (the suite's `false_alarm_rate`) with the suite's
-/// `min_judge_kappa`. `checks`: the suite's judged checks as (name,
-/// assertion id); `anchors`: the anchors file as it is now (its labels).
-/// A judge the reference did not record is not read (nothing to read it
-/// against).
+/// `min_judge_kappa`, in `checks` order. `checks`: the suite's judged
+/// checks as (name, assertion id, coordinate); `anchors`: the anchors file
+/// as it is now (its labels); `now`: this run's record, `None` when it
+/// graded none. A judge the reference did not record is not read (nothing
+/// to read it against); one it recorded is read even when this run graded
+/// none of its anchors — then it is [`Reading::Unanchored`]: removing
+/// `judge_anchors` or editing the anchors never turns a moved judge into
+/// one that held.
 pub fn read_judges(
-    now: &AnchorsRecord,
+    now: Option<&AnchorsRecord>,
     reference: &AnchorsRecord,
-    checks: &[(String, String)],
+    checks: &[(String, String, String)],
     anchors: &[Anchor],
     alpha: f64,
     min_kappa: Option<f64>,
 ) -> Vec<JudgeReading> {
-    now.judges
+    let empty = AnchorsRecord {
+        anchors: Vec::new(),
+        judges: Vec::new(),
+    };
+    let now = now.unwrap_or(&empty);
+    checks
         .iter()
-        .filter_map(|judge| {
-            let before = reference.judge(&judge.check)?;
-            let graded = now.regraded(reference, &judge.check, anchors);
-            let changed = before.identity.changed(&judge.identity);
-            let assertion_id = checks
-                .iter()
-                .find(|(name, _)| *name == judge.check)
-                .map(|(_, id)| id.clone())
-                .unwrap_or_default();
+        .filter_map(|(check, assertion_id, coordinate)| {
+            let before = reference.judge(check)?;
+            let expected = (reference.anchors.iter())
+                .filter(|a| a.check == *check && a.verdict.passed().is_some())
+                .count() as u64;
+            let graded = now.regraded(reference, check, anchors);
+            let (coordinate, changed) = match now.judge(check) {
+                Some(judge) => (
+                    judge.coordinate.clone(),
+                    before.identity.changed(&judge.identity),
+                ),
+                None => (coordinate.clone(), Vec::new()),
+            };
             Some(JudgeReading {
-                check: judge.check.clone(),
-                assertion_id,
-                coordinate: judge.coordinate.clone(),
+                check: check.clone(),
+                assertion_id: assertion_id.clone(),
+                coordinate,
                 reference_coordinate: before.coordinate.clone(),
-                drift: Drift::measure(&graded, changed, alpha, min_kappa),
+                drift: Drift::measure(&graded, changed, alpha, min_kappa).held_to(expected),
             })
         })
         .collect()
 }
 
 /// [`read_judges`] for two documents, with `checks` taken from the suite's
-/// declared checks: empty unless both recorded anchors.
+/// declared checks: empty when the reference recorded no anchors.
 pub fn read_documents(
     run: &super::document::RunDocument,
     reference: &super::document::RunDocument,
@@ -415,15 +452,21 @@ pub fn read_documents(
     anchors: &[Anchor],
     min_kappa: Option<f64>,
 ) -> Vec<JudgeReading> {
-    let (Some(now), Some(then)) = (&run.judge_anchors, &reference.judge_anchors) else {
+    let Some(then) = &reference.judge_anchors else {
         return Vec::new();
     };
-    let checks: Vec<(String, String)> = (suite.checks.iter())
-        .filter(|c| c.judge_coordinate().is_some())
-        .map(|c| (c.name.clone(), c.assertion_id.clone()))
+    let checks: Vec<(String, String, String)> = (suite.checks.iter())
+        .filter_map(|c| {
+            let coordinate = c.judge_coordinate()?;
+            Some((
+                c.name.clone(),
+                c.assertion_id.clone(),
+                coordinate.to_string(),
+            ))
+        })
         .collect();
     read_judges(
-        now,
+        run.judge_anchors.as_ref(),
         then,
         &checks,
         anchors,
@@ -553,6 +596,73 @@ mod tests {
         // A floor with no labels at all is never shown.
         let bare = Drift::measure(&unlabelled(&pairs), Vec::new(), 0.05, Some(0.3));
         assert_eq!(bare.reading, Reading::Unproven);
+    }
+
+    #[test]
+    fn fewer_anchors_graded_again_than_the_reference_graded_leave_the_judge_unread() {
+        let held = vec![(false, false); 10];
+        let all = Drift::measure(&unlabelled(&held), Vec::new(), 0.05, None).held_to(10);
+        assert_eq!(all.reading, Reading::Steady);
+        // Ten that did not move, of the twenty the reference graded.
+        let some = Drift::measure(&unlabelled(&held), Vec::new(), 0.05, None).held_to(20);
+        assert_eq!(
+            (some.reading, some.anchors, some.expected),
+            (Reading::Unanchored, 10, 20)
+        );
+        assert!(!some.reading.gates());
+        // None graded again is never "held", whatever the reference graded.
+        for expected in [0, 20] {
+            let none = Drift::measure(&[], Vec::new(), 0.05, None).held_to(expected);
+            assert_eq!(none.reading, Reading::Unanchored);
+        }
+    }
+
+    #[test]
+    fn a_run_without_anchors_against_a_reference_with_them_reads_every_judge_unanchored() {
+        let anchor = |answer: &str| Anchor {
+            check: "polite".into(),
+            answer: answer.into(),
+            vars: Map::new(),
+            context: Vec::new(),
+            label: None,
+        };
+        let identity = JudgeIdentity::default();
+        let record = |answers: &[&str]| AnchorsRecord {
+            anchors: (answers.iter())
+                .map(|a| GradedAnchor {
+                    key: anchor(a).key(),
+                    check: "polite".into(),
+                    verdict: AnchorVerdict::Pass,
+                })
+                .collect(),
+            judges: vec![JudgeRecord {
+                check: "polite".into(),
+                coordinate: "openai/gpt-4o".into(),
+                identity: identity.clone(),
+                live: 1,
+            }],
+        };
+        let reference = record(&["a", "b"]);
+        let checks = [(
+            "polite".to_string(),
+            "0123456789abcdef".to_string(),
+            "openai/gpt-4o".to_string(),
+        )];
+        let read = |now: Option<&AnchorsRecord>| {
+            read_judges(now, &reference, &checks, &[], 0.05, None)
+                .into_iter()
+                .map(|r| (r.drift.reading, r.drift.anchors, r.drift.expected))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(read(None), vec![(Reading::Unanchored, 0, 2)]);
+        assert_eq!(
+            read(Some(&record(&["a", "c"]))),
+            vec![(Reading::Unanchored, 1, 2)]
+        );
+        assert_eq!(
+            read(Some(&record(&["b", "a"]))),
+            vec![(Reading::Steady, 2, 2)]
+        );
     }
 
     #[test]

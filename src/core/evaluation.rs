@@ -33,6 +33,9 @@ pub enum Subject {
     /// The suite file itself: moved (the base's path before), or not at
     /// the base at all (no path before).
     SuiteFile,
+    /// The content of the judge anchors file `[suite] judge_anchors`
+    /// names on each side: what the judges are read on.
+    AnchorsFile,
 }
 
 /// How the subject changed.
@@ -174,6 +177,28 @@ pub fn suite_file_moved(from: Option<String>, to: String) -> EvalChange {
         after: Some(to),
         ..bare(Subject::SuiteFile, Change::Edited)
     }
+}
+
+/// The judge anchors file's bytes at the base against the pull request's
+/// (`None`: the side names none, or it cannot be read), each shown as 16
+/// hex of its bytes — never an answer (payload); `None` when equal. The
+/// anchors take no part in `config_hash`, so this is where a pull request
+/// that edits them is itemized.
+pub fn anchors_changed(before: Option<&[u8]>, after: Option<&[u8]>) -> Option<EvalChange> {
+    if before == after {
+        return None;
+    }
+    let shown = |bytes: Option<&[u8]>| bytes.map(|b| super::identity::sha256_hex(b, 8));
+    let change = match (before, after) {
+        (None, _) => Change::Added,
+        (_, None) => Change::Removed,
+        _ => Change::Edited,
+    };
+    Some(EvalChange {
+        before: shown(before),
+        after: shown(after),
+        ..bare(Subject::AnchorsFile, change)
+    })
 }
 
 fn bare(subject: Subject, change: Change) -> EvalChange {
@@ -405,6 +430,24 @@ pub fn declared_knobs(suite: &Map<String, Value>) -> Vec<Knob> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_anchors_file_edited_added_or_removed_is_itemized_by_digest() {
+        assert_eq!(anchors_changed(Some(b"[1]"), Some(b"[1]")), None);
+        assert_eq!(anchors_changed(None, None), None);
+        let edited = anchors_changed(Some(b"[1]"), Some(b"[2]")).unwrap();
+        assert_eq!(
+            (edited.subject.clone(), edited.change),
+            (Subject::AnchorsFile, Change::Edited)
+        );
+        assert_eq!(edited.before.as_deref().map(str::len), Some(16));
+        assert_ne!(edited.before, edited.after);
+        let removed = anchors_changed(Some(b"[1]"), None).unwrap();
+        assert_eq!((removed.change, removed.after), (Change::Removed, None));
+        let added = anchors_changed(None, Some(b"[1]")).unwrap();
+        assert_eq!((added.change, added.before), (Change::Added, None));
+    }
+
     #[test]
     fn declared_knobs_are_listed_in_file_order_and_defaults_are_not() {
         let suite: Map<String, Value> = serde_json::from_value(serde_json::json!({

@@ -332,6 +332,17 @@ pub fn evaluation_changes(base: &BaseRev, suite_path: &Path) -> Option<Vec<EvalC
         &parse(old_cases),
         &parse(new_cases),
     ));
+    // The judge anchors: outside `config_hash`, so itemized here.
+    let anchors_path = |suite: &serde_json::Map<String, serde_json::Value>, file: &Path| {
+        let name = suite.get("suite")?.get("judge_anchors")?.as_str()?;
+        Some(file.parent().unwrap_or(Path::new("")).join(name))
+    };
+    let old_anchors = anchors_path(&old, &old_path).and_then(|p| at(base, &p).ok()?);
+    let new_anchors = anchors_path(&new, suite_path).and_then(|p| std::fs::read(p).ok());
+    out.extend(evaluation::anchors_changed(
+        old_anchors.as_deref(),
+        new_anchors.as_deref(),
+    ));
     Some(out)
 }
 

@@ -378,7 +378,8 @@ impl Prepared {
     /// A [`RunRefusal`] with every preflight problem, or the one that stops
     /// building.
     pub fn prepare(loaded: LoadedSuite, max_calls: Option<usize>) -> Result<Prepared, RunRefusal> {
-        let plan = Plan::of(&loaded.suite);
+        let (anchors, canaries) = anchor_counts(&loaded);
+        let plan = Plan::of(&loaded.suite).with_anchors(anchors, canaries);
         let mut artifact_paths = loaded.suite.artifacts.clone();
         let mut problems: Vec<String> = Vec::new();
         let built = match &loaded.target {
@@ -652,7 +653,14 @@ impl Prepared {
                     .plan(ProgressStrings::of(locale).resuming(&key, answered, plan.cases, to_ask));
             }
             options.notices.plan(plan.sentence_in(locale));
-            if let Some(judging) = plan.judge_sentence_in(locale) {
+            // The canaries are counted where the anchors are graded: the
+            // first shard alone.
+            let judging = if first_shard(&options.metadata) {
+                plan.judge_sentence_in(locale)
+            } else {
+                plan.clone().with_anchors(0, 0).judge_sentence_in(locale)
+            };
+            if let Some(judging) = judging {
                 options.notices.plan(judging);
             }
             let anchors = first_shard(&options.metadata)
@@ -907,21 +915,28 @@ fn first_shard(metadata: &Map<String, Value>) -> bool {
 /// anchors, every anchor live when something says the judge may have
 /// moved. `None` without anchors.
 pub fn anchors_plan(loaded: &LoadedSuite, locale: crate::report::locale::Locale) -> Option<String> {
-    let anchors = &loaded.judge_anchors;
-    if anchors.is_empty() {
+    let (anchors, judges) = anchor_counts(loaded);
+    if anchors == 0 {
         return None;
     }
-    let judges = (loaded.suite.checks.iter())
-        .filter(|c| c.judge_coordinate().is_some() && anchors.iter().any(|a| a.check == c.name))
-        .count();
     Some(crate::report::text::fill(
         locale.text("progress.anchors_plan"),
         &[
-            ("anchors", &anchors.len().to_string()),
+            ("anchors", &anchors.to_string()),
             ("judges", &judges.to_string()),
             ("canaries", &judges.to_string()),
         ],
     ))
+}
+
+/// The judge anchors a run of `loaded` grades, and how many judged checks
+/// have anchors (one canary each, graded live every run).
+pub fn anchor_counts(loaded: &LoadedSuite) -> (usize, usize) {
+    let anchors = &loaded.judge_anchors;
+    let judges = (loaded.suite.checks.iter())
+        .filter(|c| c.judge_coordinate().is_some() && anchors.iter().any(|a| a.check == c.name))
+        .count();
+    (anchors.len(), judges)
 }
 
 #[cfg(test)]

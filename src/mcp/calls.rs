@@ -355,6 +355,8 @@ mod tests {
             samples,
             repeated: vec![("contains".into(), 3)],
             judge_calls_per_answer: 2,
+            anchors: 0,
+            canaries: 0,
         }
     }
 
@@ -371,12 +373,15 @@ mod tests {
         );
         let anchored = unacknowledged(
             None,
-            &plan(3, 2),
+            &plan(3, 2).with_anchors(4, 1),
             Some("plus the judge anchors: 4 anchor(s)".into()),
         )
         .text();
         assert!(
-            anchored.contains(". Plus the judge anchors: 4 anchor(s). Nothing was called."),
+            anchored.contains(
+                "Beyond the target: plus 13 calls to judges (2 per answer × 6 answers, and 1 \
+                 judge anchor canary). Plus the judge anchors: 4 anchor(s). Nothing was called."
+            ),
             "{anchored}"
         );
         let wrong = unacknowledged(Some(7), &plan(3, 2), None).text();

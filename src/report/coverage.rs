@@ -24,6 +24,9 @@ super::text::strings_table! {
     replaced,
     /// Against the replaced reference nothing got worse.
     replaced_worse_none,
+    /// `Against the approved reference it replaces: {judges}` — the lead of
+    /// the judges that moved against it.
+    replaced_judges,
     /// Against the replaced reference one check got worse.
     replaced_worse_one,
     /// Against the replaced reference `{count}` checks got worse.
@@ -75,6 +78,8 @@ super::text::strings_table! {
     eval_store_root,
     /// The suite file (moved, or not at the base).
     eval_suite_file,
+    /// The judge anchors file's content (`[suite] judge_anchors`).
+    eval_anchors_file,
     /// Title of the knobs a pull request declares when its base could not
     /// be read.
     title_unverified,
@@ -178,6 +183,7 @@ pub fn evaluation_line(c: &EvalChange, s: &IntegrityStrings) -> String {
         Subject::Case(_) => String::new(),
         Subject::StoreRoot => s.eval_store_root.to_string(),
         Subject::SuiteFile => s.eval_suite_file.to_string(),
+        Subject::AnchorsFile => s.eval_anchors_file.to_string(),
     };
     let mut line = match (&c.subject, c.change) {
         (Subject::Case(id), Change::Added) => fill(s.eval_case_added, &[("id", id)]),

@@ -100,6 +100,16 @@ pub fn sentence(reading: &JudgeReading, locale: Locale, rerun: &str) -> String {
                 with(&[("kappa", &kappa), ("labels", &labels), ("floor", &floor)]),
             )
         }
+        Reading::Unanchored => {
+            let unanchored = filled(
+                "gate.judge_unanchored",
+                with(&[("expected", &drift.expected.to_string())]),
+            );
+            format!(
+                "{unanchored} {}",
+                fill(t("gate.judge_rerun"), &[("command", rerun)])
+            )
+        }
         Reading::Renamed => filled("gate.judge_renamed", with(&[("fields", &fields)])),
         Reading::Steady => {
             let seen = drift.detectable.map_or_else(

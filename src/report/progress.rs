@@ -38,6 +38,10 @@ super::text::strings_table! {
     repeated,
     /// `plus {calls} to judges ({per_answer} per answer × {answers})`.
     judges,
+    /// [`ProgressStrings::judges`] with one judge anchor canary counted in.
+    judges_anchored_one,
+    /// [`ProgressStrings::judges`] with `{canaries}` canaries counted in.
+    judges_anchored_many,
     /// `{done}/{total} cases, {errored} errored, {seconds} s, target ${target_usd}`.
     line,
     /// `, judges ${judges_usd}`.
@@ -158,6 +162,31 @@ impl ProgressStrings {
             sentence.push_str(&self.repeated(name, *times));
         }
         sentence
+    }
+
+    /// `plus 11 calls to judges (2 per answer × 5 answers, and 1 judge
+    /// anchor canary)`: `judge_calls` counts the canaries in.
+    pub fn judges_anchored(
+        &self,
+        judge_calls: usize,
+        per_answer: usize,
+        answers: usize,
+        canaries: usize,
+    ) -> String {
+        let template = if canaries == 1 {
+            self.judges_anchored_one
+        } else {
+            self.judges_anchored_many
+        };
+        fill(
+            template,
+            &[
+                ("calls", &self.calls(judge_calls)),
+                ("per_answer", &per_answer.to_string()),
+                ("answers", &self.answers(answers)),
+                ("canaries", &canaries.to_string()),
+            ],
+        )
     }
 
     /// `plus 10 calls to judges (2 per answer × 5 answers)`.

@@ -20,6 +20,12 @@ pub struct Plan {
     /// Judge calls per answer: one per judged check (`llm_rubric`,
     /// `faithfulness`), `samples` for one wrapped in `repeated`.
     pub judge_calls_per_answer: usize,
+    /// The judge anchors this run grades (0 without, or on a shard other
+    /// than the first): each is a judge call at most.
+    pub anchors: usize,
+    /// Of them, the canaries graded live on every run: one per judged
+    /// check with anchors.
+    pub canaries: usize,
 }
 
 impl Plan {
@@ -39,6 +45,18 @@ impl Plan {
                 .filter(|c| c.judge_coordinate().is_some())
                 .map(|c| c.gradings() as usize)
                 .sum(),
+            anchors: 0,
+            canaries: 0,
+        }
+    }
+
+    /// This plan grading `anchors` judge anchors, `canaries` of them live
+    /// on every run (`run::driver::grade_anchors`).
+    pub fn with_anchors(self, anchors: usize, canaries: usize) -> Plan {
+        Plan {
+            anchors,
+            canaries,
+            ..self
         }
     }
 
@@ -54,14 +72,27 @@ impl Plan {
         self.judge_sentence_in(Locale::En)
     }
 
-    /// [`Plan::judge_sentence`] in `locale`.
+    /// [`Plan::judge_sentence`] in `locale`; with judge anchors, the
+    /// canaries' live calls are counted in and named
+    /// (`plus 11 calls to judges (2 per answer × 5 answers, and 1 judge
+    /// anchor canary)`).
     pub fn judge_sentence_in(&self, locale: Locale) -> Option<String> {
         (self.judge_calls_per_answer > 0).then(|| {
-            ProgressStrings::of(locale).judges(
-                self.judge_calls(),
-                self.judge_calls_per_answer,
-                self.calls(),
-            )
+            let strings = ProgressStrings::of(locale);
+            if self.canaries > 0 {
+                strings.judges_anchored(
+                    self.judge_calls() + self.canaries,
+                    self.judge_calls_per_answer,
+                    self.calls(),
+                    self.canaries,
+                )
+            } else {
+                strings.judges(
+                    self.judge_calls(),
+                    self.judge_calls_per_answer,
+                    self.calls(),
+                )
+            }
         })
     }
 
@@ -69,13 +100,23 @@ impl Plan {
     /// judges together; retries are not planned) than `max`.
     pub fn over(&self, max: Option<usize>) -> Option<String> {
         let max = max?;
-        let total = self.calls() + self.judge_calls();
+        // Every anchor may be graded live (a judge that may have moved).
+        let judges = self.judge_calls() + self.anchors;
+        let total = self.calls() + judges;
         (total > max).then(|| {
+            let (up_to, anchors) = if self.anchors > 0 {
+                (
+                    "up to ",
+                    format!(", {} of them the judge anchors", self.anchors),
+                )
+            } else {
+                ("", String::new())
+            };
             format!(
-                "the run needs {total} calls ({} to the target, {} to judges), more than \
-                 --max-calls {max}; raise --max-calls or run fewer cases",
+                "the run needs {up_to}{total} calls ({} to the target, {judges} to \
+                 judges{anchors}), more than --max-calls {max}; raise --max-calls or run fewer \
+                 cases",
                 self.calls(),
-                self.judge_calls()
             )
         })
     }
@@ -156,6 +197,8 @@ mod tests {
             samples,
             repeated: repeated.iter().map(|(n, t)| (n.to_string(), *t)).collect(),
             judge_calls_per_answer: 0,
+            anchors: 0,
+            canaries: 0,
         };
         let rows: &[(Plan, &str)] = &[
             (plan(5, 1, &[]), "5 cases × 1 sample = 5 calls to the target"),
@@ -187,12 +230,39 @@ mod tests {
     }
 
     #[test]
+    fn the_judge_anchors_canaries_are_counted_in_the_plan_and_every_anchor_in_max_calls() {
+        let p = Plan {
+            cases: 5,
+            samples: 1,
+            repeated: Vec::new(),
+            judge_calls_per_answer: 1,
+            anchors: 0,
+            canaries: 0,
+        }
+        .with_anchors(20, 1);
+        assert_eq!(
+            p.judge_sentence().as_deref(),
+            Some("plus 6 calls to judges (1 per answer × 5 answers, and 1 judge anchor canary)")
+        );
+        assert_eq!(p.over(Some(30)), None);
+        assert_eq!(
+            p.over(Some(29)).as_deref(),
+            Some(
+                "the run needs up to 30 calls (5 to the target, 25 to judges, 20 of them the \
+                 judge anchors), more than --max-calls 29; raise --max-calls or run fewer cases"
+            )
+        );
+    }
+
+    #[test]
     fn judge_calls_and_max_calls() {
         let p = Plan {
             cases: 5,
             samples: 1,
             repeated: Vec::new(),
             judge_calls_per_answer: 2,
+            anchors: 0,
+            canaries: 0,
         };
         assert_eq!(
             p.judge_sentence().as_deref(),

@@ -290,6 +290,15 @@ fn an_unchanged_rerun_pays_one_canary_call_and_no_case_judging() {
     // One live call: the canary anchor of the one judged check, as the
     // plan says before the run.
     assert_eq!(judge_calls(&j.fake) - before, 1);
+    // The canary's call is counted in the plan's judge calls.
+    assert!(
+        gated.stderr.contains(
+            "digline: plus 6 calls to judges (1 per answer × 5 answers, and 1 judge anchor \
+             canary)\n"
+        ),
+        "{}",
+        gated.stderr
+    );
     assert!(
         gated.stderr.contains(
             "digline: plus the judge anchors: 20 anchor(s) of 1 judged check(s), 1 graded live \
@@ -529,4 +538,248 @@ fn under_shards_the_first_shard_alone_grades_the_anchors_and_the_merge_keeps_the
     let key = merged.stdout.trim().lines().last().unwrap().to_string();
     let (doc, _) = document(root, &key);
     assert_eq!(doc["judge_anchors"], first["judge_anchors"]);
+}
+
+/// A reference made with the judge strict (every answer but the bad ones
+/// fails), the judge then turned lenient, the answers changed so the cases
+/// are judged live: a moved judge whose checks look better, not worse.
+fn turned_lenient(root: &Path, j: &Judge) {
+    j.strict.store(true, Ordering::SeqCst);
+    reference(root, j, 5);
+    j.strict.store(false, Ordering::SeqCst);
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+}
+
+fn edit_anchors(root: &Path, edit: impl Fn(Vec<Value>) -> Vec<Value>) {
+    let file = root.join("judge-anchors.json");
+    let anchors: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::write(&file, Value::Array(edit(anchors)).to_string()).unwrap();
+}
+
+const UNREAD_RERUN: &str = " Re-measure the reference with the judge as it is now: digline run \
+                            --suite suite.toml --judge-memo off, then a person promotes that run.";
+
+fn unread(expected: u64, graded: u64) -> String {
+    format!(
+        "The judge of polite ({JUDGE}) could not be read on its anchors: the reference graded \
+         {expected} of them and this run graded {graded} of those again (the anchors file or \
+         judge_anchors changed, or the judge could not grade them). Its checks could not be \
+         judged — the judge could not be read — so what they show as worse is not counted.\
+         {UNREAD_RERUN}"
+    )
+}
+
+#[test]
+fn a_pull_request_that_edits_every_anchor_cannot_pass_a_moved_judge_as_held() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    turned_lenient(root, &j);
+    // Every answer edited: no anchor pairs with the reference's.
+    edit_anchors(root, |anchors| {
+        anchors
+            .into_iter()
+            .map(|mut a| {
+                a["answer"] = json!(format!("{}.", a["answer"].as_str().unwrap()));
+                a
+            })
+            .collect()
+    });
+    let (gated, outcome) = gate(root, &j, "out");
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    let lead = unread(20, 0);
+    assert!(gated.stdout.starts_with(&lead), "{}", gated.stdout);
+    assert!(!gated.stdout.contains("held on its 0 anchors"));
+    assert_eq!(outcome["judges"][0]["reading"], "unanchored");
+    assert_eq!(outcome["judges"][0]["gates"], false);
+    assert_eq!(
+        (
+            outcome["judges"][0]["anchors"].clone(),
+            outcome["judges"][0]["expected"].clone()
+        ),
+        (json!(0), json!(20))
+    );
+    let junit = std::fs::read_to_string(root.join("out/junit.xml")).unwrap();
+    assert!(junit.contains("type=\"judge_changed\""), "{junit}");
+}
+
+#[test]
+fn a_pull_request_that_keeps_only_the_anchors_that_did_not_move_cannot_pass_the_judge_as_held() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    turned_lenient(root, &j);
+    // The 10 `fail` anchors ("bad" answers) fail under either judge.
+    edit_anchors(root, |anchors| anchors.into_iter().skip(10).collect());
+    let (gated, outcome) = gate(root, &j, "out");
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert!(
+        gated.stdout.starts_with(&unread(20, 10)),
+        "{}",
+        gated.stdout
+    );
+    assert_eq!(outcome["judges"][0]["reading"], "unanchored");
+}
+
+#[test]
+fn a_pull_request_that_removes_judge_anchors_cannot_pass_a_moved_judge_either_way() {
+    for lenient in [true, false] {
+        let j = judge();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        if lenient {
+            turned_lenient(root, &j);
+        } else {
+            reference(root, &j, 5);
+            j.strict.store(true, Ordering::SeqCst);
+            std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+        }
+        suite(root, 5, JUDGE, false);
+        let (gated, outcome) = gate(root, &j, "out");
+        assert_eq!(
+            gated.code, 2,
+            "lenient {lenient}: {}{}",
+            gated.stdout, gated.stderr
+        );
+        assert!(gated.stdout.starts_with(&unread(20, 0)), "{}", gated.stdout);
+        assert_eq!(outcome["judges"][0]["reading"], "unanchored");
+        assert_eq!(outcome["exit_code"], 2);
+    }
+}
+
+#[test]
+fn with_a_base_ref_an_edited_anchors_file_is_itemized_as_a_change_of_the_pull_request() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    turned_lenient(root, &j);
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    let git = |args: &[&str]| crate::util::git(root, args);
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    let base = git(&["rev-parse", "HEAD"]);
+    let digest = |root: &Path| {
+        let bytes = std::fs::read(root.join("judge-anchors.json")).unwrap();
+        use sha2::Digest;
+        sha2::Sha256::digest(&bytes)[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let before = digest(root);
+    edit_anchors(root, |anchors| anchors.into_iter().skip(10).collect());
+    let after = digest(root);
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "the pull request"]);
+    let (gated, _) = {
+        let ran = crate::cost::gate(root, &j.fake, "out", &["--base-ref", &base]);
+        (ran, ())
+    };
+    assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
+    assert!(
+        gated
+            .stdout
+            .contains(&format!("judge anchors file (content): {before} → {after}")),
+        "{}",
+        gated.stdout
+    );
+    assert!(
+        !gated.stdout.contains("unchanged from the reference"),
+        "{}",
+        gated.stdout
+    );
+}
+
+#[test]
+fn re_measuring_some_cases_after_the_judge_moved_is_refused_and_stores_no_run() {
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    reference(root, &j, 5);
+    let runs = root.join(".digline/t/runs/s");
+    let before = std::fs::read_dir(&runs).unwrap().count();
+    j.strict.store(true, Ordering::SeqCst);
+    let ran = go(
+        root,
+        &j.fake,
+        &["run", "--suite", "suite.toml", "--case", "c1"],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(
+        ran.stderr
+            .lines()
+            .filter(|l| l.starts_with("digline: --case") || l.starts_with("(hint"))
+            .collect::<Vec<_>>(),
+        [
+            "digline: --case: the judges graded 10 judge anchor(s) otherwise than in the \
+             reference, or graded anchors it does not have, so the other cases' results, \
+             measured under the reference's, cannot be kept beside them",
+            "(hint: run every case (drop --case) and promote that run)",
+        ]
+    );
+    // The half run is not kept.
+    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), before);
+    assert!(ran.stdout.is_empty(), "{}", ran.stdout);
+    // A judge renamed, its verdicts as before, is another judge too.
+    j.strict.store(false, Ordering::SeqCst);
+    *j.model.lock().unwrap() = Some("claude-haiku-4-5-20260101".to_string());
+    let ran = go(
+        root,
+        &j.fake,
+        &["run", "--suite", "suite.toml", "--case", "c1"],
+    );
+    assert_eq!(ran.code, 64, "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "digline: --case: a judge's identity changed since the reference, so the other \
+             cases' results, measured under the reference's, cannot be kept beside them\n"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), before);
+}
+
+#[test]
+fn a_pull_request_that_rewrites_the_references_anchor_verdicts_is_read_against_the_one_it_replaces()
+{
+    let j = judge();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    turned_lenient(root, &j);
+    std::fs::write(root.join("prompt.txt"), "Answer: {question}").unwrap();
+    let git = |args: &[&str]| crate::util::git(root, args);
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    let base = git(&["rev-parse", "HEAD"]);
+    // The pull request rewrites the reference's anchor verdicts as the
+    // lenient judge grades them: against it, the judge holds.
+    let file = root.join(".digline/t/baselines/s.json");
+    let mut doc = read_json(&file);
+    for anchor in doc["judge_anchors"]["anchors"].as_array_mut().unwrap()[..10].iter_mut() {
+        anchor["verdict"] = json!("pass");
+    }
+    std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "the pull request"]);
+    let ran = crate::cost::gate(root, &j.fake, "out", &["--base-ref", &base]);
+    let lead = format!(
+        "This pull request replaces the approved reference. Against the approved reference it \
+         replaces: The judge of polite ({JUDGE}) changed: of its 20 anchors, 0 that passed in \
+         the reference fail now and 10 that failed pass (shift +50 %; 27 % to 73 % of the \
+         anchors moved; McNemar p = 0.0020). Its checks could not be judged — the judge \
+         changed — so what they show as worse is not counted.{UNREAD_RERUN}"
+    );
+    assert!(
+        ran.stdout.starts_with(&lead),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    assert!(!ran.stdout.contains("nothing got worse"), "{}", ran.stdout);
 }

@@ -275,19 +275,17 @@ fn a_reference_the_base_branch_keeps_failing_is_named_lucky_before_a_pull_reques
 #[test]
 fn the_action_carries_the_history_across_jobs_in_its_cache() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let stub = Path::new(env!("CARGO_BIN_EXE_digline"))
-        .parent()
-        .unwrap()
-        .join("examples/quickstart-stub");
+    // The quickstart's answers, served in this process.
+    let server = crate::util::stub(&repo.join("examples/quickstart/answers.json"));
     let mut cmd = std::process::Command::new("python3");
     cmd.arg(repo.join(".ci/runner-harness.py"))
         .arg("--binary")
         .arg(env!("CARGO_BIN_EXE_digline"))
-        .arg("--stub")
-        .arg(&stub)
         .arg("--action")
         .arg(repo.join("action.yml"))
-        .arg("history");
+        .arg("history")
+        .arg("--stub-port")
+        .arg(server.port.to_string());
     for (k, _) in std::env::vars() {
         if k.starts_with("GITHUB_") || k.starts_with("DIGLINE_") || k == "RUNNER_TEMP" {
             cmd.env_remove(k);

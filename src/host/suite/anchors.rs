@@ -54,11 +54,12 @@ pub(super) fn read_anchors(
 /// # Errors
 /// A located [`LoadError`]: not UTF-8, not JSON, not an array, an empty
 /// array, an entry that is not an object, an unknown field (near miss), a
-/// `check` that names no judged check (near miss), an empty `answer`, a
-/// `label` other than "pass" or "fail", `vars` not an object, `context`
+/// `check` that names no judged check (near miss), an empty or
+/// whitespace-only `answer`, a `label` other than "pass" or "fail" (null
+/// included: an unlabelled anchor has no `label`), `vars` not an object, `context`
 /// not strings. Every refused entry is noted.
 pub fn parse_anchors(bytes: &[u8], file: &str, judged: &[&str]) -> Result<Vec<Anchor>, LoadError> {
-    let text = decode_utf8(bytes, file).map_err(|e| e.at((1, 1)))?;
+    let text = decode_utf8(bytes, file)?;
     let value = parse_json(text, file)?;
     let refuse = |n: Option<usize>, key: Option<&str>, kind, sentence: &str| {
         let locator = n.map(|n| format!("#{n}"));
@@ -161,9 +162,16 @@ fn anchor(entry: Value, judged: &[&str]) -> Result<Anchor, Refusal> {
                 "no `answer`, and an anchor is a fixed answer for the judge to grade".into(),
             ))
         }
-        Some(Value::String(s)) if !s.is_empty() => s,
-        Some(Value::String(_)) => {
+        Some(Value::String(s)) if !s.trim().is_empty() => s,
+        Some(Value::String(s)) if s.is_empty() => {
             return Err(invalid("answer", "`answer` is empty".into()));
+        }
+        Some(Value::String(_)) => {
+            return Err(invalid(
+                "answer",
+                "`answer` is only whitespace, and an anchor is an answer for the judge to grade"
+                    .into(),
+            ));
         }
         Some(other) => return Err(wrong("answer", &other, "it has to be a string")),
     };
@@ -186,7 +194,15 @@ fn anchor(entry: Value, judged: &[&str]) -> Result<Anchor, Refusal> {
         }
     };
     let label = match fields.remove("label") {
-        None | Some(Value::Null) => None,
+        None => None,
+        Some(Value::Null) => {
+            return Err(invalid(
+                "label",
+                "`label` is null, and a label is \"pass\" or \"fail\": leave `label` out of \
+                 an anchor no person labelled"
+                    .into(),
+            ));
+        }
         Some(Value::String(s)) if s == "pass" => Some(Label::Pass),
         Some(Value::String(s)) if s == "fail" => Some(Label::Fail),
         Some(Value::String(s)) => {
@@ -284,6 +300,34 @@ mod tests {
         assert!(
             refused("[{\"check\": \"helpful\", \"answer\": \"a\", \"check\": \"grounded\"}]")
                 .contains("appears twice")
+        );
+    }
+
+    #[test]
+    fn a_whitespace_answer_and_a_null_label_are_refused_at_their_place() {
+        assert_eq!(
+            refused("[{\"check\": \"helpful\", \"answer\": \"   \"}]"),
+            "judge-anchors.json:1:23 #1: `answer` is only whitespace, and an anchor is an \
+             answer for the judge to grade"
+        );
+        assert_eq!(
+            refused("[{\"check\": \"helpful\", \"answer\": \"a\",\n  \"label\": null}]"),
+            "judge-anchors.json:2:3 #1: `label` is null, and a label is \"pass\" or \"fail\": \
+             leave `label` out of an anchor no person labelled"
+        );
+    }
+
+    #[test]
+    fn a_byte_that_is_not_utf8_is_placed_at_its_line_and_column() {
+        // The 0xFF is byte 38: line 2, after 35 characters of it (é is one).
+        let bytes = b"[\n  {\"check\": \"helpful\", \"answer\": \"\xc3\xa9\xff\"}]";
+        let message = parse_anchors(bytes, "judge-anchors.json", JUDGED)
+            .expect_err("refused")
+            .to_string();
+        assert_eq!(
+            message,
+            "judge-anchors.json:2:36: this file is not UTF-8: the byte at offset 38 cannot start \
+             or continue a character. Save it as UTF-8"
         );
     }
 

@@ -42,13 +42,15 @@ pub const CASE_FIELDS: &[&str] = &[
 ///
 /// # Errors
 /// A [`LoadErrorKind::Read`] sentence naming `file` and the byte offset of
-/// the first invalid byte.
+/// the first invalid byte, placed at that byte's line and column.
 pub fn decode_utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, LoadError> {
     let (skipped, bytes) = match bytes.strip_prefix(b"\xef\xbb\xbf") {
         Some(rest) => (3, rest),
         None => (0, bytes),
     };
     std::str::from_utf8(bytes).map_err(|e| {
+        // Placed where the bad byte is: the text before it is UTF-8.
+        let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default();
         LoadError::new(
             LoadErrorKind::Read,
             file,
@@ -60,6 +62,7 @@ pub fn decode_utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, LoadError
                 skipped + e.valid_up_to()
             ),
         )
+        .at(super::located::line_column(valid, valid.len()))
     })
 }
 
@@ -129,7 +132,7 @@ pub fn parse_json(text: &str, file: &str) -> Result<Value, LoadError> {
 /// case is checked on its own, and the first refused case carries the
 /// others ([`LoadError::further`]).
 pub fn parse_cases(bytes: &[u8], file: &str) -> Result<Vec<Case>, LoadError> {
-    let text = decode_utf8(bytes, file).map_err(|e| e.at((1, 1)))?;
+    let text = decode_utf8(bytes, file)?;
     let value = parse_json(text, file)?;
     let at = CasesFile { file, text };
     let Value::Array(entries) = value else {
