@@ -1064,9 +1064,11 @@ fn grade_anchors(suite: &Suite, plan: &AnchorPlan, svc: &Services) -> Option<Anc
             check: check.name.clone(),
             verdict: first.verdict,
         });
-        for &i in rest {
+        let gradings = grade_in_pool(rest.len(), svc, |n| {
+            grade_anchor(grader, &plan.anchors[rest[n]], svc, all_live)
+        });
+        for (&i, one) in rest.iter().zip(gradings) {
             let anchor = &plan.anchors[i];
-            let one = grade_anchor(grader, anchor, svc, all_live);
             live += u64::from(one.live);
             if identity.answered_model.is_none() {
                 identity.answered_model = one.answered;
@@ -1091,6 +1093,38 @@ fn grade_anchors(suite: &Suite, plan: &AnchorPlan, svc: &Services) -> Option<Anc
         anchors: graded.into_iter().flatten().collect(),
         judges,
     })
+}
+
+/// `grade(0..count)`, graded by the run's pool: as many at once as the
+/// throttle lets cases be asked (`--concurrency`), in order of the result.
+fn grade_in_pool<T: Send>(
+    count: usize,
+    svc: &Services,
+    grade: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    let slots: Vec<Mutex<Option<T>>> = (0..count).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let workers = svc.throttle.limit().min(count).max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= count {
+                    break;
+                }
+                svc.throttle.enter();
+                let one = grade(i);
+                svc.throttle.leave();
+                if let Ok(mut slot) = slots[i].lock() {
+                    *slot = Some(one);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .filter_map(|slot| slot.into_inner().ok().flatten())
+        .collect()
 }
 
 /// One anchor graded by `check`'s judge.
