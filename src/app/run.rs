@@ -294,16 +294,14 @@ impl FromReference {
     /// or of a judge, or a judge that graded the anchors otherwise.
     fn fill(mut self, doc: &mut RunDocument) -> Result<(), String> {
         let kept = "so the other cases' results, measured under the reference's, cannot be kept beside them";
-        if doc.target_config != self.target_config {
+        if let Some(changed) = changed_fields(&self.target_config, &doc.target_config) {
             return Err(format!(
-                "--case: the system under test answered under another configuration than the reference ({}), {kept}",
-                changed_keys(&self.target_config, &doc.target_config)
+                "--case: the system under test answered under another configuration than the reference ({changed}), {kept}"
             ));
         }
-        if doc.judge_config != self.judge_config {
+        if let Some(changed) = changed_fields(&self.judge_config, &doc.judge_config) {
             return Err(format!(
-                "--case: the judges answered under another configuration than the reference ({}), {kept}",
-                changed_keys(&self.judge_config, &doc.judge_config)
+                "--case: the judges answered under another configuration than the reference ({changed}), {kept}"
             ));
         }
         if let Some(moved) = anchors_moved(self.judge_anchors.as_ref(), doc.judge_anchors.as_ref())
@@ -324,39 +322,17 @@ impl FromReference {
     }
 }
 
-/// The top-level keys (and `values` keys) that differ between two
-/// self-descriptions, named for a sentence (never their values).
-fn changed_keys(before: &Map<String, Value>, now: &Map<String, Value>) -> String {
-    let flat = |m: &Map<String, Value>| -> std::collections::BTreeMap<String, Value> {
-        let mut out = std::collections::BTreeMap::new();
-        for (k, v) in m {
-            match v.as_object() {
-                Some(inner) => {
-                    for (ik, iv) in inner {
-                        out.insert(format!("{k}.{ik}"), iv.clone());
-                    }
-                }
-                None => {
-                    out.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        out
-    };
-    let (a, b) = (flat(before), flat(now));
-    let mut keys: Vec<&str> = a
-        .keys()
-        .chain(b.keys())
-        .filter(|k| a.get(*k) != b.get(*k))
-        .map(String::as_str)
+/// The fields of a self-description (`target_config`, `judge_config`)
+/// that established a change against the reference's (`core::compare::
+/// config`, as the gate itemizes them), named for a sentence; `None` when
+/// none did.
+fn changed_fields(before: &Map<String, Value>, now: &Map<String, Value>) -> Option<String> {
+    let fields: Vec<String> = crate::core::compare::config_deltas(now, before)
+        .into_iter()
+        .filter(|d| d.outcome.is_change())
+        .map(|d| crate::forge::escape::visible_line(&d.field))
         .collect();
-    keys.sort_unstable();
-    keys.dedup();
-    let shown: Vec<String> = keys
-        .iter()
-        .map(|k| crate::forge::escape::visible_line(k))
-        .collect();
-    format!("changed: {}", shown.join(", "))
+    (!fields.is_empty()).then(|| format!("changed: {}", fields.join(", ")))
 }
 
 /// Why the anchors graded now do not match the reference's, if they do not:
@@ -372,13 +348,12 @@ fn anchors_moved(
             Some("the reference and this run do not both grade the judge anchors".to_string())
         }
         (Some(before), Some(now)) => {
-            let who = |r: &crate::core::anchors::AnchorsRecord| -> Vec<_> {
-                r.judges
-                    .iter()
-                    .map(|j| (j.check.clone(), j.coordinate.clone(), j.identity.clone()))
-                    .collect()
+            let same_judge = |j: &crate::core::anchors::JudgeRecord| {
+                before.judge(&j.check).is_some_and(|b| {
+                    b.coordinate == j.coordinate && b.identity.changed(&j.identity).is_empty()
+                })
             };
-            if who(before) != who(now) {
+            if before.judges.len() != now.judges.len() || !now.judges.iter().all(same_judge) {
                 return Some("a judge's identity changed since the reference".to_string());
             }
             let graded: std::collections::HashMap<&str, AnchorVerdict> = before

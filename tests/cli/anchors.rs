@@ -464,15 +464,7 @@ fn with_two_judges_only_the_one_that_moved_is_named_and_its_checks_alone_cannot_
     assert_eq!(judges[1]["identity"]["answered_model"], "gpt-4o-mini");
     strict.store(true, Ordering::SeqCst);
     std::fs::write(root.join("prompt.txt"), "Reply: {question}").unwrap();
-    let gated = env(&[
-        "gate",
-        "--suite",
-        "suite.toml",
-        "--out",
-        "out",
-        "--publish",
-        "none",
-    ]);
+    let gated = env(&crate::noisy::GATE);
     assert_eq!(gated.code, 2, "{}{}", gated.stdout, gated.stderr);
     let outcome = read_json(root.join("out/outcome.json"));
     let readings: Vec<(Value, Value)> = outcome["judges"]

@@ -413,7 +413,7 @@ fn a_case_is_not_re_measured_beside_cases_measured_under_another_configuration()
     assert_eq!(
         ran.stderr.lines().filter(|l| l.starts_with("digline: --case") || l.starts_with("(hint")).collect::<Vec<_>>(),
         [
-            "digline: --case: the system under test answered under another configuration than the reference (changed: values.model), so the other cases' results, measured under the reference's, cannot be kept beside them",
+            "digline: --case: the system under test answered under another configuration than the reference (changed: model), so the other cases' results, measured under the reference's, cannot be kept beside them",
             "(hint: run every case (drop --case) and promote that run)",
         ]
     );
